@@ -1,0 +1,28 @@
+// Rung 3 of the transpose ladder: the naive transpose, out[c][r] = in[r][c].
+//
+// What changes from rung 1: the index of the store. The input is rows x cols, the output
+// cols x rows. Threads walk along a row of the input, so the loads coalesce exactly as in
+// rung 1, but consecutive columns of the input are consecutive *rows* of the output: the
+// stores of a warp land `rows * 4` bytes apart, the column walk of rung 2 on one side.
+// Why it is no faster than that: a transpose cannot be coalesced on both sides by choosing
+// which thread takes which element; one side always walks a column.
+// What to see: time between rung 1 and rung 2 (one side is coalesced, the other is not).
+
+#if !defined(ELEM_IS_FP32)
+#error "the transpose ladder is written for fp32: compile with -DELEM=float -DELEM_IS_FP32=1"
+#endif
+#ifndef TPB
+#define TPB 256
+#endif
+static_assert(TPB >= 32 && TPB <= 1024 && (TPB % 32) == 0, "TPB must be whole warps, 32..1024");
+
+extern "C" __global__ void __launch_bounds__(TPB)
+transpose_naive(float* __restrict__ out, const float* __restrict__ in, int rows, int cols)
+{
+    const int col = blockIdx.x * TPB + threadIdx.x;
+    if (col >= cols) return;
+    for (int row = blockIdx.y; row < rows; row += gridDim.y) {
+        const float value = in[(size_t)row * cols + col];     // coalesced: along a row
+        out[(size_t)col * rows + row] = value;                // strided: down a column of out
+    }
+}
