@@ -1,0 +1,76 @@
+// Rung 4 of the softmax ladder: online softmax, max and sum in one pass.
+//
+// What changes from rung 3: phases 1 and 2 merge. Each thread keeps a running maximum m and
+// a running sum s of exp(x - m). When a new x exceeds m, the sum so far was scaled for the
+// old maximum, so it is rescaled: s = s * exp(m - x) + 1, m = x; otherwise s += exp(x - m).
+// Either way one exp per element, as before. Two partial results (m1, s1) and (m2, s2)
+// combine the same way: m = max(m1, m2), s = s1 exp(m1 - m) + s2 exp(m2 - m); that is what
+// the warp shuffles and the cross-warp step now exchange: one reduction of pairs instead of
+// a max reduction followed by a sum reduction.
+// Why it is faster: the row is read twice (stats, then output) instead of three times, and
+// there is one reduction round instead of two. When a row is larger than the cache can hold
+// while its block works on it, each avoided read is an avoided DRAM read.
+// What to see: a gain over rung 3, largest at long rows (n >= 16,384). The same update is
+// the heart of FlashAttention, which never sees a whole row at once.
+
+#if !defined(ELEM_IS_FP32)
+#error "the softmax ladder is written for fp32: compile with -DELEM=float -DELEM_IS_FP32=1"
+#endif
+#ifndef TPB
+#define TPB 256
+#endif
+static_assert(TPB >= 32 && TPB <= 1024 && (TPB % 32) == 0, "TPB must be whole warps, 32..1024");
+
+#define NEG_INF __int_as_float(0xff800000)
+#define LOG2E 1.4426950408889634f
+#define WARPS (TPB / 32)
+
+// exp(a - b) for a <= b, with the -inf - -inf case (both empty) defined as 0, not NaN.
+__device__ __forceinline__ float exp_below(float a, float b)
+{
+    return (b == NEG_INF) ? 0.f : exp2f((a - b) * LOG2E);
+}
+
+// Running (max, sum) pair: sum is the sum of exp(x - max) over the elements seen.
+struct MaxSum { float m, s; };
+
+__device__ __forceinline__ MaxSum add_element(MaxSum acc, float x)
+{
+    if (x > acc.m) return { x, acc.s * exp_below(acc.m, x) + 1.f };   // new max: rescale
+    return { acc.m, acc.s + exp_below(x, acc.m) };
+}
+
+__device__ __forceinline__ MaxSum merge(MaxSum a, MaxSum b)
+{
+    const float m = fmaxf(a.m, b.m);
+    return { m, a.s * exp_below(a.m, m) + b.s * exp_below(b.m, m) };
+}
+
+extern "C" __global__ void __launch_bounds__(TPB)
+softmax_online(float* __restrict__ out, const float* __restrict__ in, int rows, int cols)
+{
+    __shared__ MaxSum warp_stats[WARPS];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const float* x = in + (size_t)blockIdx.x * cols;
+    float* y = out + (size_t)blockIdx.x * cols;
+
+    // Pass 1: running max and sum in one sweep over the row.
+    MaxSum acc = { NEG_INF, 0.f };
+    for (int c = threadIdx.x; c < cols; c += TPB) acc = add_element(acc, x[c]);
+
+    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2) {
+        const MaxSum other = { __shfl_xor_sync(0xffffffffu, acc.m, lane_mask),
+                               __shfl_xor_sync(0xffffffffu, acc.s, lane_mask) };
+        acc = merge(acc, other);
+    }
+    if (lane == 0) warp_stats[warp] = acc;
+    __syncthreads();
+    acc = warp_stats[0];
+    for (int w = 1; w < WARPS; ++w) acc = merge(acc, warp_stats[w]);
+
+    const float m = (acc.m == NEG_INF) ? 0.f : acc.m;    // all -inf row: all zeros
+    const float inv = (acc.s > 0.f) ? 1.f / acc.s : 0.f;
+
+    // Pass 2: normalized output.
+    for (int c = threadIdx.x; c < cols; c += TPB) y[c] = exp2f((x[c] - m) * LOG2E) * inv;
+}
