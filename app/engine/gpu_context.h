@@ -24,6 +24,7 @@ class KernelCache;
 // One kernel argument by value: a device pointer or a scalar.
 struct KernelArg {
     enum class Kind { Pointer, I32, I64, F32, F64 } kind;
+    explicit KernelArg(Kind k) : kind(k), i64(0) {}
     union {
         void* ptr;
         int32_t i32;
@@ -31,11 +32,11 @@ struct KernelArg {
         float f32;
         double f64;
     };
-    static KernelArg pointer(const void* p) { KernelArg a{Kind::Pointer}; a.ptr = const_cast<void*>(p); return a; }
-    static KernelArg i32v(int32_t v) { KernelArg a{Kind::I32}; a.i32 = v; return a; }
-    static KernelArg i64v(int64_t v) { KernelArg a{Kind::I64}; a.i64 = v; return a; }
-    static KernelArg f32v(float v) { KernelArg a{Kind::F32}; a.f32 = v; return a; }
-    static KernelArg f64v(double v) { KernelArg a{Kind::F64}; a.f64 = v; return a; }
+    static KernelArg pointer(const void* p) { KernelArg a(Kind::Pointer); a.ptr = const_cast<void*>(p); return a; }
+    static KernelArg i32v(int32_t v) { KernelArg a(Kind::I32); a.i32 = v; return a; }
+    static KernelArg i64v(int64_t v) { KernelArg a(Kind::I64); a.i64 = v; return a; }
+    static KernelArg f32v(float v) { KernelArg a(Kind::F32); a.f32 = v; return a; }
+    static KernelArg f64v(double v) { KernelArg a(Kind::F64); a.f64 = v; return a; }
     void* address() { return &ptr; }  // what cudaLaunchKernel wants in its argument array
 };
 

@@ -1,0 +1,112 @@
+#include "cli_common.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "engine/errors.h"
+#include "engine/paths.h"
+
+namespace kl::cli {
+
+std::vector<Ladder> load_ladders_or_throw() {
+    std::vector<std::string> errors;
+    auto ladders = load_all_ladders(kernels_dir(), &errors);
+    if (!errors.empty()) throw InputError(errors.front());
+    if (ladders.empty()) throw InputError("no ladders found under " + kernels_dir() + " (set KLADDER_ROOT to the checkout)");
+    return ladders;
+}
+
+const Ladder& find_ladder_or_throw(const std::vector<Ladder>& ladders, const std::string& id) {
+    std::string known;
+    for (const auto& l : ladders) {
+        if (l.id == id) return l;
+        known += (known.empty() ? "" : ", ") + l.id;
+    }
+    throw InputError("unknown ladder '" + id + "' (ladders: " + known + ")");
+}
+
+int64_t parse_integer(const std::string& text, const std::string& what) {
+    std::string t = text;
+    int64_t mult = 1;
+    if (t.size() > 2 && t[0] == '2' && t[1] == '^') {
+        int64_t e = parse_integer(t.substr(2), what);
+        if (e < 0 || e > 62) throw InputError(what + ": exponent out of range in '" + text + "'");
+        return int64_t(1) << e;
+    }
+    if (!t.empty() && (t.back() == 'k' || t.back() == 'K')) { mult = 1024; t.pop_back(); }
+    else if (!t.empty() && (t.back() == 'm' || t.back() == 'M')) { mult = 1024 * 1024; t.pop_back(); }
+    size_t pos = 0;
+    long long v = 0;
+    try {
+        v = std::stoll(t, &pos);
+    } catch (...) {
+        pos = 0;
+    }
+    if (t.empty() || pos != t.size()) throw InputError(what + ": '" + text + "' is not an integer");
+    return v * mult;
+}
+
+std::map<std::string, int64_t> parse_assignments(const std::vector<std::string>& items, const std::string& what) {
+    std::map<std::string, int64_t> out;
+    for (const auto& item : items) {
+        std::stringstream ss(item);
+        std::string part;
+        while (std::getline(ss, part, ',')) {
+            auto eq = part.find('=');
+            if (eq == std::string::npos || eq == 0) throw InputError(what + ": expected NAME=VALUE, got '" + part + "'");
+            out[part.substr(0, eq)] = parse_integer(part.substr(eq + 1), what + " " + part.substr(0, eq));
+        }
+    }
+    return out;
+}
+
+std::string format_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+    std::vector<size_t> width(header.size(), 0);
+    for (size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
+    for (const auto& r : rows)
+        for (size_t i = 0; i < r.size() && i < width.size(); ++i) width[i] = std::max(width[i], r[i].size());
+    auto numeric = [](const std::string& s) {
+        return !s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || (s[0] == '-' && s.size() > 1));
+    };
+    std::ostringstream o;
+    auto line = [&](const std::vector<std::string>& r, bool head) {
+        for (size_t i = 0; i < width.size(); ++i) {
+            std::string c = i < r.size() ? r[i] : "";
+            std::string pad(width[i] - c.size(), ' ');
+            o << (i ? "  " : "") << (!head && numeric(c) ? pad + c : c + (i + 1 < width.size() ? pad : ""));
+        }
+        o << "\n";
+    };
+    line(header, true);
+    size_t total = 0;
+    for (size_t w : width) total += w + 2;
+    o << std::string(total > 2 ? total - 2 : 0, '-') << "\n";
+    for (const auto& r : rows) line(r, false);
+    return o.str();
+}
+
+std::string fmt(double v, int precision) {
+    if (std::isnan(v)) return "-";
+    char b[64];
+    if (v != 0 && (std::fabs(v) >= 1e6 || std::fabs(v) < 1e-3)) std::snprintf(b, sizeof b, "%.*e", precision - 1, v);
+    else if (std::fabs(v) >= 100) std::snprintf(b, sizeof b, "%.0f", v);
+    else std::snprintf(b, sizeof b, "%.*g", precision, v);
+    return b;
+}
+
+std::string human_bytes(double bytes) {
+    const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int i = 0;
+    while (bytes >= 1024 && i < 4) { bytes /= 1024; ++i; }
+    char b[32];
+    std::snprintf(b, sizeof b, i ? "%.1f %s" : "%.0f %s", bytes, unit[i]);
+    return b;
+}
+
+std::string& invocation() {
+    static std::string text;
+    return text;
+}
+
+}  // namespace kl::cli

@@ -1,0 +1,30 @@
+// Shared pieces of the `kladder` commands: loading the data, parsing K=V arguments, tables.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/lesson.h"
+#include "engine/manifest.h"
+
+namespace kl::cli {
+
+// Loads every ladder; a manifest that fails to load is an InputError (the CLI refuses to
+// work on a broken tree, naming the file and line).
+std::vector<Ladder> load_ladders_or_throw();
+const Ladder& find_ladder_or_throw(const std::vector<Ladder>& ladders, const std::string& id);
+
+// "n=1024,m=3" or repeated "K=V" items -> map; values accept 2^k and k suffixes (4k = 4096).
+std::map<std::string, int64_t> parse_assignments(const std::vector<std::string>& items, const std::string& what);
+int64_t parse_integer(const std::string& text, const std::string& what);
+
+// A plain text table: header row, then rows; columns padded, numbers right-aligned.
+std::string format_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+std::string fmt(double v, int precision = 3);
+std::string human_bytes(double bytes);
+
+// The command line this process was started with (recorded in results files).
+std::string& invocation();
+
+}  // namespace kl::cli

@@ -1,0 +1,100 @@
+// `kladder check-kernels`: NVRTC-compiles every rung at its default parameters and at the ends
+// of each parameter's range (other parameters at defaults), skipping combinations that break
+// the rung's constraints. Needs no GPU. Exit 0 when every compilation succeeds.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "engine/compiler.h"
+#include "engine/errors.h"
+#include "engine/runner.h"
+
+namespace kl::cli {
+
+namespace {
+struct CheckOptions {
+    std::string ladder, arch = "sm_90";
+    bool verbose = false;
+};
+
+// Parameter sets to try: defaults, then each parameter at the ends of its range.
+std::vector<ParamValues> variants(const Rung& r) {
+    std::vector<ParamValues> out;
+    out.push_back(resolve_params(r, {}));
+    for (const auto& p : r.params) {
+        auto allowed = p.allowed();
+        for (int64_t v : {allowed.front(), allowed.back()}) {
+            if (v == p.default_value) continue;
+            ParamValues pv = resolve_params(r, {{p.name, v}});
+            bool dup = false;
+            for (const auto& o : out) dup |= o == pv;
+            if (!dup) out.push_back(pv);
+        }
+    }
+    return out;
+}
+
+std::string describe(const ParamValues& pv) {
+    std::string s;
+    for (const auto& [k, v] : pv) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
+    return s.empty() ? "(no parameters)" : s;
+}
+}  // namespace
+
+Action add_check_kernels_command(CLI::App& app) {
+    auto opt = std::make_shared<CheckOptions>();
+    app.add_option("--ladder", opt->ladder, "only this ladder");
+    app.add_option("--arch", opt->arch, "target for rungs that do not name one (default sm_90)");
+    app.add_flag("-v,--verbose", opt->verbose, "print every compilation, and NVRTC warnings");
+    return [opt] {
+        auto ladders = load_ladders_or_throw();
+        int compiled = 0, failed = 0, skipped = 0;
+        auto t0 = std::chrono::steady_clock::now();
+        for (const auto& L : ladders) {
+            if (!opt->ladder.empty() && L.id != opt->ladder) continue;
+            for (const auto& r : L.rungs) {
+                if (r.source_path.empty()) continue;  // library rungs (cuBLAS) have nothing to compile
+                for (const auto& pv : variants(r)) {
+                    for (DType dt : r.dtypes) {
+                        // Constraints are checked at the ladder's default sizes.
+                        RunOptions ro;
+                        ro.dtype = dt;
+                        Problem p = resolve_problem(L, r, ro);
+                        try {
+                            check_constraints(r, make_scope(p.sizes, pv, dt, 132));
+                        } catch (const InputError& e) {
+                            ++skipped;
+                            if (opt->verbose) std::printf("skip  %s/%s %s: %s\n", L.id.c_str(), r.id.c_str(), describe(pv).c_str(), e.what());
+                            continue;
+                        }
+                        CompileRequest req;
+                        req.source_path = r.source_path;
+                        req.defines = compile_defines(r, pv, dt);
+                        req.arch = rung_arch(r, opt->arch);
+                        req.label = L.id + "/" + r.id;
+                        try {
+                            CompiledCode c = compile_kernel(req);
+                            ++compiled;
+                            if (opt->verbose)
+                                std::printf("ok    %s %s %s %s%s\n", req.label.c_str(), to_string(dt).c_str(), req.arch.c_str(),
+                                            describe(pv).c_str(), c.from_cache ? " (cached)" : "");
+                            if (opt->verbose && !c.log.empty()) std::printf("%s\n", c.log.c_str());
+                        } catch (const CompileError& e) {
+                            ++failed;
+                            std::printf("FAIL  %s %s %s %s\n%s\n", req.label.c_str(), to_string(dt).c_str(), req.arch.c_str(),
+                                        describe(pv).c_str(), e.log().c_str());
+                        }
+                    }
+                }
+            }
+        }
+        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::printf("check-kernels: %d compiled, %d failed, %d skipped by constraints (%.1f s, NVRTC %s)\n", compiled, failed, skipped,
+                    s, nvrtc_version_string().c_str());
+        return failed ? static_cast<int>(ExitCode::BadInput) : 0;
+    };
+}
+
+}  // namespace kl::cli

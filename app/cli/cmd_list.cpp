@@ -1,0 +1,80 @@
+// `kladder list [lessons|ladders|rungs|operations] [--ladder L]`
+#include <cstdio>
+#include <memory>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "engine/errors.h"
+#include "engine/operation.h"
+#include "engine/paths.h"
+
+namespace kl::cli {
+
+namespace {
+struct ListOptions {
+    std::string what = "all";
+    std::string ladder;
+};
+
+void print_rungs(const Ladder& L) {
+    std::printf("\nladder %s: %s  [operation %s; sizes", L.id.c_str(), L.title.c_str(), L.operation.c_str());
+    for (const auto& [k, v] : L.default_sizes) std::printf(" %s=%lld", k.c_str(), static_cast<long long>(v));
+    std::printf("]\n");
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : L.rungs) {
+        std::string params;
+        for (const auto& p : r.params)
+            params += (params.empty() ? "" : "; ") + p.name + "=" + std::to_string(p.default_value) + " (" + p.describe_allowed() + ")";
+        std::string dtypes;
+        for (DType d : r.dtypes) dtypes += (dtypes.empty() ? "" : ",") + to_string(d);
+        rows.push_back({std::to_string(r.index + 1), r.id + (r.reference ? " (reference)" : ""), dtypes, params.empty() ? "-" : params,
+                        r.title});
+    }
+    std::printf("%s", format_table({"#", "rung", "dtypes", "parameters (default, allowed)", "title"}, rows).c_str());
+}
+}  // namespace
+
+Action add_list_command(CLI::App& app) {
+    auto opt = std::make_shared<ListOptions>();
+    app.add_option("what", opt->what, "lessons, ladders, rungs, operations or all")
+        ->check(CLI::IsMember({"all", "lessons", "ladders", "rungs", "operations"}));
+    app.add_option("--ladder", opt->ladder, "only this ladder's rungs");
+    return [opt] {
+        auto ladders = load_ladders_or_throw();
+        const bool all = opt->what == "all";
+        if (all || opt->what == "ladders") {
+            std::vector<std::vector<std::string>> rows;
+            for (const auto& L : ladders) rows.push_back({L.id, std::to_string(L.rungs.size()), L.operation, L.title});
+            std::printf("%s", format_table({"ladder", "rungs", "operation", "title"}, rows).c_str());
+        }
+        if (all || opt->what == "rungs") {
+            if (!opt->ladder.empty()) print_rungs(find_ladder_or_throw(ladders, opt->ladder));
+            else
+                for (const auto& L : ladders) print_rungs(L);
+        }
+        if (all || opt->what == "lessons") {
+            std::vector<LessonLoadError> errors;
+            auto lessons = load_all_lessons(lessons_dir(), ladders, &errors);
+            std::vector<std::vector<std::string>> rows;
+            for (const auto& l : lessons)
+                rows.push_back({std::to_string(l.number), l.id, std::to_string(l.steps.size()), std::to_string(l.checks.size()),
+                                std::to_string(l.cards.size()), l.title});
+            std::printf("\n%s", format_table({"#", "lesson", "steps", "checks", "cards", "title"}, rows).c_str());
+            for (const auto& e : errors) std::fprintf(stderr, "kladder: lesson %s not loaded: %s\n", e.folder.c_str(), e.message.c_str());
+            if (!errors.empty()) return static_cast<int>(ExitCode::BadInput);
+        }
+        if (opt->what == "operations") {
+            std::vector<std::vector<std::string>> rows;
+            for (const auto& name : operation_names()) {
+                const Operation* op = find_operation(name);
+                std::string axes;
+                for (const auto& a : op->size_axes()) axes += (axes.empty() ? "" : ",") + a.name;
+                rows.push_back({name, axes, op->description()});
+            }
+            std::printf("%s", format_table({"operation", "sizes", "what"}, rows).c_str());
+        }
+        return 0;
+    };
+}
+
+}  // namespace kl::cli

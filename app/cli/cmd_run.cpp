@@ -1,0 +1,244 @@
+// `kladder run`, `kladder sweep`, `kladder calibrate`: the commands that need a GPU.
+// [SECTION] index: options / printing / run / sweep / calibrate
+#include <cstdio>
+#include <memory>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "engine/calibration.h"
+#include "engine/errors.h"
+#include "engine/gpu_context.h"
+#include "engine/runner.h"
+
+namespace kl::cli {
+
+// [SECTION] Options shared by run and sweep
+
+namespace {
+
+struct MeasureOptions {
+    std::string ladder, rung = "all", dtype, json_path;
+    std::vector<std::string> sizes, params;
+    int warmup = 2, reps = 0;
+    bool warm_l2 = false, no_check = false, counters = false;
+    uint64_t seed = 20261122;
+};
+
+void add_measure_options(CLI::App& app, MeasureOptions& o) {
+    app.add_option("ladder", o.ladder, "ladder id (see `kladder list ladders`)")->required();
+    app.add_option("--size,-s", o.sizes, "problem size, e.g. --size n=2^20+3 is not allowed; --size M=4096,N=4096,K=4096");
+    app.add_option("--param,-p", o.params, "rung parameter, e.g. --param TPB=128 (repeatable)");
+    app.add_option("--dtype", o.dtype, "element type: fp32, bf16 or fp16 (default: the rung's first)");
+    app.add_option("--json", o.json_path, "write the results (schema kernel-ladder/results v1) to this file");
+    app.add_option("--warmup", o.warmup, "untimed runs before timing (default 2)")->check(CLI::Range(0, 1000));
+    app.add_option("--reps", o.reps, "timed repetitions (default: 10 to 300, about 0.4 s of GPU time)")->check(CLI::Range(1, 100000));
+    app.add_flag("--warm-l2", o.warm_l2, "do not flush L2 between repetitions (measures the cache for small buffers)");
+    app.add_flag("--no-check", o.no_check, "skip the correctness check");
+    app.add_flag("--counters", o.counters, "also collect hardware counters in a separate pass (not yet available)");
+    app.add_option("--seed", o.seed, "seed of the random inputs");
+}
+
+RunOptions to_run_options(const MeasureOptions& o) {
+    RunOptions r;
+    r.sizes = parse_assignments(o.sizes, "--size");
+    r.params = parse_assignments(o.params, "--param");
+    if (!o.dtype.empty()) {
+        auto d = parse_dtype(o.dtype);
+        if (!d) throw InputError("--dtype: unknown type '" + o.dtype + "' (fp32, bf16, fp16)");
+        r.dtype = *d;
+    }
+    r.warmup = o.warmup;
+    if (o.reps > 0) r.min_reps = r.max_reps = o.reps;
+    r.cold_l2 = !o.warm_l2;
+    r.check = !o.no_check;
+    r.seed = o.seed;
+    return r;
+}
+
+// [SECTION] Printing
+
+std::string params_text(const RunRecord& r) {
+    std::string s;
+    for (const auto& [k, v] : r.params) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
+    return s.empty() ? "-" : s;
+}
+
+std::string sizes_text(const std::map<std::string, int64_t>& sizes) {
+    std::string s;
+    for (const auto& [k, v] : sizes) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
+    return s;
+}
+
+void print_runs(const std::vector<RunRecord>& runs, const std::string& first_column) {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : runs) {
+        std::string key = first_column == "rung" ? r.rung : first_column;
+        if (first_column != "rung") {
+            auto it = r.params.find(first_column);
+            key = it != r.params.end() ? std::to_string(it->second) : std::to_string(r.sizes.count(first_column) ? r.sizes.at(first_column) : 0);
+        }
+        if (!r.error.empty()) {
+            rows.push_back({key, params_text(r), "-", "-", "-", "-", "-", "-", r.error_kind + ": " + r.error});
+            continue;
+        }
+        auto pct = [](const std::optional<double>& v) { return v ? fmt(*v, 3) + "%" : std::string("-"); };
+        std::string time = r.timing ? fmt(r.timing->median_ms, 4) : "-";
+        std::string spread = r.timing ? fmt(100 * r.timing->rel_spread, 2) + "%" : "-";
+        rows.push_back({key, params_text(r), time, spread, fmt(r.gbps, 4), pct(r.pct_copy), fmt(r.tflops, 3), pct(r.pct_reference),
+                        r.correctness ? r.correctness->summary() : "not checked"});
+    }
+    std::printf("%s", format_table({first_column, "params", "median ms", "spread", "GB/s", "% copy", "TFLOP/s", "% ref", "check"}, rows).c_str());
+}
+
+// Runs the list of (rung, options) on one GPU context, recording errors per rung. Returns the
+// exit code: 3 on a GPU error, 2 on bad input, 1 when a rung failed its check, else 0.
+int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions>>& jobs, const MeasureOptions& mo,
+            const std::string& first_column) {
+    // Input problems surface before the GPU is touched: one clear line, exit 2.
+    for (const auto& [rung, ro] : jobs) {
+        Problem p = resolve_problem(L, *rung, ro);
+        check_constraints(*rung, make_scope(p.sizes, resolve_params(*rung, ro.params), p.dtype, 0));
+    }
+    GpuContext gpu;  // throws GpuError "no CUDA GPU found on this machine" -> exit 3
+    Calibration cal = load_or_measure_calibration(gpu);
+    Runner runner(gpu, cal);
+    ResultsFile out;
+    out.created = iso_now_utc();
+    out.tool = "kladder 0.1.0";
+    out.command = invocation();
+    out.device = gpu.device();
+    out.calibration = cal;
+    std::printf("device: %s (%s, %d SMs, %s L2); copy %.0f GB/s, cuBLAS fp32 %.1f / bf16 %.0f TFLOP/s (calibrated %s)\n",
+                gpu.device().name.c_str(), gpu.device().arch().c_str(), gpu.device().sm_count, human_bytes(double(gpu.device().l2_bytes)).c_str(),
+                cal.copy_gbps, cal.sgemm_tflops, cal.bf16_tflops, cal.measured_at.c_str());
+    int code = 0;
+    for (const auto& [rung, ro] : jobs) {
+        RunRecord rec;
+        if (runner.context_lost()) {
+            rec.ladder = L.id;
+            rec.rung = rung->id;
+            rec.error_kind = "skipped";
+            rec.error = "the GPU context was lost after an earlier fault";
+            out.runs.push_back(rec);
+            continue;
+        }
+        try {
+            rec = runner.run(L, *rung, ro);
+            if (rec.correctness && !rec.correctness->passed && code == 0) code = static_cast<int>(ExitCode::Incorrect);
+        } catch (const Error& e) {
+            rec.ladder = L.id;
+            rec.rung = rung->id;
+            rec.title = rung->title;
+            rec.params = ro.params;
+            rec.sizes = ro.sizes;
+            rec.error = e.what();
+            rec.error_kind = dynamic_cast<const CompileError*>(&e) ? "compile"
+                             : dynamic_cast<const GpuError*>(&e) ? (runner.context_lost() ? "fault" : "gpu")
+                                                                 : "input";
+            if (auto* ce = dynamic_cast<const CompileError*>(&e)) std::fprintf(stderr, "%s\n", ce->log().c_str());
+            code = std::max(code, static_cast<int>(e.code()));
+        }
+        if (mo.counters) rec.counters_note = "hardware counters are not implemented in this build yet";
+        out.runs.push_back(rec);
+    }
+    fill_reference_ratios(out.runs);
+    if (!out.runs.empty()) std::printf("ladder %s, %s, L2 %s\n", L.id.c_str(), sizes_text(out.runs.front().sizes).c_str(), mo.warm_l2 ? "warm" : "cold (flushed)");
+    print_runs(out.runs, first_column);
+    if (!mo.json_path.empty()) {
+        save_results(mo.json_path, out);
+        std::printf("results written to %s\n", mo.json_path.c_str());
+    }
+    for (const auto& r : out.runs)
+        if (!r.error.empty()) std::fprintf(stderr, "kladder: %s/%s: %s\n", r.ladder.c_str(), r.rung.c_str(), r.error.c_str());
+    return code;
+}
+
+
+}  // namespace
+
+// [SECTION] run
+
+Action add_run_command(CLI::App& app) {
+    auto mo = std::make_shared<MeasureOptions>();
+    add_measure_options(app, *mo);
+    app.add_option("--rung,-r", mo->rung, "rung id, or all (default)");
+    return [mo] {
+        auto ladders = load_ladders_or_throw();
+        const Ladder& L = find_ladder_or_throw(ladders, mo->ladder);
+        RunOptions base = to_run_options(*mo);
+        std::vector<std::pair<const Rung*, RunOptions>> jobs;
+        for (const auto& r : L.rungs) {
+            if (mo->rung != "all" && r.id != mo->rung) continue;
+            RunOptions ro = base;
+            if (mo->rung == "all") {
+                // With all rungs, a --param applies to the rungs that have it; a dtype to those that support it.
+                ro.params.clear();
+                for (const auto& [k, v] : base.params)
+                    if (r.find_param(k)) ro.params[k] = v;
+                if (base.dtype && std::find(r.dtypes.begin(), r.dtypes.end(), *base.dtype) == r.dtypes.end()) continue;
+            }
+            jobs.emplace_back(&r, ro);
+        }
+        if (jobs.empty()) {
+            if (mo->rung != "all" && !L.find_rung(mo->rung)) {
+                std::string known;
+                for (const auto& r : L.rungs) known += (known.empty() ? "" : ", ") + r.id;
+                throw InputError("ladder " + L.id + " has no rung '" + mo->rung + "' (rungs: " + known + ")");
+            }
+            throw InputError("no rung of ladder " + L.id + " supports dtype " + mo->dtype);
+        }
+        return measure(L, jobs, *mo, "rung");
+    };
+}
+
+// [SECTION] sweep
+
+Action add_sweep_command(CLI::App& app) {
+    auto mo = std::make_shared<MeasureOptions>();
+    auto axis = std::make_shared<std::string>();
+    auto values = std::make_shared<std::vector<std::string>>();
+    add_measure_options(app, *mo);
+    app.add_option("--rung,-r", mo->rung, "rung id")->required();
+    app.add_option("--axis", *axis, "size axis or parameter to vary")->required();
+    app.add_option("--values", *values, "values, e.g. --values 1792,1793,2048,2049 or 2^10,2^12")->required()->delimiter(',');
+    return [mo, axis, values] {
+        auto ladders = load_ladders_or_throw();
+        const Ladder& L = find_ladder_or_throw(ladders, mo->ladder);
+        const Rung* r = L.find_rung(mo->rung);
+        if (!r) throw InputError("ladder " + L.id + " has no rung '" + mo->rung + "'");
+        RunOptions base = to_run_options(*mo);
+        bool is_param = r->find_param(*axis) != nullptr;
+        bool is_size = false;
+        for (const auto& [k, v] : L.default_sizes) is_size |= k == *axis;
+        if (!is_param && !is_size) throw InputError("--axis: '" + *axis + "' is neither a size axis of " + L.id + " nor a parameter of " + r->id);
+        std::vector<std::pair<const Rung*, RunOptions>> jobs;
+        for (const auto& v : *values) {
+            RunOptions ro = base;
+            int64_t x = parse_integer(v, "--values");
+            (is_param ? ro.params : ro.sizes)[*axis] = x;
+            jobs.emplace_back(r, ro);
+        }
+        return measure(L, jobs, *mo, *axis);
+    };
+}
+
+// [SECTION] calibrate
+
+Action add_calibrate_command(CLI::App& app) {
+    auto force = std::make_shared<bool>(false);
+    app.add_flag("--force", *force, "measure again even if this device has cached figures");
+    return [force] {
+        GpuContext gpu;
+        Calibration c = load_or_measure_calibration(gpu, *force);
+        std::printf("device            %s (%s, %d SMs)\n", gpu.device().name.c_str(), gpu.device().arch().c_str(), gpu.device().sm_count);
+        std::printf("measured at       %s\n", c.measured_at.c_str());
+        std::printf("copy bandwidth    %.0f GB/s (device-to-device, read + write)\n", c.copy_gbps);
+        std::printf("cuBLAS fp32       %.1f TFLOP/s (4096^3, TF32 off)\n", c.sgemm_tflops);
+        std::printf("cuBLAS bf16       %.0f TFLOP/s (4096^3, fp32 accumulate)\n", c.bf16_tflops);
+        std::printf("fp32 peak (model) %.1f TFLOP/s from %d SMs x 128 lanes x 2 x %.2f GHz\n", c.fp32_peak_tflops, gpu.device().sm_count,
+                    gpu.device().sm_clock_khz / 1e6);
+        return 0;
+    };
+}
+
+}  // namespace kl::cli

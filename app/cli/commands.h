@@ -1,0 +1,17 @@
+// The `kladder` subcommands. Each registers its options on a CLI11 app and returns an exit
+// code (kl::ExitCode) when run; errors are thrown as kl::Error and printed by main().
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace kl::cli {
+
+using Action = std::function<int()>;
+
+Action add_list_command(CLI::App& app);
+Action add_run_command(CLI::App& app);
+Action add_sweep_command(CLI::App& app);
+Action add_calibrate_command(CLI::App& app);
+Action add_check_kernels_command(CLI::App& app);
+
+}  // namespace kl::cli

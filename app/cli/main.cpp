@@ -1,0 +1,45 @@
+// kladder: the Kernel Ladder command line. Lists lessons and ladders, runs and sweeps rungs on
+// the GPU, calibrates the device, compile-checks every rung (no GPU needed).
+// Exit codes: 0 ok, 1 a rung failed correctness, 2 bad input, 3 no GPU or a CUDA error.
+#include <cstdio>
+#include <map>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "engine/errors.h"
+
+int main(int argc, char** argv) {
+    CLI::App app{"kladder: run, check and measure the rungs of Kernel Ladder's GPU kernel ladders.\n"
+                 "Exit codes: 0 ok, 1 a rung failed its correctness check, 2 bad input, 3 no GPU or a CUDA error."};
+    app.set_version_flag("--version", "kladder 0.1.0");
+    app.require_subcommand(1);
+    std::map<CLI::App*, kl::cli::Action> actions;
+    auto add = [&](const char* name, const char* help, kl::cli::Action (*adder)(CLI::App&)) {
+        CLI::App* sub = app.add_subcommand(name, help);
+        actions[sub] = adder(*sub);
+    };
+    add("list", "List lessons, ladders, rungs and their parameters", kl::cli::add_list_command);
+    add("run", "Run rungs of a ladder on the GPU: check against the reference, then time", kl::cli::add_run_command);
+    add("sweep", "Run one rung over a range of a size axis or a parameter", kl::cli::add_sweep_command);
+    add("calibrate", "Measure this GPU's copy bandwidth and cuBLAS GEMM rates (cached per device)", kl::cli::add_calibrate_command);
+    add("check-kernels", "Compile every rung with NVRTC at default parameters and range ends (no GPU needed)",
+        kl::cli::add_check_kernels_command);
+    for (int i = 0; i < argc; ++i) kl::cli::invocation() += (i ? " " : "") + std::string(argv[i]);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int code = app.exit(e);
+        return code == 0 ? 0 : static_cast<int>(kl::ExitCode::BadInput);
+    }
+    try {
+        for (auto& [sub, action] : actions)
+            if (sub->parsed()) return action();
+    } catch (const kl::Error& e) {
+        std::fprintf(stderr, "kladder: %s\n", e.what());
+        return static_cast<int>(e.code());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "kladder: internal error: %s\n", e.what());
+        return static_cast<int>(kl::ExitCode::GpuError);
+    }
+    return 0;
+}

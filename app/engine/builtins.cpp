@@ -1,0 +1,82 @@
+// cuBLAS routines for manifests. cuBLAS is column-major; our matrices are row-major, so
+// C = A B (row-major) is computed as C^T = B^T A^T (column-major): swap A and B, and M and N.
+#include "builtins.h"
+
+#include <cublas_v2.h>
+
+#include <functional>
+#include <map>
+
+#include "cuda_check.h"
+#include "errors.h"
+
+namespace kl {
+
+namespace {
+
+struct GemmArgs {
+    void* c;
+    const void* a;
+    const void* b;
+    int m, n, k;
+};
+
+GemmArgs gemm_args(const std::string& name, const std::vector<KernelArg>& args) {
+    if (args.size() != 6 || args[0].kind != KernelArg::Kind::Pointer || args[1].kind != KernelArg::Kind::Pointer ||
+        args[2].kind != KernelArg::Kind::Pointer)
+        throw InputError("builtin " + name + " takes args [C, A, B, M, N, K] (three buffers, three sizes)");
+    auto as_int = [&](const KernelArg& a) {
+        return a.kind == KernelArg::Kind::I64 ? static_cast<int>(a.i64) : a.i32;
+    };
+    return {args[0].ptr, args[1].ptr, args[2].ptr, as_int(args[3]), as_int(args[4]), as_int(args[5])};
+}
+
+// fp32 in, fp32 out; `tf32` lets cuBLAS round inputs to TF32 on the tensor cores.
+void sgemm(const std::string& name, const std::vector<KernelArg>& args, GpuContext& gpu, bool tf32) {
+    GemmArgs g = gemm_args(name, args);
+    cublasHandle_t h = gpu.cublas();
+    KL_CUBLAS_CALL(cublasSetMathMode(h, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH));
+    const float one = 1.f, zero = 0.f;
+    KL_CUBLAS_CALL(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &one, g.b, CUDA_R_32F, g.n, g.a, CUDA_R_32F, g.k,
+                                &zero, g.c, CUDA_R_32F, g.n,
+                                tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+// bf16 A and B, fp32 C, fp32 accumulation.
+void bf16_gemm(const std::string& name, const std::vector<KernelArg>& args, GpuContext& gpu) {
+    GemmArgs g = gemm_args(name, args);
+    cublasHandle_t h = gpu.cublas();
+    KL_CUBLAS_CALL(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+    const float one = 1.f, zero = 0.f;
+    KL_CUBLAS_CALL(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &one, g.b, CUDA_R_16BF, g.n, g.a, CUDA_R_16BF, g.k,
+                                &zero, g.c, CUDA_R_32F, g.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+using Routine = std::function<void(const std::string&, const std::vector<KernelArg>&, GpuContext&)>;
+
+const std::map<std::string, Routine>& routines() {
+    static const std::map<std::string, Routine> r = {
+        {"cublas_sgemm", [](auto& n, auto& a, auto& g) { sgemm(n, a, g, false); }},
+        {"cublas_tf32", [](auto& n, auto& a, auto& g) { sgemm(n, a, g, true); }},
+        {"cublas_bf16", [](auto& n, auto& a, auto& g) { bf16_gemm(n, a, g); }},
+    };
+    return r;
+}
+
+}  // namespace
+
+bool is_builtin(const std::string& name) { return routines().count(name) != 0; }
+
+std::vector<std::string> builtin_names() {
+    std::vector<std::string> out;
+    for (const auto& [k, v] : routines()) out.push_back(k);
+    return out;
+}
+
+void run_builtin(const std::string& name, const std::vector<KernelArg>& args, GpuContext& gpu) {
+    auto it = routines().find(name);
+    if (it == routines().end()) throw InputError("unknown builtin '" + name + "'");
+    it->second(name, args, gpu);
+}
+
+}  // namespace kl

@@ -1,0 +1,208 @@
+#include "lesson.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "atomic_file.h"
+#include "errors.h"
+#include "toml_reader.h"
+
+namespace fs = std::filesystem;
+
+namespace kl {
+
+namespace {
+
+const Ladder* find_ladder(const std::vector<Ladder>& ladders, const std::string& id) {
+    for (const auto& l : ladders)
+        if (l.id == id) return &l;
+    return nullptr;
+}
+
+std::map<std::string, int64_t> read_int_table(TomlReader& r, const toml::table& t, const char* key, const std::string& field) {
+    std::map<std::string, int64_t> out;
+    const toml::node* n = t.get(key);
+    if (!n) return out;
+    const toml::table* tt = n->as_table();
+    if (!tt) r.fail(line_of(*n), field + "." + key, "expected a table { NAME = integer }");
+    for (const auto& [k, v] : *tt) {
+        if (!v.is_integer()) r.fail(line_of(v), field + "." + key + "." + std::string(k.str()), "expected an integer");
+        out[std::string(k.str())] = *v.value<int64_t>();
+    }
+    return out;
+}
+
+std::string read_text_file(TomlReader& r, const std::string& dir, const toml::table& t, const char* key, const std::string& field) {
+    std::string rel = r.string(t, key, field);
+    std::string path = (fs::path(dir) / rel).string();
+    std::error_code ec;
+    if (!fs::exists(path, ec)) r.fail(line_of(*t.get(key)), field + "." + key, "no such file: " + path);
+    return read_file(path);
+}
+
+LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir,
+                     const std::vector<Ladder>& ladders) {
+    r.allow_only(t, field, {"title", "text", "ladder", "rung", "params", "sizes", "dtype", "plot", "sweep", "look_at",
+                            "question", "answer", "runner"});
+    LessonStep s;
+    s.line = line_of(t);
+    s.title = r.string(t, "title", field);
+    s.text_path = r.string(t, "text", field);
+    s.text = read_text_file(r, dir, t, "text", field);
+    s.ladder = r.string_or(t, "ladder", "", field);
+    s.rung = r.string_or(t, "rung", "", field);
+    s.dtype = r.string_or(t, "dtype", "", field);
+    s.plot = r.string_or(t, "plot", "", field);
+    s.look_at = r.string_or(t, "look_at", "", field);
+    s.question = r.string_or(t, "question", "", field);
+    s.answer = r.string_or(t, "answer", "", field);
+    s.params = read_int_table(r, t, "params", field);
+    s.sizes = read_int_table(r, t, "sizes", field);
+    if (const toml::node* sw = t.get("sweep")) {
+        const toml::table* st = sw->as_table();
+        if (!st) r.fail(line_of(*sw), field + ".sweep", "expected { axis = \"NAME\" }");
+        r.allow_only(*st, field + ".sweep", {"axis"});
+        s.sweep_axis = r.string(*st, "axis", field + ".sweep");
+    }
+    if (const toml::node* rn = t.get("runner")) {
+        const toml::table* rt = rn->as_table();
+        if (!rt) r.fail(line_of(*rn), field + ".runner", "expected { warmup = N, reps = N, l2 = \"cold\"|\"warm\" }");
+        r.allow_only(*rt, field + ".runner", {"warmup", "reps", "l2"});
+        if (rt->get("warmup")) s.runner.warmup = static_cast<int>(r.integer(*rt, "warmup", field + ".runner"));
+        if (rt->get("reps")) s.runner.reps = static_cast<int>(r.integer(*rt, "reps", field + ".runner"));
+        if (rt->get("l2")) {
+            std::string l2 = r.string(*rt, "l2", field + ".runner");
+            if (l2 != "cold" && l2 != "warm") r.fail(line_of(*rt->get("l2")), field + ".runner.l2", "expected \"cold\" or \"warm\"");
+            s.runner.cold_l2 = l2 == "cold";
+        }
+    }
+    static const std::set<std::string> plots = {"", "bars", "sweep", "traffic", "roofline", "errors"};
+    if (!plots.count(s.plot)) r.fail(s.line, field + ".plot", "unknown plot '" + s.plot + "' (bars, sweep, traffic, roofline, errors)");
+    if (!s.dtype.empty() && !parse_dtype(s.dtype)) r.fail(s.line, field + ".dtype", "unknown dtype '" + s.dtype + "'");
+
+    // References into the ladders.
+    if (s.ladder.empty()) {
+        if (!s.rung.empty() || !s.params.empty() || !s.sizes.empty())
+            r.fail(s.line, field, "rung, params and sizes need a ladder");
+        return s;
+    }
+    const Ladder* L = find_ladder(ladders, s.ladder);
+    if (!L) r.fail(line_of(*t.get("ladder")), field + ".ladder", "unknown ladder '" + s.ladder + "'");
+    const Rung* rung = nullptr;
+    if (!s.rung.empty()) {
+        rung = L->find_rung(s.rung);
+        if (!rung) r.fail(line_of(*t.get("rung")), field + ".rung", "ladder " + L->id + " has no rung '" + s.rung + "'");
+    }
+    for (const auto& [name, v] : s.params) {
+        if (!rung) r.fail(s.line, field + ".params", "params need a rung");
+        const ParamSpec* p = rung->find_param(name);
+        if (!p) r.fail(line_of(*t.get("params")), field + ".params." + name, "rung " + rung->id + " has no parameter '" + name + "'");
+        if (!p->accepts(v)) r.fail(line_of(*t.get("params")), field + ".params." + name, std::to_string(v) + " is not allowed (" + p->describe_allowed() + ")");
+    }
+    auto has_axis = [&](const std::string& name) {
+        for (const auto& [k, v] : L->default_sizes)
+            if (k == name) return true;
+        return false;
+    };
+    for (const auto& [name, v] : s.sizes) {
+        if (!has_axis(name)) r.fail(line_of(*t.get("sizes")), field + ".sizes." + name, "ladder " + L->id + " has no size axis '" + name + "'");
+        if (v < 1) r.fail(line_of(*t.get("sizes")), field + ".sizes." + name, "must be positive");
+    }
+    if (!s.sweep_axis.empty() && !has_axis(s.sweep_axis) && !(rung && rung->find_param(s.sweep_axis)))
+        r.fail(line_of(*t.get("sweep")), field + ".sweep.axis", "'" + s.sweep_axis + "' is neither a size axis of " + L->id +
+                                                                    (rung ? " nor a parameter of " + rung->id : ""));
+    return s;
+}
+
+}  // namespace
+
+Lesson load_lesson(const std::string& manifest_path, const std::vector<Ladder>& ladders) {
+    TomlReader r(manifest_path);
+    const toml::table& root = r.root();
+    r.allow_only(root, "", {"lesson", "step", "check", "card", "exercise"});
+    const toml::table* lt = root.get("lesson") ? root.get("lesson")->as_table() : nullptr;
+    if (!lt) r.fail(1, "lesson", "missing [lesson] table");
+    r.allow_only(*lt, "lesson", {"id", "number", "title", "summary"});
+    Lesson L;
+    L.manifest_path = manifest_path;
+    L.dir = fs::path(manifest_path).parent_path().string();
+    L.id = r.string(*lt, "id", "lesson");
+    L.number = static_cast<int>(r.integer(*lt, "number", "lesson"));
+    L.title = r.string(*lt, "title", "lesson");
+    L.summary = r.string_or(*lt, "summary", "", "lesson");
+    const toml::array* steps = root.get("step") ? root.get("step")->as_array() : nullptr;
+    if (!steps || steps->empty()) r.fail(1, "step", "a lesson needs at least one [[step]]");
+    for (size_t i = 0; i < steps->size(); ++i) {
+        std::string f = "step[" + std::to_string(i) + "]";
+        const toml::table* t = steps->get(i)->as_table();
+        if (!t) r.fail(line_of(*steps->get(i)), f, "expected a table");
+        L.steps.push_back(read_step(r, *t, f, L.dir, ladders));
+    }
+    if (const toml::node* cn = root.get("check")) {
+        const toml::array* arr = cn->as_array();
+        if (!arr) r.fail(line_of(*cn), "check", "expected [[check]] entries");
+        for (size_t i = 0; i < arr->size(); ++i) {
+            std::string f = "check[" + std::to_string(i) + "]";
+            const toml::table* t = arr->get(i)->as_table();
+            if (!t) r.fail(line_of(*arr->get(i)), f, "expected a table");
+            r.allow_only(*t, f, {"question", "answer", "choices", "correct"});
+            CheckQuestion q;
+            q.question = r.string(*t, "question", f);
+            q.answer = r.string(*t, "answer", f);
+            for (const auto& [c, line] : r.strings(*t, "choices")) q.choices.push_back(c);
+            if (t->get("correct")) {
+                q.correct = static_cast<int>(r.integer(*t, "correct", f));
+                if (q.correct < 0 || q.correct >= static_cast<int>(q.choices.size()))
+                    r.fail(line_of(*t->get("correct")), f + ".correct", "index " + std::to_string(q.correct) + " is not one of the " +
+                                                                          std::to_string(q.choices.size()) + " choices");
+            } else if (!q.choices.empty()) {
+                r.fail(line_of(*t), f + ".correct", "missing: multiple choice needs the index of the right choice");
+            }
+            L.checks.push_back(q);
+        }
+    }
+    if (const toml::node* cn = root.get("card")) {
+        const toml::array* arr = cn->as_array();
+        if (!arr) r.fail(line_of(*cn), "card", "expected [[card]] entries");
+        for (size_t i = 0; i < arr->size(); ++i) {
+            std::string f = "card[" + std::to_string(i) + "]";
+            const toml::table* t = arr->get(i)->as_table();
+            if (!t) r.fail(line_of(*arr->get(i)), f, "expected a table");
+            r.allow_only(*t, f, {"front", "back"});
+            L.cards.push_back({r.string(*t, "front", f), r.string(*t, "back", f)});
+        }
+    }
+    if (const toml::node* en = root.get("exercise")) {
+        const toml::table* t = en->as_table();
+        if (!t) r.fail(line_of(*en), "exercise", "expected a table");
+        r.allow_only(*t, "exercise", {"title", "text"});
+        L.exercise_title = r.string(*t, "title", "exercise");
+        L.exercise_text = read_text_file(r, L.dir, *t, "text", "exercise");
+    }
+    return L;
+}
+
+std::vector<Lesson> load_all_lessons(const std::string& lessons_root, const std::vector<Ladder>& ladders,
+                                     std::vector<LessonLoadError>* errors) {
+    std::vector<std::string> folders;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(lessons_root, ec))
+        if (e.is_directory() && fs::exists(e.path() / "lesson.toml")) folders.push_back(e.path().string());
+    std::sort(folders.begin(), folders.end());
+    std::vector<Lesson> out;
+    std::set<std::string> ids;
+    for (const auto& f : folders) {
+        try {
+            Lesson l = load_lesson(f + "/lesson.toml", ladders);
+            if (!ids.insert(l.id).second) throw InputError(f + "/lesson.toml: lesson.id: duplicate lesson id '" + l.id + "'");
+            out.push_back(std::move(l));
+        } catch (const Error& e) {
+            if (errors) errors->push_back({fs::path(f).filename().string(), e.what()});
+        }
+    }
+    std::stable_sort(out.begin(), out.end(), [](const Lesson& a, const Lesson& b) { return a.number < b.number; });
+    return out;
+}
+
+}  // namespace kl

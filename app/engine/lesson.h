@@ -1,0 +1,59 @@
+// Lessons as data (lessons/<NN_id>/lesson.toml plus Markdown files; format in
+// docs/formats.md). Every reference to a ladder, rung, parameter or size axis is validated
+// against the loaded ladders, so a renamed rung breaks loudly at load, not in a lecture.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "manifest.h"
+
+namespace kl {
+
+struct RunnerPreset {  // a step may demonstrate measuring mistakes
+    std::optional<int> warmup, reps;
+    std::optional<bool> cold_l2;
+};
+
+struct LessonStep {
+    std::string title, text_path, text;  // text: the Markdown, read at load
+    std::string ladder, rung, dtype, plot, sweep_axis, look_at, question, answer;
+    std::map<std::string, int64_t> params, sizes;
+    RunnerPreset runner;
+    int line = 0;
+};
+
+struct CheckQuestion {
+    std::string question, answer;
+    std::vector<std::string> choices;
+    int correct = -1;  // index into choices, -1 for open questions
+};
+
+struct Flashcard {
+    std::string front, back;
+};
+
+struct Lesson {
+    std::string id, title, summary, dir, manifest_path;
+    int number = 0;
+    std::vector<LessonStep> steps;
+    std::vector<CheckQuestion> checks;
+    std::vector<Flashcard> cards;
+    std::string exercise_title, exercise_text;
+};
+
+// Throws InputError "<file>:<line>: <field>: <problem>".
+Lesson load_lesson(const std::string& manifest_path, const std::vector<Ladder>& ladders);
+
+struct LessonLoadError {
+    std::string folder, message;
+};
+
+// Every lessons/*/lesson.toml, ordered by number then folder. Failures are returned as
+// errors (the GUI lists them as error entries) and the rest load.
+std::vector<Lesson> load_all_lessons(const std::string& lessons_root, const std::vector<Ladder>& ladders,
+                                     std::vector<LessonLoadError>* errors);
+
+}  // namespace kl

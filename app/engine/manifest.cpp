@@ -1,0 +1,450 @@
+// Ladder manifest loading and validation. toml++ is used header-only; this is the one
+// translation unit that includes it for manifests (lesson.cpp is the other), to keep builds fast.
+#include "manifest.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#define TOML_EXCEPTIONS 1
+#include <toml++/toml.h>
+
+#include "errors.h"
+#include "operation.h"
+#include "toml_reader.h"
+
+namespace fs = std::filesystem;
+
+namespace kl {
+
+// [SECTION] Parameters
+
+bool ParamSpec::accepts(int64_t v) const {
+    if (!values.empty()) return std::find(values.begin(), values.end(), v) != values.end();
+    if (v < min || v > max) return false;
+    return !pow2 || (v > 0 && (v & (v - 1)) == 0);
+}
+
+std::vector<int64_t> ParamSpec::allowed() const {
+    if (!values.empty()) return values;
+    std::vector<int64_t> out;
+    for (int64_t v = min; v <= max && out.size() < 4096; v = pow2 ? (v <= 0 ? 1 : v * 2) : v + 1)
+        if (accepts(v)) out.push_back(v);
+    return out;
+}
+
+std::string ParamSpec::describe_allowed() const {
+    std::ostringstream s;
+    if (!values.empty()) {
+        s << "one of ";
+        for (size_t i = 0; i < values.size(); ++i) s << (i ? ", " : "") << values[i];
+    } else {
+        s << min << ".." << max << (pow2 ? ", powers of two" : "");
+    }
+    return s.str();
+}
+
+const ParamSpec* Rung::find_param(const std::string& name) const {
+    for (const auto& p : params)
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
+const Rung* Ladder::find_rung(const std::string& rung_id) const {
+    for (const auto& r : rungs)
+        if (r.id == rung_id) return &r;
+    return nullptr;
+}
+
+// [SECTION] Parsing
+
+namespace {
+
+bool valid_id(const std::string& s) {
+    if (s.empty()) return false;
+    for (char c : s)
+        if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_')) return false;
+    return true;
+}
+
+std::vector<DType> read_dtypes(TomlReader& r, const toml::table& t, const std::string& field) {
+    std::vector<DType> out;
+    for (const auto& [s, line] : r.strings(t, field)) {
+        auto d = parse_dtype(s);
+        if (!d) r.fail(line, field, "unknown dtype '" + s + "' (expected fp32, bf16 or fp16)");
+        out.push_back(*d);
+    }
+    return out;
+}
+
+Expr read_expr(TomlReader& r, const toml::node& n, const std::string& field) {
+    std::string text;
+    if (auto s = n.value<std::string>()) text = *s;
+    else if (auto i = n.value<int64_t>()) text = std::to_string(*i);
+    else r.fail(line_of(n), field, "expected an expression (string or integer)");
+    try {
+        return Expr::parse(text);
+    } catch (const InputError& e) {
+        r.fail(line_of(n), field, e.what());
+    }
+}
+
+std::vector<Expr> read_dims(TomlReader& r, const toml::table& t, const std::string& field) {
+    const toml::node* n = t.get(field);
+    if (!n) r.fail(line_of(t), field, "missing");
+    std::vector<Expr> out;
+    if (auto arr = n->as_array()) {
+        if (arr->empty() || arr->size() > 3) r.fail(line_of(*n), field, "expected 1 to 3 expressions");
+        for (size_t i = 0; i < arr->size(); ++i) out.push_back(read_expr(r, *arr->get(i), field + "[" + std::to_string(i) + "]"));
+    } else {
+        out.push_back(read_expr(r, *n, field));
+    }
+    return out;
+}
+
+ParamSpec read_param(TomlReader& r, const std::string& name, const toml::node& n, const std::string& field) {
+    const toml::table* t = n.as_table();
+    if (!t) r.fail(line_of(n), field, "expected a table { default = ..., values = [...] or min/max }");
+    r.allow_only(*t, field, {"default", "values", "min", "max", "pow2", "help"});
+    ParamSpec p;
+    p.name = name;
+    p.default_value = r.integer(*t, "default", field);
+    p.help = r.string_or(*t, "help", "", field);
+    if (t->get("values")) {
+        for (auto [v, line] : r.integers(*t, "values", field)) p.values.push_back(v);
+        if (p.values.empty()) r.fail(line_of(*t), field + ".values", "must not be empty");
+        if (t->get("min") || t->get("max")) r.fail(line_of(*t), field, "give either values or min/max, not both");
+    } else {
+        p.min = r.integer(*t, "min", field);
+        p.max = r.integer(*t, "max", field);
+        p.pow2 = r.boolean_or(*t, "pow2", false, field);
+        if (p.min > p.max) r.fail(line_of(*t), field, "min " + std::to_string(p.min) + " > max " + std::to_string(p.max));
+    }
+    if (!p.accepts(p.default_value))
+        r.fail(line_of(*t), field + ".default", std::to_string(p.default_value) + " is not allowed (" + p.describe_allowed() + ")");
+    return p;
+}
+
+ArgSpec read_arg(TomlReader& r, const toml::node& n, const std::string& field) {
+    auto s = n.value<std::string>();
+    auto i = n.value<int64_t>();
+    if (!s && !i) r.fail(line_of(n), field, "expected a buffer name or an expression");
+    ArgSpec a;
+    a.text = s ? *s : std::to_string(*i);
+    std::string body = a.text;
+    auto colon = body.rfind(':');
+    if (colon != std::string::npos) {
+        std::string type = body.substr(colon + 1);
+        body = body.substr(0, colon);
+        if (type == "i32") a.type = ArgSpec::Type::I32;
+        else if (type == "i64") a.type = ArgSpec::Type::I64;
+        else if (type == "f32") a.type = ArgSpec::Type::F32;
+        else r.fail(line_of(n), field, "unknown scalar type ':" + type + "' (expected i32, i64 or f32)");
+    }
+    if (a.type == ArgSpec::Type::F32) {
+        char* end = nullptr;
+        double v = std::strtod(body.c_str(), &end);
+        if (end && *end == '\0' && end != body.c_str()) {
+            a.is_literal = true;
+            a.literal = v;
+            return a;
+        }
+    }
+    try {
+        a.value = Expr::parse(body);
+    } catch (const InputError& e) {
+        r.fail(line_of(n), field, e.what());
+    }
+    return a;
+}
+
+LaunchSpec read_launch(TomlReader& r, const toml::table& t, const std::string& field) {
+    r.allow_only(t, field, {"entry", "builtin", "grid", "block", "smem", "args"});
+    LaunchSpec l;
+    l.line = line_of(t);
+    l.entry = r.string_or(t, "entry", "", field);
+    l.builtin = r.string_or(t, "builtin", "", field);
+    if (l.entry.empty() == l.builtin.empty()) r.fail(l.line, field, "give exactly one of entry or builtin");
+    if (!l.entry.empty()) {
+        l.grid = read_dims(r, t, "grid");
+        l.block = read_dims(r, t, "block");
+        l.smem = t.get("smem") ? read_expr(r, *t.get("smem"), field + ".smem") : Expr::parse("0");
+    }
+    const toml::array* args = t.get("args") ? t.get("args")->as_array() : nullptr;
+    if (!args) r.fail(l.line, field + ".args", "missing (a list of buffer names and expressions)");
+    for (size_t i = 0; i < args->size(); ++i) l.args.push_back(read_arg(r, *args->get(i), field + ".args[" + std::to_string(i) + "]"));
+    return l;
+}
+
+Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir) {
+    r.allow_only(t, field, {"id", "title", "file", "operation", "idea", "dtypes", "arch", "reference", "params",
+                            "constraint", "launch", "scratch", "model"});
+    Rung rung;
+    rung.line = line_of(t);
+    rung.id = r.string(t, "id", field);
+    if (!valid_id(rung.id)) r.fail(rung.line, field + ".id", "'" + rung.id + "' must be lower-case letters, digits and _");
+    rung.title = r.string(t, "title", field);
+    rung.idea = r.string_or(t, "idea", "", field);
+    rung.file = r.string_or(t, "file", "", field);
+    rung.operation = r.string_or(t, "operation", "", field);
+    rung.arch = r.string_or(t, "arch", "", field);
+    rung.reference = r.boolean_or(t, "reference", false, field);
+    if (t.get("dtypes")) rung.dtypes = read_dtypes(r, t, "dtypes");
+    if (!rung.file.empty()) {
+        rung.source_path = (fs::path(dir) / rung.file).lexically_normal().string();
+        std::error_code ec;
+        if (!fs::exists(rung.source_path, ec)) r.fail(line_of(*t.get("file")), field + ".file", "no such file: " + rung.source_path);
+    }
+    if (const toml::node* params = t.get("params")) {
+        const toml::table* pt = params->as_table();
+        if (!pt) r.fail(line_of(*params), field + ".params", "expected a table of parameters");
+        for (const auto& [key, node] : *pt) {
+            std::string name(key.str());
+            rung.params.push_back(read_param(r, name, node, field + ".params." + name));
+        }
+        // toml++ tables are unordered; keep manifest order for sliders.
+        std::sort(rung.params.begin(), rung.params.end(), [&](const ParamSpec& a, const ParamSpec& b) {
+            return line_of(*pt->get(a.name)) < line_of(*pt->get(b.name));
+        });
+    }
+    if (const toml::node* cs = t.get("constraint")) {
+        const toml::array* arr = cs->as_array();
+        if (!arr) r.fail(line_of(*cs), field + ".constraint", "expected [[rung.constraint]] entries");
+        for (size_t i = 0; i < arr->size(); ++i) {
+            std::string f = field + ".constraint[" + std::to_string(i) + "]";
+            const toml::table* ct = arr->get(i)->as_table();
+            if (!ct) r.fail(line_of(*arr->get(i)), f, "expected a table with expr and message");
+            r.allow_only(*ct, f, {"expr", "message"});
+            Constraint c;
+            c.line = line_of(*ct);
+            if (!ct->get("expr")) r.fail(c.line, f + ".expr", "missing");
+            c.expr = read_expr(r, *ct->get("expr"), f + ".expr");
+            c.message = r.string(*ct, "message", f);
+            rung.constraints.push_back(c);
+        }
+    }
+    const toml::node* ls = t.get("launch");
+    const toml::array* larr = ls ? ls->as_array() : nullptr;
+    if (!larr || larr->empty()) r.fail(rung.line, field + ".launch", "missing: a rung needs at least one [[rung.launch]]");
+    for (size_t i = 0; i < larr->size(); ++i) {
+        std::string f = field + ".launch[" + std::to_string(i) + "]";
+        const toml::table* lt = larr->get(i)->as_table();
+        if (!lt) r.fail(line_of(*larr->get(i)), f, "expected a table");
+        rung.launches.push_back(read_launch(r, *lt, f));
+        if (!rung.launches.back().entry.empty() && rung.file.empty())
+            r.fail(rung.launches.back().line, f + ".entry", "a kernel launch needs the rung's file");
+    }
+    if (const toml::node* sc = t.get("scratch")) {
+        const toml::table* st = sc->as_table();
+        if (!st) r.fail(line_of(*sc), field + ".scratch", "expected a table name = \"elements\"");
+        for (const auto& [key, node] : *st) {
+            ScratchSpec s;
+            s.name = std::string(key.str());
+            std::string f = field + ".scratch." + s.name;
+            auto text = node.value<std::string>();
+            if (!text) r.fail(line_of(node), f, "expected a string expression, e.g. \"n\" or \"rows:f32\"");
+            std::string body = *text;
+            auto colon = body.rfind(':');
+            if (colon != std::string::npos) {
+                s.dtype = parse_dtype(body.substr(colon + 1));
+                if (!s.dtype) r.fail(line_of(node), f, "unknown dtype '" + body.substr(colon + 1) + "'");
+                body = body.substr(0, colon);
+            }
+            try {
+                s.elements = Expr::parse(body);
+            } catch (const InputError& e) {
+                r.fail(line_of(node), f, e.what());
+            }
+            rung.scratch.push_back(s);
+        }
+    }
+    if (const toml::node* m = t.get("model")) {
+        const toml::table* mt = m->as_table();
+        if (!mt) r.fail(line_of(*m), field + ".model", "expected a table");
+        r.allow_only(*mt, field + ".model", {"bytes", "flops", "note"});
+        if (mt->get("bytes")) rung.model.bytes = read_expr(r, *mt->get("bytes"), field + ".model.bytes");
+        if (mt->get("flops")) rung.model.flops = read_expr(r, *mt->get("flops"), field + ".model.flops");
+        rung.model.note = r.string_or(*mt, "note", "", field + ".model");
+    }
+    return rung;
+}
+
+// Every name an expression of the rung uses must be a size axis, a parameter, esize or num_sms;
+// every buffer argument must name a buffer of the operation or a scratch buffer.
+void check_names(TomlReader& r, Rung& rung, const Operation& op, const std::string& field) {
+    std::set<std::string> known = {"esize", "num_sms"};
+    for (const auto& a : op.size_axes()) known.insert(a.name);
+    for (const auto& p : rung.params) known.insert(p.name);
+    Problem probe;
+    for (const auto& a : op.size_axes()) probe.sizes[a.name] = 1;
+    std::set<std::string> buffers;
+    for (const auto& b : op.buffers(probe)) buffers.insert(b.name);
+    for (const auto& s : rung.scratch) buffers.insert(s.name);
+    auto check = [&](const Expr& e, int line, const std::string& f) {
+        for (const auto& n : e.names())
+            if (!known.count(n)) r.fail(line, f, "unknown name '" + n + "' in '" + e.text() + "'");
+    };
+    for (const auto& c : rung.constraints) check(c.expr, c.line, field + ".constraint");
+    for (auto& l : rung.launches) {
+        for (const auto& e : l.grid) check(e, l.line, field + ".launch.grid");
+        for (const auto& e : l.block) check(e, l.line, field + ".launch.block");
+        if (!l.smem.empty()) check(l.smem, l.line, field + ".launch.smem");
+        for (auto& a : l.args) {
+            if (a.is_literal) continue;
+            auto names = a.value.names();
+            if (names.size() == 1 && a.value.text() == *names.begin() && buffers.count(a.value.text())) {
+                a.kind = ArgSpec::Kind::Buffer;
+                a.buffer = a.value.text();
+                continue;
+            }
+            check(a.value, l.line, field + ".launch.args '" + a.text + "'");
+        }
+    }
+    for (const auto& s : rung.scratch) check(s.elements, rung.line, field + ".scratch." + s.name);
+    if (!rung.model.bytes.empty()) check(rung.model.bytes, rung.line, field + ".model.bytes");
+    if (!rung.model.flops.empty()) check(rung.model.flops, rung.line, field + ".model.flops");
+}
+
+}  // namespace
+
+Ladder load_ladder(const std::string& manifest_path) {
+    TomlReader r(manifest_path);
+    const toml::table& root = r.root();
+    r.allow_only(root, "", {"ladder", "rung"});
+    const toml::table* lt = root.get("ladder") ? root.get("ladder")->as_table() : nullptr;
+    if (!lt) r.fail(1, "ladder", "missing [ladder] table");
+    r.allow_only(*lt, "ladder", {"id", "title", "operation", "summary", "sizes", "dtypes"});
+    Ladder L;
+    L.manifest_path = manifest_path;
+    L.dir = fs::path(manifest_path).parent_path().string();
+    L.id = r.string(*lt, "id", "ladder");
+    if (!valid_id(L.id)) r.fail(line_of(*lt), "ladder.id", "'" + L.id + "' must be lower-case letters, digits and _");
+    L.title = r.string(*lt, "title", "ladder");
+    L.operation = r.string(*lt, "operation", "ladder");
+    L.summary = r.string_or(*lt, "summary", "", "ladder");
+    L.dtypes = lt->get("dtypes") ? read_dtypes(r, *lt, "dtypes") : std::vector<DType>{DType::F32};
+    const Operation* ladder_op = find_operation(L.operation);
+    if (!ladder_op) r.fail(line_of(*lt->get("operation")), "ladder.operation", "unknown operation '" + L.operation + "'");
+    if (const toml::node* s = lt->get("sizes")) {
+        const toml::table* st = s->as_table();
+        if (!st) r.fail(line_of(*s), "ladder.sizes", "expected a table { axis = value }");
+        for (const auto& [key, node] : *st) {
+            auto v = node.value<int64_t>();
+            if (!v || *v < 1) r.fail(line_of(node), "ladder.sizes." + std::string(key.str()), "expected a positive integer");
+            L.default_sizes.emplace_back(std::string(key.str()), *v);
+        }
+        std::sort(L.default_sizes.begin(), L.default_sizes.end(), [&](const auto& a, const auto& b) {
+            return line_of(*st->get(a.first)) < line_of(*st->get(b.first));
+        });
+    }
+    for (const auto& axis : ladder_op->size_axes()) {
+        bool found = false;
+        for (const auto& [name, v] : L.default_sizes) found |= name == axis.name;
+        if (!found) r.fail(line_of(*lt), "ladder.sizes", "missing size axis '" + axis.name + "' of operation " + L.operation);
+    }
+    const toml::array* rungs = root.get("rung") ? root.get("rung")->as_array() : nullptr;
+    if (!rungs || rungs->empty()) r.fail(1, "rung", "a ladder needs at least one [[rung]]");
+    std::set<std::string> ids;
+    for (size_t i = 0; i < rungs->size(); ++i) {
+        std::string field = "rung[" + std::to_string(i) + "]";
+        const toml::table* t = rungs->get(i)->as_table();
+        if (!t) r.fail(line_of(*rungs->get(i)), field, "expected a table");
+        Rung rung = read_rung(r, *t, field, L.dir);
+        field = "rung '" + rung.id + "'";
+        if (!ids.insert(rung.id).second) r.fail(rung.line, field + ".id", "duplicate rung id");
+        if (rung.operation.empty()) rung.operation = L.operation;
+        const Operation* op = find_operation(rung.operation);
+        if (!op) r.fail(rung.line, field + ".operation", "unknown operation '" + rung.operation + "'");
+        if (rung.dtypes.empty()) rung.dtypes = L.dtypes;
+        for (DType d : rung.dtypes)
+            if (std::find(L.dtypes.begin(), L.dtypes.end(), d) == L.dtypes.end())
+                r.fail(rung.line, field + ".dtypes", to_string(d) + " is not one of the ladder's dtypes");
+        for (const auto& axis : op->size_axes()) {
+            bool found = false;
+            for (const auto& [name, v] : L.default_sizes) found |= name == axis.name;
+            if (!found) r.fail(rung.line, field + ".operation", "operation " + rung.operation + " needs size axis '" + axis.name + "' in [ladder].sizes");
+        }
+        check_names(r, rung, *op, field);
+        rung.index = static_cast<int>(L.rungs.size());
+        L.rungs.push_back(std::move(rung));
+    }
+    return L;
+}
+
+std::vector<Ladder> load_all_ladders(const std::string& kernels_root, std::vector<std::string>* errors) {
+    std::vector<std::string> manifests;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(kernels_root, ec)) {
+        fs::path m = entry.path() / "ladder.toml";
+        if (entry.is_directory() && fs::exists(m)) manifests.push_back(m.string());
+    }
+    if (ec && errors) errors->push_back("cannot list " + kernels_root + ": " + ec.message());
+    std::sort(manifests.begin(), manifests.end());
+    std::vector<Ladder> out;
+    std::set<std::string> ids;
+    for (const auto& m : manifests) {
+        try {
+            Ladder L = load_ladder(m);
+            if (!ids.insert(L.id).second) throw InputError(m + ": ladder.id: duplicate ladder id '" + L.id + "'");
+            out.push_back(std::move(L));
+        } catch (const Error& e) {
+            if (errors) errors->push_back(e.what());
+        }
+    }
+    return out;
+}
+
+// [SECTION] Resolving a rung
+
+ParamValues resolve_params(const Rung& rung, const ParamValues& overrides) {
+    ParamValues out;
+    for (const auto& p : rung.params) out[p.name] = p.default_value;
+    for (const auto& [name, v] : overrides) {
+        const ParamSpec* p = rung.find_param(name);
+        if (!p) {
+            std::string known;
+            for (const auto& q : rung.params) known += (known.empty() ? "" : ", ") + q.name;
+            throw InputError("rung " + rung.id + " has no parameter '" + name + "'" +
+                             (known.empty() ? " (it has none)" : " (it has " + known + ")"));
+        }
+        if (!p->accepts(v))
+            throw InputError("parameter " + name + "=" + std::to_string(v) + " is out of range for rung " + rung.id + " (" +
+                             p->describe_allowed() + ")");
+        out[name] = v;
+    }
+    return out;
+}
+
+Scope make_scope(const std::map<std::string, int64_t>& sizes, const ParamValues& params, DType dtype, int num_sms) {
+    Scope s;
+    for (const auto& [k, v] : sizes) s[k] = v;
+    for (const auto& [k, v] : params) s[k] = v;
+    s["esize"] = dtype_size(dtype);
+    s["num_sms"] = num_sms;
+    return s;
+}
+
+void check_constraints(const Rung& rung, const Scope& scope) {
+    for (const auto& c : rung.constraints) {
+        if (c.expr.eval(scope)) continue;
+        std::string values;
+        for (const auto& n : c.expr.names()) values += (values.empty() ? "" : ", ") + n + "=" + std::to_string(scope.at(n));
+        throw InputError("rung " + rung.id + ": " + c.message + " (" + c.expr.text() + " fails with " + values + ")");
+    }
+}
+
+std::vector<std::string> compile_defines(const Rung& rung, const ParamValues& params, DType dtype) {
+    std::vector<std::string> d;
+    for (const auto& p : rung.params) d.push_back(p.name + "=" + std::to_string(params.at(p.name)));
+    d.push_back("ELEM=" + dtype_cuda_name(dtype));
+    d.push_back(dtype_macro(dtype) + "=1");
+    return d;
+}
+
+std::string rung_arch(const Rung& rung, const std::string& device_arch) {
+    return rung.arch.empty() ? device_arch : rung.arch;
+}
+
+}  // namespace kl

@@ -1,0 +1,110 @@
+// Ladder manifests (kernels/<ladder>/ladder.toml): the one list of rungs that the CLI, the
+// GUI, the lessons, the exports and the tests all read. Format: docs/formats.md.
+// Loading validates everything it can without a GPU; errors read
+// "<file>:<line>: <field>: <problem>".
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dtype.h"
+#include "expr.h"
+
+namespace kl {
+
+struct ParamSpec {
+    std::string name;
+    int64_t default_value = 0;
+    std::vector<int64_t> values;  // explicit list, or empty for a range
+    int64_t min = 0, max = 0;
+    bool pow2 = false;
+    std::string help;
+    bool accepts(int64_t v) const;
+    std::vector<int64_t> allowed() const;  // every valid value (ranges enumerated, capped at 4096 entries)
+    std::string describe_allowed() const;  // "one of 32, 64, 128" / "1..16, powers of two"
+};
+
+struct Constraint {
+    Expr expr;
+    std::string message;
+    int line = 0;
+};
+
+struct ArgSpec {
+    enum class Kind { Buffer, Scalar } kind = Kind::Scalar;
+    enum class Type { I32, I64, F32 } type = Type::I32;
+    std::string buffer;  // for Kind::Buffer
+    Expr value;          // for Kind::Scalar
+    bool is_literal = false;  // "0.5:f32": a floating-point constant, not an expression
+    double literal = 0;
+    std::string text;    // as written
+};
+
+struct LaunchSpec {
+    std::string entry;    // kernel function, or empty when builtin is set
+    std::string builtin;  // engine routine ("cublas_sgemm"), or empty
+    std::vector<Expr> grid, block;  // 1..3 each
+    Expr smem;
+    std::vector<ArgSpec> args;
+    int line = 0;
+};
+
+struct ScratchSpec {
+    std::string name;
+    Expr elements;
+    std::optional<DType> dtype;  // default: the problem's dtype
+};
+
+struct RungModel {
+    Expr bytes;  // expected DRAM bytes; empty when not given
+    Expr flops;  // optional override of the operation's count
+    std::string note;
+};
+
+struct Rung {
+    std::string id, title, file, source_path, operation, idea, arch;
+    std::vector<DType> dtypes;
+    bool reference = false;
+    std::vector<ParamSpec> params;  // manifest order
+    std::vector<Constraint> constraints;
+    std::vector<LaunchSpec> launches;
+    std::vector<ScratchSpec> scratch;
+    RungModel model;
+    int line = 0;
+    int index = 0;  // position in the ladder
+    const ParamSpec* find_param(const std::string& name) const;
+};
+
+struct Ladder {
+    std::string id, title, operation, summary;
+    std::vector<std::pair<std::string, int64_t>> default_sizes;  // manifest order
+    std::vector<DType> dtypes;
+    std::vector<Rung> rungs;
+    std::string manifest_path, dir;
+    const Rung* find_rung(const std::string& id) const;
+};
+
+// Parses and validates one manifest; throws InputError "<file>:<line>: <field>: <problem>".
+Ladder load_ladder(const std::string& manifest_path);
+
+// Every kernels/*/ladder.toml, sorted by folder name. Manifests that fail to load are
+// reported in `errors` (one line each) and left out.
+std::vector<Ladder> load_all_ladders(const std::string& kernels_root, std::vector<std::string>* errors);
+
+// [SECTION] Resolving a rung for a problem
+using ParamValues = std::map<std::string, int64_t>;
+
+// Defaults overridden by `overrides`; throws InputError for unknown names, values outside
+// the allowed set, and violated constraints (with the constraint's message).
+ParamValues resolve_params(const Rung& rung, const ParamValues& overrides);
+// The scope expressions see: sizes, params, esize, num_sms.
+Scope make_scope(const std::map<std::string, int64_t>& sizes, const ParamValues& params, DType dtype, int num_sms);
+// Checks constraints (InputError with the message and the values involved).
+void check_constraints(const Rung& rung, const Scope& scope);
+// -D defines for NVRTC: params, ELEM, ELEM_IS_*.
+std::vector<std::string> compile_defines(const Rung& rung, const ParamValues& params, DType dtype);
+std::string rung_arch(const Rung& rung, const std::string& device_arch);
+
+}  // namespace kl

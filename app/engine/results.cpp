@@ -1,0 +1,275 @@
+#include "results.h"
+
+#include <ctime>
+
+#include "atomic_file.h"
+#include "errors.h"
+
+namespace kl {
+
+using nlohmann::json;
+
+std::string iso_now_utc() {
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+// [SECTION] Writing
+
+json to_json(const DeviceInfo& d) {
+    return {{"name", d.name}, {"uuid", d.uuid}, {"arch", d.arch()}, {"sm_count", d.sm_count}, {"l2_bytes", d.l2_bytes},
+            {"global_mem_bytes", d.global_mem_bytes}, {"smem_per_block_optin", d.smem_per_block_optin},
+            {"smem_per_sm", d.smem_per_sm}, {"sm_clock_khz", d.sm_clock_khz}, {"mem_clock_khz", d.mem_clock_khz},
+            {"mem_bus_bits", d.mem_bus_bits}, {"driver_version", d.driver_version}, {"runtime_version", d.runtime_version}};
+}
+
+json to_json(const Calibration& c) {
+    return {{"device_uuid", c.device_uuid}, {"measured_at", c.measured_at}, {"copy_gbps", c.copy_gbps},
+            {"sgemm_tflops", c.sgemm_tflops}, {"bf16_tflops", c.bf16_tflops}, {"fp32_peak_tflops", c.fp32_peak_tflops}};
+}
+
+namespace {
+template <class T> json opt(const std::optional<T>& v) { return v ? json(*v) : json(nullptr); }
+
+json to_json(const Correctness& c) {
+    json mism = json::array();
+    for (const auto& m : c.first_mismatches) mism.push_back({{"index", m.index}, {"expected", m.expected}, {"actual", m.actual}});
+    json j = {{"passed", c.passed}, {"rel_l2", c.rel_l2}, {"max_abs", c.max_abs}, {"elements", c.elements},
+              {"mismatches", c.mismatches}, {"nan_count", c.nan_count}, {"unwritten", c.unwritten},
+              {"tolerance", {{"abs", c.tolerance.abs}, {"rel", c.tolerance.rel}}}, {"first_mismatches", mism}};
+    if (c.error_map.rows > 0)
+        j["error_map"] = {{"rows", c.error_map.rows}, {"cols", c.error_map.cols}, {"source_rows", c.error_map.source_rows},
+                          {"source_cols", c.error_map.source_cols}, {"fraction_bad", c.error_map.fraction_bad}};
+    else
+        j["error_map"] = nullptr;
+    return j;
+}
+}  // namespace
+
+json to_json(const RunRecord& r) {
+    json j;
+    j["ladder"] = r.ladder;
+    j["rung"] = r.rung;
+    j["title"] = r.title;
+    j["operation"] = r.operation;
+    j["reference"] = r.reference;
+    j["params"] = r.params;
+    j["sizes"] = r.sizes;
+    j["dtype"] = r.dtype;
+    j["l2"] = r.l2;
+    j["warmup"] = r.warmup;
+    if (r.timing)
+        j["timing"] = {{"median_ms", r.timing->median_ms}, {"min_ms", r.timing->min_ms}, {"max_ms", r.timing->max_ms},
+                       {"mean_ms", r.timing->mean_ms}, {"rel_spread", r.timing->rel_spread}, {"reps", r.timing->reps}};
+    else
+        j["timing"] = nullptr;
+    j["work"] = {{"flops", r.flops}, {"ideal_bytes", r.ideal_bytes}, {"model_bytes", opt(r.model_bytes)}, {"model_note", r.model_note}};
+    j["rates"] = {{"gbps", r.gbps}, {"tflops", r.tflops}, {"pct_copy", opt(r.pct_copy)}, {"pct_gemm", opt(r.pct_gemm)},
+                  {"pct_reference", opt(r.pct_reference)}};
+    j["correctness"] = r.correctness ? to_json(*r.correctness) : json(nullptr);
+    j["counters"] = r.counters;
+    j["counters_note"] = r.counters_note;
+    j["peak_memory_bytes"] = opt(r.peak_memory_bytes);
+    j["error"] = r.error.empty() ? json(nullptr) : json({{"kind", r.error_kind}, {"message", r.error}});
+    return j;
+}
+
+json to_json(const ResultsFile& r) {
+    json runs = json::array();
+    for (const auto& run : r.runs) runs.push_back(to_json(run));
+    return {{"schema", kResultsSchema}, {"version", r.version}, {"created", r.created}, {"tool", r.tool},
+            {"command", r.command}, {"device", r.device ? to_json(*r.device) : json(nullptr)},
+            {"calibration", r.calibration ? to_json(*r.calibration) : json(nullptr)}, {"runs", runs}};
+}
+
+// [SECTION] Reading (strict about types, tolerant of unknown extra fields)
+
+namespace {
+
+struct Reader {
+    std::string origin;
+    [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+        throw InputError(origin + ": " + field + ": " + what);
+    }
+    const json& need(const json& j, const char* key, const std::string& field) const {
+        if (!j.is_object() || !j.contains(key)) fail(field.empty() ? key : field + "." + key, "missing");
+        return j.at(key);
+    }
+    double num(const json& j, const char* key, const std::string& field) const {
+        const json& v = need(j, key, field);
+        if (!v.is_number()) fail(field + "." + key, "expected a number");
+        return v.get<double>();
+    }
+    std::string str(const json& j, const char* key, const std::string& field) const {
+        const json& v = need(j, key, field);
+        if (!v.is_string()) fail(field + "." + key, "expected a string");
+        return v.get<std::string>();
+    }
+    std::optional<double> opt_num(const json& j, const char* key, const std::string& field) const {
+        if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+        return num(j, key, field);
+    }
+    std::map<std::string, int64_t> int_map(const json& j, const char* key, const std::string& field) const {
+        const json& v = need(j, key, field);
+        if (!v.is_object()) fail(field + "." + key, "expected an object of integers");
+        std::map<std::string, int64_t> out;
+        for (auto it = v.begin(); it != v.end(); ++it) {
+            if (!it->is_number_integer()) fail(field + "." + key + "." + it.key(), "expected an integer");
+            out[it.key()] = it->get<int64_t>();
+        }
+        return out;
+    }
+};
+
+DeviceInfo device_from_json(const Reader& rd, const json& j) {
+    DeviceInfo d;
+    d.name = rd.str(j, "name", "device");
+    d.uuid = j.value("uuid", "");
+    std::string arch = j.value("arch", "sm_00");
+    if (arch.size() >= 5) {
+        d.cc_major = arch[3] - '0';
+        d.cc_minor = arch[4] - '0';
+    }
+    d.sm_count = static_cast<int>(rd.num(j, "sm_count", "device"));
+    d.l2_bytes = static_cast<int64_t>(j.value("l2_bytes", 0.0));
+    d.global_mem_bytes = static_cast<int64_t>(j.value("global_mem_bytes", 0.0));
+    d.smem_per_block_optin = static_cast<int64_t>(j.value("smem_per_block_optin", 0.0));
+    d.smem_per_sm = static_cast<int64_t>(j.value("smem_per_sm", 0.0));
+    d.sm_clock_khz = j.value("sm_clock_khz", 0);
+    d.mem_clock_khz = j.value("mem_clock_khz", 0);
+    d.mem_bus_bits = j.value("mem_bus_bits", 0);
+    d.driver_version = j.value("driver_version", 0);
+    d.runtime_version = j.value("runtime_version", 0);
+    return d;
+}
+
+Correctness correctness_from_json(const Reader& rd, const json& j, const std::string& f) {
+    Correctness c;
+    const json& passed = rd.need(j, "passed", f);
+    if (!passed.is_boolean()) rd.fail(f + ".passed", "expected true or false");
+    c.passed = passed.get<bool>();
+    c.rel_l2 = rd.num(j, "rel_l2", f);
+    c.max_abs = rd.num(j, "max_abs", f);
+    c.elements = static_cast<int64_t>(rd.num(j, "elements", f));
+    c.mismatches = static_cast<int64_t>(rd.num(j, "mismatches", f));
+    c.nan_count = static_cast<int64_t>(j.value("nan_count", 0.0));
+    c.unwritten = static_cast<int64_t>(j.value("unwritten", 0.0));
+    if (j.contains("tolerance") && j["tolerance"].is_object()) {
+        c.tolerance.abs = j["tolerance"].value("abs", 0.0);
+        c.tolerance.rel = j["tolerance"].value("rel", 0.0);
+    }
+    if (j.contains("first_mismatches") && j["first_mismatches"].is_array())
+        for (const auto& m : j["first_mismatches"])
+            c.first_mismatches.push_back({m.value("index", int64_t(0)), m.value("expected", 0.0), m.value("actual", 0.0)});
+    if (j.contains("error_map") && j["error_map"].is_object()) {
+        const json& m = j["error_map"];
+        c.error_map.rows = m.value("rows", 0);
+        c.error_map.cols = m.value("cols", 0);
+        c.error_map.source_rows = m.value("source_rows", int64_t(0));
+        c.error_map.source_cols = m.value("source_cols", int64_t(0));
+        if (m.contains("fraction_bad") && m["fraction_bad"].is_array()) c.error_map.fraction_bad = m["fraction_bad"].get<std::vector<float>>();
+        if (c.error_map.fraction_bad.size() != size_t(c.error_map.rows) * size_t(c.error_map.cols))
+            rd.fail(f + ".error_map", "fraction_bad has " + std::to_string(c.error_map.fraction_bad.size()) + " cells for " +
+                                          std::to_string(c.error_map.rows) + " x " + std::to_string(c.error_map.cols));
+    }
+    return c;
+}
+
+RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f) {
+    RunRecord r;
+    if (!j.is_object()) rd.fail(f, "expected an object");
+    r.ladder = rd.str(j, "ladder", f);
+    r.rung = rd.str(j, "rung", f);
+    r.title = j.value("title", r.rung);
+    r.operation = j.value("operation", "");
+    r.reference = j.value("reference", false);
+    r.params = rd.int_map(j, "params", f);
+    r.sizes = rd.int_map(j, "sizes", f);
+    r.dtype = rd.str(j, "dtype", f);
+    r.l2 = j.value("l2", "cold");
+    r.warmup = j.value("warmup", 0);
+    if (j.contains("timing") && !j["timing"].is_null()) {
+        const json& t = j["timing"];
+        TimingStats s;
+        s.median_ms = rd.num(t, "median_ms", f + ".timing");
+        s.min_ms = rd.num(t, "min_ms", f + ".timing");
+        s.max_ms = rd.num(t, "max_ms", f + ".timing");
+        s.mean_ms = t.value("mean_ms", s.median_ms);
+        s.rel_spread = t.value("rel_spread", 0.0);
+        s.reps = t.value("reps", 0);
+        if (s.median_ms < 0 || s.min_ms > s.median_ms || s.median_ms > s.max_ms) rd.fail(f + ".timing", "min <= median <= max does not hold");
+        r.timing = s;
+    }
+    const json& w = rd.need(j, "work", f);
+    r.flops = rd.num(w, "flops", f + ".work");
+    r.ideal_bytes = rd.num(w, "ideal_bytes", f + ".work");
+    r.model_bytes = rd.opt_num(w, "model_bytes", f + ".work");
+    r.model_note = w.value("model_note", "");
+    const json& rates = rd.need(j, "rates", f);
+    r.gbps = rd.num(rates, "gbps", f + ".rates");
+    r.tflops = rd.num(rates, "tflops", f + ".rates");
+    r.pct_copy = rd.opt_num(rates, "pct_copy", f + ".rates");
+    r.pct_gemm = rd.opt_num(rates, "pct_gemm", f + ".rates");
+    r.pct_reference = rd.opt_num(rates, "pct_reference", f + ".rates");
+    if (j.contains("correctness") && !j["correctness"].is_null()) r.correctness = correctness_from_json(rd, j["correctness"], f + ".correctness");
+    r.counters = j.value("counters", json(nullptr));
+    r.counters_note = j.value("counters_note", "");
+    r.peak_memory_bytes = rd.opt_num(j, "peak_memory_bytes", f);
+    if (j.contains("error") && j["error"].is_object()) {
+        r.error_kind = j["error"].value("kind", "");
+        r.error = j["error"].value("message", "");
+    }
+    return r;
+}
+
+}  // namespace
+
+Calibration calibration_from_json(const json& j, const std::string& origin) {
+    Reader rd{origin};
+    Calibration c;
+    c.device_uuid = j.value("device_uuid", "");
+    c.measured_at = j.value("measured_at", "");
+    c.copy_gbps = rd.num(j, "copy_gbps", "calibration");
+    c.sgemm_tflops = rd.num(j, "sgemm_tflops", "calibration");
+    c.bf16_tflops = rd.num(j, "bf16_tflops", "calibration");
+    c.fp32_peak_tflops = j.value("fp32_peak_tflops", 0.0);
+    return c;
+}
+
+ResultsFile results_from_json(const json& j, const std::string& origin) {
+    Reader rd{origin};
+    if (!j.is_object()) rd.fail("(top level)", "expected a JSON object");
+    if (rd.str(j, "schema", "") != kResultsSchema) rd.fail("schema", std::string("expected \"") + kResultsSchema + "\"");
+    ResultsFile r;
+    r.version = static_cast<int>(rd.num(j, "version", ""));
+    if (r.version > kResultsVersion)
+        rd.fail("version", std::to_string(r.version) + " is newer than this program understands (" + std::to_string(kResultsVersion) + ")");
+    r.created = j.value("created", "");
+    r.tool = j.value("tool", "");
+    r.command = j.value("command", "");
+    if (j.contains("device") && !j["device"].is_null()) r.device = device_from_json(rd, j["device"]);
+    if (j.contains("calibration") && !j["calibration"].is_null()) r.calibration = calibration_from_json(j["calibration"], origin);
+    const json& runs = rd.need(j, "runs", "");
+    if (!runs.is_array()) rd.fail("runs", "expected a list");
+    for (size_t i = 0; i < runs.size(); ++i) r.runs.push_back(run_from_json(rd, runs[i], "runs[" + std::to_string(i) + "]"));
+    return r;
+}
+
+ResultsFile load_results(const std::string& path) {
+    std::string text = read_file(path);
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::parse_error& e) {
+        throw InputError(path + ": not valid JSON (" + std::string(e.what()) + ")");
+    }
+    return results_from_json(j, path);
+}
+
+void save_results(const std::string& path, const ResultsFile& r) { write_file_atomically(path, to_json(r).dump(1) + "\n"); }
+
+}  // namespace kl
