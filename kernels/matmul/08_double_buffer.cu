@@ -1,0 +1,206 @@
+// Rung 8 - double buffering: load the next K-tile while computing on the current one.
+//
+// What changes from rung 7: shared memory holds two copies of each tile. While the warps run
+// their multiply-adds on buffer `cur`, every thread has already issued the global loads of the
+// *next* K-tile into registers; once its math is done it writes those registers into the other
+// buffer, and a single barrier per K-step hands the buffers over.
+// Why it is faster: in rung 7 each K-step was "load, wait, barrier, compute, barrier": while the
+// loads crossed the memory system (hundreds of cycles) the FMA units had nothing to do, and the
+// second barrier made everybody wait for the slowest warp. Here the load latency hides behind
+// BK steps of math, and one barrier per step is enough (see the comment at the loop).
+// What to see: the last big step on CUDA cores, close to cuBLAS SGEMM at large sizes. The cost:
+// twice the shared memory and a few more registers (the in-flight loads).
+//
+// Edges and alignment: as in rungs 6-7 (float4 fast path inside, guarded scalar path at edges).
+
+#if !defined(BM) || !defined(BN) || !defined(BK) || !defined(WM) || !defined(WN) || !defined(TM) || !defined(TN)
+#error "BM, BN, BK, WM, WN, TM and TN must be defined, e.g. -DBM=128 -DBN=128 -DBK=8 -DWM=32 -DWN=64 -DTM=4 -DTN=4"
+#endif
+
+#define LANES_M 4
+#define LANES_N 8
+#define WSUBM (LANES_M * TM)
+#define WSUBN (LANES_N * TN)
+#define WMITER (WM / WSUBM)
+#define WNITER (WN / WSUBN)
+#define NUM_THREADS (32 * (BM / WM) * (BN / WN))
+#define A_PAD 4
+#define A_LOADS ((BM * BK / 4 + NUM_THREADS - 1) / NUM_THREADS)  // float4 loads of A per thread per tile
+#define B_LOADS ((BK * BN / 4 + NUM_THREADS - 1) / NUM_THREADS)  // ...and of B
+// Ask for two resident blocks per SM (at most 128 registers per thread at 256 threads) when the
+// accumulators plus the in-flight loads leave room for it, so that while one block waits at its
+// barrier the other keeps the FMA units busy. Larger shapes get no cap: capping them would spill.
+#define MIN_BLOCKS ((NUM_THREADS <= 256 && WM * WN / 32 + 4 * (A_LOADS + B_LOADS) <= 72) ? 2 : 1)
+
+static_assert(BM % WM == 0 && BN % WN == 0, "the block tile must split into whole warp tiles");
+static_assert(WM % WSUBM == 0 && WN % WSUBN == 0, "the warp tile must split into whole (4*TM) x (8*TN) sub-tiles");
+static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "TM, TN and BK must be multiples of 4 (float4 accesses)");
+static_assert(NUM_THREADS >= 32 && NUM_THREADS <= 1024, "32 * (BM / WM) * (BN / WN) threads must be between 32 and 1024");
+static_assert(WM * WN / 32 <= 128, "at most 128 accumulators per thread (WM * WN / 32); more would spill");
+static_assert(2 * (BK * (BM + A_PAD) + BK * BN) * 4 <= 48 * 1024, "two stages of static shared memory must fit in 48 KB");
+
+// Global -> registers for the K-tile at k0.
+// Interior blocks (kInterior): rows are 16-byte aligned and the tile lies inside A and B along M
+// and N, so each thread issues plain float4 loads; the only check left is the K tail (a float4 is
+// wholly inside or wholly past K because K is a multiple of 4). Edge blocks: guarded scalar
+// loads, with zeros outside the matrices.
+template <bool kInterior>
+__device__ __forceinline__ void load_global(float4 (&a)[A_LOADS], float4 (&b)[B_LOADS], const float* A, const float* B,
+                                            int M, int N, int K, int m0, int n0, int k0)
+{
+    const int tid = threadIdx.x;
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+    for (int i = 0; i < A_LOADS; ++i) {
+        const int idx = i * NUM_THREADS + tid;
+        const int r = idx / (BK / 4), c = (idx % (BK / 4)) * 4;
+        const bool in_tile = (BM * BK / 4) % NUM_THREADS == 0 || idx < BM * BK / 4;
+        if (kInterior) {
+            a[i] = (in_tile && k0 + c < K) ? *reinterpret_cast<const float4*>(&A[(size_t)(m0 + r) * K + k0 + c]) : zero;
+        } else {
+            const float* src = A + (size_t)(m0 + r) * K + k0 + c;
+            const int left = (in_tile && m0 + r < M) ? K - (k0 + c) : 0;  // valid elements from src on
+            a[i].x = left > 0 ? src[0] : 0.0f;
+            a[i].y = left > 1 ? src[1] : 0.0f;
+            a[i].z = left > 2 ? src[2] : 0.0f;
+            a[i].w = left > 3 ? src[3] : 0.0f;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < B_LOADS; ++i) {
+        const int idx = i * NUM_THREADS + tid;
+        const int r = idx / (BN / 4), c = (idx % (BN / 4)) * 4;
+        const bool in_tile = (BK * BN / 4) % NUM_THREADS == 0 || idx < BK * BN / 4;
+        if (kInterior) {
+            b[i] = (in_tile && k0 + r < K) ? *reinterpret_cast<const float4*>(&B[(size_t)(k0 + r) * N + n0 + c]) : zero;
+        } else {
+            const float* src = B + (size_t)(k0 + r) * N + n0 + c;
+            const int left = (in_tile && k0 + r < K) ? N - (n0 + c) : 0;
+            b[i].x = left > 0 ? src[0] : 0.0f;
+            b[i].y = left > 1 ? src[1] : 0.0f;
+            b[i].z = left > 2 ? src[2] : 0.0f;
+            b[i].w = left > 3 ? src[3] : 0.0f;
+        }
+    }
+}
+
+// Registers -> one shared-memory stage (A transposed to As[k][m]).
+__device__ __forceinline__ void store_shared(float (*As)[BM + A_PAD], float (*Bs)[BN],
+                                             const float4 (&a)[A_LOADS], const float4 (&b)[B_LOADS])
+{
+    const int tid = threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < A_LOADS; ++i) {
+        const int idx = i * NUM_THREADS + tid;
+        if ((BM * BK / 4) % NUM_THREADS == 0 || idx < BM * BK / 4) {
+            const int r = idx / (BK / 4), c = (idx % (BK / 4)) * 4;
+            As[c + 0][r] = a[i].x;
+            As[c + 1][r] = a[i].y;
+            As[c + 2][r] = a[i].z;
+            As[c + 3][r] = a[i].w;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < B_LOADS; ++i) {
+        const int idx = i * NUM_THREADS + tid;
+        if ((BK * BN / 4) % NUM_THREADS == 0 || idx < BK * BN / 4) {
+            const int r = idx / (BN / 4), c = (idx % (BN / 4)) * 4;
+            *reinterpret_cast<float4*>(&Bs[r][c]) = b[i];
+        }
+    }
+}
+
+// The whole block's work; kInterior selects the unchecked copy of the loop (see load_global).
+template <bool kInterior>
+__device__ __forceinline__ void block_tile(float (*As)[BK][BM + A_PAD], float (*Bs)[BK][BN], float* C, const float* A,
+                                           const float* B, int M, int N, int K, int m0, int n0)
+{
+    const int tid = threadIdx.x;
+    const int warp = tid / 32, lane = tid % 32;
+    const int warp_m = (warp / (BN / WN)) * WM;
+    const int warp_n = (warp % (BN / WN)) * WN;
+    const int lane_m = (lane / LANES_N) * TM;
+    const int lane_n = (lane % LANES_N) * TN;
+
+    const int num_tiles = (K + BK - 1) / BK;
+
+    float acc[WMITER * TM][WNITER * TN] = {};
+    float a_frag[WMITER * TM], b_frag[WNITER * TN];
+    float4 a_next[A_LOADS], b_next[B_LOADS];
+
+    load_global<kInterior>(a_next, b_next, A, B, M, N, K, m0, n0, 0);
+    store_shared(As[0], Bs[0], a_next, b_next);
+    __syncthreads();
+
+    for (int t = 0; t < num_tiles; ++t) {
+        const int cur = t & 1;
+        const bool has_next = t + 1 < num_tiles;
+        // Issue the next tile's loads now; nothing waits for them until store_shared below.
+        if (has_next) {
+            load_global<kInterior>(a_next, b_next, A, B, M, N, K, m0, n0, (t + 1) * BK);
+        }
+
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+#pragma unroll
+            for (int wm = 0; wm < WMITER; ++wm)
+#pragma unroll
+                for (int i = 0; i < TM; i += 4)
+                    *reinterpret_cast<float4*>(&a_frag[wm * TM + i]) =
+                        *reinterpret_cast<const float4*>(&As[cur][k][warp_m + wm * WSUBM + lane_m + i]);
+#pragma unroll
+            for (int wn = 0; wn < WNITER; ++wn)
+#pragma unroll
+                for (int j = 0; j < TN; j += 4)
+                    *reinterpret_cast<float4*>(&b_frag[wn * TN + j]) =
+                        *reinterpret_cast<const float4*>(&Bs[cur][k][warp_n + wn * WSUBN + lane_n + j]);
+#pragma unroll
+            for (int i = 0; i < WMITER * TM; ++i)
+#pragma unroll
+                for (int j = 0; j < WNITER * TN; ++j) acc[i][j] += a_frag[i] * b_frag[j];
+        }
+
+        // Writing buffer cur^1 is safe without a barrier before it: its last readers ran in step
+        // t-1, and every thread passed the barrier at the end of step t-1 after that.
+        if (has_next) store_shared(As[cur ^ 1], Bs[cur ^ 1], a_next, b_next);
+        __syncthreads();  // buffer cur^1 is complete before step t+1 reads it
+    }
+
+#pragma unroll
+    for (int wm = 0; wm < WMITER; ++wm)
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+            const int row = m0 + warp_m + wm * WSUBM + lane_m + i;
+#pragma unroll
+            for (int wn = 0; wn < WNITER; ++wn)
+#pragma unroll
+                for (int j = 0; j < TN; j += 4) {
+                    const int col = n0 + warp_n + wn * WSUBN + lane_n + j;
+                    const float* v = &acc[wm * TM + i][wn * TN + j];
+                    if (kInterior) {
+                        *reinterpret_cast<float4*>(&C[(size_t)row * N + col]) = make_float4(v[0], v[1], v[2], v[3]);
+                    } else if (row < M) {
+#pragma unroll
+                        for (int e = 0; e < 4; ++e)
+                            if (col + e < N) C[(size_t)row * N + col + e] = v[e];
+                    }
+                }
+        }
+}
+
+extern "C" __global__ void __launch_bounds__(NUM_THREADS, MIN_BLOCKS)
+matmul_double_buffer(float* C, const float* A, const float* B, int M, int N, int K)
+{
+    __shared__ __align__(16) float As[2][BK][BM + A_PAD];
+    __shared__ __align__(16) float Bs[2][BK][BN];
+
+    const int m0 = blockIdx.y * BM;
+    const int n0 = blockIdx.x * BN;
+    // float4 access needs 16-byte aligned rows: K and N multiples of 4, aligned base pointers.
+    const bool aligned = (K % 4 == 0) && (N % 4 == 0) &&
+                         ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B) | reinterpret_cast<size_t>(C)) % 16 == 0);
+    if (aligned && m0 + BM <= M && n0 + BN <= N)  // uniform across the block: no divergence
+        block_tile<true>(As, Bs, C, A, B, M, N, K, m0, n0);
+    else
+        block_tile<false>(As, Bs, C, A, B, M, N, K, m0, n0);
+}
