@@ -13,5 +13,6 @@ Action add_run_command(CLI::App& app);
 Action add_sweep_command(CLI::App& app);
 Action add_calibrate_command(CLI::App& app);
 Action add_check_kernels_command(CLI::App& app);
+Action add_serve_command(CLI::App& app);
 
 }  // namespace kl::cli

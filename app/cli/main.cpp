@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
     add("calibrate", "Measure this GPU's copy bandwidth and cuBLAS GEMM rates (cached per device)", kl::cli::add_calibrate_command);
     add("check-kernels", "Compile every rung with NVRTC at default parameters and range ends (no GPU needed)",
         kl::cli::add_check_kernels_command);
+    add("serve", "Runner process for the GUI: JSON-line requests on stdin, replies on stdout", kl::cli::add_serve_command);
     for (int i = 0; i < argc; ++i) kl::cli::invocation() += (i ? " " : "") + std::string(argv[i]);
     try {
         app.parse(argc, argv);
