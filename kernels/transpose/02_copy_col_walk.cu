@@ -9,6 +9,9 @@
 // to ideal while time does not: the bottleneck moves from DRAM to the number of transactions.
 // What to see: several times the time of rung 1 for the very same bytes; in the traffic plot,
 // L2 sectors per request jump from 4 to 32.
+//
+// Each thread copies EPT elements of its row, from EPT consecutive columns, loads first, as
+// in rung 1: the two rungs differ only in which index follows the thread.
 
 #if !defined(ELEM_IS_FP32)
 #error "the transpose ladder is written for fp32: compile with -DELEM=float -DELEM_IS_FP32=1"
@@ -16,6 +19,10 @@
 #ifndef TPB
 #define TPB 256
 #endif
+#ifndef EPT
+#define EPT 4
+#endif
+static_assert(EPT >= 1 && EPT <= 8, "EPT (elements each thread copies) must be 1..8");
 static_assert(TPB >= 32 && TPB <= 1024 && (TPB % 32) == 0, "TPB must be whole warps, 32..1024");
 
 extern "C" __global__ void __launch_bounds__(TPB)
@@ -23,8 +30,13 @@ copy_col_walk(float* __restrict__ out, const float* __restrict__ in, int rows, i
 {
     const int row = blockIdx.x * TPB + threadIdx.x;    // consecutive threads: consecutive rows
     if (row >= rows) return;
-    for (int col = blockIdx.y; col < cols; col += gridDim.y) {
-        const size_t at = (size_t)row * cols + col;     // stride `cols` across the warp
-        out[at] = in[at];
+    for (int col0 = blockIdx.y * EPT; col0 < cols; col0 += gridDim.y * EPT) {
+        float v[EPT];
+        #pragma unroll
+        for (int k = 0; k < EPT; ++k)
+            if (col0 + k < cols) v[k] = in[(size_t)row * cols + col0 + k];   // stride `cols` across the warp
+        #pragma unroll
+        for (int k = 0; k < EPT; ++k)
+            if (col0 + k < cols) out[(size_t)row * cols + col0 + k] = v[k];
     }
 }

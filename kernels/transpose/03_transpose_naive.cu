@@ -7,6 +7,7 @@
 // Why it is no faster than that: a transpose cannot be coalesced on both sides by choosing
 // which thread takes which element; one side always walks a column.
 // What to see: time between rung 1 and rung 2 (one side is coalesced, the other is not).
+// Like rung 1, each thread handles EPT rows, loads first.
 
 #if !defined(ELEM_IS_FP32)
 #error "the transpose ladder is written for fp32: compile with -DELEM=float -DELEM_IS_FP32=1"
@@ -14,6 +15,10 @@
 #ifndef TPB
 #define TPB 256
 #endif
+#ifndef EPT
+#define EPT 4
+#endif
+static_assert(EPT >= 1 && EPT <= 8, "EPT (elements each thread copies) must be 1..8");
 static_assert(TPB >= 32 && TPB <= 1024 && (TPB % 32) == 0, "TPB must be whole warps, 32..1024");
 
 extern "C" __global__ void __launch_bounds__(TPB)
@@ -21,8 +26,13 @@ transpose_naive(float* __restrict__ out, const float* __restrict__ in, int rows,
 {
     const int col = blockIdx.x * TPB + threadIdx.x;
     if (col >= cols) return;
-    for (int row = blockIdx.y; row < rows; row += gridDim.y) {
-        const float value = in[(size_t)row * cols + col];     // coalesced: along a row
-        out[(size_t)col * rows + row] = value;                // strided: down a column of out
+    for (int row0 = blockIdx.y * EPT; row0 < rows; row0 += gridDim.y * EPT) {
+        float v[EPT];
+        #pragma unroll
+        for (int k = 0; k < EPT; ++k)
+            if (row0 + k < rows) v[k] = in[(size_t)(row0 + k) * cols + col];   // coalesced: along a row
+        #pragma unroll
+        for (int k = 0; k < EPT; ++k)
+            if (row0 + k < rows) out[(size_t)col * rows + row0 + k] = v[k];    // strided: down a column of out
     }
 }
