@@ -9,10 +9,19 @@
 
 namespace kl::cli {
 
+namespace {
+std::vector<std::string>& errors_store() {
+    static std::vector<std::string> e;
+    return e;
+}
+}  // namespace
+
+const std::vector<std::string>& load_errors() { return errors_store(); }
+
 std::vector<Ladder> load_ladders_or_throw() {
-    std::vector<std::string> errors;
-    auto ladders = load_all_ladders(kernels_dir(), &errors);
-    if (!errors.empty()) throw InputError(errors.front());
+    errors_store().clear();
+    auto ladders = load_all_ladders(kernels_dir(), &errors_store());
+    if (ladders.empty() && !errors_store().empty()) throw InputError(errors_store().front());
     if (ladders.empty()) throw InputError("no ladders found under " + kernels_dir() + " (set KLADDER_ROOT to the checkout)");
     return ladders;
 }
@@ -23,6 +32,8 @@ const Ladder& find_ladder_or_throw(const std::vector<Ladder>& ladders, const std
         if (l.id == id) return l;
         known += (known.empty() ? "" : ", ") + l.id;
     }
+    for (const auto& e : load_errors())
+        if (e.find("/" + id + "/ladder.toml") != std::string::npos) throw InputError(e);
     throw InputError("unknown ladder '" + id + "' (ladders: " + known + ")");
 }
 

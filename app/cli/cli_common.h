@@ -10,9 +10,10 @@
 
 namespace kl::cli {
 
-// Loads every ladder; a manifest that fails to load is an InputError (the CLI refuses to
-// work on a broken tree, naming the file and line).
+// Loads every ladder. Manifests that fail to load are kept in load_errors() (one line each,
+// naming file, line and field); asking for such a ladder by id throws its error.
 std::vector<Ladder> load_ladders_or_throw();
+const std::vector<std::string>& load_errors();
 const Ladder& find_ladder_or_throw(const std::vector<Ladder>& ladders, const std::string& id);
 
 // "n=1024,m=3" or repeated "K=V" items -> map; values accept 2^k and k suffixes (4k = 4096).

@@ -91,6 +91,10 @@ Action add_check_kernels_command(CLI::App& app) {
             }
         }
         double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        for (const auto& e : load_errors()) {
+            std::printf("FAIL  %s\n", e.c_str());
+            ++failed;
+        }
         std::printf("check-kernels: %d compiled, %d failed, %d skipped by constraints (%.1f s, NVRTC %s)\n", compiled, failed, skipped,
                     s, nvrtc_version_string().c_str());
         return failed ? static_cast<int>(ExitCode::BadInput) : 0;

@@ -63,6 +63,8 @@ Action add_list_command(CLI::App& app) {
             for (const auto& e : errors) std::fprintf(stderr, "kladder: lesson %s not loaded: %s\n", e.folder.c_str(), e.message.c_str());
             if (!errors.empty()) return static_cast<int>(ExitCode::BadInput);
         }
+        for (const auto& e : load_errors()) std::fprintf(stderr, "kladder: %s\n", e.c_str());
+        if (!load_errors().empty()) return static_cast<int>(ExitCode::BadInput);
         if (opt->what == "operations") {
             std::vector<std::vector<std::string>> rows;
             for (const auto& name : operation_names()) {

@@ -19,7 +19,7 @@ class VectorAdd : public Operation {
   public:
     std::string name() const override { return "vector_add"; }
     std::string description() const override { return "c[i] = a[i] + b[i]: two reads and one write per element"; }
-    std::vector<SizeAxis> size_axes() const override { return {{"n", 1, int64_t(1) << 32, "elements"}}; }
+    std::vector<SizeAxis> size_axes() const override { return {{"n", 1, int64_t(1) << 36, "elements"}}; }
     std::vector<DType> dtypes() const override { return {DType::F32}; }
     std::vector<BufferDecl> buffers(const Problem& p) const override {
         int64_t n = p.size("n");
@@ -49,7 +49,7 @@ class Gelu : public Operation {
     std::string description() const override {
         return "y = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))): one read and one write per element";
     }
-    std::vector<SizeAxis> size_axes() const override { return {{"n", 1, int64_t(1) << 32, "elements"}}; }
+    std::vector<SizeAxis> size_axes() const override { return {{"n", 1, int64_t(1) << 36, "elements"}}; }
     std::vector<DType> dtypes() const override { return {DType::F32}; }
     std::vector<BufferDecl> buffers(const Problem& p) const override {
         int64_t n = p.size("n");

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Copies the built, stripped programs that the GPU machine runs into .carry/ (git-ignored),
+# small enough to travel with the device tool's `carry`. They find kernels/ and lessons/ by
+# walking up from their own folder.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .carry
+for f in build/app/cli/kladder build/tests/test_gpu build/tests/test_engine; do
+  [ -f "$f" ] && strip -o ".carry/$(basename "$f")" "$f"
+done
+[ -f ../shared/tools/peers.py ] && cp ../shared/tools/peers.py .carry/
+du -sh .carry

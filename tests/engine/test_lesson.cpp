@@ -1,0 +1,92 @@
+// Lessons: the shipped ones load against the shipped ladders; broken references are refused.
+#include <gtest/gtest.h>
+
+#include "engine/errors.h"
+#include "engine/lesson.h"
+#include "engine/paths.h"
+#include "temp_tree.h"
+
+namespace {
+std::vector<kl::Ladder> shipped_ladders() {
+    std::vector<std::string> errors;
+    return kl::load_all_ladders(kl::kernels_dir(), &errors);
+}
+
+std::string lesson_with(const std::string& step_fields) {
+    return "[lesson]\nid = \"t\"\nnumber = 1\ntitle = \"T\"\n\n[[step]]\ntitle = \"S\"\ntext = \"s.md\"\n" + step_fields +
+           "\n[[check]]\nquestion = \"Q\"\nanswer = \"A\"\nchoices = [\"a\", \"b\"]\ncorrect = 1\n\n[[card]]\nfront = \"F\"\nback = \"B\"\n";
+}
+
+std::string error_of(const std::string& manifest) {
+    TempTree t;
+    t.write("l/s.md", "# Step\n");
+    t.write("l/lesson.toml", manifest);
+    try {
+        kl::load_lesson(t.path("l/lesson.toml"), shipped_ladders());
+    } catch (const kl::InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+}  // namespace
+
+TEST(Lesson, EveryShippedLessonLoads) {
+    std::vector<kl::LessonLoadError> errors;
+    auto lessons = kl::load_all_lessons(kl::lessons_dir(), shipped_ladders(), &errors);
+    for (const auto& e : errors) ADD_FAILURE() << e.folder << ": " << e.message;
+    EXPECT_GE(lessons.size(), 2u);
+    for (const auto& l : lessons) {
+        EXPECT_FALSE(l.steps.empty()) << l.id;
+        for (const auto& s : l.steps) EXPECT_FALSE(s.text.empty()) << l.id << ": " << s.title;
+    }
+}
+
+TEST(Lesson, ValidStepLoads) {
+    EXPECT_EQ(error_of(lesson_with("ladder = \"elementwise\"\nrung = \"vector_add\"\nparams = { TPB = 64 }\nsizes = { n = 1000 }\n")), "");
+}
+
+TEST(Lesson, UnknownRungIsRefused) {
+    std::string e = error_of(lesson_with("ladder = \"elementwise\"\nrung = \"warp_magic\"\n"));
+    EXPECT_NE(e.find("step[0].rung: ladder elementwise has no rung 'warp_magic'"), std::string::npos) << e;
+}
+
+TEST(Lesson, ParameterOutOfRangeIsRefused) {
+    std::string e = error_of(lesson_with("ladder = \"elementwise\"\nrung = \"vector_add\"\nparams = { TPB = 48 }\n"));
+    EXPECT_NE(e.find("step[0].params.TPB: 48 is not allowed"), std::string::npos) << e;
+}
+
+TEST(Lesson, UnknownSizeAxisIsRefused) {
+    std::string e = error_of(lesson_with("ladder = \"elementwise\"\nsizes = { rows = 4 }\n"));
+    EXPECT_NE(e.find("has no size axis 'rows'"), std::string::npos) << e;
+}
+
+TEST(Lesson, MissingMarkdownFileIsRefused) {
+    TempTree t;
+    t.write("l/lesson.toml", lesson_with(""));
+    try {
+        kl::load_lesson(t.path("l/lesson.toml"), shipped_ladders());
+        FAIL();
+    } catch (const kl::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("step[0].text: no such file"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Lesson, BadChoiceIndexIsRefused) {
+    std::string m = lesson_with("");
+    m.replace(m.find("correct = 1"), 11, "correct = 5");
+    std::string e = error_of(m);
+    EXPECT_NE(e.find("check[0].correct: index 5 is not one of the 2 choices"), std::string::npos) << e;
+}
+
+TEST(Lesson, BrokenLessonIsReportedAndOthersStillLoad) {
+    TempTree t;
+    t.write("a_good/s.md", "text");
+    t.write("a_good/lesson.toml", lesson_with(""));
+    t.write("b_bad/lesson.toml", "[lesson]\nid = 3\n");
+    std::vector<kl::LessonLoadError> errors;
+    auto lessons = kl::load_all_lessons(t.root(), shipped_ladders(), &errors);
+    ASSERT_EQ(lessons.size(), 1u);
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_EQ(errors[0].folder, "b_bad");
+    EXPECT_NE(errors[0].message.find("lesson.id: expected a string"), std::string::npos) << errors[0].message;
+}

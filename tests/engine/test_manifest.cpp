@@ -1,0 +1,182 @@
+// Ladder manifests: the real ones load; broken ones fail with file, line and field.
+#include <gtest/gtest.h>
+
+#include "engine/compiler.h"
+#include "engine/errors.h"
+#include "engine/manifest.h"
+#include "engine/paths.h"
+#include "temp_tree.h"
+
+namespace {
+
+const char* kKernel = R"(extern "C" __global__ void scale2(float* y, const float* x, long long n) {
+    long long i = (long long)blockIdx.x * TPB + threadIdx.x;
+    if (i < n) y[i] = 0.5f * x[i] * (1.0f + tanhf(0.7978845608f * (x[i] + 0.044715f * x[i] * x[i] * x[i])));
+}
+)";
+
+std::string good_manifest(const std::string& extra_rung_fields = "", const std::string& param = "default = 128\n  values = [64, 128]") {
+    return std::string(R"TOML([ladder]
+id = "tiny"
+title = "Tiny"
+operation = "gelu"
+sizes = { n = 1000 }
+
+[[rung]]
+id = "one"
+title = "One"
+file = "01_one.cu"
+)TOML") + extra_rung_fields + R"TOML(
+  [rung.params.TPB]
+  )TOML" + param + R"TOML(
+  [[rung.constraint]]
+  expr = "TPB <= 1024"
+  message = "too many threads"
+  [[rung.launch]]
+  entry = "scale2"
+  grid = ["cdiv(n, TPB)"]
+  block = ["TPB"]
+  args = ["y", "x", "n:i64"]
+  [rung.model]
+  bytes = "2 * n * esize"
+)TOML";
+}
+
+std::string load_error(const TempTree& t) {
+    try {
+        kl::load_ladder(t.path("tiny/ladder.toml"));
+    } catch (const kl::InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST(Manifest, EveryShippedLadderLoads) {
+    std::vector<std::string> errors;
+    auto ladders = kl::load_all_ladders(kl::kernels_dir(), &errors);
+    for (const auto& e : errors) ADD_FAILURE() << e;
+    ASSERT_FALSE(ladders.empty());
+    bool has_elementwise = false;
+    for (const auto& l : ladders) {
+        has_elementwise |= l.id == "elementwise";
+        for (const auto& r : l.rungs) EXPECT_FALSE(r.launches.empty()) << l.id << "/" << r.id;
+    }
+    EXPECT_TRUE(has_elementwise);
+}
+
+TEST(Manifest, GoodTinyLadderLoadsInOrder) {
+    TempTree t;
+    t.write("tiny/01_one.cu", kKernel);
+    t.write("tiny/ladder.toml", good_manifest());
+    kl::Ladder L = kl::load_ladder(t.path("tiny/ladder.toml"));
+    ASSERT_EQ(L.rungs.size(), 1u);
+    const kl::Rung& r = L.rungs[0];
+    EXPECT_EQ(r.params[0].name, "TPB");
+    EXPECT_EQ(r.launches[0].args[0].kind, kl::ArgSpec::Kind::Buffer);
+    EXPECT_EQ(r.launches[0].args[2].type, kl::ArgSpec::Type::I64);
+    EXPECT_EQ(kl::resolve_params(r, {}).at("TPB"), 128);
+    EXPECT_THROW(kl::resolve_params(r, {{"TPB", 96}}), kl::InputError);
+    EXPECT_THROW(kl::resolve_params(r, {{"BLOCK", 64}}), kl::InputError);
+}
+
+TEST(Manifest, MissingSourceFileNamesLineAndField) {
+    TempTree t;
+    t.write("tiny/ladder.toml", good_manifest());
+    std::string e = load_error(t);
+    EXPECT_NE(e.find("ladder.toml:10: rung[0].file: no such file"), std::string::npos) << e;
+}
+
+TEST(Manifest, UnknownFieldIsRefused) {
+    TempTree t;
+    t.write("tiny/01_one.cu", kKernel);
+    t.write("tiny/ladder.toml", good_manifest("colour = \"red\"\n"));
+    std::string e = load_error(t);
+    EXPECT_NE(e.find(":11: rung[0].colour: unknown field"), std::string::npos) << e;
+}
+
+TEST(Manifest, WrongTypeIsRefused) {
+    TempTree t;
+    t.write("tiny/01_one.cu", kKernel);
+    t.write("tiny/ladder.toml", good_manifest("reference = \"yes\"\n"));
+    std::string e = load_error(t);
+    EXPECT_NE(e.find("rung[0].reference: expected true or false, found a string"), std::string::npos) << e;
+}
+
+TEST(Manifest, DefaultOutsideItsRangeIsRefused) {
+    TempTree t;
+    t.write("tiny/01_one.cu", kKernel);
+    t.write("tiny/ladder.toml", good_manifest("", "default = 100\n  min = 32\n  max = 1024\n  pow2 = true"));
+    std::string e = load_error(t);
+    EXPECT_NE(e.find("params.TPB.default: 100 is not allowed (32..1024, powers of two)"), std::string::npos) << e;
+}
+
+TEST(Manifest, UnknownNameInAnExpressionIsRefused) {
+    TempTree t;
+    t.write("tiny/01_one.cu", kKernel);
+    std::string m = good_manifest();
+    m.replace(m.find("cdiv(n, TPB)"), 12, "cdiv(n, TBP)");
+    t.write("tiny/ladder.toml", m);
+    std::string e = load_error(t);
+    EXPECT_NE(e.find("unknown name 'TBP'"), std::string::npos) << e;
+}
+
+TEST(Manifest, SyntaxErrorNamesTheLine) {
+    TempTree t;
+    t.write("tiny/ladder.toml", "[ladder]\nid = \"x\"\ntitle = \n");
+    std::string e = load_error(t);
+    EXPECT_NE(e.find("ladder.toml:3"), std::string::npos) << e;
+}
+
+TEST(Manifest, ConstraintViolationQuotesTheMessage) {
+    TempTree t;
+    t.write("tiny/01_one.cu", kKernel);
+    std::string m = good_manifest();
+    m.replace(m.find("TPB <= 1024"), 11, "TPB <= 64");
+    t.write("tiny/ladder.toml", m);
+    kl::Ladder L = kl::load_ladder(t.path("tiny/ladder.toml"));
+    auto params = kl::resolve_params(L.rungs[0], {});
+    try {
+        kl::check_constraints(L.rungs[0], kl::make_scope({{"n", 1000}}, params, kl::DType::F32, 132));
+        FAIL();
+    } catch (const kl::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("too many threads (TPB <= 64 fails with TPB=128)"), std::string::npos) << e.what();
+    }
+}
+
+// A teacher adds a rung with a .cu file and a manifest entry, nothing else: it loads and
+// compiles (NVRTC, no GPU). tests/gpu runs one such rung too.
+TEST(Manifest, NewRungNeedsOnlyAFileAndAnEntry) {
+    TempTree t;
+    t.write("tiny/01_one.cu", kKernel);
+    t.write("tiny/ladder.toml", good_manifest());
+    kl::Ladder L = kl::load_ladder(t.path("tiny/ladder.toml"));
+    kl::CompileRequest req;
+    req.source_path = L.rungs[0].source_path;
+    req.defines = kl::compile_defines(L.rungs[0], kl::resolve_params(L.rungs[0], {}), kl::DType::F32);
+    req.arch = "sm_90";
+    kl::CompiledCode c = kl::compile_kernel(req);
+    EXPECT_GT(c.code.size(), 100u);
+}
+
+TEST(Compiler, BrokenRungReportsNvrtcLog) {
+    TempTree t;
+    std::string src = t.write("broken.cu", "extern \"C\" __global__ void k(float* y) { y[0] = undefined_name; }\n");
+    kl::CompileRequest req;
+    req.source_path = src;
+    req.label = "tiny/broken";
+    try {
+        kl::compile_kernel(req);
+        FAIL() << "expected a compile error";
+    } catch (const kl::CompileError& e) {
+        EXPECT_NE(std::string(e.what()).find("tiny/broken failed to compile"), std::string::npos) << e.what();
+        EXPECT_NE(e.log().find("undefined_name"), std::string::npos) << e.log();
+    }
+}
+
+TEST(Compiler, MissingSourceIsAnInputError) {
+    kl::CompileRequest req;
+    req.source_path = "/nonexistent/rung.cu";
+    EXPECT_THROW(kl::compile_kernel(req), kl::InputError);
+}

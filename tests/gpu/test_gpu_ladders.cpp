@@ -1,0 +1,176 @@
+// GPU tests (CTest label `gpu`): every rung of every ladder correct at aligned and odd sizes,
+// timings sane, the L2 flush visible, and a temporary rung running without a rebuild.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "engine/calibration.h"
+#include "engine/errors.h"
+#include "engine/gpu_context.h"
+#include "engine/paths.h"
+#include "engine/runner.h"
+#include "../engine/temp_tree.h"
+
+namespace {
+
+kl::GpuContext& gpu() {
+    static kl::GpuContext ctx;
+    return ctx;
+}
+
+std::vector<kl::Ladder>& ladders() {
+    static std::vector<kl::Ladder> l = [] {
+        std::vector<std::string> errors;
+        auto v = kl::load_all_ladders(kl::kernels_dir(), &errors);
+        for (const auto& e : errors) ADD_FAILURE() << e;
+        return v;
+    }();
+    return l;
+}
+
+// Problem sizes each ladder is checked at: aligned and deliberately odd ones.
+std::vector<std::map<std::string, int64_t>> sizes_for(const kl::Ladder& L) {
+    if (L.id == "elementwise") return {{{"n", 1}}, {{"n", 1000}}, {{"n", (1 << 20) + 3}}, {{"n", int64_t(1) << 28}}};
+    if (L.id == "transpose" || L.id == "softmax")
+        return {{{"rows", 1}, {"cols", 1}}, {{"rows", 3}, {"cols", 5}}, {{"rows", 1000}, {"cols", 1001}}, {{"rows", 1024}, {"cols", 4096}}};
+    if (L.id == "matmul")
+        return {{{"M", 1}, {"N", 1}, {"K", 1}}, {{"M", 127}, {"N", 255}, {"K", 63}}, {{"M", 1000}, {"N", 1000}, {"K", 1000}}};
+    if (L.id == "attention")
+        return {{{"B", 1}, {"H", 2}, {"N", 1}, {"d", 64}, {"causal", 0}}, {{"B", 1}, {"H", 2}, {"N", 17}, {"d", 64}, {"causal", 1}},
+                {{"B", 1}, {"H", 2}, {"N", 1000}, {"d", 128}, {"causal", 0}}};
+    return {{}};
+}
+
+std::string describe(const std::map<std::string, int64_t>& s) {
+    std::string out;
+    for (const auto& [k, v] : s) out += k + "=" + std::to_string(v) + " ";
+    return out;
+}
+
+}  // namespace
+
+TEST(GpuLadders, EveryRungCorrectAtAlignedAndOddSizes) {
+    kl::Runner runner(gpu(), std::nullopt);
+    int checked = 0;
+    for (const auto& L : ladders()) {
+        for (const auto& sizes : sizes_for(L)) {
+            for (const auto& r : L.rungs) {
+                for (kl::DType dt : r.dtypes) {
+                    kl::RunOptions o;
+                    o.sizes = sizes;
+                    o.dtype = dt;
+                    o.time = false;
+                    SCOPED_TRACE(L.id + "/" + r.id + " " + describe(sizes) + kl::to_string(dt));
+                    try {
+                        kl::RunRecord rec = runner.run(L, r, o);
+                        ASSERT_TRUE(rec.correctness.has_value());
+                        EXPECT_TRUE(rec.correctness->passed) << rec.correctness->summary();
+                        ++checked;
+                    } catch (const kl::InputError& e) {
+                        // A rung may refuse a size it cannot handle, but only with a clear reason.
+                        std::string what = e.what();
+                        EXPECT_FALSE(what.empty());
+                        std::printf("refused: %s/%s %s: %s\n", L.id.c_str(), r.id.c_str(), describe(sizes).c_str(), e.what());
+                    }
+                    ASSERT_FALSE(runner.context_lost()) << "a rung faulted";
+                }
+            }
+        }
+    }
+    EXPECT_GT(checked, 10);
+}
+
+TEST(GpuLadders, TimingsAreSane) {
+    kl::Runner runner(gpu(), kl::load_or_measure_calibration(gpu()));
+    const kl::Ladder* L = nullptr;
+    for (const auto& l : ladders())
+        if (l.id == "elementwise") L = &l;
+    ASSERT_NE(L, nullptr);
+    kl::RunOptions o;
+    o.sizes = {{"n", int64_t(1) << 26}};
+    kl::RunRecord rec = runner.run(*L, *L->find_rung("gelu_fused"), o);
+    ASSERT_TRUE(rec.timing);
+    EXPECT_GT(rec.timing->min_ms, 0);
+    EXPECT_LE(rec.timing->min_ms, rec.timing->median_ms);
+    EXPECT_LE(rec.timing->median_ms, rec.timing->max_ms);
+    EXPECT_GE(rec.timing->reps, 10);
+    ASSERT_TRUE(rec.pct_copy);
+    // Physically possible: a fused GeLU cannot beat the copy roof by more than noise.
+    EXPECT_LT(*rec.pct_copy, 110.0);
+    EXPECT_GT(*rec.pct_copy, 20.0);
+}
+
+TEST(GpuLadders, L2FlushChangesSmallBufferTime) {
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::Ladder* L = nullptr;
+    for (const auto& l : ladders())
+        if (l.id == "elementwise") L = &l;
+    ASSERT_NE(L, nullptr);
+    kl::RunOptions o;
+    o.sizes = {{"n", 1 << 20}};  // 12 MiB for a, b and c: fits in the H100's 50 MB L2
+    o.check = false;
+    o.min_reps = o.max_reps = 200;
+    o.cold_l2 = true;
+    double cold = runner.run(*L, *L->find_rung("vector_add"), o).timing->median_ms;
+    o.cold_l2 = false;
+    double warm = runner.run(*L, *L->find_rung("vector_add"), o).timing->median_ms;
+    std::printf("vector_add n=2^20: cold L2 %.4f ms, warm L2 %.4f ms\n", cold, warm);
+    EXPECT_GT(cold, 1.15 * warm) << "flushing L2 should make a cache-resident buffer visibly slower";
+}
+
+TEST(GpuLadders, TemporaryRungRunsWithoutRebuild) {
+    TempTree t;
+    t.write("tiny/01_add_one.cu",
+            "extern \"C\" __global__ void add_one(float* c, const float* a, const float* b, long long n) {\n"
+            "  long long i = (long long)blockIdx.x * TPB + threadIdx.x;\n  if (i < n) c[i] = a[i] + b[i];\n}\n");
+    t.write("tiny/ladder.toml",
+            "[ladder]\nid = \"tiny\"\ntitle = \"Tiny\"\noperation = \"vector_add\"\nsizes = { n = 4099 }\n\n"
+            "[[rung]]\nid = \"add\"\ntitle = \"Add\"\nfile = \"01_add_one.cu\"\n"
+            "  [rung.params.TPB]\n  default = 128\n  values = [128]\n"
+            "  [[rung.launch]]\n  entry = \"add_one\"\n  grid = [\"cdiv(n, TPB)\"]\n  block = [\"TPB\"]\n  args = [\"c\", \"a\", \"b\", \"n:i64\"]\n");
+    kl::Ladder L = kl::load_ladder(t.path("tiny/ladder.toml"));
+    kl::Runner runner(gpu(), std::nullopt);
+    kl::RunRecord rec = runner.run(L, L.rungs[0], {});
+    ASSERT_TRUE(rec.correctness);
+    EXPECT_TRUE(rec.correctness->passed) << rec.correctness->summary();
+}
+
+TEST(GpuLadders, WrongRungIsCaught) {
+    // A rung that skips the last element must fail: the poisoned output is seen as unwritten.
+    TempTree t;
+    t.write("tiny/01_short.cu",
+            "extern \"C\" __global__ void short_add(float* c, const float* a, const float* b, long long n) {\n"
+            "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n - 1) c[i] = a[i] + b[i];\n}\n");
+    t.write("tiny/ladder.toml",
+            "[ladder]\nid = \"tiny\"\ntitle = \"Tiny\"\noperation = \"vector_add\"\nsizes = { n = 1000 }\n\n"
+            "[[rung]]\nid = \"short\"\ntitle = \"Short\"\nfile = \"01_short.cu\"\n"
+            "  [[rung.launch]]\n  entry = \"short_add\"\n  grid = [\"cdiv(n, 256)\"]\n  block = [\"256\"]\n  args = [\"c\", \"a\", \"b\", \"n:i64\"]\n");
+    kl::Ladder L = kl::load_ladder(t.path("tiny/ladder.toml"));
+    kl::Runner runner(gpu(), std::nullopt);
+    kl::RunOptions o;
+    o.time = false;
+    kl::RunRecord rec = runner.run(L, L.rungs[0], o);
+    ASSERT_TRUE(rec.correctness);
+    EXPECT_FALSE(rec.correctness->passed);
+    EXPECT_EQ(rec.correctness->unwritten, 1);
+}
+
+TEST(GpuLadders, TooLargeProblemIsRefusedCleanly) {
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::Ladder* L = nullptr;
+    for (const auto& l : ladders())
+        if (l.id == "elementwise") L = &l;
+    ASSERT_NE(L, nullptr);
+    kl::RunOptions o;
+    o.sizes = {{"n", int64_t(1) << 35}};  // GeLU in and out: 256 GiB, more than any GPU here holds
+    try {
+        runner.run(*L, *L->find_rung("gelu_fused"), o);
+        FAIL() << "expected a refusal";
+    } catch (const kl::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("problem too large for GPU memory"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(runner.context_lost());
+    // And the runner still works afterwards.
+    o.sizes = {{"n", 1000}};
+    EXPECT_TRUE(runner.run(*L, *L->find_rung("gelu_fused"), o).correctness->passed);
+}
