@@ -84,10 +84,11 @@ __device__ __forceinline__ unsigned long long make_desc(unsigned addr, unsigned 
            ((unsigned long long)(stride_bytes >> 4) << 32) | (1ull << 62);
 }
 
-// d[64 x BN] += A[64 x 16] * B[16 x BN], A K-major (imm-trans-a 0), B N-major (imm-trans-b 1).
+// d[64 x BN] (+)= A[64 x 16] * B[16 x BN], A K-major (imm-trans-a 0), B N-major (imm-trans-b 1);
+// accumulate = 0 overwrites d instead of adding to it.
 // Operands %0 .. %(BN/2 - 1) are this thread's accumulators; the lists are long but mechanical.
 #if BN == 64
-__device__ __forceinline__ void wgmma_bf16(float (&d)[32], unsigned long long desc_a, unsigned long long desc_b)
+__device__ __forceinline__ void wgmma_bf16(float (&d)[32], unsigned long long desc_a, unsigned long long desc_b, int accumulate)
 {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
@@ -99,10 +100,10 @@ __device__ __forceinline__ void wgmma_bf16(float (&d)[32], unsigned long long de
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
           "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-        : "l"(desc_a), "l"(desc_b), "r"(1));
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
 #elif BN == 128
-__device__ __forceinline__ void wgmma_bf16(float (&d)[64], unsigned long long desc_a, unsigned long long desc_b)
+__device__ __forceinline__ void wgmma_bf16(float (&d)[64], unsigned long long desc_a, unsigned long long desc_b, int accumulate)
 {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
@@ -120,10 +121,10 @@ __device__ __forceinline__ void wgmma_bf16(float (&d)[64], unsigned long long de
           "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
           "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
           "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(desc_a), "l"(desc_b), "r"(1));
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
 #elif BN == 256
-__device__ __forceinline__ void wgmma_bf16(float (&d)[128], unsigned long long desc_a, unsigned long long desc_b)
+__device__ __forceinline__ void wgmma_bf16(float (&d)[128], unsigned long long desc_a, unsigned long long desc_b, int accumulate)
 {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
@@ -153,7 +154,7 @@ __device__ __forceinline__ void wgmma_bf16(float (&d)[128], unsigned long long d
           "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
           "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
           "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-        : "l"(desc_a), "l"(desc_b), "r"(1));
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
 #endif
 
@@ -183,7 +184,10 @@ __device__ __forceinline__ void load_stage(unsigned char* stage, const __nv_bflo
     // A: a thread always copies chunk c = tid % 8 of rows tid / 8 + i * (NUM_THREADS / 8).
     {
         const int c = tid % 8, col = k0 + c * 8;
-#pragma unroll
+        // The fallback copies one chunk at a time: unrolled, its 8-element loads would all be held
+        // in registers at once, on top of the accumulators.
+        constexpr int kUnrollA = use_cp_async ? BM * 8 / NUM_THREADS : 1;
+#pragma unroll kUnrollA
         for (int i = 0; i < BM * 8 / NUM_THREADS; ++i) {
             const int r = tid / 8 + i * (NUM_THREADS / 8), row = m0 + r;
             unsigned char* dst = sA + r * 128 + ((c ^ (r & 7)) * 16);
@@ -202,7 +206,8 @@ __device__ __forceinline__ void load_stage(unsigned char* stage, const __nv_bflo
     // inside it) of k-rows tid / (BN / 8) + i * (NUM_THREADS / (BN / 8)).
     {
         const int cn = tid % (BN / 8), j = cn / 8, c = cn % 8, col = n0 + cn * 8;
-#pragma unroll
+        constexpr int kUnrollB = use_cp_async ? BK * BN / 8 / NUM_THREADS : 1;
+#pragma unroll kUnrollB
         for (int i = 0; i < BK * BN / 8 / NUM_THREADS; ++i) {
             const int r = tid / (BN / 8) + i * (NUM_THREADS / (BN / 8)), row = k0 + r;
             unsigned char* dst = sB + j * (BK * 128) + r * 128 + ((c ^ (r & 7)) * 16);
@@ -233,9 +238,10 @@ __device__ __forceinline__ void block_tile(unsigned char* smem, float* C, const 
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
     const int num_tiles = (K + BK - 1) / BK;
 
+    // Not zeroed: the very first wgmma runs with accumulate = 0 (d = a * b). Zeroing them by hand
+    // would put ordinary instructions that write the accumulators in the way of the wgmma
+    // pipeline, and ptxas then serializes every wgmma (its warning C7515).
     float d[BN / 2];
-#pragma unroll
-    for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
 
     // Prologue: STAGES-2 tiles in flight (one group per tile, empty ones past the end).
 #pragma unroll
@@ -266,7 +272,7 @@ __device__ __forceinline__ void block_tile(unsigned char* smem, float* C, const 
             //    (stride offset); 64-column blocks BK * 128 bytes apart (leading offset).
             const unsigned long long desc_a = make_desc(sA + kk * 32, 16, 1024);
             const unsigned long long desc_b = make_desc(sB + kk * 16 * 128, BK * 128, 1024);
-            wgmma_bf16(d, desc_a, desc_b);
+            wgmma_bf16(d, desc_a, desc_b, t > 0 || kk > 0);
         }
         wgmma_commit();
         wgmma_wait<1>();  // the batch of tile t-1 is done; tile t's may still run
