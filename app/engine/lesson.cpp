@@ -107,7 +107,7 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
     };
     for (const auto& [name, v] : s.sizes) {
         if (!has_axis(name)) r.fail(line_of(*t.get("sizes")), field + ".sizes." + name, "ladder " + L->id + " has no size axis '" + name + "'");
-        if (v < 1) r.fail(line_of(*t.get("sizes")), field + ".sizes." + name, "must be positive");
+        if (v < 0) r.fail(line_of(*t.get("sizes")), field + ".sizes." + name, "must not be negative");
     }
     if (!s.sweep_axis.empty() && !has_axis(s.sweep_axis) && !(rung && rung->find_param(s.sweep_axis)))
         r.fail(line_of(*t.get("sweep")), field + ".sweep.axis", "'" + s.sweep_axis + "' is neither a size axis of " + L->id +
