@@ -332,7 +332,7 @@ Ladder load_ladder(const std::string& manifest_path) {
         if (!st) r.fail(line_of(*s), "ladder.sizes", "expected a table { axis = value }");
         for (const auto& [key, node] : *st) {
             auto v = node.value<int64_t>();
-            if (!v || *v < 1) r.fail(line_of(node), "ladder.sizes." + std::string(key.str()), "expected a positive integer");
+            if (!v || *v < 0) r.fail(line_of(node), "ladder.sizes." + std::string(key.str()), "expected a non-negative integer");
             L.default_sizes.emplace_back(std::string(key.str()), *v);
         }
         std::sort(L.default_sizes.begin(), L.default_sizes.end(), [&](const auto& a, const auto& b) {
