@@ -1,8 +1,10 @@
 #include "plot/csv_export.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace kl::plot {
 
@@ -49,10 +51,18 @@ std::string csv_field(const std::string& text) {
 std::string csv_number(double value) {
   if (std::isnan(value)) return "NaN";
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  char buf[40];
-  for (int precision = 1; precision <= 17; ++precision) {
+  char buf[64];
+  int precision = 1;
+  for (; precision <= 17; ++precision) {
     std::snprintf(buf, sizeof buf, "%.*g", precision, value);
     if (std::strtod(buf, nullptr) == value) break;
+  }
+  // %g switches to e-notation once the exponent reaches the precision (2850 -> "2.85e+03");
+  // below 1e15 plain digits read better and are just as exact.
+  double magnitude = std::fabs(value);
+  if (std::strchr(buf, 'e') && magnitude >= 1.0 && magnitude < 1e15) {
+    int exponent = static_cast<int>(std::floor(std::log10(magnitude)));
+    std::snprintf(buf, sizeof buf, "%.*f", std::max(0, precision - 1 - exponent), value);
   }
   return buf;
 }

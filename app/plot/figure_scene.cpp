@@ -155,7 +155,7 @@ void paint_bars(Painter& p) {
 
 void paint_lines(Painter& p) {
   const Layout& L = p.layout;
-  const Rect clip = L.plot.inflated(2.0);
+  const Rect& clip = L.plot;
   for (size_t i = 0; i < p.figure.series.size(); ++i) {
     const Series& s = p.figure.series[i];
     Color color = p.series_color(i);
@@ -317,10 +317,8 @@ Scene build_scene(const Figure& figure, const Layout& layout, const Theme& theme
 
   paint_grid(p);
   paint_heatmap(p);
-  scene.commands.push_back(PushClipCmd{layout.plot});
   paint_bars(p);
   paint_lines(p);
-  scene.commands.push_back(PopClipCmd{});
   paint_markers(p);
   paint_axes(p);
   for (const TextCmd& t : layout.title) p.text(t);

@@ -124,6 +124,10 @@ struct Context {
   const MeasureText& measure;
   double width;
   double height;
+  // The vertical band between the title and the blocks under the plot: vertical titles (y axis,
+  // colour bar) must stay inside it.
+  double room_top = 0;
+  double room_bottom = 0;
 };
 
 double label_gap(const Theme& theme) { return 0.3 * theme.tick_size; }
@@ -139,22 +143,17 @@ Rect label_box(const PlacedTick& t) {
   return box;
 }
 
-// True when two neighbouring labels are closer than min_gap along the axis.
+// True when two labels are closer than min_gap along the axis. (Sorted by their leading edge,
+// any overlapping pair implies an overlapping neighbour pair.)
 bool labels_overlap(const std::vector<PlacedTick>& ticks, bool horizontal_axis, double min_gap) {
-  bool have_previous = false;
-  Rect previous;
-  for (const PlacedTick& t : ticks) {
-    if (t.label.empty()) continue;
-    Rect box = label_box(t);
-    if (have_previous) {
-      bool overlap = horizontal_axis
-                         ? (std::max(previous.left(), box.left()) < std::min(previous.right(), box.right()) + min_gap)
-                         : (std::max(previous.top(), box.top()) < std::min(previous.bottom(), box.bottom()) + min_gap);
-      if (overlap) return true;
-    }
-    previous = box;
-    have_previous = true;
-  }
+  std::vector<Rect> boxes;
+  for (const PlacedTick& t : ticks)
+    if (!t.label.empty()) boxes.push_back(label_box(t));
+  auto lead = [&](const Rect& r) { return horizontal_axis ? r.left() : r.top(); };
+  auto tail = [&](const Rect& r) { return horizontal_axis ? r.right() : r.bottom(); };
+  std::sort(boxes.begin(), boxes.end(), [&](const Rect& a, const Rect& b) { return lead(a) < lead(b); });
+  for (size_t i = 1; i < boxes.size(); ++i)
+    if (lead(boxes[i]) < tail(boxes[i - 1]) + min_gap) return true;
   return false;
 }
 
@@ -227,7 +226,6 @@ std::vector<PlacedTick> place_y_ticks(const Context& c, const std::vector<Tick>&
                                    c.measure));
     out.push_back(std::move(p));
   }
-  std::sort(out.begin(), out.end(), [](const PlacedTick& a, const PlacedTick& b) { return a.pixel < b.pixel; });
   return out;
 }
 
@@ -313,7 +311,7 @@ AxisLayout layout_y_axis(const Context& c, Range range, const Rect& plot, bool t
   const double label_x = plot.left() - c.theme.tick_length - label_gap(c.theme);
   const double size = c.theme.tick_size;
   if (!a.category) {
-    a.ticks = numeric_ticks(c, axis, a.scale, range, plot.h, 2.8 * size, false, [&](const std::vector<Tick>& ticks) {
+    a.ticks = numeric_ticks(c, axis, a.scale, range, plot.h, 2.0 * size, false, [&](const std::vector<Tick>& ticks) {
       return place_y_ticks(c, ticks, a.transform, label_x, HAlign::Right);
     });
     return a;
@@ -370,16 +368,18 @@ ColorBarLayout layout_color_bar(const Context& c, const Rect& plot) {
   a.scale = h.value_scale;
   a.range = heatmap_value_range(h);
   a.transform = Transform(a.scale, a.range, cb.bar.bottom(), cb.bar.top());
-  a.ticks = numeric_ticks(c, value_axis, a.scale, a.range, cb.bar.h, 2.8 * th.tick_size, false,
+  a.ticks = numeric_ticks(c, value_axis, a.scale, a.range, cb.bar.h, 2.0 * th.tick_size, false,
                           [&](const std::vector<Tick>& ticks) { return place_y_ticks(c, ticks, a.transform, label_x, HAlign::Left); });
   std::string title = h.value_title();
   if (!title.empty()) {
     Rect labels = label_bounds(a, {label_x, cb.bar.top()});
     double right = std::max(labels.right(), cb.bar.right());
     if (cb.nan_key) right = std::max(right, cb.nan_label.box.right());
-    title = fit_text(title, std::max(10.0, c.height - 2 * th.pad), th.label_size, false, c.measure);
-    a.title = place_text(title, th.label_size, false, th.ink, {right + 0.6 * th.pad, cb.bar.y + 0.5 * cb.bar.h}, HAlign::Center,
-                         VAlign::Top, c.measure, true);
+    double room = std::max(10.0, c.room_bottom - c.room_top);
+    title = fit_text(title, room, th.label_size, false, c.measure);
+    double w = safe_measure(c.measure, title, th.label_size, false).width;
+    double cy = std::clamp(cb.bar.y + 0.5 * cb.bar.h, c.room_top + 0.5 * w, std::max(c.room_top + 0.5 * w, c.room_bottom - 0.5 * w));
+    a.title = place_text(title, th.label_size, false, th.ink, {right + 0.6 * th.pad, cy}, HAlign::Center, VAlign::Top, c.measure, true);
   }
   return cb;
 }
@@ -424,11 +424,11 @@ Rect plot_rect(const Context& c, const Margins& m) {
   if (h && h->equal_aspect && h->rows > 0 && h->cols > 0) {
     double aspect = static_cast<double>(h->cols) / h->rows;
     if (plot.w > plot.h * aspect) {
-      double w = plot.h * aspect;
+      double w = std::max(1.0, plot.h * aspect);
       plot.x += 0.5 * (plot.w - w);
       plot.w = w;
     } else {
-      double hgt = plot.w / aspect;
+      double hgt = std::max(1.0, plot.w / aspect);
       plot.y += 0.5 * (plot.h - hgt);
       plot.h = hgt;
     }
@@ -523,7 +523,8 @@ void layout_bars(const Context& c, Layout& L) {
     double zero = ty.to_pixel(0.0);
     base = std::clamp(std::isfinite(zero) ? zero : L.plot.bottom(), L.plot.top(), L.plot.bottom());
   }
-  auto clamp_y = [&](double v) { return std::clamp(v, L.plot.top() - 1.0, L.plot.bottom() + 1.0); };
+  // Everything stays inside the plot, so renderers need no clipping for it.
+  auto clamp_y = [&](double v) { return std::clamp(v, L.plot.top(), L.plot.bottom()); };
 
   for (size_t k = 0; k < bar_series.size(); ++k) {
     const Series& s = c.figure.series[bar_series[k]];
@@ -533,15 +534,18 @@ void layout_bars(const Context& c, Layout& L) {
       double top = ty.to_pixel(p.y);
       if (!std::isfinite(cx) || !std::isfinite(top)) continue;
       double left = cx - 0.5 * group + static_cast<double>(k) * bar_w;
+      double right = std::min(left + bar_w, L.plot.right());
+      double visible_left = std::max(left, L.plot.left());
+      if (right <= visible_left) continue;  // outside a fixed x range
       top = clamp_y(top);
       BarLayout b;
       b.series = bar_series[k];
       b.point = pi;
-      b.rect = {left, std::min(top, base), bar_w, std::fabs(base - top)};
+      b.rect = {visible_left, std::min(top, base), right - visible_left, std::fabs(base - top)};
       double lo = ty.to_pixel(p.y_low), hi = ty.to_pixel(p.y_high);
       if (std::isfinite(lo) && std::isfinite(hi)) {
         b.has_whisker = true;
-        b.whisker_x = left + 0.5 * bar_w;
+        b.whisker_x = std::clamp(left + 0.5 * bar_w, L.plot.left(), L.plot.right());
         b.whisker_top = clamp_y(std::min(lo, hi));
         b.whisker_bottom = clamp_y(std::max(lo, hi));
         b.cap_half_width = std::min(0.2 * bar_w, 4.0);
@@ -636,6 +640,11 @@ TextCmd place_avoiding(const Context& c, const Layout& L, const std::string& tex
     double score = covered(footprint, b) + (outside > 0.5 ? 1e6 + outside : 0.0);
     if (!have_best || score < best_score) best = t, best_score = score, have_best = true;
   }
+  // Nothing fits beside the point (a note nearly as wide as the plot): slide it inside.
+  double dx = std::max(0.0, L.plot.left() - best.box.left()) - std::max(0.0, best.box.right() - L.plot.right());
+  double dy = std::max(0.0, L.plot.top() - best.box.top()) - std::max(0.0, best.box.bottom() - L.plot.bottom());
+  best.origin.x += dx, best.box.x += dx;
+  best.origin.y += dy, best.box.y += dy;
   return best;
 }
 
@@ -731,8 +740,9 @@ bool shows_in_legend(const Series& s) {
   return s.in_legend && !s.name.empty() && s.kind != SeriesKind::HLine && s.kind != SeriesKind::VLine;
 }
 
-// Builds the legend box with its corner at (0, 0); move_legend() puts it in place.
-LegendLayout legend_at_origin(const Context& c) {
+// Builds the legend box with its corner at (0, 0); move_legend() puts it in place. One entry
+// per row, or (`flow`) entries side by side in rows no wider than max_width.
+LegendLayout legend_at_origin(const Context& c, bool flow = false, double max_width = 0) {
   LegendLayout lg;
   const Theme& th = c.theme;
   const double size = th.legend_size;
@@ -754,17 +764,27 @@ LegendLayout legend_at_origin(const Context& c) {
     widest = lg.title->box.w;
     y += row_h;
   }
+  double x = inner;
+  const double entry_gap = 1.2 * th.pad;
+  const double flow_width = std::max(20.0, max_width - 2 * inner);
   for (size_t i : entries) {
+    std::string name = fit_text(c.figure.series[i].name, flow ? flow_width - swatch_w - 0.5 * th.pad : max_label, size, false, c.measure);
+    double entry_w = swatch_w + 0.5 * th.pad + safe_measure(c.measure, name, size, false).width;
+    if (flow && x > inner && x + entry_w > inner + flow_width) {  // start a new row
+      x = inner;
+      y += row_h;
+    }
     LegendItem item;
     item.series = i;
-    item.swatch = {inner, y + 0.5 * row_h - 0.5 * th.marker_size, swatch_w, th.marker_size};
-    std::string name = fit_text(c.figure.series[i].name, max_label, size, false, c.measure);
-    item.label = place_text(name, size, false, th.ink, {inner + swatch_w + 0.5 * th.pad, y + 0.5 * row_h}, HAlign::Left,
+    item.swatch = {x, y + 0.5 * row_h - 0.5 * th.marker_size, swatch_w, th.marker_size};
+    item.label = place_text(name, size, false, th.ink, {x + swatch_w + 0.5 * th.pad, y + 0.5 * row_h}, HAlign::Left,
                             VAlign::Middle, c.measure);
     widest = std::max(widest, item.label.box.right() - inner);
     lg.items.push_back(item);
-    y += row_h;
+    if (flow) x += entry_w + entry_gap;
+    else y += row_h;
   }
+  if (flow) y += row_h;
   lg.box = {0, 0, widest + 2 * inner, y + inner};
   return lg;
 }
@@ -822,39 +842,52 @@ void run_passes(const Context& c, Layout& L, double top_block, double bottom_blo
     L.x.title = place_text(t, th.label_size, false, th.ink, {cx, xl.bottom() + 0.5 * th.pad}, HAlign::Center, VAlign::Top, c.measure);
   }
   if (!c.figure.y.title().empty()) {
-    std::string t = fit_text(c.figure.y.title(), std::max(10.0, c.height - 2 * th.pad), th.label_size, false, c.measure);
-    double w = safe_measure(c.measure, t, th.label_size, false).width;
-    double cy = std::clamp(p.y + 0.5 * p.h, th.pad + 0.5 * w, c.height - th.pad - 0.5 * w);
     double x = std::min(yl.left(), p.left() - th.tick_length) - 0.5 * th.pad;
+    // It may reach down beside the x tick labels unless one of them reaches under it; never
+    // down to the x title.
+    double bottom = xl.left() >= x ? xl.bottom() : p.bottom();
+    double room = std::max(10.0, bottom - c.room_top);
+    std::string t = fit_text(c.figure.y.title(), room, th.label_size, false, c.measure);
+    double w = safe_measure(c.measure, t, th.label_size, false).width;
+    double cy = std::clamp(p.y + 0.5 * p.h, c.room_top + 0.5 * w, std::max(c.room_top + 0.5 * w, bottom - 0.5 * w));
     L.y.title = place_text(t, th.label_size, false, th.ink, {x, cy}, HAlign::Center, VAlign::Bottom, c.measure, true);
   }
 }
 
-void place_data(const Context& c, Layout& L, double top_block, double bottom_block, double reserve_right) {
+void place_data(Context& c, Layout& L, double top_block, double bottom_block, double reserve_right) {
+  c.room_top = top_block;
+  c.room_bottom = c.height - bottom_block;
   run_passes(c, L, top_block, bottom_block, reserve_right);
   layout_bars(c, L);
   layout_notes(c, L);
 }
 
-}  // namespace
 
-Layout compute_layout(const Figure& figure, double width, double height, const MeasureText& measure, const Theme& theme) {
+// The whole layout at one level of detail: 0 everything, 1 without caption, 2 without caption
+// and title.
+Layout layout_at(Context& c, int level) {
+  const Figure& figure = c.figure;
+  const Theme& theme = c.theme;
+  const MeasureText& measure = c.measure;
   Layout L;
-  L.width = std::isfinite(width) ? std::max(width, 1.0) : 1.0;
-  L.height = std::isfinite(height) ? std::max(height, 1.0) : 1.0;
+  L.width = c.width;
+  L.height = c.height;
   L.styles = resolve_styles(figure);
-  Context c{figure, theme, measure, L.width, L.height};
+  L.caption_omitted = level >= 1 && !figure.caption.empty();
+  L.title_omitted = level >= 2 && !figure.title.empty();
   const double pad = theme.pad;
   const double text_width = std::max(10.0, L.width - 2 * pad);
 
   // Title on top, caption at the bottom: both wrapped to the page width.
   double y = pad;
-  for (const std::string& line : wrap_text(figure.title, text_width, theme.title_size, true, measure)) {
-    L.title.push_back(place_text(line, theme.title_size, true, theme.ink, {0.5 * L.width, y}, HAlign::Center, VAlign::Top, measure));
-    y = L.title.back().box.bottom();
-  }
+  if (!L.title_omitted)
+    for (const std::string& line : wrap_text(figure.title, text_width, theme.title_size, true, measure)) {
+      L.title.push_back(place_text(line, theme.title_size, true, theme.ink, {0.5 * L.width, y}, HAlign::Center, VAlign::Top, measure));
+      y = L.title.back().box.bottom();
+    }
   double top_block = L.title.empty() ? pad : y + 0.8 * pad;
-  std::vector<std::string> caption = wrap_text(figure.caption, text_width, theme.caption_size, false, measure);
+  std::vector<std::string> caption;
+  if (!L.caption_omitted) caption = wrap_text(figure.caption, text_width, theme.caption_size, false, measure);
   double caption_line = line_height(measure, theme.caption_size);
   double bottom_block = pad + (caption.empty() ? 0.0 : static_cast<double>(caption.size()) * caption_line + 0.6 * pad);
   for (size_t i = 0; i < caption.size(); ++i) {
@@ -865,12 +898,14 @@ Layout compute_layout(const Figure& figure, double width, double height, const M
 
   place_data(c, L, top_block, bottom_block, 0.0);
 
-  // Legend: a fixed corner, outside on the right, or (Auto) the emptiest inside corner; when
-  // every corner would hide data, outside on the right if the plot can spare the width.
+  // Legend: a fixed place, or (Auto) the inside corner that hides no data, else outside on the
+  // right if the plot can spare the width, else in rows below the plot.
   LegendLayout legend = legend_at_origin(c);
   if (!legend.visible) return L;
   LegendPlacement placement = figure.legend.placement;
   const double inset = 0.5 * pad;
+  bool fits_inside = legend.box.w + 2 * inset <= L.plot.w && legend.box.h + 2 * inset <= L.plot.h;
+  bool can_go_outside = L.plot.w - legend.box.w - pad >= 0.45 * L.width;
   if (placement == LegendPlacement::Auto) {
     std::vector<Vec2> footprint = data_footprint(c, L);
     int best_score = -1;
@@ -880,18 +915,40 @@ Layout compute_layout(const Figure& figure, double width, double height, const M
       int score = covered(footprint, {at.x, at.y, legend.box.w, legend.box.h});
       if (best_score < 0 || score < best_score) best_score = score, placement = corner;
     }
-    bool fits_inside = legend.box.w + 2 * inset <= L.plot.w && legend.box.h + 2 * inset <= L.plot.h;
-    bool can_go_outside = L.plot.w - legend.box.w - pad >= 0.45 * L.width;
-    if ((best_score > 0 || !fits_inside) && can_go_outside) placement = LegendPlacement::OutsideRight;
+    if (best_score > 0 || !fits_inside) placement = can_go_outside ? LegendPlacement::OutsideRight : LegendPlacement::Below;
+  } else if (placement != LegendPlacement::OutsideRight && placement != LegendPlacement::Below && !fits_inside) {
+    placement = LegendPlacement::Below;  // a corner too small for it: the legend would cover the axes
   }
   if (placement == LegendPlacement::OutsideRight) {
     place_data(c, L, top_block, bottom_block, legend.box.w + pad);
     move_legend(legend, {L.width - pad - legend.box.w, L.plot.top()});
+  } else if (placement == LegendPlacement::Below) {
+    legend = legend_at_origin(c, true, L.width - 2 * pad);
+    place_data(c, L, top_block, bottom_block + legend.box.h + 0.4 * pad, 0.0);
+    move_legend(legend, {std::max(pad, 0.5 * (L.width - legend.box.w)), L.height - bottom_block - legend.box.h});
   } else {
     move_legend(legend, corner_position(L.plot, legend.box, placement, inset));
   }
   legend.placement = placement;
   L.legend = std::move(legend);
+  return L;
+}
+
+}  // namespace
+
+Layout compute_layout(const Figure& figure, double width, double height, const MeasureText& measure, const Theme& theme) {
+  width = std::isfinite(width) ? std::max(width, 1.0) : 1.0;
+  height = std::isfinite(height) ? std::max(height, 1.0) : 1.0;
+  Context c{figure, theme, measure, width, height};
+  // The plot is the point of a figure: on small pages the caption, then the title, give way.
+  const double min_w = std::max(24.0, 0.25 * width), min_h = std::max(24.0, 0.25 * height);
+  Layout L;
+  for (int level = 0; level <= 2; ++level) {
+    if (level == 1 && figure.caption.empty()) continue;
+    if (level == 2 && figure.title.empty()) continue;
+    L = layout_at(c, level);
+    if (L.plot.w >= min_w && L.plot.h >= min_h) break;
+  }
   return L;
 }
 

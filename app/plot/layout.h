@@ -9,6 +9,8 @@
 // - tick labels of one axis never overlap (ticks are re-chosen with fewer labels, category names
 //   are wrapped or set vertically), and no text leaves the page (long texts get an ellipsis);
 // - the plot area is at least 1 x 1; nothing here throws or divides by zero.
+// And on pages of reasonable size (about 150 x 100 points and up with the print theme): texts
+// outside the plot never overlap each other or the plot area; notes stay inside the plot.
 //
 // Index
 // [SECTION] Text measurement
@@ -105,6 +107,10 @@ struct Layout {
   std::vector<BarLayout> bars;
   std::vector<TextCmd> notes;  // reference-line labels, annotations, value labels (not clipped)
   std::vector<SeriesStyle> styles;
+  // On pages too small for everything, the caption and then the title are left out so the
+  // plot keeps at least a quarter of the page; these say which were.
+  bool caption_omitted = false;
+  bool title_omitted = false;
 };
 
 // [SECTION] Entry point ---------------------------------------------------------------------

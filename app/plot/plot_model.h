@@ -93,10 +93,13 @@ struct Annotation {
   std::string text;
 };
 
-enum class LegendPlacement { Auto, TopLeft, TopRight, BottomLeft, BottomRight, OutsideRight, Hidden };
+enum class LegendPlacement { Auto, TopLeft, TopRight, BottomLeft, BottomRight, OutsideRight, Below, Hidden };
 
 struct Legend {
-  LegendPlacement placement = LegendPlacement::Auto;  // Auto: the inside corner covering the least data
+  // Auto: the inside corner hiding no data; else outside on the right if the page is wide
+  // enough; else in rows below the plot. An inside corner too small for the legend also
+  // falls back to Below.
+  LegendPlacement placement = LegendPlacement::Auto;
   std::string title;
 };
 

@@ -33,20 +33,23 @@ std::string paint(const char* attribute, Color c) {
   return out;
 }
 
-std::string points(const std::vector<Vec2>& pts) {
+// Path data through the points ("M x,y L x,y ..."): <path> rather than <polyline>/<polygon>,
+// which some renderers (ImageMagick's built-in one) skip.
+std::string path_data(const std::vector<Vec2>& pts, bool closed) {
   std::string out;
-  for (const Vec2& p : pts) out += (out.empty() ? "" : " ") + num(p.x) + "," + num(p.y);
-  return out;
+  for (const Vec2& p : pts) out += (out.empty() ? "M" : " L") + num(p.x) + "," + num(p.y);
+  return closed ? out + " Z" : out;
 }
 
 struct SvgBuilder {
   std::string out;
+  std::string defs;  // clip paths, emitted in <defs> ahead of the drawing
   int clip_count = 0;
   int open_groups = 0;
 
   void operator()(const LineCmd& l) {
     if (l.points.size() < 2) return;
-    out += "<polyline points=\"" + points(l.points) + "\" fill=\"none\"" + paint("stroke", l.color) +
+    out += "<path d=\"" + path_data(l.points, false) + "\" fill=\"none\"" + paint("stroke", l.color) +
            " stroke-width=\"" + num(l.width) + "\" stroke-linejoin=\"round\"";
     if (!l.dash.empty()) {
       std::string d;
@@ -71,7 +74,7 @@ struct SvgBuilder {
     }
     MarkerGeometry g = marker_geometry(m.shape, m.center, m.size);
     if (g.filled) {
-      out += "<polygon points=\"" + points(g.points) + "\"" + paint("fill", m.fill) + paint("stroke", m.stroke) +
+      out += "<path d=\"" + path_data(g.points, true) + "\"" + paint("fill", m.fill) + paint("stroke", m.stroke) +
              " stroke-width=\"" + num(m.stroke_width) + "\" stroke-linejoin=\"round\"/>\n";
     } else {
       std::string d = "M" + num(g.points[0].x) + "," + num(g.points[0].y) + "L" + num(g.points[1].x) + "," + num(g.points[1].y) +
@@ -87,8 +90,9 @@ struct SvgBuilder {
   }
   void operator()(const PushClipCmd& c) {
     std::string id = "clip" + std::to_string(clip_count++);
-    out += "<clipPath id=\"" + id + "\"><rect x=\"" + num(c.rect.x) + "\" y=\"" + num(c.rect.y) + "\" width=\"" + num(c.rect.w) +
-           "\" height=\"" + num(c.rect.h) + "\"/></clipPath>\n<g clip-path=\"url(#" + id + ")\">\n";
+    defs += "<clipPath id=\"" + id + "\"><rect x=\"" + num(c.rect.x) + "\" y=\"" + num(c.rect.y) + "\" width=\"" + num(c.rect.w) +
+            "\" height=\"" + num(c.rect.h) + "\"/></clipPath>\n";
+    out += "<g clip-path=\"url(#" + id + ")\">\n";
     ++open_groups;
   }
   void operator()(const PopClipCmd&) {
@@ -120,16 +124,18 @@ std::string xml_escape(const std::string& text) {
 
 std::string scene_to_svg(const Scene& scene) {
   SvgBuilder b;
-  std::string family = scene.font_family.empty() ? "sans-serif" : scene.font_family;
-  b.out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  b.out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(scene.width) + "pt\" height=\"" + num(scene.height) +
-           "pt\" viewBox=\"0 0 " + num(scene.width) + " " + num(scene.height) + "\">\n";
-  b.out += "<g font-family=\"" + xml_escape(family) + ", Verdana, sans-serif\">\n";
-  b.out += "<rect width=\"100%\" height=\"100%\"" + paint("fill", scene.background) + "/>\n";
   for (const DrawCmd& cmd : scene.commands) std::visit(b, cmd);
   while (b.open_groups > 0) b(PopClipCmd{});
-  b.out += "</g>\n</svg>\n";
-  return b.out;
+  std::string family = scene.font_family.empty() ? "sans-serif" : scene.font_family;
+  std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(scene.width) + "pt\" height=\"" + num(scene.height) +
+         "pt\" viewBox=\"0 0 " + num(scene.width) + " " + num(scene.height) + "\">\n";
+  if (!b.defs.empty()) svg += "<defs>\n" + b.defs + "</defs>\n";
+  svg += "<g font-family=\"" + xml_escape(family) + ", Verdana, sans-serif\">\n";
+  svg += "<rect width=\"100%\" height=\"100%\"" + paint("fill", scene.background) + "/>\n";
+  svg += b.out;
+  svg += "</g>\n</svg>\n";
+  return svg;
 }
 
 }  // namespace kl::plot

@@ -146,6 +146,8 @@ struct StepChoice {
   long first = 0;  // tick indices: value = i * step for i in [first, last]
   long last = -1;
   long count() const { return last - first + 1; }
+  // The power of ten of the last digit a label needs (2.5 steps need one digit more).
+  int last_digit() const { return m == 2.5 ? k - 1 : k; }
   double value(long i) const { return decimal(m * static_cast<double>(i), k); }
 };
 
@@ -162,7 +164,8 @@ StepChoice step_choice(Range range, double m, int k) {
 
 std::string linear_label(double value, const StepChoice& c, double largest_magnitude,
                          const TickRequest& request) {
-  int decimals = std::max(0, -c.k);
+  const int last = c.last_digit();
+  int decimals = std::max(0, -last);
   NumberStyle style = request.style;
   if (style == NumberStyle::Power) style = NumberStyle::Exponent;
   if (style == NumberStyle::Auto && (c.k <= -5 || largest_magnitude >= 1e9)) style = NumberStyle::Exponent;
@@ -170,12 +173,12 @@ std::string linear_label(double value, const StepChoice& c, double largest_magni
     case NumberStyle::Exponent: {
       if (value == 0.0) return "0";
       int exponent = floor_log10(std::fabs(value));
-      return format_exponent(value, std::max(0, exponent - c.k));
+      return format_exponent(value, std::max(0, exponent - last));
     }
     case NumberStyle::Si:
       if (std::fabs(value) >= 1000.0) {
         int power = floor_log10(std::fabs(value)) / 3 * 3;
-        return format_si(value, std::max(0, power - c.k));
+        return format_si(value, std::max(0, power - last));
       }
       return format_fixed(value, decimals, request.thousands);
     default:
@@ -193,6 +196,8 @@ std::vector<Tick> linear_ticks(Range range, const TickRequest& request) {
   int k_span = floor_log10(range.span());
 
   // Try every 1-2-5 step near span / count and keep the count closest to the wanted middle.
+  // The ladder jumps 2.5x from 2 to 5, which can skip the whole wanted band (17.5 units: 9 ticks
+  // at step 2, 3 at step 5); only then is 2.5 tried as well.
   StepChoice best;
   bool have_best = false;
   double target = 0.5 * (min_count + max_count);
@@ -202,18 +207,22 @@ std::vector<Tick> linear_ticks(Range range, const TickRequest& request) {
     if (n < min_count) return 1e6 + (min_count - n);  // fewer only when nothing fits
     return std::fabs(n - target);
   };
-  for (int k = k_span - 3; k <= k_span + 1; ++k) {
-    for (double m : {1.0, 2.0, 5.0}) {
-      double step = decimal(m, k);
-      if (largest / step > 1e15) continue;  // beyond double precision: ticks would collide
-      StepChoice c = step_choice(range, m, k);
-      // Ties go to the larger step (visited later): fewer, calmer labels.
-      if (!have_best || score(c) <= score(best)) {
-        best = c;
-        have_best = true;
+  auto try_steps = [&](std::initializer_list<double> mantissas) {
+    for (int k = k_span - 3; k <= k_span + 1; ++k) {
+      for (double m : mantissas) {
+        double step = decimal(m, k);
+        if (largest / step > 1e12) continue;  // labels would need more digits than a double holds well
+        StepChoice c = step_choice(range, m, k);
+        // Ties go to the larger step (visited later): fewer, calmer labels.
+        if (!have_best || score(c) <= score(best)) {
+          best = c;
+          have_best = true;
+        }
       }
     }
-  }
+  };
+  try_steps({1.0, 2.0, 5.0});
+  if (have_best && best.count() < min_count) try_steps({2.5});
   // No step fits (a range too narrow for double precision): no ticks rather than a pile of them.
   if (!have_best || best.count() > max_count) return {};
 
@@ -293,7 +302,7 @@ std::vector<Tick> log_ticks(Range range, const TickRequest& request) {
       double power = decimal(1.0, k);
       if (inside(power)) {
         if (is_major(k)) ticks.push_back({power, log_label(power, 1.0, k, plain, request), true});
-        else if (request.minor) ticks.push_back({power, "", false});
+        else ticks.push_back({power, "", false});  // a skipped decade: sparse, so always marked
       }
       if (decade_step != 1) continue;
       for (int m = 2; m <= 9; ++m) {
@@ -351,8 +360,9 @@ void Extent::include(double value, Scale scale) {
 namespace {
 
 Range auto_linear(const Extent& extent, const RangeRequest& request) {
-  double lo = extent.empty ? 0.0 : extent.min;
-  double hi = extent.empty ? 1.0 : extent.max;
+  if (extent.empty) return {0.0, 1.0};
+  double lo = extent.min;
+  double hi = extent.max;
   if (request.include_zero) {
     lo = std::min(lo, 0.0);
     hi = std::max(hi, 0.0);
@@ -372,9 +382,11 @@ Range auto_linear(const Extent& extent, const RangeRequest& request) {
 }
 
 Range auto_log(const Extent& extent, const RangeRequest& request) {
-  double ulo = extent.empty ? 0.0 : std::log10(extent.min);
-  double uhi = extent.empty ? 1.0 : std::log10(extent.max);
+  if (extent.empty) return {1.0, 10.0};
+  double ulo = std::log10(extent.min);
+  double uhi = std::log10(extent.max);
   double padding = std::clamp(std::isfinite(request.padding) ? request.padding : 0.0, 0.0, 1.0);
+  if (uhi - ulo >= 1e-12 && padding == 0.0) return {extent.min, extent.max};  // exact ends, no pow round trip
   if (uhi - ulo < 1e-12) {
     ulo -= 0.5;  // one value: the decade around it
     uhi += 0.5;

@@ -50,7 +50,7 @@ struct TickRequest {
   int max_count = 8;  // hard limit on labelled ticks
   NumberStyle style = NumberStyle::Auto;
   bool thousands = true;  // "2,850" rather than "2850"
-  bool minor = true;      // log axes: minor ticks at 2..9 x 10^k when decades are not skipped
+  bool minor = true;      // log axes: minor ticks at 2..9 x 10^k (skipped decades are always marked)
 };
 
 // [SECTION] Number formatting --------------------------------------------------------------
@@ -58,8 +58,9 @@ struct TickRequest {
 // Fixed decimals, optional thousands separators, never "-0": format_fixed(2850, 0) == "2,850".
 std::string format_fixed(double value, int decimals, bool thousands = true);
 
-// A value for a reader (annotations, value labels, legend text): `significant` digits,
-// trailing zeros dropped, e-notation below 0.001 or from 1e15. 2850 -> "2,850",
+// A value for a reader (annotations, value labels, legend text): `significant` digits (whole
+// numbers keep all their digits), trailing zeros dropped, e-notation below 0.001 or from 1e15.
+// 2850 -> "2,850",
 // 0.25 -> "0.25", 0.000001 -> "1e-6", NaN -> "NaN", infinity -> "inf".
 std::string format_value(double value, int significant = 3, bool thousands = true);
 
