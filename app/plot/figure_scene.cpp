@@ -139,11 +139,17 @@ std::vector<std::vector<Vec2>> polyline_runs(const Series& s, const Layout& L, c
   return runs;
 }
 
+// A bar: fill, hatch lines in a darker shade of the fill, outline.
+void paint_bar(Painter& p, size_t series, const Rect& r) {
+  Color fill = p.series_color(series);
+  p.rect(r, fill);
+  Hatch hatch = p.theme.hatch(p.style(series).hatch);
+  for (const auto& [a, b] : hatch_segments(hatch, r, p.theme.hatch_spacing)) p.line({a, b}, darker(fill, 0.55f), 0.6);
+  p.rect(r, {0, 0, 0, 0}, darker(fill, 0.7f), 0.5);
+}
+
 void paint_bars(Painter& p) {
-  for (const BarLayout& b : p.layout.bars) {
-    Color fill = p.series_color(b.series);
-    p.rect(b.rect, fill, darker(fill, 0.7f), 0.5);
-  }
+  for (const BarLayout& b : p.layout.bars) paint_bar(p, b.series, b.rect);
   for (const BarLayout& b : p.layout.bars) {
     if (!b.has_whisker) continue;
     double w = 0.8;
@@ -253,8 +259,8 @@ void paint_legend_swatch(Painter& p, size_t series, const Rect& sw) {
   switch (s.kind) {
     case SeriesKind::Bars: {
       double side = std::min(sw.w, sw.h * 1.6);
-      Rect box{mid.x - 0.5 * side, mid.y - 0.5 * sw.h * 1.2, side, sw.h * 1.2};
-      p.rect(box, color, darker(color, 0.7f), 0.5);
+      Rect box{mid.x - 0.5 * side, mid.y - 0.5 * sw.h * 1.6, side, sw.h * 1.6};
+      paint_bar(p, series, box);
       break;
     }
     case SeriesKind::Scatter:

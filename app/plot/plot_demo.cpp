@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
   }
   if (argc >= 5) options.png_scale = std::atof(argv[4]);
 
-  const std::vector<Figure> figures = {sample_rung_bars(), sample_size_sweep(), sample_roofline(), sample_error_heatmap()};
+  const std::vector<Figure> figures = {sample_rung_bars(), sample_size_sweep(), sample_roofline(), sample_error_heatmap(),
+                                       sample_traffic_bars()};
   int failures = 0;
   for (const Figure& figure : figures) {
     for (const char* ext : {"png", "svg", "pdf", "csv"}) {

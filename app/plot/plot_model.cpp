@@ -194,7 +194,7 @@ Range heatmap_value_range(const Heatmap& heatmap) {
 
 std::vector<SeriesStyle> resolve_styles(const Figure& figure) {
   std::vector<SeriesStyle> styles;
-  int next_color = 0, next_marker = 0, next_dash = 0;
+  int next_color = 0, next_marker = 0, next_dash = 0, next_hatch = 0;
   for (const Series& s : figure.series) {
     SeriesStyle st;
     bool reference = is_reference(s.kind) || s.kind == SeriesKind::Roofline;
@@ -205,6 +205,7 @@ std::vector<SeriesStyle> resolve_styles(const Figure& figure) {
     else if (s.kind == SeriesKind::Line) st.dash = next_dash++;
     else if (is_reference(s.kind)) st.dash = 1;  // dashed: a reference, not data
     else st.dash = 0;
+    if (s.kind == SeriesKind::Bars) st.hatch = s.hatch >= 0 ? s.hatch : next_hatch++;
     styles.push_back(st);
   }
   return styles;

@@ -80,6 +80,8 @@ struct Series {
   int color = -1;           // palette index; -1: next data colour (references: theme.reference)
   int marker = -1;          // marker index; -1: next marker
   int dash = -1;            // dash index; -1: next dash for lines, dashed for references
+  int hatch = -1;           // Bars: hatch index (0 = plain fill); -1: plain for the first bar
+                            // series, the next hatch for each further one (greyscale tells them apart)
   bool markers = true;      // Line: mark each point too
   bool value_labels = false;  // Bars and Scatter: print each y value beside its point
   bool in_legend = true;      // HLine and VLine never appear in the legend (labelled in place)
@@ -170,6 +172,7 @@ struct SeriesStyle {
   int color = 0;   // palette index, or -1 for the theme's reference colour
   int marker = 0;
   int dash = 0;
+  int hatch = 0;   // 0 = none
 };
 std::vector<SeriesStyle> resolve_styles(const Figure& figure);
 

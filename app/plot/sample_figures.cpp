@@ -119,4 +119,25 @@ Figure sample_error_heatmap() {
   return f;
 }
 
+Figure sample_traffic_bars() {
+  Figure f;
+  f.name = "transpose_traffic";
+  f.title = "Transpose ladder: DRAM traffic per rung";
+  f.caption = caption_of({kNotMeasured, "8192 x 8192 fp32"});
+  f.x.label = "Rung";
+  f.x.categories = {"01 naive", "02 shared tile", "03 padded tile", "04 vectorized"};
+  f.y.label = "DRAM traffic";
+  f.y.unit = "MB";
+  const char* names[] = {"ideal", "model", "measured"};
+  const double traffic[3][4] = {{537, 537, 537, 537}, {2147, 537, 537, 537}, {2010, 561, 546, 541}};
+  for (int s = 0; s < 3; ++s) {
+    Series bars;
+    bars.name = names[s];
+    bars.kind = SeriesKind::Bars;
+    for (int i = 0; i < 4; ++i) bars.points.push_back({double(i), traffic[s][i]});
+    f.series.push_back(bars);
+  }
+  return f;
+}
+
 }  // namespace kl::plot

@@ -11,5 +11,6 @@ Figure sample_rung_bars();      // per-rung GB/s bars with a copy-roof reference
 Figure sample_size_sweep();     // TFLOP/s vs N on log-log axes, one line per rung (one NaN gap)
 Figure sample_roofline();       // two roofs, rungs as labelled points
 Figure sample_error_heatmap();  // a 32 x 32 error map on a log colour scale with NaN cells
+Figure sample_traffic_bars();   // grouped bars: ideal, modelled and measured DRAM traffic per rung
 
 }  // namespace kl::plot

@@ -100,6 +100,42 @@ MarkerGeometry marker_geometry(MarkerShape shape, Vec2 c, double size, int circl
   return g;
 }
 
+std::vector<std::pair<Vec2, Vec2>> hatch_segments(Hatch hatch, const Rect& rect, double spacing) {
+  std::vector<std::pair<Vec2, Vec2>> out;
+  if (hatch == Hatch::None || !(spacing > 0) || !(rect.w > 0) || !(rect.h > 0)) return out;
+  if ((rect.w / spacing) * (rect.h / spacing) > 1e6) return out;  // absurdly fine: leave the fill plain
+  // Lines x*dx + y*dy = c for c on a page-anchored grid of `spacing`.
+  auto family = [&](double dx, double dy) {
+    double norm = std::hypot(dx, dy);
+    double step = spacing * norm;
+    double corners[4] = {rect.left() * dx + rect.top() * dy, rect.right() * dx + rect.top() * dy,
+                         rect.left() * dx + rect.bottom() * dy, rect.right() * dx + rect.bottom() * dy};
+    double lo = *std::min_element(corners, corners + 4), hi = *std::max_element(corners, corners + 4);
+    for (double c = std::ceil(lo / step) * step; c <= hi; c += step) {
+      if (c - lo < 1e-9 * step || hi - c < 1e-9 * step) continue;  // on the outline already
+      // Two far points on the line, then clipped to the rectangle.
+      Vec2 a, b;
+      if (dy != 0.0) {
+        a = {rect.left() - 1, (c - (rect.left() - 1) * dx) / dy};
+        b = {rect.right() + 1, (c - (rect.right() + 1) * dx) / dy};
+      } else {
+        a = {c / dx, rect.top() - 1};
+        b = {c / dx, rect.bottom() + 1};
+      }
+      if (clip_segment(a, b, rect) && std::hypot(b.x - a.x, b.y - a.y) > 1e-9) out.push_back({a, b});
+    }
+  };
+  switch (hatch) {
+    case Hatch::Diagonal: family(1, 1); break;  // "/" in page coordinates (y down)
+    case Hatch::AntiDiagonal: family(1, -1); break;
+    case Hatch::Crossed: family(1, 1), family(1, -1); break;
+    case Hatch::Horizontal: family(0, 1); break;
+    case Hatch::Vertical: family(1, 0); break;
+    case Hatch::None: break;
+  }
+  return out;
+}
+
 bool clip_segment(Vec2& a, Vec2& b, const Rect& rect) {
   if (!std::isfinite(a.x) || !std::isfinite(a.y) || !std::isfinite(b.x) || !std::isfinite(b.y)) return false;
   double t0 = 0.0, t1 = 1.0;

@@ -44,6 +44,9 @@ struct Rect {
 
 enum class MarkerShape { Circle, Square, TriangleUp, Diamond, TriangleDown, Cross, Plus };
 
+// Line patterns over a bar's fill, so bar series stay apart in greyscale.
+enum class Hatch { None, Diagonal, AntiDiagonal, Crossed, Horizontal, Vertical };
+
 // [SECTION] Commands ------------------------------------------------------------------------
 
 // An open polyline. `dash` lists on/off lengths in page units; empty = solid.
@@ -120,5 +123,9 @@ MarkerGeometry marker_geometry(MarkerShape shape, Vec2 center, double size, int 
 
 // Clips segment a-b to `rect` (Liang-Barsky); false when nothing of it is inside.
 bool clip_segment(Vec2& a, Vec2& b, const Rect& rect);
+
+// The segments of a hatch pattern filling `rect`, `spacing` apart, already clipped to it.
+// Lines of the pattern are anchored to the page, so neighbouring bars line up.
+std::vector<std::pair<Vec2, Vec2>> hatch_segments(Hatch hatch, const Rect& rect, double spacing);
 
 }  // namespace kl::plot

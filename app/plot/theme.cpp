@@ -24,6 +24,8 @@ const std::vector<double>& Theme::dash(int index) const {
   return dashes.empty() ? kSolid : cycled(dashes, index);
 }
 
+Hatch Theme::hatch(int index) const { return hatches.empty() || index <= 0 ? Hatch::None : cycled(hatches, index); }
+
 Color Theme::colormap(double t) const {
   if (std::isnan(t)) return nan_cell;
   if (colormap_stops.empty()) return ink;
@@ -48,6 +50,7 @@ Theme print_theme() {
   t.markers = {MarkerShape::Circle,   MarkerShape::Square,       MarkerShape::TriangleUp, MarkerShape::Diamond,
                MarkerShape::TriangleDown, MarkerShape::Cross, MarkerShape::Plus};
   t.dashes = {{}, {5.0, 2.5}, {1.2, 1.8}, {6.0, 2.0, 1.2, 2.0}, {9.0, 3.0}, {4.0, 1.5, 1.2, 1.5, 1.2, 1.5}};
+  t.hatches = {Hatch::None, Hatch::Diagonal, Hatch::Crossed, Hatch::Horizontal, Hatch::AntiDiagonal, Hatch::Vertical};
   return t;
 }
 

@@ -29,6 +29,8 @@ struct Theme {
   // Shapes that keep series apart in greyscale
   std::vector<MarkerShape> markers;
   std::vector<std::vector<double>> dashes;  // on/off lengths in page units; {} = solid
+  std::vector<Hatch> hatches;               // bar fills; index 0 should be Hatch::None
+  double hatch_spacing = 3.5;
 
   // Text (sizes in page units: points for print, pixels on screen)
   std::string font_family = "DejaVu Sans";
@@ -54,6 +56,7 @@ struct Theme {
   Color palette_color(int index) const;
   MarkerShape marker(int index) const;
   const std::vector<double>& dash(int index) const;
+  Hatch hatch(int index) const;
   Color colormap(double t) const;  // t in [0, 1], clamped; NaN gives nan_cell
 };
 

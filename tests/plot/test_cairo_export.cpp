@@ -68,7 +68,7 @@ TEST(CairoMeasure, RealFontMetrics) {
 
 TEST(CairoLayout, SamplesKeepTheirPromisesWithTheRealFont) {
   MeasureText m = cairo_measure("DejaVu Sans");
-  for (const Figure& f : {sample_rung_bars(), sample_size_sweep(), sample_roofline(), sample_error_heatmap()})
+  for (const Figure& f : {sample_rung_bars(), sample_size_sweep(), sample_roofline(), sample_error_heatmap(), sample_traffic_bars()})
     for (double w : {468.0, 300.0, 200.0}) {
       Layout L = compute_layout(f, w, w * 0.62, m, print_theme());
       auto texts = testing::frame_texts(L);

@@ -20,7 +20,9 @@ struct Size {
 };
 const Size kSizes[] = {{468, 288}, {300, 200}, {220, 160}, {800, 500}, {640, 240}, {160, 120}};
 
-std::vector<Figure> samples() { return {sample_rung_bars(), sample_size_sweep(), sample_roofline(), sample_error_heatmap()}; }
+std::vector<Figure> samples() {
+  return {sample_rung_bars(), sample_size_sweep(), sample_roofline(), sample_error_heatmap(), sample_traffic_bars()};
+}
 
 // Checks every promise of layout.h on one layout; returns the first broken one.
 std::string broken_promise(const Layout& L) {

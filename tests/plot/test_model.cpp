@@ -146,6 +146,15 @@ TEST(Styles, DataSeriesGetDistinctColoursMarkersAndDashes) {
   EXPECT_EQ(styles[5].dash, 0);
 }
 
+TEST(Styles, BarSeriesGetHatchesAfterTheFirst) {
+  auto styles = resolve_styles(sample_traffic_bars());
+  ASSERT_EQ(styles.size(), 3u);
+  EXPECT_EQ(styles[0].hatch, 0);
+  EXPECT_EQ(styles[1].hatch, 1);
+  EXPECT_EQ(styles[2].hatch, 2);
+  EXPECT_EQ(resolve_styles(sample_size_sweep())[0].hatch, 0);  // lines have none
+}
+
 TEST(Validate, CleanFigureHasNoProblems) {
   EXPECT_TRUE(validate(sample_rung_bars()).empty());
   EXPECT_TRUE(validate(sample_roofline()).empty());
@@ -188,7 +197,7 @@ TEST(Validate, HeatmapShapeAndNaNCells) {
 }
 
 TEST(SampleFigures, SayTheyAreNotMeasurements) {
-  for (const Figure& f : {sample_rung_bars(), sample_size_sweep(), sample_roofline(), sample_error_heatmap()})
+  for (const Figure& f : {sample_rung_bars(), sample_size_sweep(), sample_roofline(), sample_error_heatmap(), sample_traffic_bars()})
     EXPECT_NE(f.caption.find("not a measurement"), std::string::npos) << f.id();
 }
 

@@ -53,6 +53,23 @@ TEST(MarkerGeometryTest, ShapesStayInsideTheirSize) {
   EXPECT_EQ(marker_geometry(MarkerShape::Circle, {0, 0}, 6, 12).points.size(), 12u);
 }
 
+TEST(Hatches, SegmentsStayInsideAndAreEvenlySpaced) {
+  Rect r{10, 20, 30, 40};
+  for (Hatch h : {Hatch::Diagonal, Hatch::AntiDiagonal, Hatch::Crossed, Hatch::Horizontal, Hatch::Vertical}) {
+    auto segments = hatch_segments(h, r, 4);
+    ASSERT_FALSE(segments.empty());
+    for (const auto& [a, b] : segments) {
+      EXPECT_TRUE(r.inflated(1e-9).contains(a));
+      EXPECT_TRUE(r.inflated(1e-9).contains(b));
+    }
+  }
+  EXPECT_EQ(hatch_segments(Hatch::Horizontal, r, 4).size(), 9u);  // y = 24, 28, ..., 56: not on the edges 20 and 60
+  EXPECT_TRUE(hatch_segments(Hatch::None, r, 4).empty());
+  EXPECT_TRUE(hatch_segments(Hatch::Diagonal, r, 0).empty());
+  EXPECT_TRUE(hatch_segments(Hatch::Diagonal, {0, 0, 1e6, 1e6}, 1e-3).empty());  // too fine: plain fill
+  EXPECT_EQ(print_theme().hatch(0), Hatch::None);
+}
+
 TEST(ClipSegment, InsideCrossingOutside) {
   Rect r{0, 0, 10, 10};
   Vec2 a{1, 1}, b{9, 9};
