@@ -20,13 +20,9 @@
 #ifndef ROWS_PER_PASS
 #define ROWS_PER_PASS 8
 #endif
-#ifndef GROUP
-#define GROUP 1
-#endif
 #define TILE 32                          // tile edge in elements
 #define VEC 4                            // elements per 16-byte access
 #define TX (TILE / VEC)                  // threads across a tile row: 8
-static_assert(GROUP >= 1, "GROUP (tile rows per block group) must be at least 1");
 static_assert(ROWS_PER_PASS >= 4 && ROWS_PER_PASS <= TILE && TILE % ROWS_PER_PASS == 0,
               "ROWS_PER_PASS must divide 32 and be >= 4 so that a warp spans 4 tile rows "
               "(the bank check above assumes it)");
@@ -36,18 +32,8 @@ transpose_vec(float* __restrict__ out, const float* __restrict__ in, int rows, i
 {
     __shared__ float tile[TILE][TILE + 1];
 
-    // Block order. Blocks start roughly in launch order (x fastest). With GROUP = 1 the
-    // blocks running at one time share a few tile rows: they read a few long input rows, but
-    // write a short piece of every output row. GROUP > 1 renumbers the blocks so that the
-    // running ones cover GROUP tile rows by a matching number of tile columns, a squarer
-    // patch, whose reads and writes both fall in fewer, longer runs of addresses.
-    const int block = blockIdx.y * gridDim.x + blockIdx.x;
-    const int blocks_per_group = GROUP * gridDim.x;
-    const int group_row0 = (block / blocks_per_group) * GROUP;        // first tile row of the group
-    const int group_rows = min(GROUP, (int)gridDim.y - group_row0);   // the last group may be short
-    const int in_group = block % blocks_per_group;
-    const int tile_row0 = (group_row0 + in_group % group_rows) * TILE;
-    const int tile_col0 = (in_group / group_rows) * TILE;
+    const int tile_row0 = blockIdx.y * TILE;
+    const int tile_col0 = blockIdx.x * TILE;
     const int tx = threadIdx.x, ty = threadIdx.y;
 
     // The vector path needs the whole tile inside the matrix and every row start of both
