@@ -3,13 +3,16 @@
 // What changes from rung 3: phases 1 and 2 merge. Each thread keeps a running maximum m and
 // a running sum s of exp(x - m). When a new x exceeds m, the sum so far was scaled for the
 // old maximum, so it is rescaled: s = s * exp(m - x) + 1, m = x; otherwise s += exp(x - m).
-// Either way one exp per element, as before. Two partial results (m1, s1) and (m2, s2)
-// combine the same way: m = max(m1, m2), s = s1 exp(m1 - m) + s2 exp(m2 - m); that is what
-// the warp shuffles and the cross-warp step now exchange: one reduction of pairs instead of
-// a max reduction followed by a sum reduction.
-// Why it is faster: the row is read twice (stats, then output) instead of three times, and
-// there is one reduction round instead of two. When a row is larger than the cache can hold
-// while its block works on it, each avoided read is an avoided DRAM read.
+// Either way one exp per element, as before. Partial results (m_i, s_i) of different threads
+// combine as M = max m_i, S = sum s_i exp(m_i - M): the block takes the max of the m's
+// (shuffles, then one value per warp), each thread rescales its own s to M with one exp, and
+// the rescaled sums are added (shuffles again). Merging the pairs two at a time instead,
+// m = max(m1, m2), s = s1 exp(m1 - m) + s2 exp(m2 - m), is correct too, but costs two exps at
+// every step of the tree on every thread: with one block per row of 1,024 floats that alone
+// kept the SM's exp unit busier than the row's own exps, and this rung slower than rung 3.
+// Why it is faster: the row is read twice (stats, then output) instead of three times. When a
+// row is larger than the cache can hold while its block works on it, each avoided read is an
+// avoided DRAM read; for short rows the avoided read was an L2 hit, and the gain is small.
 // One catch: the update is a chain. Each element's step needs the (m, s) of the step before,
 // and an exp takes tens of cycles, so a thread updating element by element spends its time
 // waiting on its own previous exp (and keeps one load in flight). So each thread folds UNROLL
@@ -63,10 +66,25 @@ __device__ __forceinline__ MaxSum add_elements(MaxSum acc, const float (&v)[UNRO
     return { m, s };
 }
 
-__device__ __forceinline__ MaxSum merge(MaxSum a, MaxSum b)
+__device__ __forceinline__ float warp_max(float v)
 {
-    const float m = fmaxf(a.m, b.m);
-    return { m, a.s * exp_below(a.m, m) + b.s * exp_below(b.m, m) };
+    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2)
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, lane_mask));
+    return v;
+}
+
+__device__ __forceinline__ float warp_sum(float v)
+{
+    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, lane_mask);
+    return v;
+}
+
+// Every lane's (m, s) -> the warp's (M, S): max first, then one exp per lane, then a sum.
+__device__ __forceinline__ MaxSum warp_combine(MaxSum a)
+{
+    const float m = warp_max(a.m);
+    return { m, warp_sum(a.s * exp_below(a.m, m)) };
 }
 
 extern "C" __global__ void __launch_bounds__(TPB)
@@ -88,15 +106,13 @@ softmax_online(float* __restrict__ out, const float* __restrict__ in, int rows, 
     }
     for (; c < cols; c += TPB) acc = add_element(acc, x[c]);     // the last few
 
-    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2) {
-        const MaxSum other = { __shfl_xor_sync(0xffffffffu, acc.m, lane_mask),
-                               __shfl_xor_sync(0xffffffffu, acc.s, lane_mask) };
-        acc = merge(acc, other);
-    }
+    // Combine: inside each warp, then across the WARPS warp results. For the second step
+    // each warp redoes the same small combine (lane w takes warp w's pair), which needs no
+    // second barrier.
+    acc = warp_combine(acc);
     if (lane == 0) warp_stats[warp] = acc;
     __syncthreads();
-    acc = warp_stats[0];
-    for (int w = 1; w < WARPS; ++w) acc = merge(acc, warp_stats[w]);
+    acc = warp_combine(lane < WARPS ? warp_stats[lane] : MaxSum{ NEG_INF, 0.f });
 
     const float m = (acc.m == NEG_INF) ? 0.f : acc.m;    // all -inf row: all zeros
     const float inv = (acc.s > 0.f) ? 1.f / acc.s : 0.f;

@@ -11,8 +11,8 @@
 //    1024-thread block idle; a group of one warp needs no barrier at all.
 //  - Online statistics in their cheapest form: each thread finds the max of its registers,
 //    sums exp(x - its max) while replacing x by that exp, and only the (max, sum) pairs are
-//    merged, in one shuffle round (and one shared-memory step for multi-warp groups). The
-//    output is then exps * exp(thread max - row max) / row sum: one exp per element in all.
+//    combined, in one round of shuffles (plus one shared-memory step for multi-warp groups).
+//    The output is then exps * exp(thread max - row max) / row sum: one exp per element.
 // Why it is faster: DRAM traffic is the ideal 2mn elements even when L2 is busy, fewer
 // instructions per byte, and every thread has work at every row length.
 // What to see: the best rung, near the copy line at n = 1024..8192, and ahead of
@@ -55,10 +55,26 @@ __device__ __forceinline__ float exp_below(float a, float b)
 
 struct MaxSum { float m, s; };             // s = sum of exp(x - m) over the elements seen
 
-__device__ __forceinline__ MaxSum merge(MaxSum a, MaxSum b)
+__device__ __forceinline__ float warp_max(float v)
 {
-    const float m = fmaxf(a.m, b.m);
-    return { m, a.s * exp_below(a.m, m) + b.s * exp_below(b.m, m) };
+    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2)
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, lane_mask));
+    return v;
+}
+
+__device__ __forceinline__ float warp_sum(float v)
+{
+    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, lane_mask);
+    return v;
+}
+
+// Every lane's (m, s) -> the warp's (M, S): max first, then one exp per lane, then a sum
+// (as in rung 4: cheaper than merging pairs, which costs two exps per tree step).
+__device__ __forceinline__ MaxSum warp_combine(MaxSum a)
+{
+    const float m = warp_max(a.m);
+    return { m, warp_sum(a.s * exp_below(a.m, m)) };
 }
 
 __device__ __forceinline__ MaxSum add_element(MaxSum acc, float x)
@@ -141,21 +157,16 @@ softmax_online_vec(float* __restrict__ out, const float* __restrict__ in, int ro
             for (int c = tail + t; c < cols; c += group_threads) acc = add_element(acc, x[c]);
         }
 
-        // Merge the (max, sum) pairs: inside each warp, then across the group's warps.
-        #pragma unroll
-        for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2) {
-            const MaxSum other = { __shfl_xor_sync(0xffffffffu, acc.m, lane_mask),
-                                   __shfl_xor_sync(0xffffffffu, acc.s, lane_mask) };
-            acc = merge(acc, other);
-        }
+        // Combine the (max, sum) pairs: inside each warp, then across the group's warps
+        // (lane w of every warp of the group takes warp w's pair; groups are whole warps, so
+        // `active` is the same on all lanes of a warp and the shuffles are safe).
+        acc = warp_combine(acc);
         if (warps_per_row > 1) {                         // uniform: depends on cols only
             if (lane == 0) warp_stats[warp] = acc;
             __syncthreads();
-            if (active) {
-                const int first = group * warps_per_row;
-                acc = warp_stats[first];
-                for (int w = 1; w < warps_per_row; ++w) acc = merge(acc, warp_stats[first + w]);
-            }
+            if (active)
+                acc = warp_combine(lane < warps_per_row ? warp_stats[group * warps_per_row + lane]
+                                                        : MaxSum{ NEG_INF, 0.f });
             __syncthreads();                             // warp_stats is reused next row
         }
         if (!active) continue;
