@@ -6,6 +6,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "engine/calibration.h"
+#include "engine/counters.h"
 #include "engine/errors.h"
 #include "engine/gpu_context.h"
 #include "engine/runner.h"
@@ -34,7 +35,7 @@ void add_measure_options(CLI::App& app, MeasureOptions& o) {
     app.add_option("--reps", o.reps, "timed repetitions (default: 10 to 300, about 0.4 s of GPU time)")->check(CLI::Range(1, 100000));
     app.add_flag("--warm-l2", o.warm_l2, "do not flush L2 between repetitions (measures the cache for small buffers)");
     app.add_flag("--no-check", o.no_check, "skip the correctness check");
-    app.add_flag("--counters", o.counters, "also collect hardware counters in a separate pass (not yet available)");
+    app.add_flag("--counters", o.counters, "also read hardware counters (DRAM, L2, shared memory) with CUPTI in a separate replay pass after timing");
     app.add_option("--seed", o.seed, "seed of the random inputs");
 }
 
@@ -51,6 +52,7 @@ RunOptions to_run_options(const MeasureOptions& o) {
     if (o.reps > 0) r.min_reps = r.max_reps = o.reps;
     r.cold_l2 = !o.warm_l2;
     r.check = !o.no_check;
+    r.counters = o.counters;  // [counters]
     r.seed = o.seed;
     return r;
 }
@@ -138,12 +140,14 @@ int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions
             if (auto* ce = dynamic_cast<const CompileError*>(&e)) std::fprintf(stderr, "%s\n", ce->log().c_str());
             code = std::max(code, static_cast<int>(e.code()));
         }
-        if (mo.counters) rec.counters_note = "hardware counters are not implemented in this build yet";
         out.runs.push_back(rec);
     }
     fill_reference_ratios(out.runs);
     if (!out.runs.empty()) std::printf("ladder %s, %s, L2 %s\n", L.id.c_str(), sizes_text(out.runs.front().sizes).c_str(), mo.warm_l2 ? "warm" : "cold (flushed)");
     print_runs(out.runs, first_column);
+    if (mo.counters)  // [counters] one line per run: the traffic, or why it could not be read
+        for (const auto& r : out.runs)
+            if (r.error.empty()) std::printf("counters %s: %s\n", r.rung.c_str(), counters_summary(r.counters, r.counters_note).c_str());
     if (!mo.json_path.empty()) {
         save_results(mo.json_path, out);
         std::printf("results written to %s\n", mo.json_path.c_str());

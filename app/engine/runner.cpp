@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "builtins.h"
+#include "counters.h"
 #include "cuda_check.h"
 #include "gpu_context.h"
 #include "kernel_cache.h"
@@ -298,6 +299,11 @@ RunRecord Runner::run(const Ladder& ladder, const Rung& rung, const RunOptions& 
                 double ceiling = p.dtype == DType::F32 ? calibration_->sgemm_tflops : calibration_->bf16_tflops;
                 if (ceiling > 0) rec.pct_gemm = 100.0 * rec.tflops / ceiling;
             }
+        }
+        // [counters] A separate replay pass after timing: profiling never touches a timed repetition.
+        if (opt.counters) {
+            if (!counters_) counters_ = std::make_unique<CounterCollector>(gpu_);
+            counters_->collect([&] { launch_all(prep); }, rec);
         }
     } catch (const GpuError&) {
         // A sticky error (illegal address, trap) poisons the whole CUDA context.

@@ -16,6 +16,7 @@
 namespace kl {
 
 class GpuContext;
+class CounterCollector;  // [counters]
 
 struct RunOptions {
     std::map<std::string, int64_t> sizes;  // overrides of the ladder's default sizes
@@ -27,6 +28,7 @@ struct RunOptions {
     bool cold_l2 = true;                    // flush L2 before every timed repetition
     bool check = true;                      // compare against the reference
     bool time = true;
+    bool counters = false;                  // [counters] read hardware counters in a replay pass after timing (counters.h)
     uint64_t seed = 20261122;
 };
 
@@ -55,6 +57,7 @@ class Runner {
     GpuContext& gpu_;
     std::optional<Calibration> calibration_;
     std::unique_ptr<ProblemCache> cache_;
+    std::unique_ptr<CounterCollector> counters_;  // [counters] opened on the first run that asks for counters
     bool context_lost_ = false;
 };
 
