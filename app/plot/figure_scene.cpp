@@ -40,6 +40,15 @@ struct Painter {
 
 Color darker(Color c, float f) { return {c.r * f, c.g * f, c.b * f, c.a}; }
 
+// The part of `r` inside `bounds`; false when none is.
+bool intersect(const Rect& r, const Rect& bounds, Rect& out) {
+  double l = std::max(r.left(), bounds.left()), t = std::max(r.top(), bounds.top());
+  double rr = std::min(r.right(), bounds.right()), b = std::min(r.bottom(), bounds.bottom());
+  if (!(rr > l) || !(b > t)) return false;
+  out = {l, t, rr - l, b - t};
+  return true;
+}
+
 // [SECTION] Grid and heatmap ----------------------------------------------------------------
 
 void paint_grid(Painter& p) {
@@ -86,14 +95,15 @@ void paint_heatmap(Painter& p) {
       double x0 = tx.to_pixel(xe.min + c * dx), x1 = tx.to_pixel(xe.min + (c + 1) * dx);
       double y0 = ty.to_pixel(ye.min + r * dy), y1 = ty.to_pixel(ye.min + (r + 1) * dy);
       if (!std::isfinite(x0) || !std::isfinite(x1) || !std::isfinite(y0) || !std::isfinite(y1)) continue;
-      Rect cell{std::min(x0, x1), std::min(y0, y1), std::fabs(x1 - x0), std::fabs(y1 - y0)};
+      Rect cell;  // the visible part: a fixed axis range may cut cells off
+      if (!intersect({std::min(x0, x1), std::min(y0, y1), std::fabs(x1 - x0), std::fabs(y1 - y0)}, p.layout.plot, cell)) continue;
       double v = h.at(r, c);
       if (std::isnan(v)) {
         paint_crossed(p, cell);
         continue;
       }
-      bool last_col = c == h.cols - 1, last_row = r == h.rows - 1;
-      Rect grown{cell.x, cell.y, cell.w + (last_col ? 0 : seam), cell.h + (last_row ? 0 : seam)};
+      Rect grown{cell.x, cell.y, std::min(cell.w + seam, p.layout.plot.right() - cell.x),
+                 std::min(cell.h + seam, p.layout.plot.bottom() - cell.y)};
       p.rect(grown, p.theme.colormap(color_position(v, p.layout.color_bar.axis)));
     }
   }

@@ -408,13 +408,14 @@ Range make_headroom(const Context& c, Range y, double plot_height) {
       needs.push_back({top, label + 3.0 + marker});
     }
   }
-  double lo = u(y.min), hi = u(y.max);
+  const double lo = u(y.min), old_hi = u(y.max);
+  double hi = old_hi;
   for (const auto& [value, room] : needs) {
     if (!std::isfinite(value) || (log && !(value > 0)) || !(plot_height > 2 * room)) continue;
     double v = u(value);
-    if (v > lo && v <= hi) hi = std::max(hi, lo + (v - lo) * plot_height / (plot_height - room));
+    if (v > lo && v <= old_hi) hi = std::max(hi, lo + (v - lo) * plot_height / (plot_height - room));
   }
-  y.max = log ? std::pow(10.0, hi) : hi;
+  if (hi > old_hi) y.max = log ? std::pow(10.0, hi) : hi;
   return y;
 }
 

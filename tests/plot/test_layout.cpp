@@ -179,6 +179,27 @@ TEST(LayoutHeatmap, SquareCellsAndColourBar) {
   EXPECT_LT(L.y.transform.to_pixel(0), L.y.transform.to_pixel(4096));
 }
 
+TEST(SceneBuild, HeatmapCellsStayInsideAZoomedPlot) {
+  Figure f = sample_error_heatmap();
+  f.x.min = 1000.0;  // zoom into part of the matrix
+  f.x.max = 2000.0;
+  f.y.max = 600.0;
+  Layout L = compute_layout(f, 400, 300, approximate_measure(), print_theme());
+  Scene scene = build_scene(f, L, print_theme());
+  int cells = 0;
+  for (const DrawCmd& cmd : scene.commands) {
+    const auto* r = std::get_if<RectCmd>(&cmd);
+    if (!r || r->fill.a == 0 || r->rect.left() >= L.plot.right()) continue;  // outlines, colour bar
+    ++cells;
+    EXPECT_GE(r->rect.left(), L.plot.left() - 1e-9);
+    EXPECT_LE(r->rect.right(), L.plot.right() + 1e-9);
+    EXPECT_GE(r->rect.top(), L.plot.top() - 1e-9);
+    EXPECT_LE(r->rect.bottom(), L.plot.bottom() + 1e-9);
+  }
+  EXPECT_GT(cells, 0);
+  EXPECT_LT(cells, 32 * 32);
+}
+
 TEST(LayoutRobustness, DegenerateFiguresAndPages) {
   Figure empty;
   Figure nan_only;
