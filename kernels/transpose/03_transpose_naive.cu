@@ -6,7 +6,8 @@
 // stores of a warp land `rows * 4` bytes apart, the column walk of rung 2 on one side.
 // Why it is no faster than that: a transpose cannot be coalesced on both sides by choosing
 // which thread takes which element; one side always walks a column.
-// What to see: time between rung 1 and rung 2 (one side is coalesced, the other is not).
+// What to see: about as slow as rung 2, although only one side is strided: one uncoalesced
+// side is enough to lose most of the bandwidth.
 // Like rung 1, each thread handles EPT rows, loads first.
 
 #if !defined(ELEM_IS_FP32)

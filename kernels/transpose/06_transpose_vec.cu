@@ -10,9 +10,14 @@
 // Bank check: a warp is 8 (x) by 4 (y) threads. Scattering a float4 into the tile writes
 // tile[y + j][4x + i]: bank (y + j + 4x + i) % 32, 32 different banks for each i. Gathering
 // reads tile[4x + i][y + j]: bank (4x + i + y + j) % 32, again 32 different banks.
-// What to see: the closest rung to the copy line. Tiles that stick out of the matrix, or
-// sizes whose rows are not 16-byte aligned (cols or rows not a multiple of 4), take a
-// scalar path through the same tile: still correct, slower.
+// What to see: on an H100 this rung lands level with rung 5, both about 92% of the copy line
+// at 8192 x 8192 (ROWS_PER_PASS = 32 is ~1.5% better than 8). Once the bank conflicts are
+// gone, instruction count is not what limits a transpose: a quarter of the memory
+// instructions changes little. What costs the last ~7% is not settled here; it is not the
+// block order either (renumbering blocks into square patches of tiles, so that both reads
+// and writes form longer runs, did not help; see docs/tuning/transpose.md).
+// Tiles that stick out of the matrix, or sizes whose rows are not 16-byte aligned (cols or
+// rows not a multiple of 4), take a scalar path through the same tile: correct, slower.
 
 #if !defined(ELEM_IS_FP32)
 #error "the transpose ladder is written for fp32: compile with -DELEM=float -DELEM_IS_FP32=1"
