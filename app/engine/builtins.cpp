@@ -59,6 +59,44 @@ const std::map<std::string, Routine>& routines() {
         {"cublas_sgemm", [](auto& n, auto& a, auto& g) { sgemm(n, a, g, false); }},
         {"cublas_tf32", [](auto& n, auto& a, auto& g) { sgemm(n, a, g, true); }},
         {"cublas_bf16", [](auto& n, auto& a, auto& g) { bf16_gemm(n, a, g); }},
+        // Naive attention, scores: C[i] = A[i] B[i]^T for i < batch, A M x K, B N x K, C M x N
+        // fp32, all row-major and packed back to back. args [C, A, B, M, N, K, batch, esize]:
+        // esize 4 reads fp32 A and B (fp32 math, no TF32), esize 2 reads bf16 (fp32 sums).
+        {"cublas_gemm_nt_batched",
+         [](auto& name, auto& args, auto& gpu) {
+             auto as_i64 = [](const KernelArg& a) { return a.kind == KernelArg::Kind::I64 ? a.i64 : int64_t(a.i32); };
+             if (args.size() != 8 || args[0].kind != KernelArg::Kind::Pointer || args[1].kind != KernelArg::Kind::Pointer ||
+                 args[2].kind != KernelArg::Kind::Pointer || (as_i64(args[7]) != 2 && as_i64(args[7]) != 4))
+                 throw InputError("builtin " + name + " takes args [C, A, B, M, N, K, batch, esize] with esize 4 (fp32) or 2 (bf16)");
+             const int64_t m = as_i64(args[3]), n = as_i64(args[4]), k = as_i64(args[5]), batch = as_i64(args[6]);
+             const cudaDataType_t ab = as_i64(args[7]) == 4 ? CUDA_R_32F : CUDA_R_16BF;
+             cublasHandle_t h = gpu.cublas();
+             KL_CUBLAS_CALL(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+             const float one = 1.f, zero = 0.f;
+             // Column-major view: C^T (N x M) = B (N x K, stored as K x N: transpose) * A^T (K x M).
+             KL_CUBLAS_CALL(cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, int(n), int(m), int(k), &one, args[2].ptr, ab,
+                                                       int(k), n * k, args[1].ptr, ab, int(k), m * k, &zero, args[0].ptr, CUDA_R_32F,
+                                                       int(n), m * n, int(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+         }},
+        // Naive attention, output: C[i] = A[i] B[i] for i < batch, A M x K, B K x N, C M x N, all
+        // of one type, row-major, packed. args [C, A, B, M, N, K, batch, esize]: esize 4 = fp32
+        // (no TF32), 2 = bf16 in and out with fp32 sums.
+        {"cublas_gemm_nn_batched",
+         [](auto& name, auto& args, auto& gpu) {
+             auto as_i64 = [](const KernelArg& a) { return a.kind == KernelArg::Kind::I64 ? a.i64 : int64_t(a.i32); };
+             if (args.size() != 8 || args[0].kind != KernelArg::Kind::Pointer || args[1].kind != KernelArg::Kind::Pointer ||
+                 args[2].kind != KernelArg::Kind::Pointer || (as_i64(args[7]) != 2 && as_i64(args[7]) != 4))
+                 throw InputError("builtin " + name + " takes args [C, A, B, M, N, K, batch, esize] with esize 4 (fp32) or 2 (bf16)");
+             const int64_t m = as_i64(args[3]), n = as_i64(args[4]), k = as_i64(args[5]), batch = as_i64(args[6]);
+             const cudaDataType_t t = as_i64(args[7]) == 4 ? CUDA_R_32F : CUDA_R_16BF;
+             cublasHandle_t h = gpu.cublas();
+             KL_CUBLAS_CALL(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+             const float one = 1.f, zero = 0.f;
+             // Column-major view: C^T (N x M) = B^T (N x K) * A^T (K x M), no transposes.
+             KL_CUBLAS_CALL(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one, args[2].ptr, t, int(n),
+                                                       k * n, args[1].ptr, t, int(k), m * k, &zero, args[0].ptr, t, int(n), m * n,
+                                                       int(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+         }},
     };
     return r;
 }

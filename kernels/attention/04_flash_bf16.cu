@@ -1,0 +1,328 @@
+// Rung 4 - FlashAttention-2 on tensor cores: bf16 Q, K, V, O; fp32 scores, statistics, sums.
+//
+// What changes from rung 3: both matrix products of the inner loop run on tensor cores with
+// mma.sync.m16n8k16 (16 x 8 x 16 multiply-adds per warp instruction, fp32 accumulators), and
+// the work is split the FlashAttention-2 way:
+//  - a block of 4 warps owns BM query rows (16 or 32 per warp) and loops over key tiles of BN;
+//    each warp owns whole rows, so the row max and sum need only shuffles between the 4 lanes
+//    that hold a row, never a barrier;
+//  - S = Q K^T lands in registers; the online softmax runs there; the probabilities are rounded
+//    to bf16 and reused directly as the A operand of O += P V: the accumulator layout of one
+//    mma is the operand layout of the next, so P never touches shared memory;
+//  - K and V tiles arrive by cp.async into two shared-memory stages: tile j + 1 is in flight
+//    while tile j is computed. Rows are padded by 16 bytes so ldmatrix reads 8 rows from 8
+//    different bank groups. Q is loaded once (and kept in registers when they allow);
+//  - the division by l happens once at the end; per tile only exp(m - m_new) touches o.
+// Causal: query block i stops at its diagonal; inside it, a warp skips tiles that lie entirely
+// after its own rows; only tiles crossing a warp's diagonal (or the end of the sequence) pay
+// for the element mask. Blocks start heaviest first. Scores use exp2 with log2(e) / sqrt(d)
+// folded into one FFMA.
+// Why it should be faster: tensor cores do ~15x the math of the CUDA cores, bf16 halves the
+// bytes, and one pass over K and V per query block keeps the traffic O(N d) per block.
+//
+// d = 64 and d = 128 are two instantiations in one kernel, chosen at run time; their tile
+// shapes are the parameters BM64/BN64 and BM128/BN128. N may be anything >= 1: rows and keys
+// past N are zero-filled by cp.async and masked.
+
+#include <cuda_bf16.h>
+
+#if !defined(BM64) || !defined(BN64) || !defined(BM128) || !defined(BN128)
+#error "BM64, BN64, BM128 and BN128 must be defined, e.g. -DBM64=128 -DBN64=64 -DBM128=128 -DBN128=64"
+#endif
+
+#define WARPS 4
+#define THREADS (32 * WARPS)
+#define NEG_INF_F __int_as_float(0xff800000)
+#define LN2 0.6931471805599453f
+
+// ---------------------------------------------------------------------------------------------
+// PTX wrappers
+// ---------------------------------------------------------------------------------------------
+__device__ __forceinline__ unsigned smem_u32(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+
+// 16 bytes global -> shared; src_bytes = 0 writes zeros and reads nothing.
+__device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, int src_bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+
+__device__ __forceinline__ void ldsm_x4(unsigned (&r)[4], unsigned addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x4_t(unsigned (&r)[4], unsigned addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+// c += a (16 x 16, row) * b (16 x 8, col), fp32 accumulators. Lane (g = lane / 4, t = lane % 4)
+// holds c[0], c[1] at row g, columns 2t, 2t+1 and c[2], c[3] at row g + 8, same columns.
+__device__ __forceinline__ void mma_16816(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
+{
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ float fast_exp2(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));  // exp2(-inf) = +0
+    return y;
+}
+
+// Two floats -> one register of two bf16, the first in the low half (the lower column).
+__device__ __forceinline__ unsigned pack_bf16(float lo, float hi)
+{
+    __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<unsigned*>(&v);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tiles: ROWS rows of a [N][D] bf16 matrix into shared memory, rows padded to D + 8 elements.
+// ---------------------------------------------------------------------------------------------
+template <int D>
+struct Layout {
+    static constexpr int kStride = (D + 8) * 2;  // bytes per shared row: 16-byte pad
+};
+
+template <int D, int ROWS>
+__device__ __forceinline__ void load_tile(unsigned dst, const __nv_bfloat16* src, int row0, int N)
+{
+    constexpr int kChunksPerRow = D / 8;
+    constexpr int kChunks = ROWS * kChunksPerRow;
+    static_assert(kChunks % THREADS == 0, "every thread copies the same number of 16-byte chunks");
+#pragma unroll
+    for (int i = 0; i < kChunks / THREADS; ++i) {
+        const int idx = i * THREADS + threadIdx.x;
+        const int r = idx / kChunksPerRow, c = idx % kChunksPerRow;
+        const bool inside = row0 + r < N;
+        const __nv_bfloat16* g = src + (long long)(inside ? row0 + r : 0) * D + c * 8;
+        cp_async_16(dst + r * Layout<D>::kStride + c * 16, g, inside ? 16 : 0);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The kernel body for one head dimension and tile shape.
+// ---------------------------------------------------------------------------------------------
+template <int D, int BM, int BN>
+__device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const __nv_bfloat16* Q, const __nv_bfloat16* K,
+                                           const __nv_bfloat16* V, int N, int causal, unsigned char* smem)
+{
+    constexpr int MT = BM / (16 * WARPS);  // 16-row mma tiles per warp
+    constexpr int NT = BN / 8;             // 8-key column tiles of S
+    constexpr int KD = D / 16;             // 16-deep steps over the head dimension
+    constexpr int DT = D / 8;              // 8-column tiles of O
+    constexpr int STRIDE = Layout<D>::kStride;
+    constexpr bool kQInRegs = MT * D <= 128;  // 32 registers of Q fragments at most
+    static_assert(MT >= 1 && BM == MT * 16 * WARPS, "BM must be 64 or 128 (16 or 32 rows per warp)");
+    static_assert(BN % 16 == 0, "BN must be a multiple of 16");
+    // log2(e) / sqrt(D): scores become exp2 arguments with one FFMA.
+    constexpr float kScaleLog2 = D == 64 ? 0.18033688011112042f : 0.12751743082459868f;
+    constexpr float kScale = D == 64 ? 0.125f : 0.08838834764831843f;  // 1 / sqrt(D)
+
+    const unsigned sQ = smem_u32(smem);
+    const unsigned sK0 = sQ + BM * STRIDE;        // K stage s at sK0 + s * BN * STRIDE
+    const unsigned sV0 = sK0 + 2 * BN * STRIDE;   // V stage s at sV0 + s * BN * STRIDE
+
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int g = lane / 4, t = lane % 4;
+    const int q0 = (gridDim.x - 1 - blockIdx.x) * BM;  // heaviest (causal) query blocks first
+    const int wr0 = warp * 16 * MT;                      // this warp's first row inside the block
+    const int warp_first = q0 + wr0, warp_last = q0 + wr0 + 16 * MT - 1;
+    const long long head = (long long)blockIdx.y * N;
+    Q += head * D;
+    K += head * D;
+    V += head * D;
+    O += head * D;
+    lse += head;
+
+    const int key_end = causal ? min(N, q0 + BM) : N;
+    const int tiles = (key_end + BN - 1) / BN;
+
+    // Prologue: Q and the first K, V tiles in one group.
+    load_tile<D, BM>(sQ, Q, q0, N);
+    load_tile<D, BN>(sK0, K, 0, N);
+    load_tile<D, BN>(sV0, V, 0, N);
+    cp_async_commit();
+    cp_async_wait_all();
+    __syncthreads();
+
+    // ldmatrix addresses, per lane. A operand (Q rows, 16 x 16 per x4): lanes 0-15 give rows
+    // 0-15 at columns 0-7, lanes 16-31 the same rows at columns 8-15.
+    const unsigned q_lane = sQ + (wr0 + (lane % 16)) * STRIDE + (lane / 16) * 16;
+    // B operand from K (keys x d, non-transposed): matrices (keys 0-7, d 0-7), (keys 0-7, d 8-15),
+    // (keys 8-15, d 0-7), (keys 8-15, d 8-15) -> b0, b1 of key tile 2np, then of 2np + 1.
+    const unsigned k_lane = (lane % 8 + (lane / 16) * 8) * STRIDE + ((lane / 8) % 2) * 16;
+    // B operand from V (keys x d, transposed): matrices (keys 0-7, d 0-7), (keys 8-15, d 0-7),
+    // (keys 0-7, d 8-15), (keys 8-15, d 8-15) -> b0, b1 of d tile 2dp, then of 2dp + 1.
+    const unsigned v_lane = (lane % 16) * STRIDE + (lane / 16) * 16;
+
+    unsigned qf[kQInRegs ? MT : 1][kQInRegs ? KD : 1][4];
+    if (kQInRegs) {
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int kk = 0; kk < KD; ++kk) ldsm_x4(qf[kQInRegs ? mt : 0][kQInRegs ? kk : 0], q_lane + mt * 16 * STRIDE + kk * 32);
+    }
+
+    float o[MT][DT][4];
+    float m[MT][2], l[MT][2];  // per row half: rows g and g + 8 of each mma tile
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+        for (int dt = 0; dt < DT; ++dt) o[mt][dt][0] = o[mt][dt][1] = o[mt][dt][2] = o[mt][dt][3] = 0.f;
+        m[mt][0] = m[mt][1] = NEG_INF_F;
+        l[mt][0] = l[mt][1] = 0.f;  // this lane's partial sums; the 4 lanes of a row add up at the end
+    }
+
+    for (int j = 0; j < tiles; ++j) {
+        if (j > 0) {
+            cp_async_wait_all();  // tile j (issued one iteration ago) has landed for this thread...
+            __syncthreads();      // ...for all threads; and everyone is done with tile j - 1
+        }
+        if (j + 1 < tiles) {  // refill the stage tile j - 1 used
+            const int s = (j + 1) % 2;
+            load_tile<D, BN>(sK0 + s * BN * STRIDE, K, (j + 1) * BN, N);
+            load_tile<D, BN>(sV0 + s * BN * STRIDE, V, (j + 1) * BN, N);
+        }
+        cp_async_commit();
+
+        const int k0 = j * BN;
+        if (causal && k0 > warp_last) continue;  // every key of the tile is after this warp's rows
+        const unsigned sK = sK0 + (j % 2) * BN * STRIDE + k_lane;
+        const unsigned sV = sV0 + (j % 2) * BN * STRIDE + v_lane;
+
+        // S = Q K^T (raw scores, fp32).
+        float s[MT][NT][4];
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt) s[mt][nt][0] = s[mt][nt][1] = s[mt][nt][2] = s[mt][nt][3] = 0.f;
+#pragma unroll
+        for (int kk = 0; kk < KD; ++kk) {
+            unsigned a[MT][4];
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {
+                if (kQInRegs) {
+#pragma unroll
+                    for (int r = 0; r < 4; ++r) a[mt][r] = qf[kQInRegs ? mt : 0][kQInRegs ? kk : 0][r];
+                } else {
+                    ldsm_x4(a[mt], q_lane + mt * 16 * STRIDE + kk * 32);
+                }
+            }
+#pragma unroll
+            for (int np = 0; np < NT / 2; ++np) {
+                unsigned b[4];
+                ldsm_x4(b, sK + np * 16 * STRIDE + kk * 32);
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) {
+                    mma_16816(s[mt][2 * np], a[mt], b[0], b[1]);
+                    mma_16816(s[mt][2 * np + 1], a[mt], b[2], b[3]);
+                }
+            }
+        }
+
+        // Mask keys past N and, on tiles crossing this warp's diagonal, keys after the query.
+        if (k0 + BN > N || (causal && k0 + BN - 1 > warp_first)) {
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) {
+                        const int key = k0 + nt * 8 + 2 * t + (e % 2);
+                        const int row = warp_first + mt * 16 + g + (e / 2) * 8;
+                        if (key >= N || (causal && key > row)) s[mt][nt][e] = NEG_INF_F;
+                    }
+        }
+
+        // Online softmax, in registers.
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                float mx = NEG_INF_F;
+#pragma unroll
+                for (int nt = 0; nt < NT; ++nt) mx = fmaxf(mx, fmaxf(s[mt][nt][2 * h], s[mt][nt][2 * h + 1]));
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));  // the 4 lanes of a row
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+                const float m_new = fmaxf(m[mt][h], mx);
+                // No visible key yet (m_new = -inf): subtract 0, not -inf, so exp2 gives 0, not NaN.
+                const float base = m_new == NEG_INF_F ? 0.f : m_new * kScaleLog2;
+                const float alpha = fast_exp2(m[mt][h] * kScaleLog2 - base);
+                m[mt][h] = m_new;
+                float sum = 0.f;
+#pragma unroll
+                for (int nt = 0; nt < NT; ++nt) {
+                    s[mt][nt][2 * h] = fast_exp2(fmaf(s[mt][nt][2 * h], kScaleLog2, -base));
+                    s[mt][nt][2 * h + 1] = fast_exp2(fmaf(s[mt][nt][2 * h + 1], kScaleLog2, -base));
+                    sum += s[mt][nt][2 * h] + s[mt][nt][2 * h + 1];
+                }
+                l[mt][h] = l[mt][h] * alpha + sum;
+#pragma unroll
+                for (int dt = 0; dt < DT; ++dt) {
+                    o[mt][dt][2 * h] *= alpha;
+                    o[mt][dt][2 * h + 1] *= alpha;
+                }
+            }
+
+        // O += P V: the S accumulators of key tiles 2kk, 2kk + 1 are the A fragment of step kk.
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk) {
+            unsigned a[MT][4];
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {
+                a[mt][0] = pack_bf16(s[mt][2 * kk][0], s[mt][2 * kk][1]);          // row g, keys 2t, 2t+1
+                a[mt][1] = pack_bf16(s[mt][2 * kk][2], s[mt][2 * kk][3]);          // row g + 8
+                a[mt][2] = pack_bf16(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);  // row g, keys 8 + 2t, ...
+                a[mt][3] = pack_bf16(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);  // row g + 8
+            }
+#pragma unroll
+            for (int dp = 0; dp < D / 16; ++dp) {
+                unsigned b[4];
+                ldsm_x4_t(b, sV + kk * 16 * STRIDE + dp * 32);
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) {
+                    mma_16816(o[mt][2 * dp], a[mt], b[0], b[1]);
+                    mma_16816(o[mt][2 * dp + 1], a[mt], b[2], b[3]);
+                }
+            }
+        }
+    }
+
+    // Epilogue: add the 4 lanes' partial sums, divide once, store bf16 O and the fp32 lse.
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            float sum = l[mt][h];
+            sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+            sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+            const int row = warp_first + mt * 16 + g + h * 8;
+            if (row >= N) continue;
+            const float inv = 1.f / sum;
+            unsigned* out = reinterpret_cast<unsigned*>(O + (long long)row * D + 2 * t);
+#pragma unroll
+            for (int dt = 0; dt < DT; ++dt) out[dt * 4] = pack_bf16(o[mt][dt][2 * h] * inv, o[mt][dt][2 * h + 1] * inv);
+            if (t == 0) lse[row] = m[mt][h] * kScale + log2f(sum) * LN2;
+        }
+}
+
+// Grid: (ceil(N / BM), B * H) with BM = BM64 or BM128 for d = 64 or 128; 128 threads.
+// Shared memory: (BM + 4 * BN) * (d + 8) * 2 bytes.
+extern "C" __global__ void __launch_bounds__(THREADS, 2)
+attention_flash_bf16(__nv_bfloat16* O, float* lse, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                     int N, int d, int causal)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    if (d == 64) flash_bf16<64, BM64, BN64>(O, lse, Q, K, V, N, causal, smem);
+    else flash_bf16<128, BM128, BN128>(O, lse, Q, K, V, N, causal, smem);
+}
