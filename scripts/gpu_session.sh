@@ -11,15 +11,14 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total 
 ladders=${*:-elementwise}
 .carry/test_gpu > "$OUT/ctest-gpu.log" 2>&1; echo "test_gpu (the ctest gpu label): exit $?" | tee -a "$OUT/summary.txt"
 $K calibrate --force | tee "$OUT/calibrate.txt"
+COUNTERS=${COUNTERS:---counters}
 for L in $ladders; do
-  $K run "$L" --json "$OUT/$L.json" > "$OUT/$L.txt" 2>&1; echo "run $L: exit $?" | tee -a "$OUT/summary.txt"
+  $K run "$L" $COUNTERS --json "$OUT/$L.json" > "$OUT/$L.txt" 2>&1; echo "run $L: exit $?" | tee -a "$OUT/summary.txt"
 done
 if [ -f .carry/peers.py ]; then
   timeout 300 python3 .carry/peers.py --quick --out "$OUT/peers.json" > "$OUT/peers.log" 2>&1; echo "peers: exit $?" >> "$OUT/summary.txt"
 fi
-grep -hE "ms|%" "$OUT"/*.txt | head -0
 for L in $ladders; do cat "$OUT/$L.txt"; done
-grep -E '"what": "(copy|gelu_tanh|softmax)"' "$OUT/peers.json" 2>/dev/null | head -0
 python3 - "$OUT/peers.json" <<'PY' 2>/dev/null
 import json,sys
 for r in json.load(open(sys.argv[1])):
@@ -28,3 +27,5 @@ for r in json.load(open(sys.argv[1])):
     if r.get("what")=="attention" and "tflops" in r: print("peer attn", r["backend"], "d=%d causal=%s N=%d" % (r["d"], r["causal"], r["N"]), "%.0f TFLOP/s" % r["tflops"])
 PY
 cat "$OUT/summary.txt"
+# At most 8 files come back from the device tool: pack the details into one archive.
+(cd "$OUT" && tar czf results.tgz --exclude=results.tgz ./*.json ./*.txt ./*.log 2>/dev/null)
