@@ -14,5 +14,7 @@ Action add_sweep_command(CLI::App& app);
 Action add_calibrate_command(CLI::App& app);
 Action add_check_kernels_command(CLI::App& app);
 Action add_serve_command(CLI::App& app);
+Action add_export_command(CLI::App& app);
+Action add_export_lesson_command(CLI::App& app);
 
 }  // namespace kl::cli

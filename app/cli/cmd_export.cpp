@@ -1,0 +1,159 @@
+// `kladder export` (one figure from a results file) and `kladder export-lesson` (every figure
+// of a lesson plus a handout). No GPU needed: both draw recorded results with the workbook's
+// own figure builders (report/figure_request.h).
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "engine/errors.h"
+#include "engine/paths.h"
+#include "report/figure_files.h"
+#include "report/figure_request.h"
+#include "report/lesson_export.h"
+
+namespace kl::cli {
+
+namespace {
+
+struct PageOptions {
+    double width_pt = 468, height_pt = 288, scale = 2;
+    std::string theme = "print";
+    bool caption = true;
+};
+
+void add_page_options(CLI::App& app, PageOptions& o) {
+    app.add_option("--width", o.width_pt, "page width in points (default 468 = 6.5 in)")->check(CLI::Range(72.0, 7200.0));
+    app.add_option("--height", o.height_pt, "page height in points (default 288 = 4 in)")->check(CLI::Range(72.0, 7200.0));
+    app.add_option("--scale", o.scale, "PNG pixels per point (default 2; 300/72 for 300 dpi)")->check(CLI::Range(0.25, 16.0));
+    app.add_option("--theme", o.theme, "print (white, for paper) or screen (dark, larger text, for slides)")
+        ->check(CLI::IsMember({"print", "screen"}));
+    app.add_flag("--caption,!--no-caption", o.caption, "print device, date and problem size under the plot (default on)");
+}
+
+// The export look for slides: dark background, the workbook's screen colours, larger text.
+plot::Theme slide_theme() {
+    plot::Theme t = plot::print_theme();
+    t.background = plot::rgb(0x1E2127);
+    t.ink = plot::rgb(0xD7DAE0);
+    t.muted_ink = plot::rgb(0x9AA1AD);
+    t.grid = plot::rgb(0x353A44);
+    t.reference = plot::rgb(0xE8C268);
+    t.legend_fill = plot::rgb(0x262A31, 0.92f);
+    t.legend_border = plot::rgb(0x4A505C);
+    t.nan_cell = plot::rgb(0x4A4F58);
+    t.nan_cross = plot::rgb(0xC8CCD4);
+    t.palette = {plot::rgb(0x4FA3E0), plot::rgb(0xF0803C), plot::rgb(0x3CC49A), plot::rgb(0xF2C14E),
+                 plot::rgb(0xD98BC0), plot::rgb(0x8CD3F5), plot::rgb(0xB8BEC8), plot::rgb(0xE4E07A)};
+    t.title_size *= 1.25;
+    t.label_size *= 1.25;
+    t.tick_size *= 1.25;
+    t.legend_size *= 1.25;
+    t.caption_size *= 1.25;
+    t.annotation_size *= 1.25;
+    return t;
+}
+
+plot::ExportOptions export_options(const PageOptions& o) {
+    plot::ExportOptions e;
+    e.width_pt = o.width_pt;
+    e.height_pt = o.height_pt;
+    e.png_scale = o.scale;
+    e.theme = o.theme == "screen" ? slide_theme() : plot::print_theme();
+    return e;
+}
+
+struct ExportCliOptions {
+    std::string results, plot, format, output, ladder, rung, axis, metric, dtype;
+    std::vector<std::string> sizes, params;
+    PageOptions page;
+};
+
+struct LessonCliOptions {
+    std::string lesson, results, output;
+    PageOptions page;
+};
+
+}  // namespace
+
+Action add_export_command(CLI::App& app) {
+    auto o = std::make_shared<ExportCliOptions>();
+    app.add_option("--results", o->results, "results JSON (from `kladder run --json`, or assets/recorded/*.json)")->required();
+    app.add_option("--plot", o->plot, "bars, sweep, roofline, traffic or errors")
+        ->required()
+        ->check(CLI::IsMember({"bars", "sweep", "roofline", "traffic", "errors"}));
+    app.add_option("--format", o->format, "svg, pdf, png or csv (default: from the file name)")->check(CLI::IsMember({"svg", "pdf", "png", "csv"}));
+    app.add_option("-o,--output", o->output, "the figure file; the results are copied beside it as NAME.results.json")->required();
+    app.add_option("--ladder", o->ladder, "ladder id (default: the only ladder in the results)");
+    app.add_option("--rung", o->rung, "rung to highlight or sweep (default: the rung with the most runs)");
+    app.add_option("--axis", o->axis, "sweep: a size axis (n) or a parameter (TPB)");
+    app.add_option("--metric", o->metric, "bars: time, rate or pct (of reference); sweep: time or rate")
+        ->check(CLI::IsMember({"time", "rate", "pct"}));
+    app.add_option("--size,-s", o->sizes, "problem size, e.g. --size n=2^28 (default: as measured)");
+    app.add_option("--param,-p", o->params, "rung parameter, e.g. --param TPB=256 (default: as measured)");
+    app.add_option("--dtype", o->dtype, "element type (default: as measured)");
+    add_page_options(app, o->page);
+    return [o] {
+        auto ladders = load_ladders_or_throw();
+        report::FigureRequest req;
+        req.plot = *report::plot_kind_from_name(o->plot);
+        req.ladder = o->ladder;
+        req.rung = o->rung;
+        req.axis = o->axis;
+        if (!o->metric.empty()) req.metric = *report::metric_from_name(o->metric);
+        req.sizes = parse_assignments(o->sizes, "--size");
+        req.params = parse_assignments(o->params, "--param");
+        req.dtype = o->dtype;
+
+        plot::ExportFormat format;
+        if (!o->format.empty()) {
+            format = o->format == "svg" ? plot::ExportFormat::Svg : o->format == "pdf" ? plot::ExportFormat::Pdf
+                   : o->format == "png" ? plot::ExportFormat::Png : plot::ExportFormat::Csv;
+        } else if (auto f = plot::format_from_path(o->output)) {
+            format = *f;
+        } else {
+            throw InputError("-o '" + o->output + "': give --format svg|pdf|png|csv or a file name ending in one of them");
+        }
+
+        report::LoadedResults results = report::load_results_for_export(o->results);
+        report::ExportFigure fig = report::build_export_figure(results, ladders, req, o->page.caption);
+        report::write_figure_with_results(fig.built.figure, o->output, format, export_options(o->page), results.bytes);
+        std::printf("wrote %s (%s) and %s\n", o->output.c_str(), plot::format_name(format), report::results_copy_path(o->output).c_str());
+        return static_cast<int>(ExitCode::Ok);
+    };
+}
+
+Action add_export_lesson_command(CLI::App& app) {
+    auto o = std::make_shared<LessonCliOptions>();
+    app.add_option("lesson", o->lesson, "lesson id or number (see `kladder list lessons`)")->required();
+    app.add_option("--results", o->results, "results JSON the figures are drawn from (assets/recorded/*.json works without a GPU)")
+        ->required();
+    app.add_option("-o,--output", o->output, "folder for the figures, results.json, handout.md and handout.html (created if its parent exists)")
+        ->required();
+    add_page_options(app, o->page);
+    return [o] {
+        auto ladders = load_ladders_or_throw();
+        std::vector<LessonLoadError> errors;
+        auto lessons = load_all_lessons(lessons_dir(), ladders, &errors);
+        const Lesson* lesson = nullptr;
+        std::string known;
+        for (const auto& l : lessons) {
+            if (l.id == o->lesson || std::to_string(l.number) == o->lesson) lesson = &l;
+            known += (known.empty() ? "" : ", ") + l.id;
+        }
+        if (!lesson) {
+            for (const auto& e : errors)
+                if (e.folder.find(o->lesson) != std::string::npos) throw InputError(e.message);
+            throw InputError("unknown lesson '" + o->lesson + "' (lessons: " + known + ")");
+        }
+        report::LoadedResults results = report::load_results_for_export(o->results);
+        report::LessonExportSummary s = report::export_lesson(*lesson, results, ladders, o->output, export_options(o->page), o->page.caption);
+        for (const auto& skip : s.skipped) std::printf("no figure for %s\n", skip.c_str());
+        std::printf("wrote %d figure%s (SVG, PDF, PNG), results.json, handout.md and handout.html to %s\n", s.figures,
+                    s.figures == 1 ? "" : "s", o->output.c_str());
+        return static_cast<int>(ExitCode::Ok);
+    };
+}
+
+}  // namespace kl::cli

@@ -1,0 +1,128 @@
+// [SECTION] index: helpers / Markdown / HTML
+#include "report/handout.h"
+
+#include <md4c-html.h>
+
+#include <sstream>
+
+#include "engine/errors.h"
+
+namespace kl::report {
+
+// [SECTION] Helpers
+
+std::string demote_headings(const std::string& markdown, int levels) {
+    std::istringstream in(markdown);
+    std::string line, out;
+    bool fenced = false;
+    while (std::getline(in, line)) {
+        size_t first = line.find_first_not_of(' ');
+        bool fence = first != std::string::npos && first < 4 && (line.compare(first, 3, "```") == 0 || line.compare(first, 3, "~~~") == 0);
+        if (fence) fenced = !fenced;
+        else if (!fenced && !line.empty() && line[0] == '#') line = std::string(levels, '#') + line;
+        out += line + "\n";
+    }
+    return out;
+}
+
+namespace {
+
+// Alt text and link text must not close their brackets early.
+std::string bracket_safe(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '[' || c == ']' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+}  // namespace
+
+// [SECTION] Markdown
+
+std::string handout_markdown(const HandoutInput& in) {
+    const Lesson& L = *in.lesson;
+    std::ostringstream md;
+    md << "# Lesson " << L.number << ": " << L.title << "\n\n";
+    if (!L.summary.empty()) md << L.summary << "\n\n";
+    md << "*Measurements: " << in.source << ". Every number below is in [" << in.results_name << "](" << in.results_name
+       << ").*\n\n";
+
+    if (!in.tables.empty()) {
+        md << "## Key numbers\n\n";
+        for (const auto& t : in.tables) {
+            md << "**" << t.ladder_title << "** (`" << t.ladder << "`), " << t.problem << "\n\n";
+            md << key_table_markdown(t) << "\n";
+        }
+        md << "Rates are ideal bytes (or FLOPs) over the median time; \"% of reference\" is the reference rung's time over "
+              "this rung's time, where the run measured it.\n\n";
+    }
+
+    md << "## Steps\n\n";
+    std::vector<std::pair<size_t, const LessonStep*>> answered;
+    for (size_t i = 0; i < L.steps.size(); ++i) {
+        const LessonStep& s = L.steps[i];
+        md << "### " << (i + 1) << ". " << s.title << "\n\n";
+        if (!s.text.empty()) md << demote_headings(s.text, 3) << "\n";
+        const HandoutFigure* fig = i < in.step_figures.size() && !in.step_figures[i].title.empty() ? &in.step_figures[i] : nullptr;
+        if (fig && fig->missing.empty()) {
+            md << "![" << bracket_safe(fig->title) << "](" << fig->png << ")\n\n";
+            md << "*Figure " << (i + 1) << ": " << fig->title << ".";
+            if (!fig->caption.empty()) md << " " << fig->caption << ".";
+            md << " [SVG](" << fig->svg << ") · [PDF](" << fig->pdf << ")*\n\n";
+        } else if (fig) {
+            md << "*No figure for this step: " << fig->missing << "*\n\n";
+        }
+        if (!s.look_at.empty()) md << "**Look at:** " << s.look_at << "\n\n";
+        if (!s.question.empty()) {
+            md << "**Predict:** " << s.question << "\n\n";
+            if (!s.answer.empty()) answered.push_back({i, &s});
+        }
+    }
+    if (!answered.empty()) {
+        md << "## Answers\n\n";
+        for (const auto& [i, s] : answered) md << "- **Step " << (i + 1) << ".** " << s->answer << "\n";
+        md << "\n";
+    }
+    return md.str();
+}
+
+// [SECTION] HTML
+
+namespace {
+void append_html(const MD_CHAR* text, MD_SIZE size, void* userdata) { static_cast<std::string*>(userdata)->append(text, size); }
+
+std::string escape_html(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+}  // namespace
+
+std::string markdown_to_html(const std::string& markdown, const std::string& title) {
+    std::string body;
+    if (md_html(markdown.data(), MD_SIZE(markdown.size()), append_html, &body, MD_DIALECT_GITHUB, 0) != 0)
+        throw InputError("cannot convert the handout to HTML (md4c failed)");
+    return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + escape_html(title) +
+           "</title>\n<style>\n"
+           "body { font-family: 'DejaVu Sans', sans-serif; max-width: 46em; margin: 2em auto; padding: 0 1em; line-height: 1.45; }\n"
+           "img { max-width: 100%; }\n"
+           "table { border-collapse: collapse; margin: 0.5em 0 1em; }\n"
+           "th, td { border: 1px solid #bbb; padding: 0.2em 0.6em; }\n"
+           "pre { background: #f4f4f4; padding: 0.6em; overflow-x: auto; }\n"
+           "code { font-family: 'DejaVu Sans Mono', monospace; }\n"
+           "@media print { body { max-width: none; } img { page-break-inside: avoid; } }\n"
+           "</style>\n</head>\n<body>\n" +
+           body + "</body>\n</html>\n";
+}
+
+}  // namespace kl::report

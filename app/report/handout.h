@@ -1,0 +1,36 @@
+// A lesson's handout for class notes: Markdown (and HTML from it) with the step texts, the
+// exported figures linked by relative paths, and the key numbers of every ladder it runs.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "engine/lesson.h"
+#include "report/key_numbers.h"
+
+namespace kl::report {
+
+// One figure of a step: file names relative to the handout, or why there is none.
+struct HandoutFigure {
+    std::string title, caption;
+    std::string png, svg, pdf;
+    std::string missing;  // non-empty: not exported, and why
+};
+
+struct HandoutInput {
+    const Lesson* lesson = nullptr;
+    std::string results_name;   // the results copy beside the handout ("results.json")
+    std::string source;         // "NVIDIA H100 80GB HBM3, measured 2026-11-22 by kladder 0.1.0"
+    std::vector<HandoutFigure> step_figures;  // one per lesson step (empty title: the step has no plot)
+    std::vector<KeyTable> tables;
+};
+
+std::string handout_markdown(const HandoutInput& in);
+
+// Markdown to a standalone HTML page (md4c, GitHub dialect). Throws InputError if md4c fails.
+std::string markdown_to_html(const std::string& markdown, const std::string& title);
+
+// Headings of embedded text moved `levels` deeper (outside code fences), so a step's own
+// "# ..." stays below the step heading.
+std::string demote_headings(const std::string& markdown, int levels);
+
+}  // namespace kl::report

@@ -1,0 +1,68 @@
+#include "report/key_numbers.h"
+
+#include "plot/ticks.h"
+
+namespace kl::report {
+
+KeyTable key_numbers(const LoadedResults& results, const figs::PlotContext& ctx) {
+    KeyTable t;
+    if (!ctx.ladder) return t;
+    const bool flops = figs::prefers_flops(ctx, results.store);
+    t.ladder = ctx.ladder->id;
+    t.ladder_title = ctx.ladder->title;
+    t.problem = figs::format_sizes(ctx.sizes) + " · " + ctx.dtype;
+    t.rate_unit = flops ? "TFLOP/s" : "GB/s";
+    t.roof_name = flops ? "% of cuBLAS" : "% of copy";
+    figs::BuiltFigure bars = figs::rung_bars(results.store, ctx, figs::BarMetric::Rate);
+    for (size_t i = 0; i < ctx.ladder->rungs.size(); ++i) {
+        const Rung& r = ctx.ladder->rungs[i];
+        KeyRow row;
+        row.rung = r.id;
+        row.title = r.title;
+        const figs::StoredRun* s = i < bars.bar_runs.size() ? bars.bar_runs[i] : nullptr;
+        if (s) {
+            const RunRecord& rec = s->record;
+            if (!rec.error.empty()) row.check = rec.error_kind.empty() ? "error" : rec.error_kind + " error";
+            else if (rec.correctness) row.check = rec.correctness->passed ? "pass" : "FAIL";
+            else row.check = "not checked";
+            if (rec.error.empty() && rec.timing) {
+                row.measured = true;
+                row.median_ms = rec.timing->median_ms;
+                row.rate = flops ? rec.tflops : rec.gbps;
+                row.pct_roof = flops ? rec.pct_gemm : rec.pct_copy;
+                row.pct_reference = rec.pct_reference;
+            }
+        }
+        t.rows.push_back(row);
+    }
+    return t;
+}
+
+namespace {
+std::string cell(const std::optional<double>& v, const char* suffix = "") {
+    return v ? plot::format_value(*v, 3) + suffix : "–";
+}
+std::string escape_cell(std::string s) {
+    std::string out;
+    for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+    return out;
+}
+}  // namespace
+
+std::string key_table_markdown(const KeyTable& t) {
+    std::string md = "| rung | median time (ms) | " + t.rate_unit + " | " + t.roof_name + " | % of reference | check |\n";
+    md += "|---|---:|---:|---:|---:|---|\n";
+    for (const auto& r : t.rows) {
+        md += "| " + escape_cell(r.title) + " (`" + r.rung + "`) | ";
+        if (r.measured) {
+            md += plot::format_value(r.median_ms, 3) + " | " + plot::format_value(r.rate, 3) + " | " + cell(r.pct_roof, " %") + " | " +
+                  cell(r.pct_reference, " %") + " | ";
+        } else {
+            md += "– | – | – | – | ";
+        }
+        md += (r.check.empty() ? std::string("not measured") : r.check) + " |\n";
+    }
+    return md;
+}
+
+}  // namespace kl::report

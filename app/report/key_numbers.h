@@ -1,0 +1,34 @@
+// The key numbers of a ladder at one problem: per rung, time, rate, share of the roof, share of
+// the reference and the correctness verdict. The runs are the ones the rung bars show (the
+// builders' choice), so the table and the figures never disagree.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "report/figure_request.h"
+
+namespace kl::report {
+
+struct KeyRow {
+    std::string rung, title;
+    bool measured = false;  // false: no run of this rung at this problem (the row says so)
+    double median_ms = 0;
+    double rate = 0;                     // GB/s or TFLOP/s, as `KeyTable::rate_unit`
+    std::optional<double> pct_roof;      // % of copy bandwidth, or of cuBLAS for FLOP-bound ladders
+    std::optional<double> pct_reference;
+    std::string check;                   // "pass", "FAIL", "not checked", or the error kind
+};
+
+struct KeyTable {
+    std::string ladder, ladder_title, problem;  // problem: "n = 268,435,456 · fp32"
+    std::string rate_unit;                       // "GB/s" or "TFLOP/s"
+    std::string roof_name;                       // "% of copy" or "% of cuBLAS"
+    std::vector<KeyRow> rows;
+};
+
+KeyTable key_numbers(const LoadedResults& results, const figs::PlotContext& ctx);
+
+// A GitHub-flavoured Markdown table (numbers with 3 significant digits, "–" where absent).
+std::string key_table_markdown(const KeyTable& table);
+
+}  // namespace kl::report

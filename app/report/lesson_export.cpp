@@ -1,0 +1,147 @@
+// [SECTION] index: staging folder / figures / handout / export
+#include "report/lesson_export.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "engine/errors.h"
+#include "plot/file_write.h"
+#include "report/figure_files.h"
+#include "report/handout.h"
+#include "report/key_numbers.h"
+
+namespace kl::report {
+
+namespace fs = std::filesystem;
+
+std::string step_figure_name(size_t step_index, const std::string& plot) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "step%02zu_", step_index + 1);
+    return buf + plot;
+}
+
+// [SECTION] Staging folder
+
+namespace {
+
+// A hidden folder inside the destination that is removed unless commit() moved its files out.
+class Staging {
+  public:
+    explicit Staging(const std::string& out_dir) : out_dir_(out_dir) {
+        std::error_code ec;
+        if (!fs::exists(out_dir, ec)) {
+            fs::path parent = fs::path(out_dir).parent_path();
+            check_writable_folder(parent.empty() ? "." : parent.string(), out_dir);
+            if (!fs::create_directory(out_dir, ec)) throw InputError("cannot create folder '" + out_dir + "': " + ec.message());
+            created_out_dir_ = true;
+        } else {
+            check_writable_folder(out_dir, out_dir);
+        }
+        std::string pattern = (fs::path(out_dir) / ".kladder-export-XXXXXX").string();
+        std::vector<char> name(pattern.begin(), pattern.end());
+        name.push_back('\0');
+        if (!mkdtemp(name.data())) {
+            remove_created();
+            throw InputError("cannot write into '" + out_dir + "': cannot create a staging folder");
+        }
+        dir_ = name.data();
+    }
+    ~Staging() {
+        std::error_code ec;
+        if (!dir_.empty()) fs::remove_all(dir_, ec);
+        if (!committed_) remove_created();
+    }
+    void write(const std::string& name, const std::string& bytes) {
+        plot::WriteResult r = plot::write_file_atomically((fs::path(dir_) / name).string(), bytes);
+        if (!r) {
+            // Name the file as asked for, not its staging path: "cannot write 'DIR/x.png': <why>".
+            size_t why = r.error.find("': ");
+            throw InputError("cannot write '" + (fs::path(out_dir_) / name).string() + "': " + (why == std::string::npos ? r.error : r.error.substr(why + 3)));
+        }
+        names_.push_back(name);
+    }
+    // Moves every staged file into the destination (renames within one file system).
+    void commit() {
+        for (const auto& n : names_) {
+            std::error_code ec;
+            fs::rename(fs::path(dir_) / n, fs::path(out_dir_) / n, ec);
+            if (ec) throw InputError("cannot write '" + (fs::path(out_dir_) / n).string() + "': " + ec.message());
+        }
+        committed_ = true;
+    }
+    const std::vector<std::string>& names() const { return names_; }
+
+  private:
+    void remove_created() {
+        std::error_code ec;
+        if (created_out_dir_) fs::remove_all(out_dir_, ec);
+    }
+    std::string out_dir_, dir_;
+    std::vector<std::string> names_;
+    bool created_out_dir_ = false, committed_ = false;
+};
+
+std::string problem_key(const figs::PlotContext& ctx) {
+    std::string k = ctx.ladder ? ctx.ladder->id : "";
+    for (const auto& [n, v] : ctx.sizes) k += "|" + n + "=" + std::to_string(v);
+    return k + "|" + ctx.dtype;
+}
+
+}  // namespace
+
+// [SECTION] Export
+
+LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& results, const std::vector<Ladder>& ladders,
+                                  const std::string& out_dir, const plot::ExportOptions& options, bool caption) {
+    LessonExportSummary summary;
+    Staging staging(out_dir);
+    HandoutInput handout;
+    handout.lesson = &lesson;
+    handout.results_name = "results.json";
+    std::string device = results.file.device ? results.file.device->name : "unknown device";
+    handout.source = device + ", measured " + date_of(results.file.created) + (results.file.tool.empty() ? "" : " with " + results.file.tool);
+    handout.step_figures.resize(lesson.steps.size());
+    std::set<std::string> tabled;
+
+    for (size_t i = 0; i < lesson.steps.size(); ++i) {
+        const LessonStep& step = lesson.steps[i];
+        if (step.plot.empty() || step.ladder.empty()) continue;
+        FigureRequest req = request_for_step(step);
+        HandoutFigure& hf = handout.step_figures[i];
+        hf.title = step.title;
+        try {
+            ExportFigure fig = build_export_figure(results, ladders, req, caption);
+            std::string base = step_figure_name(i, step.plot);
+            hf.title = fig.built.figure.title.empty() ? step.title : fig.built.figure.title;
+            hf.caption = fig.built.figure.caption;
+            for (plot::ExportFormat f : {plot::ExportFormat::Svg, plot::ExportFormat::Pdf, plot::ExportFormat::Png}) {
+                std::string name = base + "." + plot::format_name(f);
+                staging.write(name, render_or_throw(fig.built.figure, f, options, "'" + name + "'"));
+            }
+            hf.svg = base + ".svg";
+            hf.pdf = base + ".pdf";
+            hf.png = base + ".png";
+            ++summary.figures;
+            if (tabled.insert(problem_key(fig.context)).second) handout.tables.push_back(key_numbers(results, fig.context));
+        } catch (const InputError& e) {
+            // Missing data for one step is reported, not fatal; bad files and folders are.
+            std::string why = e.what();
+            if (why.rfind(results.path + ": no data", 0) != 0) throw;
+            hf.missing = "the results hold no data for it (" + why.substr(results.path.size() + 2) + ").";
+            summary.skipped.push_back("step " + std::to_string(i + 1) + " (" + step.plot + "): " + why.substr(results.path.size() + 2));
+        }
+    }
+
+    staging.write(handout.results_name, results.bytes);
+    std::string md = handout_markdown(handout);
+    staging.write("handout.md", md);
+    staging.write("handout.html", markdown_to_html(md, "Lesson " + std::to_string(lesson.number) + ": " + lesson.title));
+    staging.commit();
+    summary.written = staging.names();
+    return summary;
+}
+
+}  // namespace kl::report
