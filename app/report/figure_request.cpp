@@ -114,18 +114,23 @@ const Rung* busiest_rung(const LoadedResults& results, const Ladder& L) {
     return best;
 }
 
-// The newest run of `rung` (or of any rung of the ladder) that fits the sizes and dtype given.
+// The run whose problem the figure shows when the request leaves it open: the newest run of
+// `rung` (else of any rung of the ladder) that fits the sizes and dtype given, preferring one at
+// the ladder's default sizes (a size sweep's small points are not "the" problem).
 const RunRecord* representative_run(const LoadedResults& results, const Ladder& L, const Rung* rung, const FigureRequest& req) {
-    auto fits = [&](const RunRecord& x, bool same_rung) {
+    std::map<std::string, int64_t> defaults(L.default_sizes.begin(), L.default_sizes.end());
+    for (const auto& [k, v] : req.sizes) defaults[k] = v;
+    auto fits = [&](const RunRecord& x, bool same_rung, bool at_defaults) {
         if (x.ladder != L.id || (same_rung && rung && x.rung != rung->id)) return false;
         if (!req.dtype.empty() && x.dtype != req.dtype) return false;
-        for (const auto& [k, v] : req.sizes)
+        for (const auto& [k, v] : at_defaults ? defaults : req.sizes)
             if (k != req.axis && (!x.sizes.count(k) || x.sizes.at(k) != v)) return false;
         return true;
     };
-    for (bool same_rung : {true, false})
-        for (auto it = results.file.runs.rbegin(); it != results.file.runs.rend(); ++it)
-            if (fits(*it, same_rung)) return &*it;
+    for (bool at_defaults : {true, false})
+        for (bool same_rung : {true, false})
+            for (auto it = results.file.runs.rbegin(); it != results.file.runs.rend(); ++it)
+                if (fits(*it, same_rung, at_defaults)) return &*it;
     return nullptr;
 }
 
