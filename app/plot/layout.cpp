@@ -658,6 +658,12 @@ void layout_notes(const Context& c, Layout& L) {
   const double gap = 2.5;
 
   // Reference labels: at the right end above a horizontal line, at the top beside a vertical one.
+  struct ReferenceLabel {
+    size_t note;
+    std::string text;
+    double y;
+  };
+  std::vector<ReferenceLabel> reference_labels;  // horizontal ones, moved below if a bar label collides
   for (const Series& s : c.figure.series) {
     if (s.name.empty()) continue;
     if (s.kind == SeriesKind::HLine) {
@@ -668,6 +674,7 @@ void layout_notes(const Context& c, Layout& L) {
       TextCmd t = place_text(text, size, false, th.reference, anchor, HAlign::Right, VAlign::Bottom, c.measure);
       if (t.box.top() < L.plot.top())  // no room above the line (a fixed y maximum): write under it
         t = place_text(text, size, false, th.reference, {anchor.x, y + gap}, HAlign::Right, VAlign::Top, c.measure);
+      reference_labels.push_back({L.notes.size(), text, y});
       L.notes.push_back(t);
     } else if (s.kind == SeriesKind::VLine) {
       double x = L.x.transform.to_pixel(s.value);
@@ -710,6 +717,34 @@ void layout_notes(const Context& c, Layout& L) {
                        VAlign::Top, c.measure);
     }
     L.notes.push_back(t);
+  }
+  // A bar's value label just above a reference line can sit where the line's own label is: try
+  // the line's label under the line, then at the left end above and below it.
+  for (const ReferenceLabel& r : reference_labels) {
+    auto collides = [&](const TextCmd& t) {
+      for (size_t i = 0; i < L.notes.size(); ++i)
+        if (i != r.note && t.box.overlaps(L.notes[i].box)) return true;
+      return false;
+    };
+    if (!collides(L.notes[r.note])) continue;
+    const double right = L.plot.right() - 0.5 * th.pad, left = L.plot.left() + 0.5 * th.pad;
+    const TextCmd candidates[] = {
+        place_text(r.text, size, false, th.reference, {right, r.y + gap}, HAlign::Right, VAlign::Top, c.measure),
+        place_text(r.text, size, false, th.reference, {left, r.y - gap}, HAlign::Left, VAlign::Bottom, c.measure),
+        place_text(r.text, size, false, th.reference, {left, r.y + gap}, HAlign::Left, VAlign::Top, c.measure)};
+    auto on_bar = [&](const TextCmd& t) {
+      return std::any_of(L.bars.begin(), L.bars.end(), [&](const BarLayout& b) { return t.box.overlaps(b.rect); });
+    };
+    // First a place clear of text and bars; else one clear of text (over a bar beats over a number).
+    bool placed = false;
+    for (bool avoid_bars : {true, false}) {
+      for (const TextCmd& t : candidates) {
+        if (placed || t.box.top() < L.plot.top() || t.box.bottom() > L.plot.bottom() || collides(t) || (avoid_bars && on_bar(t)))
+          continue;
+        L.notes[r.note] = t;
+        placed = true;
+      }
+    }
   }
 
   // Point value labels and annotations: beside their point, where they hide the least data.
