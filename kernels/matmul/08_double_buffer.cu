@@ -9,7 +9,9 @@
 // second barrier made everybody wait for the slowest warp. Here the load latency hides behind
 // BK steps of math, and one barrier per step is enough (see the comment at the loop).
 // What to see: the last big step on CUDA cores, close to cuBLAS SGEMM at large sizes. The cost:
-// twice the shared memory and a few more registers (the in-flight loads).
+// twice the shared memory and a few more registers (the in-flight loads). The default warp tile
+// is 64 x 64 (4 warps, 16 x 8 outputs per thread): more math per shared load than rung 7's
+// 32 x 64, affordable now that loads no longer stall the warps.
 //
 // Edges and alignment: as in rungs 6-7 (float4 fast path inside, guarded scalar path at edges).
 
@@ -30,7 +32,7 @@
 // Ask for two resident blocks per SM (at most 128 registers per thread at 256 threads) when the
 // accumulators plus the in-flight loads leave room for it, so that while one block waits at its
 // barrier the other keeps the FMA units busy. Larger shapes get no cap: capping them would spill.
-#define MIN_BLOCKS ((NUM_THREADS <= 256 && WM * WN / 32 + 4 * (A_LOADS + B_LOADS) <= 72) ? 2 : 1)
+#define MIN_BLOCKS ((NUM_THREADS <= 256 && WM * WN / 32 + 4 * (A_LOADS + B_LOADS) <= 48) ? 2 : 1)
 
 static_assert(BM % WM == 0 && BN % WN == 0, "the block tile must split into whole warp tiles");
 static_assert(WM % WSUBM == 0 && WN % WSUBN == 0, "the warp tile must split into whole (4*TM) x (8*TN) sub-tiles");
@@ -134,11 +136,11 @@ __device__ __forceinline__ void block_tile(float (*As)[BK][BM + A_PAD], float (*
 
     for (int t = 0; t < num_tiles; ++t) {
         const int cur = t & 1;
-        const bool has_next = t + 1 < num_tiles;
         // Issue the next tile's loads now; nothing waits for them until store_shared below.
-        if (has_next) {
-            load_global<kInterior>(a_next, b_next, A, B, M, N, K, m0, n0, (t + 1) * BK);
-        }
+        // No `if (t + 1 < num_tiles)` around them: past the last tile the loads are predicated
+        // off (zeros), and a branch here lets the compiler merge this block with the one of
+        // store_shared below, which moves the loads after the math and exposes their latency.
+        load_global<kInterior>(a_next, b_next, A, B, M, N, K, m0, n0, (t + 1) * BK);
 
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
@@ -161,8 +163,9 @@ __device__ __forceinline__ void block_tile(float (*As)[BK][BM + A_PAD], float (*
         }
 
         // Writing buffer cur^1 is safe without a barrier before it: its last readers ran in step
-        // t-1, and every thread passed the barrier at the end of step t-1 after that.
-        if (has_next) store_shared(As[cur ^ 1], Bs[cur ^ 1], a_next, b_next);
+        // t-1, and every thread passed the barrier at the end of step t-1 after that. (After the
+        // last tile this writes zeros that nobody reads.)
+        store_shared(As[cur ^ 1], Bs[cur ^ 1], a_next, b_next);
         __syncthreads();  // buffer cur^1 is complete before step t+1 reads it
     }
 

@@ -38,10 +38,10 @@
 
 static_assert(BM % WM == 0 && BN % WN == 0, "the block tile must split into whole warp tiles");
 static_assert(WM % 16 == 0 && WN % 16 == 0, "warp tiles are built of 16 x 16 pieces (WM, WN multiples of 16)");
-static_assert(BK % 16 == 0, "BK must be a multiple of 16, the K of one mma");
+static_assert(BK == 32 || BK == 64, "BK must be 32 or 64: an even number of 16-deep mma steps (the fragment double buffer\n              alternates by step) and rows of at most 128 bytes");
 static_assert(NUM_THREADS >= 32 && NUM_THREADS <= 1024, "32 * (BM / WM) * (BN / WN) threads must be between 32 and 1024");
-static_assert((BM * A_CPR) % NUM_THREADS == 0 && (BK * B_CPR) % NUM_THREADS == 0,
-              "every thread must copy the same number of 16-byte chunks of each tile");
+static_assert((BM * A_CPR) % NUM_THREADS == 0 && (BK * B_CPR) % NUM_THREADS == 0 && NUM_THREADS % B_CPR == 0,
+              "every thread must copy the same number of 16-byte chunks of each tile, at a fixed column");
 static_assert(MI * NI * 4 <= 128, "at most 128 fp32 accumulators per thread (WM * WN / 32)");
 static_assert(STAGES >= 2, "the pipeline needs at least two stages");
 static_assert(STAGES * STAGE_BYTES <= 227 * 1024, "the stages must fit in 227 KB of shared memory");
@@ -105,108 +105,157 @@ __device__ __forceinline__ uint4 pack8(const unsigned short (&v)[8])
 // ---------------------------------------------------------------------------------------------
 // One K-tile of A (BM x BK) and B (BK x BN) into a shared-memory stage.
 // ---------------------------------------------------------------------------------------------
+template <bool kCpAsync>
 __device__ __forceinline__ void load_stage(unsigned char* stage, const __nv_bfloat16* A, const __nv_bfloat16* B,
-                                           int M, int N, int K, int m0, int n0, int k0, bool use_cp_async)
+                                           int M, int N, int K, int m0, int n0, int k0)
 {
     const int tid = threadIdx.x;
     unsigned char* sA = stage;
     unsigned char* sB = stage + A_STAGE_BYTES;
     const unsigned short* A16 = reinterpret_cast<const unsigned short*>(A);  // raw bf16 bits
     const unsigned short* B16 = reinterpret_cast<const unsigned short*>(B);
+    // The fallback copies one chunk at a time: unrolled, all its 8-element loads would be held in
+    // registers at once, on top of the accumulators.
+    constexpr int kUnrollA = kCpAsync ? BM * A_CPR / NUM_THREADS : 1;
+    constexpr int kUnrollB = kCpAsync ? BK * B_CPR / NUM_THREADS : 1;
 
+    // A thread always copies chunk tid % CPR of its rows (row tid / CPR, then every
+    // NUM_THREADS / CPR rows), so the column math is done once.
+    {
+        const int c = tid % A_CPR, col = k0 + c * 8;
+#pragma unroll kUnrollA
+        for (int i = 0; i < BM * A_CPR / NUM_THREADS; ++i) {
+            const int r = tid / A_CPR + i * (NUM_THREADS / A_CPR), row = m0 + r;
+            unsigned char* dst = sA + r * (BK * 2) + swizzle<A_CPR>(r, c) * 16;
+            if (kCpAsync) {
+                const bool ok = row < M && col < K;  // K % 8 == 0 here: a chunk is all in or all out
+                cp_async_16(smem_addr(dst), ok ? A16 + (size_t)row * K + col : A16, ok ? 16 : 0);
+            } else {
+                unsigned short v[8];
 #pragma unroll
-    for (int i = 0; i < BM * A_CPR / NUM_THREADS; ++i) {
-        const int idx = i * NUM_THREADS + tid;
-        const int r = idx / A_CPR, c = idx % A_CPR;
-        const int row = m0 + r, col = k0 + c * 8;
-        unsigned char* dst = sA + r * (BK * 2) + swizzle<A_CPR>(r, c) * 16;
-        if (use_cp_async) {
-            const bool ok = row < M && col < K;  // K % 8 == 0 here: a chunk is all in or all out
-            cp_async_16(smem_addr(dst), ok ? A16 + (size_t)row * K + col : A16, ok ? 16 : 0);
-        } else {
-            unsigned short v[8];
-#pragma unroll
-            for (int e = 0; e < 8; ++e) v[e] = (row < M && col + e < K) ? A16[(size_t)row * K + col + e] : 0;
-            *reinterpret_cast<uint4*>(dst) = pack8(v);
+                for (int e = 0; e < 8; ++e) v[e] = (row < M && col + e < K) ? A16[(size_t)row * K + col + e] : 0;
+                *reinterpret_cast<uint4*>(dst) = pack8(v);
+            }
         }
     }
+    {
+        const int c = tid % B_CPR, col = n0 + c * 8;
+#pragma unroll kUnrollB
+        for (int i = 0; i < BK * B_CPR / NUM_THREADS; ++i) {
+            const int r = tid / B_CPR + i * (NUM_THREADS / B_CPR), row = k0 + r;
+            unsigned char* dst = sB + r * (BN * 2) + swizzle<B_CPR>(r, c) * 16;
+            if (kCpAsync) {
+                const bool ok = row < K && col < N;
+                cp_async_16(smem_addr(dst), ok ? B16 + (size_t)row * N + col : B16, ok ? 16 : 0);
+            } else {
+                unsigned short v[8];
 #pragma unroll
-    for (int i = 0; i < BK * B_CPR / NUM_THREADS; ++i) {
-        const int idx = i * NUM_THREADS + tid;
-        const int r = idx / B_CPR, c = idx % B_CPR;
-        const int row = k0 + r, col = n0 + c * 8;
-        unsigned char* dst = sB + r * (BN * 2) + swizzle<B_CPR>(r, c) * 16;
-        if (use_cp_async) {
-            const bool ok = row < K && col < N;
-            cp_async_16(smem_addr(dst), ok ? B16 + (size_t)row * N + col : B16, ok ? 16 : 0);
-        } else {
-            unsigned short v[8];
-#pragma unroll
-            for (int e = 0; e < 8; ++e) v[e] = (row < K && col + e < N) ? B16[(size_t)row * N + col + e] : 0;
-            *reinterpret_cast<uint4*>(dst) = pack8(v);
+                for (int e = 0; e < 8; ++e) v[e] = (row < K && col + e < N) ? B16[(size_t)row * N + col + e] : 0;
+                *reinterpret_cast<uint4*>(dst) = pack8(v);
+            }
         }
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// The kernel: each warp owns a WM x WN tile of C, i.e. MI x NI mma tiles of 16 x 8.
-// ---------------------------------------------------------------------------------------------
-extern "C" __global__ void __launch_bounds__(NUM_THREADS)
-matmul_mma_bf16(float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K)
-{
-    extern __shared__ __align__(1024) unsigned char smem[];
+// Per-thread byte offsets, inside a stage, of the rows this lane hands to ldmatrix at k-step 0.
+// At k-step kk the A chunk index is 2kk + lane/16; the swizzle XORs it with row bits only, so
+// the offset is the k-step-0 offset XOR 32 kk (chunk bits), and B rows are 16 kk rows further.
+struct FragOffsets {
+    unsigned a[MI];      // A: row wm0 + 16 mi + lane % 16, chunk lane / 16
+    unsigned b[NI / 2];  // B: k-row lane % 16, chunk (wn0 + 16 nj) / 8 + lane / 16
+};
 
+__device__ __forceinline__ FragOffsets frag_offsets(int wm0, int wn0, int lane)
+{
+    FragOffsets o;
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+        const int r = wm0 + mi * 16 + (lane % 16), c = lane / 16;
+        o.a[mi] = r * (BK * 2) + swizzle<A_CPR>(r, c) * 16;
+    }
+#pragma unroll
+    for (int nj = 0; nj < NI / 2; ++nj) {
+        const int r = lane % 16, c = (wn0 + nj * 16) / 8 + lane / 16;
+        o.b[nj] = A_STAGE_BYTES + r * (BN * 2) + swizzle<B_CPR>(r, c) * 16;
+    }
+    return o;
+}
+
+// Fragments of one 16-deep k-step of a stage: MI tiles of A (16 x 16) and NI/2 pairs of B
+// tiles (16 x 16 = two 16 x 8 mma operands each).
+__device__ __forceinline__ void load_fragments(unsigned (&a)[MI][4], unsigned (&b)[NI / 2][4], unsigned stage,
+                                               const FragOffsets& o, int kk)
+{
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)  // lanes 0-15: rows 0-15 at k 0-7; lanes 16-31: k 8-15
+        ldmatrix_x4(a[mi], stage + (o.a[mi] ^ (kk * 32)));
+#pragma unroll
+    for (int nj = 0; nj < NI / 2; ++nj)  // lanes 0-15: k rows 0-15 at n 0-7; 16-31: n 8-15.
+        ldmatrix_x4_trans(b[nj], stage + o.b[nj] + kk * 16 * (BN * 2));  // .trans: K-major -> "col"
+}
+
+// ---------------------------------------------------------------------------------------------
+// The block's work: each warp owns a WM x WN tile of C, i.e. MI x NI mma tiles of 16 x 8.
+// Two copies (kCpAsync true/false) so that the rare element-wise fallback adds nothing to the
+// fast loop.
+// ---------------------------------------------------------------------------------------------
+template <bool kCpAsync>
+__device__ __forceinline__ void block_tile(unsigned char* smem, float* C, const __nv_bfloat16* A,
+                                           const __nv_bfloat16* B, int M, int N, int K)
+{
+    constexpr int KK = BK / 16;  // mma k-steps per K-tile
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
     const int wm0 = (warp / (BN / WN)) * WM;  // this warp's tile inside the block tile
     const int wn0 = (warp % (BN / WN)) * WN;
-    const bool use_cp_async = (K % 8 == 0) && (N % 8 == 0) &&
-                              ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B)) % 16 == 0);
     const int num_tiles = (K + BK - 1) / BK;
+    const unsigned smem_base = smem_addr(smem);
+    const FragOffsets offs = frag_offsets(wm0, wn0, lane);
 
     float acc[MI][NI][4] = {};
+    unsigned a_frag[2][MI][4], b_frag[2][NI / 2][4];  // double-buffered in registers
 
     // Prologue: STAGES-1 tiles in flight. Every thread commits one group per tile (empty groups
     // past the end keep the count uniform), so "wait until at most STAGES-2 groups are pending"
-    // always means "the oldest tile has landed".
+    // always means "the oldest tile not yet waited for has landed".
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < num_tiles) load_stage(smem + s * STAGE_BYTES, A, B, M, N, K, m0, n0, s * BK, use_cp_async);
+        if (s < num_tiles) load_stage<kCpAsync>(smem + s * STAGE_BYTES, A, B, M, N, K, m0, n0, s * BK);
         cp_async_commit();
     }
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    int read_stage = 0;
+    load_fragments(a_frag[0], b_frag[0], smem_base, offs, 0);
 
+    // Software pipeline: while the tensor cores run k-step kk, the fragments of step kk+1 are
+    // already being loaded, and at the last step of a tile the fragments come from the next
+    // stage. The barrier sits before that last step's products are issued, so the products of the
+    // previous step keep the tensor cores busy while the warps wait for each other.
     for (int t = 0; t < num_tiles; ++t) {
-        cp_async_wait<STAGES - 2>();  // this thread's copies of tile t have landed...
-        __syncthreads();              // ...and everybody's; also, all warps are done with tile t-1
-
-        // Refill the stage that tile t-1 used (safe: the barrier above) with tile t + STAGES - 1.
-        const int next = t + STAGES - 1;
-        if (next < num_tiles) load_stage(smem + (next % STAGES) * STAGE_BYTES, A, B, M, N, K, m0, n0, next * BK, use_cp_async);
-        cp_async_commit();
-
-        const unsigned sA = smem_addr(smem + (t % STAGES) * STAGE_BYTES);
-        const unsigned sB = sA + A_STAGE_BYTES;
 #pragma unroll
-        for (int kk = 0; kk < BK / 16; ++kk) {
-            unsigned a_frag[MI][4], b_frag[NI / 2][4];
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi) {
-                // lanes 0-15 give rows 0-15 at k 0-7, lanes 16-31 the same rows at k 8-15
-                const int r = wm0 + mi * 16 + (lane % 16), c = kk * 2 + lane / 16;
-                ldmatrix_x4(a_frag[mi], sA + r * (BK * 2) + swizzle<A_CPR>(r, c) * 16);
+        for (int kk = 0; kk < KK; ++kk) {
+            if (kk == 0) {
+                // Refill the stage tile t-1 used with tile t + STAGES - 1. Safe: every read of
+                // that stage came before the barrier of the previous tile's last step.
+                const int next = t + STAGES - 1;
+                if (next < num_tiles)
+                    load_stage<kCpAsync>(smem + (next % STAGES) * STAGE_BYTES, A, B, M, N, K, m0, n0, next * BK);
+                cp_async_commit();
             }
-#pragma unroll
-            for (int nj = 0; nj < NI / 2; ++nj) {
-                // lanes 0-15 give k rows 0-15 at n 0-7, lanes 16-31 the same k rows at n 8-15;
-                // .trans turns the K-major rows into the "col" operand mma wants
-                const int r = kk * 16 + (lane % 16), c = (wn0 + nj * 16) / 8 + lane / 16;
-                ldmatrix_x4_trans(b_frag[nj], sB + r * (BN * 2) + swizzle<B_CPR>(r, c) * 16);
+            if (kk == KK - 1) {
+                cp_async_wait<STAGES - 2>();  // tile t+1 has landed (this thread's copies)...
+                __syncthreads();              // ...everybody's too
+                read_stage = (read_stage + 1) % STAGES;
             }
+            load_fragments(a_frag[(kk + 1) % 2], b_frag[(kk + 1) % 2], smem_base + read_stage * STAGE_BYTES, offs,
+                           (kk + 1) % KK);
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
                 for (int ni = 0; ni < NI; ++ni)
-                    mma_bf16_16816(acc[mi][ni], a_frag[mi], b_frag[ni / 2][(ni % 2) * 2], b_frag[ni / 2][(ni % 2) * 2 + 1]);
+                    mma_bf16_16816(acc[mi][ni], a_frag[kk % 2][mi], b_frag[kk % 2][ni / 2][(ni % 2) * 2],
+                                   b_frag[kk % 2][ni / 2][(ni % 2) * 2 + 1]);
         }
     }
     cp_async_wait<0>();  // no copy may still target shared memory when the block exits
@@ -231,4 +280,16 @@ matmul_mma_bf16(float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, int M,
                     if (col + 1 < N) C[(size_t)row * N + col + 1] = v1;
                 }
             }
+}
+
+extern "C" __global__ void __launch_bounds__(NUM_THREADS)
+matmul_mma_bf16(float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K)
+{
+    extern __shared__ __align__(1024) unsigned char smem[];
+    const bool rows_aligned = (K % 8 == 0) && (N % 8 == 0) &&
+                              ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B)) % 16 == 0);
+    if (rows_aligned)
+        block_tile<true>(smem, C, A, B, M, N, K);
+    else
+        block_tile<false>(smem, C, A, B, M, N, K);
 }

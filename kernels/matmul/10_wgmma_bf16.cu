@@ -39,10 +39,11 @@
 #define B_STAGE_BYTES (BK * BN * 2)
 #define STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
 #define SMEM_ALIGN 1024                        // the 128-byte swizzle repeats every 8 rows = 1 KB
+#define IN_FLIGHT 1                            // wgmma batches left running when a step ends
 
 static_assert(BM % 64 == 0 && BM >= 64 && BM <= 256, "BM must be a multiple of 64 up to 256 (one warpgroup per 64 rows)");
 static_assert(BN == 64 || BN == 128 || BN == 256, "BN must be 64, 128 or 256 (the N of one wgmma)");
-static_assert(STAGES >= 3, "copies run STAGES - 2 tiles ahead, so at least 3 stages");
+static_assert(STAGES >= 2 + IN_FLIGHT, "copies run STAGES - 1 - IN_FLIGHT tiles ahead: at least one");
 static_assert(STAGES * STAGE_BYTES + SMEM_ALIGN <= 227 * 1024, "the stages must fit in 227 KB of shared memory");
 static_assert((BM * 8) % NUM_THREADS == 0 && (BK * BN / 8) % NUM_THREADS == 0 && NUM_THREADS % (BN / 8) == 0,
               "every thread must copy the same number of 16-byte chunks of each tile, at a fixed column");
@@ -243,21 +244,21 @@ __device__ __forceinline__ void block_tile(unsigned char* smem, float* C, const 
     // pipeline, and ptxas then serializes every wgmma (its warning C7515).
     float d[BN / 2];
 
-    // Prologue: STAGES-2 tiles in flight (one group per tile, empty ones past the end).
+    // Prologue: STAGES-1-IN_FLIGHT tiles in flight (one group per tile, empty ones past the end).
 #pragma unroll
-    for (int s = 0; s < STAGES - 2; ++s) {
+    for (int s = 0; s < STAGES - 1 - IN_FLIGHT; ++s) {
         if (s < num_tiles) load_stage<use_cp_async>(smem + s * STAGE_BYTES, A, B, M, N, K, m0, n0, s * BK);
         cp_async_commit();
     }
 
     for (int t = 0; t < num_tiles; ++t) {
-        cp_async_wait<STAGES - 3>();  // this thread's copies of tile t have landed
+        cp_async_wait<STAGES - 2 - IN_FLIGHT>();  // this thread's copies of tile t have landed
         fence_proxy_async();          // make them visible to the tensor cores' (async) reads
         __syncthreads();              // everybody's copies; and every warpgroup has finished
-                                      // waiting for its wgmmas of tile t-2 (end of step t-1)
+                                      // waiting for its wgmmas of tile t-1-IN_FLIGHT (step t-1)
 
-        // Refill the stage of tile t-2 (free: see the barrier) with tile t + STAGES - 2.
-        const int next = t + STAGES - 2;
+        // Refill the stage of tile t-1-IN_FLIGHT (free: see the barrier).
+        const int next = t + STAGES - 1 - IN_FLIGHT;
         if (next < num_tiles) load_stage<use_cp_async>(smem + (next % STAGES) * STAGE_BYTES, A, B, M, N, K, m0, n0, next * BK);
         cp_async_commit();
 
@@ -275,7 +276,7 @@ __device__ __forceinline__ void block_tile(unsigned char* smem, float* C, const 
             wgmma_bf16(d, desc_a, desc_b, t > 0 || kk > 0);
         }
         wgmma_commit();
-        wgmma_wait<1>();  // the batch of tile t-1 is done; tile t's may still run
+        wgmma_wait<IN_FLIGHT>();  // with IN_FLIGHT = 1: tile t-1's batch is done, tile t's may still run
         fence_accumulators(d);
     }
     wgmma_wait<0>();
