@@ -168,11 +168,14 @@ bool handle_run(ServeState& st, const json& req, const json& id) {
         return true;
     }
     RunOptions opt;
+    Problem problem;
+    ParamValues params;
     try {
         opt = run_options_from(req);
         // Input problems surface before the GPU is touched.
-        Problem p = resolve_problem(*L, *rung, opt);
-        check_constraints(*rung, make_scope(p.sizes, resolve_params(*rung, opt.params), p.dtype, st.gpu ? st.gpu->device().sm_count : 0));
+        problem = resolve_problem(*L, *rung, opt);
+        params = resolve_params(*rung, opt.params);
+        check_constraints(*rung, make_scope(problem.sizes, params, problem.dtype, st.gpu ? st.gpu->device().sm_count : 0));
     } catch (const Error& e) {
         reply_error(id, "input", e.what());
         return true;
@@ -185,8 +188,8 @@ bool handle_run(ServeState& st, const json& req, const json& id) {
         return true;
     }
     std::string label = L->id + "/" + rung->id;
-    for (const auto& [k, v] : opt.params) label += " " + k + "=" + std::to_string(v);
-    for (const auto& [k, v] : opt.sizes) label += " " + k + "=" + std::to_string(v);
+    for (const auto& [k, v] : params) label += " " + k + "=" + std::to_string(v);
+    label += " " + problem.describe();
     reply({{"type", "progress"}, {"id", id}, {"stage", "running"}, {"label", label}});
 
     RunRecord rec;
@@ -198,9 +201,10 @@ bool handle_run(ServeState& st, const json& req, const json& id) {
         rec.title = rung->title;
         rec.operation = rung->operation;
         rec.reference = rung->reference;
-        rec.params = opt.params;
-        rec.sizes = opt.sizes;
-        if (opt.dtype) rec.dtype = to_string(*opt.dtype);
+        // The resolved problem, so that the failure is shown where a result would have been.
+        rec.params = params;
+        rec.sizes = problem.sizes;
+        rec.dtype = to_string(problem.dtype);
         rec.error_kind = error_kind_of(e, st.runner->context_lost());
         rec.error = e.what();
         if (auto* ce = dynamic_cast<const CompileError*>(&e)) std::fprintf(stderr, "%s\n", ce->log().c_str());

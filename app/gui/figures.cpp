@@ -1,0 +1,475 @@
+// [SECTION] index: formatting / choosing runs / rung bars / sweeps / correctness / traffic / roofline
+#include "gui/figures.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "plot/ticks.h"
+
+namespace kl::gui {
+
+namespace {
+
+using plot::Figure;
+using plot::Point;
+using plot::Series;
+using plot::SeriesKind;
+
+// [SECTION] Formatting
+
+bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+struct TimeUnit {
+    const char* name;
+    double per_ms;  // value in this unit = ms x per_ms
+};
+
+// Microseconds for short kernels, so that bars read "12.5 µs" and not "0.0125 ms".
+TimeUnit time_unit_for(double max_ms) { return max_ms < 1.0 ? TimeUnit{"\xC2\xB5s", 1000.0} : TimeUnit{"ms", 1.0}; }
+
+int rung_color(const Rung& r) { return r.index; }
+
+std::string dtype_label(const std::string& dtype) { return dtype; }
+
+}  // namespace
+
+std::string format_size_value(int64_t v) {
+    std::string plain = plot::format_fixed(double(v), 0, true);
+    if (is_pow2(v) && v >= 1024) return "2^" + std::to_string(int(std::log2(double(v)))) + " (" + plain + ")";
+    return plain;
+}
+
+std::string format_sizes(const Sizes& sizes) {
+    std::string s;
+    for (const auto& [k, v] : sizes) s += (s.empty() ? "" : ", ") + k + " = " + plot::format_fixed(double(v), 0, true);
+    return s;
+}
+
+std::string problem_caption(const PlotContext& ctx) {
+    return plot::caption_of({ctx.device, format_sizes(ctx.sizes), dtype_label(ctx.dtype)});
+}
+
+// [SECTION] Choosing runs
+
+namespace {
+
+// The run a rung is represented by: the current parameters for the step's rung, the rung's
+// defaults for the others (either falls back to the newest run at these sizes).
+const StoredRun* run_for(const ResultsStore& store, const PlotContext& ctx, const Rung& r) {
+    ParamValues preferred;
+    if (ctx.rung && ctx.rung->id == r.id) {
+        preferred = ctx.params;
+    } else {
+        for (const auto& p : r.params) preferred[p.name] = p.default_value;
+    }
+    return store.latest(ctx.ladder->id, r.id, ctx.sizes, ctx.dtype, &preferred);
+}
+
+bool measured(const StoredRun* s) { return s && s->record.error.empty() && s->record.timing; }
+
+}  // namespace
+
+bool prefers_flops(const PlotContext& ctx, const ResultsStore& store) {
+    if (!ctx.ladder) return false;
+    for (const auto& s : store.runs()) {
+        const RunRecord& r = s.record;
+        if (r.ladder == ctx.ladder->id && r.ideal_bytes > 0 && r.flops > 0) return r.flops / r.ideal_bytes > 8.0;
+    }
+    return ctx.ladder->operation == "matmul" || ctx.ladder->operation == "attention";
+}
+
+// [SECTION] Rung bars
+
+BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetric metric) {
+    BuiltFigure out;
+    if (!ctx.ladder) {
+        out.empty_reason = "This step runs no kernel.";
+        return out;
+    }
+    const Ladder& L = *ctx.ladder;
+    bool flops = prefers_flops(ctx, store);
+    Figure& f = out.figure;
+    f.name = L.id + "_" + (metric == BarMetric::Time ? "time" : metric == BarMetric::Rate ? (flops ? "tflops" : "gbps") : "pct_reference");
+    f.caption = problem_caption(ctx);
+    f.legend.placement = plot::LegendPlacement::Hidden;
+    f.x.label = "Rung";
+    Series bars;
+    bars.kind = SeriesKind::Bars;
+    bars.name = L.title;
+    bars.value_labels = true;
+    bars.color = 0;
+
+    double max_ms = 0;
+    for (const auto& r : L.rungs) {
+        const StoredRun* s = run_for(store, ctx, r);
+        if (measured(s)) max_ms = std::max(max_ms, s->record.timing->median_ms);
+    }
+    TimeUnit tu = time_unit_for(max_ms);
+    int with_data = 0;
+    double ideal_bytes = 0;
+    for (const auto& r : L.rungs) {
+        f.x.categories.push_back(r.title);
+        const StoredRun* s = run_for(store, ctx, r);
+        out.bar_runs.push_back(s);
+        out.bar_colors.push_back(rung_color(r));
+        Point p;
+        p.x = double(r.index);
+        p.y = plot::kNoValue;
+        if (measured(s)) {
+            const RunRecord& rec = s->record;
+            ideal_bytes = rec.ideal_bytes;
+            switch (metric) {
+                case BarMetric::Time:
+                    p.y = rec.timing->median_ms * tu.per_ms;
+                    p.y_low = rec.timing->min_ms * tu.per_ms;
+                    p.y_high = rec.timing->max_ms * tu.per_ms;
+                    break;
+                case BarMetric::Rate: {
+                    double v = flops ? rec.tflops : rec.gbps;
+                    p.y = v;
+                    // Whiskers from the fastest and slowest repetition.
+                    if (rec.timing->min_ms > 0 && rec.timing->max_ms > 0) {
+                        p.y_high = v * rec.timing->median_ms / rec.timing->min_ms;
+                        p.y_low = v * rec.timing->median_ms / rec.timing->max_ms;
+                    }
+                    break;
+                }
+                case BarMetric::PercentOfReference:
+                    if (rec.pct_reference) p.y = *rec.pct_reference;
+                    break;
+            }
+            if (std::isfinite(p.y)) ++with_data;
+        }
+        bars.points.push_back(p);
+    }
+    f.series.push_back(bars);
+
+    const auto& cal = ctx.calibration;
+    switch (metric) {
+        case BarMetric::Time:
+            f.title = "Median time per rung";
+            f.y.label = "Median time";
+            f.y.unit = tu.name;
+            out.unit = tu.name;
+            out.y_scale = tu.per_ms;
+            if (cal && cal->valid() && ideal_bytes > 0 && !flops)
+                f.series.push_back(plot::make_hline("time at the copy roof", ideal_bytes / (cal->copy_gbps * 1e9) * 1e3 * tu.per_ms));
+            break;
+        case BarMetric::Rate:
+            if (flops) {
+                f.title = "Achieved FLOP rate per rung";
+                f.y.label = "Throughput";
+                f.y.unit = "TFLOP/s";
+                if (cal && cal->valid()) {
+                    double roof = ctx.dtype == "fp32" ? cal->sgemm_tflops : cal->bf16_tflops;
+                    if (roof > 0) f.series.push_back(plot::make_hline(std::string("cuBLAS ") + ctx.dtype + " (measured)", roof));
+                }
+            } else {
+                f.title = "Achieved bandwidth per rung (ideal bytes / time)";
+                f.y.label = "Bandwidth";
+                f.y.unit = "GB/s";
+                if (cal && cal->valid()) f.series.push_back(plot::make_hline("copy roof (measured)", cal->copy_gbps));
+            }
+            out.unit = f.y.unit;
+            break;
+        case BarMetric::PercentOfReference:
+            f.title = "Speed relative to the reference (reference time / rung time)";
+            f.y.label = "Share of reference speed";
+            f.y.unit = "%";
+            out.unit = "%";
+            f.series.push_back(plot::make_hline("reference", 100.0));
+            break;
+    }
+    if (with_data == 0) {
+        out.empty_reason = metric == BarMetric::PercentOfReference
+                               ? "No rung of this ladder has a reference comparison at these settings yet."
+                               : "No results at these settings yet: run the rung or the ladder.";
+    }
+    return out;
+}
+
+// [SECTION] Sweeps
+
+BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const std::string& axis, SweepMetric metric) {
+    BuiltFigure out;
+    if (!ctx.ladder || !ctx.rung) {
+        out.empty_reason = "This step runs no kernel.";
+        return out;
+    }
+    const Ladder& L = *ctx.ladder;
+    bool is_size = ctx.sizes.count(axis) != 0;
+    bool flops = prefers_flops(ctx, store);
+    Figure& f = out.figure;
+    f.name = L.id + "_sweep_" + axis;
+    f.caption = problem_caption(ctx);
+
+    // Which rungs: the step's rung, and for size sweeps every other rung with data at its defaults.
+    struct Line {
+        const Rung* rung;
+        std::vector<const StoredRun*> runs;
+    };
+    std::vector<Line> lines;
+    for (const auto& r : L.rungs) {
+        bool selected = &r == ctx.rung || r.id == ctx.rung->id;
+        if (!selected && !is_size) continue;
+        ParamValues params;
+        if (selected) params = ctx.params;
+        else for (const auto& p : r.params) params[p.name] = p.default_value;
+        auto runs = store.sweep(L.id, r.id, axis, ctx.sizes, params, ctx.dtype);
+        if (runs.size() >= (selected ? 1u : 2u)) lines.push_back({&r, runs});
+    }
+    double max_ms = 0;
+    for (const auto& l : lines)
+        for (const auto* s : l.runs) max_ms = std::max(max_ms, s->record.timing->median_ms);
+    TimeUnit tu = time_unit_for(max_ms);
+
+    std::vector<int64_t> values;  // category values for parameter sweeps
+    if (!is_size) {
+        for (const auto& l : lines)
+            for (const auto* s : l.runs) values.push_back(*axis_value(s->record, axis));
+        std::sort(values.begin(), values.end());
+        values.erase(std::unique(values.begin(), values.end()), values.end());
+        for (int64_t v : values) f.x.categories.push_back(plot::format_fixed(double(v), 0, true));
+        const ParamSpec* spec = ctx.rung->find_param(axis);
+        f.x.label = axis + (spec && !spec->help.empty() ? " (" + spec->help + ")" : "");
+    } else {
+        f.x.label = axis;
+        f.x.unit = "elements";
+        f.x.scale = plot::Scale::Log10;
+        f.x.padding = 0.04;
+    }
+    for (const auto& l : lines) {
+        Series s;
+        s.kind = SeriesKind::Line;
+        s.name = l.rung->title;
+        s.color = rung_color(*l.rung);
+        std::vector<const StoredRun*> runs;
+        for (const auto* r : l.runs) {
+            const RunRecord& rec = r->record;
+            double x = double(*axis_value(rec, axis));
+            if (!is_size) x = double(std::lower_bound(values.begin(), values.end(), *axis_value(rec, axis)) - values.begin());
+            double y = metric == SweepMetric::Time ? rec.timing->median_ms * tu.per_ms : (flops ? rec.tflops : rec.gbps);
+            s.points.push_back({x, y});
+            runs.push_back(r);
+        }
+        f.series.push_back(s);
+        out.point_runs.push_back(runs);
+    }
+    if (metric == SweepMetric::Time) {
+        f.title = "Median time vs " + axis;
+        f.y.label = "Median time";
+        f.y.unit = tu.name;
+        f.y.scale = is_size ? plot::Scale::Log10 : plot::Scale::Linear;
+        f.y.include_zero = !is_size;
+        out.unit = tu.name;
+        out.y_scale = tu.per_ms;
+    } else if (flops) {
+        f.title = "Throughput vs " + axis;
+        f.y.label = "Throughput";
+        f.y.unit = "TFLOP/s";
+        f.y.include_zero = true;
+        out.unit = "TFLOP/s";
+        if (ctx.calibration && ctx.calibration->valid()) {
+            double roof = ctx.dtype == "fp32" ? ctx.calibration->sgemm_tflops : ctx.calibration->bf16_tflops;
+            if (roof > 0) f.series.push_back(plot::make_hline(std::string("cuBLAS ") + ctx.dtype + " (measured)", roof));
+        }
+    } else {
+        f.title = "Bandwidth vs " + axis;
+        f.y.label = "Bandwidth";
+        f.y.unit = "GB/s";
+        f.y.include_zero = true;
+        out.unit = "GB/s";
+        if (ctx.calibration && ctx.calibration->valid()) f.series.push_back(plot::make_hline("copy roof (measured)", ctx.calibration->copy_gbps));
+    }
+    f.legend.placement = plot::LegendPlacement::Auto;
+    if (lines.empty()) out.empty_reason = "No sweep over " + axis + " at these settings yet: press Sweep.";
+    return out;
+}
+
+// [SECTION] Correctness
+
+BuiltFigure correctness(const ResultsStore& store, const PlotContext& ctx, const StoredRun* run) {
+    BuiltFigure out;
+    Figure& f = out.figure;
+    if (run && run->record.correctness && run->record.correctness->error_map.rows > 0) {
+        const Correctness& c = *run->record.correctness;
+        const ErrorMap& m = c.error_map;
+        f.name = run->record.ladder + "_" + run->record.rung + "_error_map";
+        f.title = "Where " + run->record.title + " is wrong: share of failing elements per cell";
+        f.caption = plot::caption_of({ctx.device, format_sizes(run->record.sizes), run->record.dtype, c.summary()});
+        plot::Heatmap h;
+        h.rows = m.rows;
+        h.cols = m.cols;
+        h.values.assign(m.fraction_bad.begin(), m.fraction_bad.end());
+        for (auto& v : h.values) v *= 100.0;
+        h.x_extent = {0.0, double(m.source_cols)};
+        h.y_extent = {0.0, double(m.source_rows)};
+        h.value_label = "failing";
+        h.value_unit = "%";
+        h.value_min = 0.0;
+        h.value_max = 100.0;
+        h.equal_aspect = false;
+        f.heatmap = h;
+        f.x.label = "Output column";
+        f.x.unit = "element";
+        f.y.label = "Output row";
+        f.y.unit = "element";
+        f.x.grid = f.y.grid = false;
+        f.legend.placement = plot::LegendPlacement::Hidden;
+        out.unit = "%";
+        return out;
+    }
+    if (!ctx.ladder) {
+        out.empty_reason = "This step runs no kernel.";
+        return out;
+    }
+    // 1-D outputs: the relative L2 error of every rung on a log axis, against the tolerance.
+    f.name = ctx.ladder->id + "_rel_l2";
+    f.title = "Relative L2 error against the reference";
+    f.caption = problem_caption(ctx);
+    f.x.label = "Rung";
+    f.y.label = "Relative L2 error";
+    f.y.unit = "ratio";
+    f.y.scale = plot::Scale::Log10;
+    f.legend.placement = plot::LegendPlacement::Hidden;
+    Series bars;
+    bars.kind = SeriesKind::Bars;
+    bars.name = "relative L2 error";
+    bars.color = 0;
+    bars.value_labels = true;
+    double tolerance = 0;
+    int with_data = 0;
+    for (const auto& r : ctx.ladder->rungs) {
+        f.x.categories.push_back(r.title);
+        const StoredRun* s = run_for(store, ctx, r);
+        out.bar_runs.push_back(s);
+        out.bar_colors.push_back(rung_color(r));
+        Point p{double(r.index), plot::kNoValue};
+        if (s && s->record.correctness) {
+            const Correctness& c = *s->record.correctness;
+            // An exact match has no place on a log axis: show it at the smallest representable step.
+            p.y = c.rel_l2 > 0 ? c.rel_l2 : 1e-12;
+            tolerance = std::max(tolerance, c.tolerance.rel);
+            ++with_data;
+        }
+        bars.points.push_back(p);
+    }
+    f.series.push_back(bars);
+    if (tolerance > 0) f.series.push_back(plot::make_hline("tolerance (relative)", tolerance));
+    out.unit = "";
+    if (with_data == 0) out.empty_reason = "No checked results at these settings yet.";
+    return out;
+}
+
+// [SECTION] Traffic
+
+BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx) {
+    BuiltFigure out;
+    if (!ctx.ladder) {
+        out.empty_reason = "This step runs no kernel.";
+        return out;
+    }
+    Figure& f = out.figure;
+    f.name = ctx.ladder->id + "_traffic";
+    f.title = "Bytes moved per rung: ideal vs the rung's own model";
+    f.caption = problem_caption(ctx);
+    f.x.label = "Rung";
+    f.y.label = "DRAM traffic";
+    f.y.unit = "MB";
+    f.legend.placement = plot::LegendPlacement::Auto;
+    Series ideal, model, counters;
+    ideal.kind = model.kind = counters.kind = SeriesKind::Bars;
+    ideal.name = "ideal (each input read once, output written once)";
+    model.name = "rung model (manifest)";
+    counters.name = "measured (hardware counters)";
+    ideal.color = 6;
+    model.color = 1;
+    counters.color = 2;
+    bool any_counters = false;
+    int with_data = 0;
+    for (const auto& r : ctx.ladder->rungs) {
+        f.x.categories.push_back(r.title);
+        const StoredRun* s = run_for(store, ctx, r);
+        out.bar_runs.push_back(s);
+        out.bar_colors.push_back(rung_color(r));
+        double x = double(r.index);
+        Point pi{x, plot::kNoValue}, pm{x, plot::kNoValue}, pc{x, plot::kNoValue};
+        if (s && s->record.ideal_bytes > 0) {
+            pi.y = s->record.ideal_bytes / 1e6;
+            if (s->record.model_bytes) pm.y = *s->record.model_bytes / 1e6;
+            const auto& k = s->record.counters;
+            if (k.is_object() && k.contains("dram_read_bytes") && k.contains("dram_write_bytes") && k["dram_read_bytes"].is_number()) {
+                pc.y = (k["dram_read_bytes"].get<double>() + k["dram_write_bytes"].get<double>()) / 1e6;
+                any_counters = true;
+            }
+            ++with_data;
+        }
+        ideal.points.push_back(pi);
+        model.points.push_back(pm);
+        counters.points.push_back(pc);
+    }
+    f.series.push_back(ideal);
+    f.series.push_back(model);
+    if (any_counters) f.series.push_back(counters);
+    out.unit = "MB";
+    if (with_data == 0) out.empty_reason = "No results at these settings yet.";
+    return out;
+}
+
+// [SECTION] Roofline
+
+BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx) {
+    BuiltFigure out;
+    if (!ctx.ladder) {
+        out.empty_reason = "This step runs no kernel.";
+        return out;
+    }
+    Figure& f = out.figure;
+    f.name = ctx.ladder->id + "_roofline";
+    f.title = "Rungs on this GPU's roofline";
+    f.caption = problem_caption(ctx);
+    f.x.label = "Arithmetic intensity";
+    f.x.unit = "FLOP/byte";
+    f.x.scale = plot::Scale::Log10;
+    f.y.label = "Throughput";
+    f.y.unit = "TFLOP/s";
+    f.y.scale = plot::Scale::Log10;
+    f.legend.placement = plot::LegendPlacement::OutsideRight;
+    double xmin = 1e9, xmax = 0;
+    for (const auto& r : ctx.ladder->rungs) {
+        const StoredRun* s = run_for(store, ctx, r);
+        if (!measured(s) || s->record.flops <= 0) continue;
+        const RunRecord& rec = s->record;
+        double bytes = rec.model_bytes ? *rec.model_bytes : rec.ideal_bytes;
+        if (bytes <= 0) continue;
+        double x = rec.flops / bytes;
+        Series pt;
+        pt.kind = SeriesKind::Scatter;
+        pt.name = r.title;
+        pt.color = rung_color(r);
+        pt.points.push_back({x, rec.tflops});
+        f.series.push_back(pt);
+        out.point_runs.push_back({s});
+        xmin = std::min(xmin, x);
+        xmax = std::max(xmax, x);
+    }
+    if (out.point_runs.empty()) {
+        out.empty_reason = "No measured rung with a FLOP count at these settings yet.";
+        return out;
+    }
+    if (ctx.calibration && ctx.calibration->valid()) {
+        double peak = ctx.dtype == "fp32" ? std::max(ctx.calibration->fp32_peak_tflops, ctx.calibration->sgemm_tflops)
+                                          : ctx.calibration->bf16_tflops;
+        double bw = ctx.calibration->copy_gbps / 1000.0;  // TFLOP/s per FLOP/byte = TB/s
+        double lo = std::min(xmin / 4, 0.01), hi = std::max(xmax * 4, peak / bw * 4);
+        plot::Series roof = plot::make_roofline("roof: copy bandwidth and peak (" + ctx.dtype + ")", peak, bw, lo, hi);
+        roof.in_legend = true;
+        // Drawn first, under the points.
+        f.series.insert(f.series.begin(), roof);
+        out.point_runs.insert(out.point_runs.begin(), std::vector<const StoredRun*>{});
+    }
+    out.unit = "TFLOP/s";
+    return out;
+}
+
+}  // namespace kl::gui

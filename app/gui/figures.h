@@ -1,0 +1,75 @@
+// Results -> plot figures (kl::plot::Figure): the workbook's plots as data, built the same way
+// for the screen (plot_imgui.h) and for exported files (kl_plot_cairo). No ImGui here.
+//
+// - One colour per rung across all plots: a rung's palette index is its position in the ladder.
+// - Every axis carries its unit; ceilings come from the calibration (measured copy bandwidth,
+//   cuBLAS rates), labelled as such; nothing is drawn that was not measured or declared.
+// - Each builder also returns which run sits behind each bar or point, for tooltips.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/manifest.h"
+#include "engine/results.h"
+#include "gui/results_store.h"
+#include "plot/plot_model.h"
+
+namespace kl::gui {
+
+enum class BarMetric { Time, Rate, PercentOfReference };
+enum class SweepMetric { Rate, Time };
+
+// What the plots are about: the current ladder, problem and rung.
+struct PlotContext {
+    const Ladder* ladder = nullptr;
+    Sizes sizes;                 // complete: ladder defaults with the step's and the user's changes
+    std::string dtype = "fp32";
+    const Rung* rung = nullptr;  // the step's rung (highlighted)
+    ParamValues params;          // its resolved parameters
+    std::optional<Calibration> calibration;
+    std::string device;          // for captions: "NVIDIA H100 80GB HBM3"
+};
+
+// A built figure and the runs behind it.
+struct BuiltFigure {
+    plot::Figure figure;
+    // Bars: the run of each category (nullptr when that rung has no result). Lines: the run of
+    // each point of each series (same indices as figure.series[s].points).
+    std::vector<const StoredRun*> bar_runs;
+    std::vector<int> bar_colors;                       // palette index per category
+    std::vector<std::vector<const StoredRun*>> point_runs;
+    std::string empty_reason;                          // set when there is nothing to draw
+    std::string unit;                                  // the y unit, for tooltips
+    double y_scale = 1;                                // tooltip value = record value x y_scale
+};
+
+// True when the ladder's work is compute-bound (rates in TFLOP/s rather than GB/s), judged from
+// the arithmetic intensity of its results (more than 8 FLOP per ideal byte).
+bool prefers_flops(const PlotContext& ctx, const ResultsStore& store);
+
+// One bar per rung at the current sizes and dtype (each rung at the parameters closest to the
+// current ones), the selected metric, the matching ceiling as a reference line.
+BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetric metric);
+
+// The step's rung (and any other rung with data at the same settings) along `axis`: a size axis
+// (log x) or a parameter (one category per value).
+BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const std::string& axis, SweepMetric metric);
+
+// Correctness: the error map of `run` when its output is 2-D, else relative L2 error per rung on
+// a log axis with the tolerance marked.
+BuiltFigure correctness(const ResultsStore& store, const PlotContext& ctx, const StoredRun* run);
+
+// Bytes moved per rung: ideal, the rung's model, and hardware counters where measured.
+BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx);
+
+// Every rung measured at the current sizes on this device's roofline (copy roof and GEMM rate).
+BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx);
+
+// "NVIDIA H100 80GB HBM3 · n = 268,435,456 · fp32 · L2 flushed"
+std::string problem_caption(const PlotContext& ctx);
+std::string format_sizes(const Sizes& sizes);
+// 268435456 -> "2^28 (268,435,456)" for powers of two, else "1,000,000".
+std::string format_size_value(int64_t v);
+
+}  // namespace kl::gui

@@ -1,0 +1,254 @@
+// kernel-ladder: the Kernel Ladder workbook (Dear ImGui + GLFW + OpenGL 3).
+// The loop follows ImGui's example_glfw_opengl3/main.cpp; the numbered comments match its steps.
+//
+//   kernel-ladder                                    open where you left off (lesson 1 the first time)
+//   kernel-ladder --lesson 2 --step 4                open a step
+//   kernel-ladder --screenshot out.png --lesson 1 --step 3 [--results R.json] [--view source]
+//                                                    render a few frames, save a PNG, exit
+// Exit codes: 0 ok, 2 bad command line or no window could be opened, 3 a screenshot failed.
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+#include <stb_image_write.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include "gui/ui_style.h"
+#include "gui/workbook.h"
+
+namespace {
+
+void glfw_error_callback(int error, const char* description) {
+    std::fprintf(stderr, "kernel-ladder: GLFW error %d: %s\n", error, description);
+}
+
+// Reads the back buffer (what was just rendered) and writes it as a PNG.
+bool save_screenshot(const std::string& path, int width, int height, std::string* error) {
+    std::vector<unsigned char> pixels(size_t(width) * size_t(height) * 4);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadBuffer(GL_BACK);
+    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+    // OpenGL rows run bottom-up; PNG rows top-down. Alpha is forced opaque.
+    std::vector<unsigned char> flipped(pixels.size());
+    size_t stride = size_t(width) * 4;
+    for (int y = 0; y < height; ++y)
+        std::copy_n(&pixels[size_t(height - 1 - y) * stride], stride, &flipped[size_t(y) * stride]);
+    for (size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;
+    std::string tmp = path + ".tmp.png";
+    if (!stbi_write_png(tmp.c_str(), width, height, 4, flipped.data(), int(stride))) {
+        *error = "cannot write " + path;
+        std::remove(tmp.c_str());
+        return false;
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        *error = "cannot rename " + tmp + " to " + path;
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace kl::gui;
+    // [0] Command line
+    AppOptions opt;
+    CLI::App app{"kernel-ladder: the Kernel Ladder workbook"};
+    app.add_option("--lesson", opt.lesson, "lesson to open: id, folder name or number");
+    app.add_option("--step", opt.step, "step to open (1-based)")->check(CLI::PositiveNumber);
+    app.add_option("--screenshot", opt.screenshot_path, "render a few frames, save this PNG, exit");
+    app.add_option("--results", opt.results_paths, "results file(s) to show instead of assets/recorded (repeatable)");
+    app.add_option("--frames", opt.frames, "frames to render before the screenshot (default 6)")->check(CLI::Range(2, 100000));
+    app.add_option("--view", opt.view, "tab to show: bars, sweep, errors, traffic, roofline, source, diff, ptx, questions, cards, exercise");
+    std::string theme;
+    app.add_option("--theme", theme, "dark or light (not saved)")->check(CLI::IsMember({"dark", "light"}));
+    app.add_flag("--no-runner", opt.no_runner, "do not start the GPU runner (show recorded results only)");
+    app.add_flag("--no-save", opt.no_save, "do not read or write the saved settings");
+    app.add_option("--size", [&](CLI::results_t r) {
+        return std::sscanf(r[0].c_str(), "%dx%d", &opt.width, &opt.height) == 2 && opt.width >= 320 && opt.height >= 240;
+    }, "window size, e.g. 1600x960");
+    app.add_option("--run", opt.run_on_start, "test hook: start a job at once (rung, ladder or sweep)")->check(CLI::IsMember({"rung", "ladder", "sweep"}));
+    app.add_option("--kill-runner-after", opt.kill_runner_after, "test hook: SIGKILL the runner after this many results");
+    app.add_option("--max-seconds", opt.max_seconds, "test hook: leave after this many seconds");
+    app.add_flag("--exit-when-idle", opt.exit_when_idle, "test hook: leave when the --run job is over");
+    app.add_option("--report", opt.report_path, "test hook: write a JSON report of what happened here");
+    app.add_option("--request-timeout", opt.request_timeout_s, "seconds a rung may run before the runner is stopped (default 120)");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int code = app.exit(e);
+        return code == 0 ? 0 : 2;
+    }
+    if (!theme.empty()) opt.dark = theme == "dark";
+    bool screenshot_mode = !opt.screenshot_path.empty();
+
+    std::string settings_warning;
+    Settings settings = opt.no_save ? Settings{} : load_settings(settings_path(), &settings_warning);
+    if (!settings_warning.empty()) std::fprintf(stderr, "kernel-ladder: %s\n", settings_warning.c_str());
+    if (opt.dark) settings.dark = *opt.dark;
+
+    // [1] Setup window
+    glfwSetErrorCallback(glfw_error_callback);
+    if (!glfwInit()) {
+        std::fprintf(stderr, "kernel-ladder: cannot open a window (no display? under CI use xvfb-run)\n");
+        return 2;
+    }
+    const char* glsl_version = "#version 330 core";
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GL_TRUE);
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+    if (screenshot_mode) glfwWindowHint(GLFW_VISIBLE, GLFW_TRUE);
+    int width = opt.width ? opt.width : settings.window_width, height = opt.height ? opt.height : settings.window_height;
+    GLFWwindow* window = glfwCreateWindow(width, height, "Kernel Ladder", nullptr, nullptr);
+    if (!window) {
+        std::fprintf(stderr, "kernel-ladder: cannot create an OpenGL 3.3 window\n");
+        glfwTerminate();
+        return 2;
+    }
+    glfwMakeContextCurrent(window);
+    glfwSwapInterval(screenshot_mode ? 0 : 1);  // vsync: 60 fps on a 60 Hz monitor
+
+    // [2] Setup Dear ImGui context; we save the layout ourselves.
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+
+    // [3] Style and fonts, at the monitor's content scale (HiDPI) times the reader's zoom.
+    float xscale = 1, yscale = 1;
+    glfwGetWindowContentScale(window, &xscale, &yscale);
+    float content_scale = std::max(1.0f, std::max(xscale, yscale));
+    float scale = content_scale * settings.zoom;
+    apply_theme(settings.dark, scale);
+    Fonts fonts = load_fonts(scale);
+    if (!fonts.dejavu) std::fprintf(stderr, "kernel-ladder: %s\n", fonts.note.c_str());
+
+    // [4] Setup platform/renderer backends
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init(glsl_version);
+
+    int exit_code = 0;
+    {
+        Workbook workbook(opt, settings, fonts);
+        using Clock = std::chrono::steady_clock;
+        auto last_frame = Clock::now();
+        auto last_save = Clock::now();
+        auto started = Clock::now();
+        int frames = 0, frames_since_ready = 0;
+        bool screenshot_taken = false;
+
+        // [5] Main loop
+        while (!glfwWindowShouldClose(window) && !workbook.wants_to_quit()) {
+            glfwPollEvents();
+            // Sleep while minimized, as the ImGui example does.
+            if (glfwGetWindowAttrib(window, GLFW_ICONIFIED) != 0) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                continue;
+            }
+            if (workbook.theme_changed()) {
+                // A new zoom or theme: rebuild the style and the font atlas between frames.
+                Settings& s = workbook.settings();
+                float new_scale = content_scale * s.zoom;
+                apply_theme(s.dark, new_scale);
+                if (new_scale != fonts.scale) {
+                    io.Fonts->Clear();
+                    fonts = load_fonts(new_scale);
+                    ImGui_ImplOpenGL3_DestroyFontsTexture();
+                    ImGui_ImplOpenGL3_CreateFontsTexture();
+                    workbook.set_fonts(fonts);
+                }
+            }
+            auto build_start = Clock::now();
+
+            // [6] Start the Dear ImGui frame
+            ImGui_ImplOpenGL3_NewFrame();
+            ImGui_ImplGlfw_NewFrame();
+            ImGui::NewFrame();
+            workbook.frame();
+
+            // [7] Rendering
+            ImGui::Render();
+            double build_ms = std::chrono::duration<double, std::milli>(Clock::now() - build_start).count();
+            int display_w, display_h;
+            glfwGetFramebufferSize(window, &display_w, &display_h);
+            glViewport(0, 0, display_w, display_h);
+            ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+            glClearColor(bg.x, bg.y, bg.z, 1.0f);
+            glClear(GL_COLOR_BUFFER_BIT);
+            ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+            ++frames;
+            if (screenshot_mode && !screenshot_taken) {
+                // Wait for the start job (if any), then a few frames so that layout settles.
+                frames_since_ready = workbook.idle_for_screenshot() ? frames_since_ready + 1 : 0;
+                if (frames_since_ready >= opt.frames) {
+                    std::string error;
+                    if (!save_screenshot(opt.screenshot_path, display_w, display_h, &error)) {
+                        std::fprintf(stderr, "kernel-ladder: screenshot: %s\n", error.c_str());
+                        exit_code = 3;
+                    }
+                    screenshot_taken = true;
+                    if (!opt.exit_when_idle || workbook.idle_for_screenshot()) workbook.request_quit();
+                }
+            }
+            if (opt.exit_when_idle && !screenshot_mode && workbook.idle_for_screenshot() && frames > 3) workbook.request_quit();
+            if (opt.max_seconds > 0 && std::chrono::duration<double>(Clock::now() - started).count() > opt.max_seconds) {
+                std::fprintf(stderr, "kernel-ladder: --max-seconds reached\n");
+                workbook.request_quit();
+            }
+            glfwSwapBuffers(window);
+
+            // Without vsync (Xvfb, screenshots) cap the loop near 60 fps so it does not spin.
+            auto now = Clock::now();
+            double frame_ms = std::chrono::duration<double, std::milli>(now - last_frame).count();
+            if (!screenshot_mode && frame_ms < 15.0) {
+                std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(16.0 - frame_ms));
+                now = Clock::now();
+                frame_ms = std::chrono::duration<double, std::milli>(now - last_frame).count();
+            }
+            last_frame = now;
+            if (frames > 2) workbook.frame_stats().add(build_ms, frame_ms);
+
+            // Progress and layout are saved a few seconds after they change, and at exit.
+            if (workbook.settings_dirty() && now - last_save > std::chrono::seconds(3)) {
+                int w, h;
+                glfwGetWindowSize(window, &w, &h);
+                if (!opt.width) workbook.settings().window_width = w, workbook.settings().window_height = h;
+                workbook.save_settings_now();
+                last_save = now;
+            }
+        }
+        if (!opt.width && !screenshot_mode) {
+            int w, h;
+            glfwGetWindowSize(window, &w, &h);
+            workbook.settings().window_width = w;
+            workbook.settings().window_height = h;
+        }
+        const FrameStats& fs = workbook.frame_stats();
+        std::printf("kernel-ladder: %zu frames; frame build p50 %.2f ms, p99 %.2f ms; frame interval p50 %.2f ms, p99 %.2f ms\n", fs.count(),
+                    fs.build_percentile(50), fs.build_percentile(99), fs.interval_percentile(50), fs.interval_percentile(99));
+        if (!opt.report_path.empty()) {
+            std::ofstream out(opt.report_path);
+            out << workbook.report().dump(1) << "\n";
+            if (!out) std::fprintf(stderr, "kernel-ladder: cannot write %s\n", opt.report_path.c_str());
+        }
+        for (const auto& e : workbook.logged_errors()) std::fprintf(stderr, "kernel-ladder: error shown: %s\n", e.c_str());
+    }
+
+    // [8] Cleanup (mirrors setup)
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return exit_code;
+}

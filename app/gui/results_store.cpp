@@ -1,0 +1,107 @@
+#include "gui/results_store.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "engine/errors.h"
+
+namespace kl::gui {
+
+namespace fs = std::filesystem;
+
+void ResultsStore::load_recorded_dir(const std::string& dir, std::vector<std::string>* errors) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return;
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+        if (e.path().extension() == ".json") files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+        try {
+            load_recorded_file(f);
+        } catch (const Error& e) {
+            if (errors) errors->push_back(e.what());
+        }
+    }
+}
+
+void ResultsStore::load_recorded_file(const std::string& path) { add_file(load_results(path), path); }
+
+void ResultsStore::add_file(const ResultsFile& file, const std::string& origin) {
+    RecordedSource src;
+    src.path = origin;
+    src.device = file.device ? file.device->name : std::string();
+    src.created = file.created;
+    src.calibration = file.calibration;
+    src.runs = file.runs.size();
+    sources_.push_back(src);
+    for (const auto& r : file.runs) runs_.push_back({r, false, origin, ++seq_});
+    ++generation_;
+}
+
+void ResultsStore::add_live(const RunRecord& record) {
+    runs_.push_back({record, true, "live", ++seq_});
+    ++generation_;
+}
+
+void ResultsStore::clear_live() {
+    runs_.erase(std::remove_if(runs_.begin(), runs_.end(), [](const StoredRun& r) { return r.live; }), runs_.end());
+    ++generation_;
+}
+
+const StoredRun* ResultsStore::latest(const std::string& ladder, const std::string& rung, const Sizes& sizes, const std::string& dtype,
+                                      const ParamValues* params) const {
+    const StoredRun* best = nullptr;
+    const StoredRun* best_exact = nullptr;
+    for (const auto& r : runs_) {
+        const RunRecord& x = r.record;
+        if (x.ladder != ladder || x.rung != rung || x.sizes != sizes || x.dtype != dtype) continue;
+        if (!best || r.seq > best->seq) best = &r;
+        if (params && x.params == *params && (!best_exact || r.seq > best_exact->seq)) best_exact = &r;
+    }
+    return best_exact ? best_exact : best;
+}
+
+const StoredRun* ResultsStore::latest_any(const std::string& ladder, const std::string& rung) const {
+    const StoredRun* best = nullptr;
+    for (const auto& r : runs_)
+        if (r.record.ladder == ladder && r.record.rung == rung && (!best || r.seq > best->seq)) best = &r;
+    return best;
+}
+
+std::optional<int64_t> axis_value(const RunRecord& r, const std::string& axis) {
+    if (auto it = r.sizes.find(axis); it != r.sizes.end()) return it->second;
+    if (auto it = r.params.find(axis); it != r.params.end()) return it->second;
+    return std::nullopt;
+}
+
+std::vector<const StoredRun*> ResultsStore::sweep(const std::string& ladder, const std::string& rung, const std::string& axis,
+                                                  const Sizes& sizes, const ParamValues& params, const std::string& dtype) const {
+    std::map<int64_t, const StoredRun*> by_value;
+    for (const auto& r : runs_) {
+        const RunRecord& x = r.record;
+        if (x.ladder != ladder || x.rung != rung || x.dtype != dtype || !x.timing) continue;
+        auto v = axis_value(x, axis);
+        if (!v) continue;
+        bool same = true;
+        for (const auto& [k, val] : sizes)
+            if (k != axis) same &= x.sizes.count(k) && x.sizes.at(k) == val;
+        for (const auto& [k, val] : params)
+            if (k != axis) same &= x.params.count(k) && x.params.at(k) == val;
+        if (!same) continue;
+        auto& slot = by_value[*v];
+        if (!slot || r.seq > slot->seq) slot = &r;
+    }
+    std::vector<const StoredRun*> out;
+    for (const auto& [v, r] : by_value) out.push_back(r);
+    return out;
+}
+
+std::optional<Calibration> ResultsStore::calibration() const {
+    if (live_calibration_ && live_calibration_->valid()) return live_calibration_;
+    for (auto it = sources_.rbegin(); it != sources_.rend(); ++it)
+        if (it->calibration && it->calibration->valid()) return it->calibration;
+    return std::nullopt;
+}
+
+}  // namespace kl::gui

@@ -1,0 +1,70 @@
+// Every result the workbook knows: recorded files (assets/recorded/*.json, or --results) and
+// live runs from the runner, in arrival order. Plots and the ladder strip ask it questions
+// ("the latest run of this rung at these sizes") instead of keeping lists of their own.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/manifest.h"
+#include "engine/results.h"
+
+namespace kl::gui {
+
+struct StoredRun {
+    RunRecord record;
+    bool live = false;
+    std::string origin;  // file the record came from, or "live"
+    uint64_t seq = 0;    // arrival order: larger is newer
+};
+
+// One loaded results file, for the "measured on ..." banner.
+struct RecordedSource {
+    std::string path, device, created;
+    std::optional<Calibration> calibration;
+    size_t runs = 0;
+};
+
+using Sizes = std::map<std::string, int64_t>;
+
+class ResultsStore {
+  public:
+    // Loads every *.json of `dir` (sorted by name); files that fail are listed in `errors`.
+    void load_recorded_dir(const std::string& dir, std::vector<std::string>* errors);
+    // Throws InputError (from load_results) when the file cannot be used.
+    void load_recorded_file(const std::string& path);
+    void add_file(const ResultsFile& file, const std::string& origin);
+    void add_live(const RunRecord& record);
+    void clear_live();
+
+    const std::vector<StoredRun>& runs() const { return runs_; }
+    const std::vector<RecordedSource>& sources() const { return sources_; }
+    uint64_t generation() const { return generation_; }  // changes whenever a run is added
+
+    // The newest successful-or-failed run of `rung` at exactly these sizes and dtype. With
+    // `params`, a run with exactly those parameters is preferred; without, any parameters.
+    const StoredRun* latest(const std::string& ladder, const std::string& rung, const Sizes& sizes, const std::string& dtype,
+                            const ParamValues* params = nullptr) const;
+    // The newest run of `rung` at any size (the strip shows it dimmed when nothing matches).
+    const StoredRun* latest_any(const std::string& ladder, const std::string& rung) const;
+    // Runs of one rung matching sizes/params/dtype except along `axis` (a size axis or a
+    // parameter): the points of a sweep, newest per axis value, sorted by the axis value.
+    std::vector<const StoredRun*> sweep(const std::string& ladder, const std::string& rung, const std::string& axis, const Sizes& sizes,
+                                        const ParamValues& params, const std::string& dtype) const;
+    // Calibration to draw ceilings with: the live runner's, else the newest recorded one.
+    std::optional<Calibration> calibration() const;
+    void set_live_calibration(std::optional<Calibration> c) { live_calibration_ = std::move(c); ++generation_; }
+
+  private:
+    std::vector<StoredRun> runs_;
+    std::vector<RecordedSource> sources_;
+    std::optional<Calibration> live_calibration_;
+    uint64_t seq_ = 0, generation_ = 1;
+};
+
+// The value of an axis in a record: a size if the axis is a size, else a parameter; nullopt if neither.
+std::optional<int64_t> axis_value(const RunRecord& r, const std::string& axis);
+
+}  // namespace kl::gui

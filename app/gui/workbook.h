@@ -1,0 +1,249 @@
+// The workbook view: one class owning the state of the whole window, drawn by panels that live
+// in their own files (Tracy's View split). Each panel's state is one struct here; workbook.cpp
+// lays the panels out and dispatches to them.
+//
+//   workbook.cpp               layout, top bar, banner, status bar, keyboard, step selection
+//   workbook_runs.cpp          jobs for the runner (run rung, ladder, sweep), runner events
+//   workbook_navigator.cpp     lessons and steps with progress; broken lessons as error entries
+//   workbook_step_text.cpp     the step's Markdown, "look at", predict-then-reveal question
+//   workbook_ladder_strip.cpp  every rung of the ladder with its last result
+//   workbook_params.cpp        parameter, size and dtype controls; run buttons; progress
+//   workbook_plots.cpp         bars, sweeps, correctness, traffic, roofline; tooltips; export
+//   workbook_source.cpp        rung source, diff against the previous rung, PTX
+//   workbook_selfcheck.cpp     questions, flashcards, exercise
+//
+// GPU work never runs here: it goes to the runner process through RunnerClient; the UI polls
+// its events once per frame.
+#pragma once
+#include <chrono>
+#include <future>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/lesson.h"
+#include "engine/manifest.h"
+#include "gui/figures.h"
+#include "gui/frame_stats.h"
+#include "gui/line_diff.h"
+#include "gui/markdown.h"
+#include "gui/results_store.h"
+#include "gui/runner_client.h"
+#include "gui/settings.h"
+#include "gui/ui_style.h"
+#include "plot/layout.h"
+#include "plot/scene.h"
+
+namespace kl::gui {
+
+// Command-line options of kernel-ladder (main.cpp parses them).
+struct AppOptions {
+    std::string screenshot_path;   // render, save a PNG, exit
+    std::string lesson;            // lesson id, folder or number to open
+    int step = -1;                 // 1-based step to open
+    std::vector<std::string> results_paths;  // results files shown instead of assets/recorded
+    int frames = 6;                // frames rendered before a screenshot
+    std::string view;              // tab to show: plots, sweep, errors, traffic, roofline, source, diff, ptx, questions, cards, exercise
+    std::optional<bool> dark;      // theme override (not saved)
+    bool no_runner = false;        // never start the runner (screenshots of recorded results)
+    bool no_save = false;          // leave the saved settings alone (tests)
+    // Test hooks: start a job at launch, kill the runner after some results, leave when idle.
+    std::string run_on_start;      // rung | ladder | sweep
+    int kill_runner_after = -1;    // results received before the runner is killed (once)
+    double max_seconds = 0;        // leave after this long (0: never)
+    bool exit_when_idle = false;   // leave once the start job is done (and a screenshot taken)
+    std::string report_path;       // JSON report of what happened (tests read it)
+    double request_timeout_s = 120;
+    int width = 0, height = 0;     // window size override
+};
+
+struct Job {
+    enum class Kind { Rung, Ladder, Sweep } kind = Kind::Rung;
+    std::string label;
+    std::vector<uint64_t> requests;
+    std::set<uint64_t> open;
+    int done = 0, failed = 0;
+    bool cancelled = false;
+    std::chrono::steady_clock::time_point started;
+};
+
+class Workbook {
+  public:
+    Workbook(AppOptions options, Settings settings, Fonts fonts);
+    ~Workbook();
+
+    void frame();  // poll the runner, draw the whole window
+    bool wants_to_quit() const { return quit_; }
+    void request_quit() { quit_ = true; }
+    FrameStats& frame_stats() { return frame_stats_; }
+    Settings& settings() { return settings_; }
+    bool settings_dirty() const { return settings_dirty_; }
+    void save_settings_now();
+    bool theme_changed() { return std::exchange(theme_changed_, false); }
+    void set_fonts(const Fonts& fonts) {
+        fonts_ = fonts;
+        plots_.built_w = 0;  // lay the plot out again with the new glyphs
+    }
+    // Test hooks and reports.
+    bool idle_for_screenshot() const;
+    nlohmann::json report() const;
+    const std::vector<std::string>& logged_errors() const { return logged_errors_; }
+
+  private:
+    // [SECTION] Data
+    AppOptions options_;
+    Settings settings_;
+    bool settings_dirty_ = false;
+    bool theme_changed_ = false;
+    Fonts fonts_;
+    std::vector<Ladder> ladders_;
+    std::vector<std::string> ladder_errors_;
+    std::vector<Lesson> lessons_;
+    std::vector<LessonLoadError> lesson_errors_;
+    ResultsStore store_;
+    std::vector<std::string> results_errors_;
+    FrameStats frame_stats_;
+    bool quit_ = false;
+    std::vector<std::string> logged_errors_;  // everything shown to the user as an error (report)
+
+    // [SECTION] Current selection
+    int lesson_ = -1;          // index into lessons_, -1: none
+    int step_ = 0;
+    const Ladder* ladder_ = nullptr;
+    const Rung* rung_ = nullptr;
+    Sizes sizes_;
+    ParamValues params_;       // overrides the user or the step set (resolved on use)
+    std::string dtype_ = "fp32";
+    void select_lesson(int lesson, int step);
+    void apply_step();
+    void select_rung(const Rung* rung, bool keep_params);
+    const Lesson* lesson() const { return lesson_ >= 0 && lesson_ < int(lessons_.size()) ? &lessons_[lesson_] : nullptr; }
+    const LessonStep* step() const;
+    const Ladder* find_ladder(const std::string& id) const;
+    ParamValues resolved_params(const Rung& r) const;  // defaults + overrides (no validation)
+    std::string constraint_problem() const;             // empty when the current settings are valid
+    PlotContext plot_context() const;
+    LessonProgress& progress();
+
+    // [SECTION] Runner and jobs (workbook_runs.cpp)
+    struct RunnerState {
+        std::unique_ptr<RunnerClient> client;
+        std::string unavailable;          // why no runner can be started
+        bool hello = false, gpu = false;
+        std::string device, no_gpu_reason;
+        std::optional<Calibration> calibration;
+        int num_sms = 0;
+        std::string device_arch;          // "sm_90"
+        std::string status;               // one line for the status bar
+        std::vector<std::string> log;     // what happened, newest last
+        std::optional<Job> job;
+        std::string last_error;           // shown in the controls panel until the next run
+        std::string last_error_title;
+        int results_received = 0, restarts_seen = 0, exits_seen = 0, failures = 0;
+        bool killed_by_hook = false;
+    } runner_;
+    void start_runner();
+    void poll_runner();
+    void run_rung();
+    void run_ladder();
+    void run_sweep(const std::string& axis);
+    void cancel_job();
+    nlohmann::json make_request(const Rung& r, const ParamValues& params, const Sizes& sizes) const;
+    std::vector<int64_t> sweep_values(const std::string& axis) const;
+    void log(const std::string& line, bool error = false);
+
+    // [SECTION] Layout (workbook.cpp)
+    void draw_top_bar();
+    void draw_banner();
+    void draw_status_bar();
+    void draw_log_window();
+    void handle_keys();
+    bool show_log_ = false;
+
+    // [SECTION] Panels
+    struct NavigatorState {
+        std::string filter;
+    } nav_;
+    void draw_navigator();
+
+    struct StepTextState {
+        const LessonStep* parsed_for = nullptr;
+        md::Document doc;
+        bool answer_shown = false;
+        bool scroll_to_top = false;
+    } text_;
+    void draw_step_text();
+    void draw_markdown(const md::Document& doc);
+
+    void draw_ladder_strip();
+    float strip_card_height() const { return 98 * fonts_.scale; }
+
+    struct ParamsState {
+        std::string sweep_axis;  // what Sweep varies
+    } params_ui_;
+    void draw_params();
+
+    struct PlotsState {
+        int tab = 0;                       // 0 rungs, 1 sweep, 2 correctness, 3 traffic, 4 roofline
+        int bar_metric = 1;                // BarMetric
+        int sweep_metric = 0;              // SweepMetric
+        uint64_t built_generation = 0;
+        std::string built_key;
+        BuiltFigure built;
+        plot::Layout layout;
+        plot::Scene scene;
+        float built_w = 0, built_h = 0;
+        bool built_dark = true;
+        std::string export_message;
+        const StoredRun* error_map_run = nullptr;
+    } plots_;
+    void draw_plots();
+    void draw_plot_canvas(float width, float height);
+    void draw_plot_tooltip(const ImVec2& origin);
+    void export_current_figure();
+
+    struct SourceState {
+        int tab = 0;  // 0 source, 1 diff, 2 ptx
+        std::string loaded_path;
+        std::vector<std::string> lines;
+        std::string load_error;
+        std::string diff_key;
+        std::vector<DiffLine> diff;
+        std::string diff_title;
+        std::string ptx_key;
+        std::shared_future<std::pair<std::string, std::string>> ptx;  // (ptx, error)
+        std::string ptx_lines_key;
+        std::vector<std::string> ptx_lines;
+    } source_;
+    void draw_source();
+    void draw_code_lines(const std::vector<std::string>& lines, bool ptx);
+    void draw_diff();
+    void draw_ptx();
+
+    struct SelfCheckState {
+        int tab = 0;   // 0 questions, 1 flashcards, 2 exercise
+        int card = 0;
+        bool flipped = false;
+        std::vector<int> order;  // shuffled card order
+        std::string order_for;
+        md::Document exercise;
+        const Lesson* exercise_for = nullptr;
+    } selfcheck_;
+    void draw_selfcheck();
+    void draw_questions();
+    void draw_flashcards();
+    void draw_exercise();
+
+    int right_tab_ = 0;           // 0 plots, 1 source, 2 self-check
+    int pending_right_tab_ = -1;  // selected on the next frame (--view)
+    bool view_forced_ = false;    // --view given: steps do not change the plot tab
+    int frames_drawn_ = 0;
+    std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace kl::gui

@@ -1,0 +1,165 @@
+// The ladder strip: every rung of the current ladder in order, as cards with the rung's colour
+// (the same one every plot uses), its last result at the current settings, and pass/fail. The
+// step's rung is highlighted; clicking a card makes it the rung the controls act on.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gui/plot_imgui.h"
+#include "gui/widgets.h"
+#include "gui/workbook.h"
+#include "plot/ticks.h"
+
+namespace kl::gui {
+
+namespace {
+
+std::string format_ms(double ms) {
+    char b[32];
+    if (ms < 1.0) std::snprintf(b, sizeof b, "%.1f \xC2\xB5s", ms * 1000.0);
+    else if (ms < 100.0) std::snprintf(b, sizeof b, "%.3f ms", ms);
+    else std::snprintf(b, sizeof b, "%.0f ms", ms);
+    return b;
+}
+
+}  // namespace
+
+void Workbook::draw_ladder_strip() {
+    const Palette& pal = palette();
+    const float s = fonts_.scale;
+    if (!ladder_) {
+        const LessonStep* st = step();
+        ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 1.2f));
+        std::string msg = st ? (st->ladder.empty() ? "This step is for reading and thinking: it runs no kernel."
+                                                   : "Ladder '" + st->ladder + "' is not available (see the navigator).")
+                             : "No step selected.";
+        text_centered(msg, pal.muted);
+        // Where the lesson's first live step is.
+        if (const Lesson* l = lesson()) {
+            for (int i = step_ + 1; i < int(l->steps.size()); ++i) {
+                if (l->steps[i].ladder.empty()) continue;
+                std::string go = "Go to step " + std::to_string(i + 1) + ": " + l->steps[i].title;
+                float w = ImGui::CalcTextSize(go.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x;
+                ImGui::SetCursorPosX(std::max(0.0f, (ImGui::GetContentRegionAvail().x - w) * 0.5f));
+                if (ImGui::Button(go.c_str())) select_lesson(lesson_, i);
+                break;
+            }
+        }
+        return;
+    }
+    const Ladder& L = *ladder_;
+    // Header line: ladder title and summary.
+    ImGui::PushFont(fonts_.bold);
+    ImGui::TextUnformatted(L.title.c_str());
+    ImGui::PopFont();
+    ImGui::SameLine();
+    ImGui::PushFont(fonts_.small);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
+    ImGui::SetCursorPosY(ImGui::GetCursorPosY() + (ImGui::GetFontSize() - fonts_.small->FontSize) * 0.0f + 2 * s);
+    ImGui::TextUnformatted(fit_text(fonts_.small, L.summary, ImGui::GetContentRegionAvail().x).c_str());
+    ImGui::PopStyleColor();
+    ImGui::PopFont();
+
+    const int n = int(L.rungs.size());
+    if (n == 0) {
+        ImGui::TextDisabled("This ladder has no rungs.");
+        return;
+    }
+    float gap = 8 * s;
+    float avail = ImGui::GetContentRegionAvail().x;
+    float card_w = std::clamp((avail - gap * (n - 1)) / n, 150 * s, 270 * s);
+    float card_h = strip_card_height();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    bool dark = theme_is_dark();
+    bool flops = prefers_flops(plot_context(), store_);
+
+    for (int i = 0; i < n; ++i) {
+        const Rung& r = L.rungs[i];
+        if (i) ImGui::SameLine(0, gap);
+        ImGui::PushID(i);
+        ImVec2 p = ImGui::GetCursorScreenPos();
+        bool selected = rung_ && rung_->id == r.id;
+        bool usable = false;
+        for (DType d : r.dtypes) usable |= to_string(d) == dtype_;
+        if (ImGui::InvisibleButton("##card", ImVec2(card_w, card_h))) select_rung(&r, false);
+        bool hovered = ImGui::IsItemHovered();
+        ImVec2 q(p.x + card_w, p.y + card_h);
+        ImU32 color = rung_color(r.index, dark);
+        dl->AddRectFilled(p, q, selected ? pal.highlight : hovered ? pal.panel_alt : pal.panel, 7 * s);
+        dl->AddRect(p, q, selected ? pal.accent : pal.border, 7 * s, 0, selected ? 2.0f * s : 1.0f);
+        dl->AddRectFilled(ImVec2(p.x + 1, p.y + 1), ImVec2(p.x + 5 * s, q.y - 1), color, 7 * s, ImDrawFlags_RoundCornersLeft);
+
+        float x = p.x + 14 * s, y = p.y + 7 * s, w = card_w - 22 * s;
+        char idx[16];
+        std::snprintf(idx, sizeof idx, "%02d", i + 1);
+        dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y + 2 * s), pal.muted, idx);
+        float iw = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, idx).x + 7 * s;
+        std::string title = fit_text(fonts_.bold, r.title, w - iw);
+        dl->AddText(fonts_.bold, fonts_.bold->FontSize, ImVec2(x + iw, y), usable ? pal.text : pal.faint, title.c_str());
+        y += fonts_.bold->FontSize + 6 * s;
+
+        ParamValues preferred = resolved_params(r);
+        const StoredRun* run = store_.latest(L.id, r.id, sizes_, dtype_, &preferred);
+        bool elsewhere = false;
+        if (!run) {
+            run = store_.latest_any(L.id, r.id);
+            elsewhere = run != nullptr;
+        }
+        std::string tip = r.title + (r.reference ? "  (reference)" : "") + "\n" + r.idea;
+        if (!usable) tip += "\nNot available in " + dtype_ + ".";
+        if (run && !elsewhere && run->record.error.empty() && run->record.timing) {
+            const RunRecord& rec = run->record;
+            dl->AddText(fonts_.big, fonts_.big->FontSize * 0.9f, ImVec2(x, y), pal.text, format_ms(rec.timing->median_ms).c_str());
+            y += fonts_.big->FontSize * 0.9f + 3 * s;
+            std::string rate = flops ? plot::format_value(rec.tflops, 3) + " TFLOP/s" : plot::format_value(rec.gbps, 4) + " GB/s";
+            if (!flops && rec.pct_copy) rate += " \xC2\xB7 " + plot::format_value(*rec.pct_copy, 2) + "% copy";
+            else if (flops && rec.pct_gemm) rate += " \xC2\xB7 " + plot::format_value(*rec.pct_gemm, 2) + "% cuBLAS";
+            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.muted, fit_text(fonts_.small, rate, w).c_str());
+            y += fonts_.small->FontSize + 5 * s;
+            // Pass / fail chip, and where the number came from.
+            bool pass = rec.correctness && rec.correctness->passed;
+            std::string chip = !rec.correctness ? "unchecked" : pass ? "PASS" : "FAIL";
+            ImU32 chip_col = !rec.correctness ? pal.faint : pass ? pal.good : pal.bad;
+            ImVec2 cs = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, chip.c_str());
+            dl->AddRectFilled(ImVec2(x, y - 1), ImVec2(x + cs.x + 12 * s, y + cs.y + 2), with_alpha(chip_col, 0.2f), 8 * s);
+            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x + 6 * s, y), chip_col, chip.c_str());
+            // A result at other parameters than the ones set is shown, but says so.
+            bool other_params = rec.params != preferred;
+            std::string src = std::string(run->live ? "live" : "recorded") + (other_params ? " \xC2\xB7 other params" : "");
+            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x + cs.x + 20 * s, y), other_params ? pal.warn : pal.faint,
+                        fit_text(fonts_.small, src, w - cs.x - 20 * s).c_str());
+            tip += "\n\nmedian " + format_ms(rec.timing->median_ms) + " (min " + format_ms(rec.timing->min_ms) + ", max " +
+                   format_ms(rec.timing->max_ms) + ", " + std::to_string(rec.timing->reps) + " reps, L2 " + rec.l2 + ")";
+            tip += "\n" + plot::format_value(rec.gbps, 4) + " GB/s, " + plot::format_value(rec.tflops, 3) + " TFLOP/s";
+            if (rec.correctness) tip += "\n" + rec.correctness->summary();
+            std::string params;
+            for (const auto& [k, v] : rec.params) params += (params.empty() ? "" : ", ") + k + " = " + std::to_string(v);
+            if (!params.empty()) tip += "\nparameters: " + params;
+            tip += "\n" + (run->live ? std::string("measured live") : "recorded: " + run->origin);
+        } else if (run && !elsewhere && !run->record.error.empty()) {
+            dl->AddText(fonts_.bold, fonts_.bold->FontSize, ImVec2(x, y), pal.bad, "failed");
+            y += fonts_.bold->FontSize + 3 * s;
+            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.bad, fit_text(fonts_.small, run->record.error_kind + ": " + run->record.error, w).c_str());
+            tip += "\n\n" + run->record.error_kind + ": " + run->record.error;
+        } else {
+            dl->AddText(fonts_.body, fonts_.body->FontSize, ImVec2(x, y + 2 * s), pal.faint, "no result yet");
+            y += fonts_.body->FontSize + 6 * s;
+            if (elsewhere) {
+                std::string at = "measured at " + format_sizes(run->record.sizes);
+                dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.faint, fit_text(fonts_.small, at, w).c_str());
+                tip += "\n\nNo result at the current sizes; the last one was " + at + ".";
+            }
+        }
+        if (hovered) {
+            ImGui::BeginTooltip();
+            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+            ImGui::TextUnformatted(tip.c_str());
+            ImGui::PopTextWrapPos();
+            ImGui::EndTooltip();
+        }
+        ImGui::PopID();
+    }
+}
+
+}  // namespace kl::gui

@@ -1,0 +1,141 @@
+// The navigator: every lesson with its steps and the reader's progress; lessons that failed to
+// load are listed as error entries with their message, and the rest of the workbook works.
+#include <imgui.h>
+
+#include <algorithm>
+
+#include "engine/paths.h"
+#include "gui/widgets.h"
+#include "gui/workbook.h"
+
+namespace kl::gui {
+
+namespace {
+
+// A thin progress bar under a lesson title.
+void progress_line(float fraction, ImU32 fill, ImU32 track, float height) {
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    float w = ImGui::GetContentRegionAvail().x;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(p, ImVec2(p.x + w, p.y + height), track, height);
+    if (fraction > 0) dl->AddRectFilled(p, ImVec2(p.x + w * std::min(1.0f, fraction), p.y + height), fill, height);
+    ImGui::Dummy(ImVec2(w, height));
+}
+
+}  // namespace
+
+void Workbook::draw_navigator() {
+    const Palette& pal = palette();
+    const float s = fonts_.scale;
+    section_label("LESSONS");
+    ImGui::Spacing();
+
+    for (int li = 0; li < int(lessons_.size()); ++li) {
+        const Lesson& l = lessons_[li];
+        ImGui::PushID(li);
+        bool current = li == lesson_;
+        auto pit = settings_.progress.find(l.id);
+        int visited = pit == settings_.progress.end() ? 0 : int(pit->second.visited_steps.size());
+        int answered = pit == settings_.progress.end() ? 0 : int(pit->second.answers.size());
+        int steps = int(l.steps.size());
+
+        // Lesson header: number badge, title; clicking opens it.
+        ImVec2 start = ImGui::GetCursorScreenPos();
+        float w = ImGui::GetContentRegionAvail().x;
+        ImGui::PushStyleColor(ImGuiCol_Header, ImGui::ColorConvertU32ToFloat4(current ? pal.highlight : 0));
+        std::string label = "##lesson";
+        float title_h = ImGui::GetFontSize() * 2.6f;
+        if (ImGui::Selectable(label.c_str(), current, ImGuiSelectableFlags_None, ImVec2(w, title_h))) {
+            if (!current) select_lesson(li, 0);
+        }
+        ImGui::PopStyleColor();
+        item_tooltip(l.summary);
+        ImDrawList* dl = ImGui::GetWindowDrawList();
+        float badge = ImGui::GetFontSize() * 1.55f;
+        ImVec2 bc(start.x + badge * 0.5f + 4 * s, start.y + title_h * 0.5f);
+        dl->AddCircleFilled(bc, badge * 0.5f, current ? pal.accent : pal.panel_alt, 24);
+        dl->AddCircle(bc, badge * 0.5f, current ? pal.accent : pal.border, 24, 1.0f);
+        std::string num = std::to_string(l.number);
+        ImVec2 ns = ImGui::CalcTextSize(num.c_str());
+        dl->AddText(fonts_.bold, fonts_.bold->FontSize, ImVec2(bc.x - ns.x * 0.5f, bc.y - ns.y * 0.5f), current ? IM_COL32_WHITE : pal.text,
+                    num.c_str());
+        float tx = start.x + badge + 12 * s;
+        ImFont* tf = current ? fonts_.bold : fonts_.body;
+        float max_w = start.x + w - tx - 4 * s;
+        std::string title = fit_text(tf, l.title, max_w);
+        dl->AddText(tf, tf->FontSize, ImVec2(tx, start.y + title_h * 0.5f - ImGui::GetFontSize() * 0.95f), pal.text, title.c_str());
+        std::string sub = std::to_string(visited) + " of " + std::to_string(steps) + " steps";
+        if (!l.checks.empty()) sub += " \xC2\xB7 " + std::to_string(answered) + "/" + std::to_string(l.checks.size()) + " checks";
+        dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(tx, start.y + title_h * 0.5f + ImGui::GetFontSize() * 0.12f), pal.muted,
+                    sub.c_str());
+
+        ImGui::SetCursorScreenPos(ImVec2(tx, ImGui::GetCursorScreenPos().y));
+        progress_line(steps ? float(visited) / float(steps) : 0.0f, pal.good, pal.panel_alt, 3 * s);
+
+        if (current) {
+            ImGui::Spacing();
+            for (int si = 0; si < steps; ++si) {
+                const LessonStep& st = l.steps[si];
+                ImGui::PushID(si);
+                bool here = si == step_;
+                bool seen = pit != settings_.progress.end() && pit->second.visited_steps.count(si);
+                ImVec2 p = ImGui::GetCursorScreenPos();
+                float indent = badge * 0.5f + 4 * s;
+                ImGui::SetCursorScreenPos(ImVec2(p.x + indent, p.y));
+                std::string item = "##step";
+                ImGui::PushStyleColor(ImGuiCol_Header, ImGui::ColorConvertU32ToFloat4(pal.accent_soft));
+                if (ImGui::Selectable(item.c_str(), here, 0, ImVec2(w - indent, ImGui::GetFontSize() * 1.45f))) select_lesson(li, si);
+                ImGui::PopStyleColor();
+                if (!st.rung.empty()) item_tooltip(st.title + "\nruns " + st.ladder + " / " + st.rung);
+                ImVec2 a = ImGui::GetItemRectMin();
+                float cy = a.y + ImGui::GetItemRectSize().y * 0.5f;
+                float r = ImGui::GetFontSize() * 0.26f;
+                ImVec2 c(a.x + r + 6 * s, cy);
+                if (here) dl->AddCircleFilled(c, r, pal.accent, 12);
+                else if (seen) dl->AddCircleFilled(c, r, pal.good, 12);
+                else dl->AddCircle(c, r, pal.faint, 12, 1.5f);
+                std::string text = std::to_string(si + 1) + "  " + st.title;
+                ImFont* f = here ? fonts_.bold : fonts_.body;
+                float avail_w = w - indent - 2 * r - 18 * s;
+                std::string shown = fit_text(f, text, avail_w);
+                dl->AddText(f, f->FontSize, ImVec2(c.x + r + 8 * s, cy - ImGui::GetFontSize() * 0.5f), here ? pal.text : pal.muted, shown.c_str());
+                ImGui::PopID();
+            }
+        }
+        ImGui::Dummy(ImVec2(0, 6 * s));
+        ImGui::PopID();
+    }
+
+    if (lessons_.empty() && lesson_errors_.empty()) {
+        ImGui::TextWrapped("No lessons found under %s.", lessons_dir().c_str());
+    }
+
+    // Lessons and ladders that failed to load: listed with their message, never hidden.
+    if (!lesson_errors_.empty() || !ladder_errors_.empty()) {
+        ImGui::Spacing();
+        section_label("COULD NOT LOAD");
+        ImGui::Spacing();
+        auto error_entry = [&](const std::string& name, const std::string& message) {
+            begin_callout(name.c_str());
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.bad));
+            ImGui::PushFont(fonts_.bold);
+            ImGui::TextUnformatted(("\xE2\x9A\xA0 " + name).c_str());
+            ImGui::PopFont();
+            ImGui::PopStyleColor();
+            ImGui::PushFont(fonts_.small);
+            ImGui::TextWrapped("%s", message.c_str());
+            ImGui::PopFont();
+            end_callout(pal.bad, with_alpha(pal.bad, 0.10f));
+        };
+        for (const auto& e : lesson_errors_) error_entry(e.folder.substr(e.folder.find_last_of('/') + 1), e.message);
+        for (const auto& e : ladder_errors_) {
+            // "<path>/kernels/<ladder>/ladder.toml:13: ..." -> "ladder <ladder>"
+            std::string name = "ladder";
+            size_t k = e.find("/kernels/");
+            if (k != std::string::npos) name = "ladder " + e.substr(k + 9, e.find('/', k + 9) - (k + 9));
+            error_entry(name, e);
+        }
+    }
+}
+
+}  // namespace kl::gui

@@ -1,0 +1,255 @@
+// The controls under the step text: the rung's parameters (only values the manifest allows can
+// be picked; constraints between parameters are checked and explained), the problem size and
+// dtype, the run buttons, a progress bar with Cancel, and the last error.
+// [SECTION] index: parameter widgets / size widgets / run bar / panel
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/errors.h"
+#include "engine/operation.h"
+#include "gui/widgets.h"
+#include "gui/workbook.h"
+#include "plot/ticks.h"
+
+namespace kl::gui {
+
+namespace {
+
+std::string constraints_text(const Rung& r) {
+    std::string t;
+    for (const auto& c : r.constraints) t += "\n\xE2\x80\xA2 " + c.message + "   (" + c.expr.text() + ")";
+    return t;
+}
+
+}  // namespace
+
+// [SECTION] Panel
+
+void Workbook::draw_params() {
+    const Palette& pal = palette();
+    const float s = fonts_.scale;
+    if (!ladder_ || !rung_) {
+        section_label("CONTROLS");
+        ImGui::Spacing();
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
+        ImGui::TextWrapped("Nothing to run in this step. Use the arrows (or Left / Right) to move through the lesson.");
+        ImGui::PopStyleColor();
+        return;
+    }
+    const Rung& r = *rung_;
+    std::string problem = constraint_problem();
+    bool busy = runner_.job.has_value();
+    auto d = parse_dtype(dtype_);
+    DType dt = d ? *d : DType::F32;
+
+    // Title line: which rung the controls act on.
+    section_label("RUNG");
+    ImGui::SameLine();
+    ImGui::PushFont(fonts_.bold);
+    ImGui::TextUnformatted(r.title.c_str());
+    ImGui::PopFont();
+    if (!r.idea.empty()) {
+        ImGui::SameLine();
+        help_marker(r.idea.c_str());
+    }
+    const LessonStep* st = step();
+    if (st && st->rung == r.id) {
+        ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - 120 * s);
+        if (ImGui::SmallButton("Reset to step")) apply_step();
+        item_tooltip("Back to the rung, parameters and sizes this step sets.");
+    } else if (st && !st->rung.empty()) {
+        ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - 120 * s);
+        if (ImGui::SmallButton("Back to step")) apply_step();
+    }
+    ImGui::Spacing();
+
+    // [SECTION] Run bar
+    bool can_run = runner_.client && !busy && !(runner_.hello && !runner_.gpu);
+    std::string why_not = !runner_.client ? (runner_.unavailable.empty() ? "live runs are off" : runner_.unavailable)
+                          : runner_.hello && !runner_.gpu ? "no GPU: " + runner_.no_gpu_reason
+                          : busy ? "a job is running" : "";
+    if (primary_button("\xE2\x96\xB6  Run rung", ImVec2(0, 0), can_run && problem.empty())) run_rung();
+    item_tooltip(why_not.empty() ? "Check against the reference, then time this rung at these settings (R)." : "Cannot run: " + why_not);
+    ImGui::SameLine();
+    if (plain_button("Run ladder", ImVec2(0, 0), can_run)) run_ladder();
+    item_tooltip("Every rung of the ladder at these sizes; each at its own defaults except this one (L).");
+    ImGui::SameLine();
+    // Sweep axis: the step's, or any size axis or parameter.
+    std::vector<std::string> axes;
+    for (const auto& [k, v] : sizes_) axes.push_back(k);
+    for (const auto& p : r.params) axes.push_back(p.name);
+    if (params_ui_.sweep_axis.empty() && !axes.empty()) params_ui_.sweep_axis = axes.front();
+    if (plain_button("Sweep", ImVec2(0, 0), can_run)) {
+        run_sweep(params_ui_.sweep_axis);
+        plots_.tab = 1;
+    }
+    std::vector<int64_t> preview = sweep_values(params_ui_.sweep_axis);
+    std::string list;
+    for (size_t i = 0; i < preview.size(); ++i) list += (i ? ", " : "") + plot::format_fixed(double(preview[i]), 0, true);
+    item_tooltip("Run this rung at each value of " + params_ui_.sweep_axis + ": " + list + " (S).");
+    ImGui::SameLine(0, 4 * s);
+    ImGui::SetNextItemWidth(90 * s);
+    if (ImGui::BeginCombo("##sweep_axis", params_ui_.sweep_axis.c_str())) {
+        for (const auto& a : axes)
+            if (ImGui::Selectable(a.c_str(), a == params_ui_.sweep_axis)) params_ui_.sweep_axis = a;
+        ImGui::EndCombo();
+    }
+    item_tooltip("What Sweep varies");
+    if (busy) {
+        const Job& j = *runner_.job;
+        float fraction = j.requests.empty() ? 0.0f : float(j.done + j.failed) / float(j.requests.size());
+        char overlay[160];
+        std::snprintf(overlay, sizeof overlay, "%d of %zu  \xC2\xB7  %s", j.done + j.failed, j.requests.size(), j.label.c_str());
+        ImGui::ProgressBar(fraction, ImVec2(ImGui::GetContentRegionAvail().x - 100 * s, 0), overlay);
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel", ImVec2(-1, 0))) cancel_job();
+        item_tooltip("Stop now: the runner is stopped and a fresh one starts for the next run (Esc).");
+    } else if (!why_not.empty() && why_not != "a job is running") {
+        ImGui::PushFont(fonts_.small);
+        ImGui::TextDisabled("Live runs: %s", why_not.c_str());
+        ImGui::PopFont();
+    }
+    if (!runner_.last_error.empty()) {
+        ImGui::Spacing();
+        begin_callout("##last_error");
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.bad));
+        ImGui::PushFont(fonts_.bold);
+        ImGui::TextUnformatted(runner_.last_error_title.empty() ? "Error" : runner_.last_error_title.c_str());
+        ImGui::PopFont();
+        ImGui::PopStyleColor();
+        ImGui::TextWrapped("%s", runner_.last_error.c_str());
+        if (ImGui::SmallButton("Dismiss")) runner_.last_error.clear();
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Show log")) show_log_ = true;
+        end_callout(pal.bad, with_alpha(pal.bad, 0.10f));
+    }
+    ImGui::Dummy(ImVec2(0, 2 * s));
+    ImGui::Separator();
+    ImGui::Dummy(ImVec2(0, 2 * s));
+
+    // [SECTION] Parameter widgets
+    float label_w = 70 * s;
+    float widget_w = std::max(120 * s, ImGui::GetContentRegionAvail().x - label_w - 40 * s);
+    ParamValues current = resolved_params(r);
+    for (const auto& spec : r.params) {
+        ImGui::PushID(spec.name.c_str());
+        std::vector<int64_t> allowed = spec.allowed();
+        int64_t value = current.count(spec.name) ? current.at(spec.name) : spec.default_value;
+        int index = 0;
+        for (int i = 0; i < int(allowed.size()); ++i)
+            if (allowed[i] == value) index = i;
+        ImGui::AlignTextToFramePadding();
+        ImGui::PushFont(fonts_.mono);
+        ImGui::TextUnformatted(spec.name.c_str());
+        ImGui::PopFont();
+        ImGui::SameLine(label_w);
+        // A value that breaks a constraint (with the others as they are) shows in red.
+        bool value_ok = true;
+        try {
+            check_constraints(r, make_scope(sizes_, current, dt, runner_.num_sms));
+        } catch (const Error&) {
+            value_ok = false;
+        }
+        if (!value_ok) ImGui::PushStyleColor(ImGuiCol_FrameBg, ImGui::ColorConvertU32ToFloat4(with_alpha(pal.bad, 0.35f)));
+        ImGui::SetNextItemWidth(widget_w);
+        bool changed = false;
+        std::string shown = plot::format_fixed(double(value), 0, true);
+        if (allowed.empty()) {
+            ImGui::TextDisabled("no valid value");
+        } else if (!spec.values.empty() && allowed.size() <= 12) {
+            // An explicit list: a combo; values that would break a constraint are marked.
+            if (ImGui::BeginCombo("##value", shown.c_str())) {
+                for (int i = 0; i < int(allowed.size()); ++i) {
+                    ParamValues trial = current;
+                    trial[spec.name] = allowed[i];
+                    std::string why;
+                    try {
+                        check_constraints(r, make_scope(sizes_, trial, dt, runner_.num_sms));
+                    } catch (const Error& e) {
+                        why = e.what();
+                    }
+                    std::string item = plot::format_fixed(double(allowed[i]), 0, true) + (why.empty() ? "" : "   (breaks a constraint)");
+                    if (ImGui::Selectable(item.c_str(), i == index)) {
+                        index = i;
+                        changed = true;
+                    }
+                    if (!why.empty()) item_tooltip(why);
+                }
+                ImGui::EndCombo();
+            }
+        } else {
+            // A range: a slider over the valid values only (so 48 can never be picked when pow2).
+            std::string fmt;
+            for (char c : shown) fmt += c == '%' ? std::string("%%") : std::string(1, c);
+            if (ImGui::SliderInt("##value", &index, 0, int(allowed.size()) - 1, fmt.c_str(), ImGuiSliderFlags_AlwaysClamp)) changed = true;
+        }
+        if (!value_ok) ImGui::PopStyleColor();
+        std::string tip = spec.help.empty() ? spec.name : spec.name + ": " + spec.help;
+        tip += "\nAllowed: " + spec.describe_allowed() + ".  Default: " + std::to_string(spec.default_value) + ".";
+        if (!r.constraints.empty()) tip += "\n\nConstraints of this rung:" + constraints_text(r);
+        item_tooltip(tip);
+        if (changed && index >= 0 && index < int(allowed.size())) params_[spec.name] = allowed[index];
+        ImGui::SameLine();
+        help_marker(tip.c_str());
+        ImGui::PopID();
+    }
+    if (r.params.empty()) {
+        ImGui::TextDisabled("This rung has no parameters.");
+    }
+
+    // [SECTION] Size widgets
+    const Operation* op = find_operation(r.operation);
+    for (auto& [axis, value] : sizes_) {
+        ImGui::PushID(("size_" + axis).c_str());
+        int64_t lo = 1, hi = int64_t(1) << 40;
+        std::string what = "elements";
+        if (op)
+            for (const auto& a : op->size_axes())
+                if (a.name == axis) lo = a.min, hi = a.max, what = a.description;
+        ImGui::AlignTextToFramePadding();
+        ImGui::PushFont(fonts_.mono);
+        ImGui::TextUnformatted(axis.c_str());
+        ImGui::PopFont();
+        ImGui::SameLine(label_w);
+        if (ImGui::Button("\xC3\xB7" "2") && value / 2 >= lo) value /= 2;
+        item_tooltip("Halve " + axis);
+        ImGui::SameLine(0, 4 * s);
+        ImGui::SetNextItemWidth(std::max(110 * s, widget_w * 0.45f));
+        int64_t v = value;
+        if (ImGui::InputScalar("##size", ImGuiDataType_S64, &v, nullptr, nullptr, "%lld", ImGuiInputTextFlags_EnterReturnsTrue))
+            value = std::clamp(v, lo, hi);
+        ImGui::SameLine(0, 4 * s);
+        if (ImGui::Button("\xC3\x97" "2") && value <= hi / 2) value *= 2;
+        item_tooltip("Double " + axis);
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s  %s", format_size_value(value).c_str(), what.c_str());
+        ImGui::PopID();
+    }
+    // dtype
+    if (r.dtypes.size() > 1 || ladder_->dtypes.size() > 1) {
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextUnformatted("dtype");
+        ImGui::SameLine(label_w);
+        ImGui::SetNextItemWidth(110 * s);
+        if (ImGui::BeginCombo("##dtype", dtype_.c_str())) {
+            for (DType x : r.dtypes)
+                if (ImGui::Selectable(to_string(x).c_str(), to_string(x) == dtype_)) dtype_ = to_string(x);
+            ImGui::EndCombo();
+        }
+    } else {
+        ImGui::TextDisabled("dtype %s (the only one this rung offers)", dtype_.c_str());
+    }
+
+    if (!problem.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.bad));
+        ImGui::TextWrapped("\xE2\x9A\xA0 %s", problem.c_str());
+        ImGui::PopStyleColor();
+        if (!r.constraints.empty()) item_tooltip("Constraints of this rung:" + constraints_text(r));
+    }
+
+
+}
+
+}  // namespace kl::gui

@@ -1,0 +1,281 @@
+// The plots: per-rung bars (time, rate, % of reference), sweeps, correctness (error map or
+// relative error), traffic and the roofline, built as kl::plot figures (figures.h), laid out by
+// the plot module with ImGui's fonts and drawn with ImDrawList (plot_imgui.h). Hovering shows
+// exact values; Export writes the same figure as SVG, PDF, PNG and CSV.
+// [SECTION] index: toolbar / building / canvas / tooltips / export
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "gui/plot_imgui.h"
+#include "gui/widgets.h"
+#include "gui/workbook.h"
+#include "plot/cairo_export.h"
+#include "plot/figure_scene.h"
+#include "plot/ticks.h"
+
+namespace kl::gui {
+
+namespace {
+
+std::string fmt_ms(double ms) {
+    char b[48];
+    if (ms < 1.0) std::snprintf(b, sizeof b, "%.2f \xC2\xB5s", ms * 1000.0);
+    else std::snprintf(b, sizeof b, "%.4g ms", ms);
+    return b;
+}
+
+// Everything a reader may want to know about one measurement, for tooltips.
+std::string describe_run(const StoredRun& s) {
+    const RunRecord& r = s.record;
+    std::string t = r.title.empty() ? r.rung : r.title;
+    if (!r.error.empty()) return t + "\n" + r.error_kind + ": " + r.error;
+    if (r.timing) {
+        t += "\nmedian " + fmt_ms(r.timing->median_ms) + "   min " + fmt_ms(r.timing->min_ms) + "   max " + fmt_ms(r.timing->max_ms);
+        t += "\n" + std::to_string(r.timing->reps) + " repetitions, spread " + plot::format_value(100 * r.timing->rel_spread, 2) + "%, L2 " + r.l2;
+    }
+    t += "\n" + plot::format_value(r.gbps, 4) + " GB/s";
+    if (r.pct_copy) t += " (" + plot::format_value(*r.pct_copy, 3) + "% of the copy roof)";
+    if (r.flops > 0) {
+        t += "\n" + plot::format_value(r.tflops, 4) + " TFLOP/s";
+        if (r.pct_gemm) t += " (" + plot::format_value(*r.pct_gemm, 3) + "% of cuBLAS)";
+    }
+    if (r.pct_reference) t += "\n" + plot::format_value(*r.pct_reference, 3) + "% of the reference's speed";
+    t += "\nideal bytes " + plot::format_value(r.ideal_bytes / 1e6, 4) + " MB";
+    if (r.model_bytes) t += ", rung model " + plot::format_value(*r.model_bytes / 1e6, 4) + " MB";
+    if (r.correctness) t += "\n" + r.correctness->summary();
+    std::string params;
+    for (const auto& [k, v] : r.params) params += (params.empty() ? "" : ", ") + k + " = " + std::to_string(v);
+    if (!params.empty()) t += "\n" + params;
+    t += "\n" + format_sizes(r.sizes) + ", " + r.dtype;
+    t += "\n" + (s.live ? std::string("measured live") : "recorded (" + std::filesystem::path(s.origin).filename().string() + ")");
+    return t;
+}
+
+}  // namespace
+
+// [SECTION] Toolbar
+
+void Workbook::draw_plots() {
+    const float s = fonts_.scale;
+    if (!ladder_) {
+        ImGui::Dummy(ImVec2(0, 40 * s));
+        text_centered("This step runs no kernel, so there is nothing to plot.", palette().muted);
+        text_centered("Its question is under the text; the self-check tab has the lesson's questions.", palette().faint);
+        return;
+    }
+    const char* tabs[] = {"Rungs", "Sweep", "Correctness", "Traffic", "Roofline"};
+    segmented("##plot_tabs", tabs, 5, &plots_.tab);
+    ImGui::SameLine(0, 16 * s);
+    PlotContext ctx = plot_context();
+    bool flops = prefers_flops(ctx, store_);
+    if (plots_.tab == 0) {
+        const char* metrics[] = {"Time", flops ? "TFLOP/s" : "GB/s", "% of reference"};
+        ImGui::SetNextItemWidth(150 * s);
+        ImGui::Combo("##bar_metric", &plots_.bar_metric, metrics, 3);
+    } else if (plots_.tab == 1) {
+        const char* metrics[] = {flops ? "TFLOP/s" : "GB/s", "Time"};
+        ImGui::SetNextItemWidth(110 * s);
+        ImGui::Combo("##sweep_metric", &plots_.sweep_metric, metrics, 2);
+        ImGui::SameLine();
+        ImGui::TextDisabled("over %s", params_ui_.sweep_axis.c_str());
+    }
+    ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - 80 * s);
+    if (ImGui::Button("Export", ImVec2(80 * s - ImGui::GetStyle().WindowPadding.x * 0.5f, 0))) export_current_figure();
+    item_tooltip("Write this figure as SVG, PDF, PNG (print theme) and CSV to ~/kernel-ladder-figures");
+
+    // Correctness: a one-line summary of the rung's check above the map.
+    if (plots_.tab == 2 && rung_) {
+        const StoredRun* run = store_.latest(ladder_->id, rung_->id, sizes_, dtype_, &ctx.params);
+        plots_.error_map_run = run;
+        if (run && run->record.correctness) {
+            const Correctness& c = *run->record.correctness;
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(c.passed ? palette().good : palette().bad));
+            ImGui::TextUnformatted(c.summary().c_str());
+            ImGui::PopStyleColor();
+            ImGui::SameLine();
+            ImGui::TextDisabled("max |error| %s, %lld of %lld outside tolerance, %lld unwritten", plot::format_value(c.max_abs, 3).c_str(),
+                                (long long)c.mismatches, (long long)c.elements, (long long)c.unwritten);
+        }
+    }
+    if (!plots_.export_message.empty()) {
+        ImGui::PushFont(fonts_.small);
+        ImGui::TextDisabled("%s", plots_.export_message.c_str());
+        ImGui::PopFont();
+    }
+    ImVec2 avail = ImGui::GetContentRegionAvail();
+    draw_plot_canvas(avail.x, std::max(120.0f * s, avail.y));
+}
+
+// [SECTION] Building
+
+namespace {
+
+// Bars get one colour per category (the rung's), not one per series: recolour the bar
+// rectangles the scene drew in the series colour.
+void colour_bars_by_category(plot::Scene& scene, const plot::Layout& layout, const BuiltFigure& built, const plot::Theme& theme) {
+    if (built.bar_colors.empty() || built.figure.series.empty()) return;
+    // Only figures with a single bar series carry per-rung colours (grouped bars keep theirs).
+    int bar_series = 0;
+    for (const auto& s : built.figure.series) bar_series += s.kind == plot::SeriesKind::Bars;
+    if (bar_series != 1) return;
+    for (const auto& b : layout.bars) {
+        if (b.point >= built.bar_colors.size()) continue;
+        plot::Color fill = theme.palette_color(built.bar_colors[b.point]);
+        for (auto& cmd : scene.commands) {
+            auto* r = std::get_if<plot::RectCmd>(&cmd);
+            if (!r || r->rect.x != b.rect.x || r->rect.y != b.rect.y || r->rect.w != b.rect.w || r->rect.h != b.rect.h) continue;
+            r->fill = fill;
+            r->stroke = {fill.r * 0.7f, fill.g * 0.7f, fill.b * 0.7f, fill.a};
+        }
+    }
+}
+
+}  // namespace
+
+void Workbook::draw_plot_canvas(float width, float height) {
+    const float s = fonts_.scale;
+    PlotContext ctx = plot_context();
+    // Rebuild when the data, the selection, the size or the theme changed.
+    std::string key = std::to_string(plots_.tab) + "|" + std::to_string(plots_.bar_metric) + "|" + std::to_string(plots_.sweep_metric) + "|" +
+                      ladder_->id + "|" + (rung_ ? rung_->id : "") + "|" + format_sizes(sizes_) + "|" + dtype_ + "|" +
+                      params_ui_.sweep_axis + "|" + ctx.device;
+    for (const auto& [k, v] : ctx.params) key += "|" + k + "=" + std::to_string(v);
+    bool dark = theme_is_dark();
+    bool rebuild = key != plots_.built_key || store_.generation() != plots_.built_generation;
+    if (rebuild) {
+        switch (plots_.tab) {
+            case 0: plots_.built = rung_bars(store_, ctx, BarMetric(plots_.bar_metric)); break;
+            case 1: plots_.built = sweep_lines(store_, ctx, params_ui_.sweep_axis, SweepMetric(plots_.sweep_metric)); break;
+            case 2: plots_.built = correctness(store_, ctx, plots_.error_map_run); break;
+            case 3: plots_.built = traffic_bars(store_, ctx); break;
+            default: plots_.built = roofline(store_, ctx); break;
+        }
+        plots_.built_key = key;
+        plots_.built_generation = store_.generation();
+    }
+    if (rebuild || width != plots_.built_w || height != plots_.built_h || dark != plots_.built_dark) {
+        plot::Theme theme = screen_theme(dark, s);
+        plot::MeasureText measure = imgui_measure(fonts_.plot);
+        plots_.layout = plot::compute_layout(plots_.built.figure, width, height, measure, theme);
+        plots_.scene = plot::build_scene(plots_.built.figure, plots_.layout, theme);
+        plots_.scene.background = to_plot_color(ImGui::GetStyleColorVec4(ImGuiCol_ChildBg));
+        colour_bars_by_category(plots_.scene, plots_.layout, plots_.built, theme);
+        plots_.built_w = width;
+        plots_.built_h = height;
+        plots_.built_dark = dark;
+    }
+    ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("##plot_canvas", ImVec2(width, height));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    draw_scene(dl, plots_.scene, origin, fonts_.plot);
+    if (!plots_.built.empty_reason.empty()) {
+        const plot::Rect& pr = plots_.layout.plot;
+        ImVec2 c(origin.x + float(pr.x + pr.w * 0.5), origin.y + float(pr.y + pr.h * 0.5));
+        ImVec2 ts = ImGui::CalcTextSize(plots_.built.empty_reason.c_str());
+        float pad = 12 * s;
+        ImVec2 a(c.x - ts.x * 0.5f - pad, c.y - ts.y * 0.5f - pad), b(c.x + ts.x * 0.5f + pad, c.y + ts.y * 0.5f + pad);
+        dl->AddRectFilled(a, b, with_alpha(palette().panel_alt, 0.95f), 6 * s);
+        dl->AddRect(a, b, palette().border, 6 * s);
+        dl->AddText(ImVec2(c.x - ts.x * 0.5f, c.y - ts.y * 0.5f), palette().muted, plots_.built.empty_reason.c_str());
+    }
+    if (ImGui::IsItemHovered()) draw_plot_tooltip(origin);
+}
+
+// [SECTION] Tooltips
+
+void Workbook::draw_plot_tooltip(const ImVec2& origin) {
+    const float s = fonts_.scale;
+    ImVec2 m = ImGui::GetIO().MousePos;
+    plot::Vec2 p{m.x - origin.x, m.y - origin.y};
+    const plot::Layout& L = plots_.layout;
+    const BuiltFigure& B = plots_.built;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    auto tooltip = [](const std::string& text) {
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32);
+        ImGui::TextUnformatted(text.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+    };
+    // Bars: the bar under the mouse (or the category column it is in).
+    for (const auto& b : L.bars) {
+        plot::Rect hit = b.rect;
+        if (hit.h < 6 * s) hit = {hit.x, hit.y - 6 * s, hit.w, hit.h + 6 * s};
+        if (!hit.contains(p)) continue;
+        const auto& series = B.figure.series[b.series];
+        const auto& pt = series.points[b.point];
+        std::string head = (b.point < B.figure.x.categories.size() ? B.figure.x.categories[b.point] : series.name) + ": " +
+                           plot::format_value(pt.y, 4) + " " + B.figure.y.unit;
+        if (B.figure.series.size() > 1 && series.kind == plot::SeriesKind::Bars && B.bar_colors.size() && B.figure.series.size() > 2)
+            head = series.name + "\n" + head;
+        dl->AddRect(ImVec2(origin.x + float(b.rect.x), origin.y + float(b.rect.y)),
+                    ImVec2(origin.x + float(b.rect.right()), origin.y + float(b.rect.bottom())), palette().text, 0, 0, 1.5f);
+        const StoredRun* run = b.point < B.bar_runs.size() ? B.bar_runs[b.point] : nullptr;
+        tooltip(run ? head + "\n\n" + describe_run(*run) : head);
+        return;
+    }
+    // Lines and points: the nearest point within reach.
+    double best = 14.0 * s;
+    int bs = -1, bp = -1;
+    for (size_t si = 0; si < B.figure.series.size() && si < B.point_runs.size(); ++si) {
+        const auto& ser = B.figure.series[si];
+        if (ser.kind != plot::SeriesKind::Line && ser.kind != plot::SeriesKind::Scatter) continue;
+        for (size_t pi = 0; pi < ser.points.size(); ++pi) {
+            double px = L.x.transform.to_pixel(ser.points[pi].x), py = L.y.transform.to_pixel(ser.points[pi].y);
+            double d = std::hypot(px - p.x, py - p.y);
+            if (std::isfinite(d) && d < best) best = d, bs = int(si), bp = int(pi);
+        }
+    }
+    if (bs >= 0) {
+        const auto& ser = B.figure.series[bs];
+        const auto& pt = ser.points[bp];
+        double px = L.x.transform.to_pixel(pt.x), py = L.y.transform.to_pixel(pt.y);
+        dl->AddCircle(ImVec2(origin.x + float(px), origin.y + float(py)), 7 * s, palette().text, 16, 1.5f);
+        std::string xs = B.figure.x.is_category() && size_t(pt.x) < B.figure.x.categories.size() ? B.figure.x.categories[size_t(pt.x)]
+                                                                                               : plot::format_value(pt.x, 6);
+        std::string head = ser.name + "\n" + B.figure.x.label + " = " + xs + ":  " + plot::format_value(pt.y, 4) + " " + B.figure.y.unit;
+        const StoredRun* run = size_t(bp) < B.point_runs[bs].size() ? B.point_runs[bs][bp] : nullptr;
+        tooltip(run ? head + "\n\n" + describe_run(*run) : head);
+        return;
+    }
+    // Heatmap: the cell under the mouse.
+    if (B.figure.heatmap && L.plot.contains(p)) {
+        const plot::Heatmap& h = *B.figure.heatmap;
+        double dx = L.x.transform.to_data(p.x), dy = L.y.transform.to_data(p.y);
+        plot::Range cx = h.columns(), ry = h.rows_extent();
+        int col = int((dx - cx.min) / cx.span() * h.cols), row = int((dy - ry.min) / ry.span() * h.rows);
+        // Row 0 is drawn at the top: the y axis may run either way, so trust the data coordinate.
+        if (col >= 0 && col < h.cols && row >= 0 && row < h.rows) {
+            double per_col = cx.span() / h.cols, per_row = ry.span() / h.rows;
+            char b[256];
+            std::snprintf(b, sizeof b, "cell row %d, column %d\nelements rows %.0f..%.0f, columns %.0f..%.0f\n%s%% of its elements fail",
+                          row, col, ry.min + row * per_row, ry.min + (row + 1) * per_row - 1, cx.min + col * per_col, cx.min + (col + 1) * per_col - 1,
+                          plot::format_value(h.at(row, col), 3).c_str());
+            tooltip(b);
+        }
+    }
+}
+
+// [SECTION] Export
+
+void Workbook::export_current_figure() {
+    const char* home = std::getenv("HOME");
+    std::string dir = std::string(home ? home : "/tmp") + "/kernel-ladder-figures";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    plot::Figure f = plots_.built.figure;
+    std::string base = dir + "/" + f.id();
+    std::string written, failed;
+    for (const char* ext : {".svg", ".pdf", ".png", ".csv"}) {
+        plot::WriteResult r = plot::export_figure(f, base + ext);
+        if (r.ok()) written += std::string(written.empty() ? "" : ", ") + (ext + 1);
+        else failed += (failed.empty() ? "" : "; ") + r.error;
+    }
+    plots_.export_message = failed.empty() ? "Exported " + written + " to " + base + ".*" : "Export failed: " + failed;
+    log(plots_.export_message, !failed.empty());
+}
+
+}  // namespace kl::gui

@@ -1,0 +1,298 @@
+// Jobs for the runner process and what comes back from it. A job (run one rung, the whole
+// ladder, or a sweep) is a list of requests; its progress is the share of them answered. The
+// runner's events arrive on a worker thread and are taken here once per frame.
+// [SECTION] index: runner start / requests / jobs / sweeps / events
+#include <signal.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/errors.h"
+#include "engine/operation.h"
+#include "gui/workbook.h"
+
+namespace kl::gui {
+
+using nlohmann::json;
+
+// [SECTION] Runner start
+
+void Workbook::start_runner() {
+    std::string why;
+    std::vector<std::string> command = find_runner_command(&why);
+    if (command.empty()) {
+        runner_.unavailable = why;
+        runner_.status = "live runs unavailable: " + why;
+        log(runner_.status, true);
+        return;
+    }
+    RunnerOptions o;
+    o.command = command;
+    o.request_timeout_s = options_.request_timeout_s;
+    runner_.client = std::make_unique<RunnerClient>(o);
+    runner_.client->start();
+    runner_.status = "starting the GPU runner\xE2\x80\xA6";
+    std::string joined;
+    for (const auto& c : command) joined += (joined.empty() ? "" : " ") + c;
+    log("runner: " + joined);
+}
+
+// [SECTION] Requests
+
+json Workbook::make_request(const Rung& r, const ParamValues& params, const Sizes& sizes) const {
+    json options = json::object();
+    if (const LessonStep* s = step()) {
+        // A step may demonstrate measuring mistakes: no warm-up, a single repetition, warm L2.
+        if (s->runner.warmup) options["warmup"] = *s->runner.warmup;
+        if (s->runner.reps) options["reps"] = *s->runner.reps;
+        if (s->runner.cold_l2) options["cold_l2"] = *s->runner.cold_l2;
+    }
+    return {{"type", "run"}, {"ladder", ladder_->id}, {"rung", r.id}, {"sizes", sizes},
+            {"params", params}, {"dtype", dtype_}, {"options", options}};
+}
+
+// [SECTION] Jobs
+
+namespace {
+bool supports_dtype(const Rung& r, const std::string& dtype) {
+    for (DType d : r.dtypes)
+        if (to_string(d) == dtype) return true;
+    return r.dtypes.empty();
+}
+}  // namespace
+
+void Workbook::run_rung() {
+    if (!runner_.client || !ladder_ || !rung_ || runner_.job) return;
+    std::string problem = constraint_problem();
+    if (!problem.empty()) {
+        runner_.last_error_title = "Not run";
+        runner_.last_error = problem;
+        return;
+    }
+    Job job;
+    job.kind = Job::Kind::Rung;
+    job.label = rung_->title;
+    job.started = std::chrono::steady_clock::now();
+    uint64_t id = runner_.client->submit(make_request(*rung_, resolve_params(*rung_, params_), sizes_));
+    job.requests.push_back(id);
+    job.open.insert(id);
+    runner_.job = job;
+    runner_.last_error.clear();
+    log("run " + ladder_->id + "/" + rung_->id + " at " + format_sizes(sizes_));
+}
+
+void Workbook::run_ladder() {
+    if (!runner_.client || !ladder_ || runner_.job) return;
+    Job job;
+    job.kind = Job::Kind::Ladder;
+    job.label = "the " + ladder_->title + " ladder";
+    job.started = std::chrono::steady_clock::now();
+    auto d = parse_dtype(dtype_);
+    for (const auto& r : ladder_->rungs) {
+        if (!supports_dtype(r, dtype_)) continue;
+        ParamValues p = resolved_params(r);
+        try {
+            check_constraints(r, make_scope(sizes_, p, d ? *d : DType::F32, runner_.num_sms));
+        } catch (const Error& e) {
+            log("skipped " + r.id + ": " + e.what());
+            continue;
+        }
+        uint64_t id = runner_.client->submit(make_request(r, p, sizes_));
+        job.requests.push_back(id);
+        job.open.insert(id);
+    }
+    if (job.requests.empty()) {
+        runner_.last_error_title = "Not run";
+        runner_.last_error = "no rung of this ladder can run with " + dtype_ + " at these sizes";
+        return;
+    }
+    runner_.job = job;
+    runner_.last_error.clear();
+    log("run ladder " + ladder_->id + " (" + std::to_string(job.requests.size()) + " rungs) at " + format_sizes(sizes_));
+}
+
+// [SECTION] Sweeps
+
+std::vector<int64_t> Workbook::sweep_values(const std::string& axis) const {
+    std::vector<int64_t> values;
+    if (!rung_) return values;
+    if (const ParamSpec* spec = rung_->find_param(axis)) {
+        values = spec->allowed();
+        if (values.size() > 16) {
+            // Powers of two if the range has them, else 12 evenly spaced values with both ends.
+            std::vector<int64_t> pow2;
+            for (int64_t v : values)
+                if (v > 0 && (v & (v - 1)) == 0) pow2.push_back(v);
+            if (pow2.size() >= 3 && pow2.size() <= 16) {
+                values = pow2;
+            } else {
+                std::vector<int64_t> picked;
+                for (int i = 0; i < 12; ++i) picked.push_back(values[size_t(std::lround(double(i) * double(values.size() - 1) / 11.0))]);
+                picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
+                values = picked;
+            }
+        }
+        return values;
+    }
+    auto it = sizes_.find(axis);
+    if (it == sizes_.end()) return values;
+    int64_t current = it->second, lo = 1, hi = current;
+    if (const Operation* op = find_operation(rung_->operation))
+        for (const auto& a : op->size_axes())
+            if (a.name == axis) lo = std::max<int64_t>(a.min, 1);
+    // Powers of two up to the current size, at most 17 of them: the range where the GPU fills up.
+    int top = int(std::floor(std::log2(double(std::max<int64_t>(hi, 1)))));
+    int bottom = std::max(int(std::ceil(std::log2(double(lo)))), top - 16);
+    for (int e = bottom; e <= top; ++e) values.push_back(int64_t(1) << e);
+    if (values.empty() || values.back() != current) values.push_back(current);
+    return values;
+}
+
+void Workbook::run_sweep(const std::string& axis) {
+    if (!runner_.client || !ladder_ || !rung_ || runner_.job || axis.empty()) return;
+    std::vector<int64_t> values = sweep_values(axis);
+    Job job;
+    job.kind = Job::Kind::Sweep;
+    job.label = "sweep of " + axis;
+    job.started = std::chrono::steady_clock::now();
+    bool is_param = rung_->find_param(axis) != nullptr;
+    auto d = parse_dtype(dtype_);
+    int skipped = 0;
+    for (int64_t v : values) {
+        ParamValues p = resolved_params(*rung_);
+        Sizes z = sizes_;
+        (is_param ? p[axis] : z[axis]) = v;
+        // Invalid combinations are skipped with their reason, as nvbench does.
+        try {
+            check_constraints(*rung_, make_scope(z, p, d ? *d : DType::F32, runner_.num_sms));
+        } catch (const Error& e) {
+            log("sweep: skipped " + axis + "=" + std::to_string(v) + ": " + e.what());
+            ++skipped;
+            continue;
+        }
+        uint64_t id = runner_.client->submit(make_request(*rung_, p, z));
+        job.requests.push_back(id);
+        job.open.insert(id);
+    }
+    if (job.requests.empty()) {
+        runner_.last_error_title = "Not run";
+        runner_.last_error = "every value of " + axis + " breaks a constraint at these settings";
+        return;
+    }
+    runner_.job = job;
+    runner_.last_error.clear();
+    log("sweep " + ladder_->id + "/" + rung_->id + " over " + axis + ": " + std::to_string(job.requests.size()) + " points" +
+        (skipped ? ", " + std::to_string(skipped) + " skipped" : ""));
+}
+
+void Workbook::cancel_job() {
+    if (!runner_.job || !runner_.client) return;
+    runner_.job->cancelled = true;
+    runner_.client->cancel();
+    log("cancel requested");
+}
+
+// [SECTION] Events
+
+void Workbook::poll_runner() {
+    if (!runner_.client) return;
+    for (auto& e : runner_.client->poll()) {
+        switch (e.kind) {
+            case RunnerEvent::Kind::Hello: {
+                bool restart = runner_.hello;
+                runner_.hello = true;
+                runner_.gpu = e.json.value("gpu", false);
+                if (runner_.gpu) {
+                    const json& dev = e.json.contains("device") ? e.json["device"] : json::object();
+                    runner_.device = dev.value("name", "GPU");
+                    runner_.num_sms = dev.value("sm_count", 0);
+                    runner_.device_arch = dev.value("arch", "");
+                    try {
+                        if (e.json.contains("calibration") && !e.json["calibration"].is_null()) {
+                            runner_.calibration = calibration_from_json(e.json["calibration"], "runner hello");
+                            store_.set_live_calibration(runner_.calibration);
+                        }
+                    } catch (const Error& err) {
+                        log(std::string("runner hello: ") + err.what());
+                    }
+                    runner_.status = "GPU runner ready: " + runner_.device;
+                    runner_.no_gpu_reason.clear();
+                } else {
+                    runner_.no_gpu_reason = e.json.value("reason", "unknown reason");
+                    runner_.status = "no GPU: " + runner_.no_gpu_reason;
+                }
+                if (restart) ++runner_.restarts_seen;
+                log(std::string(restart ? "runner restarted: " : "runner ready: ") + (runner_.gpu ? runner_.device : "no GPU (" + runner_.no_gpu_reason + ")"));
+                break;
+            }
+            case RunnerEvent::Kind::Progress:
+                if (runner_.job) {
+                    int answered = runner_.job->done + runner_.job->failed;
+                    runner_.status = "running " + std::to_string(answered + 1) + " of " + std::to_string(runner_.job->requests.size()) + ": " + e.message;
+                }
+                break;
+            case RunnerEvent::Kind::Result: {
+                if (!e.json.contains("record")) break;  // a pong
+                RunRecord rec;
+                try {
+                    json doc = {{"schema", kResultsSchema}, {"version", kResultsVersion}, {"runs", json::array({e.json["record"]})}};
+                    rec = results_from_json(doc, "runner reply").runs.at(0);
+                } catch (const Error& err) {
+                    log(std::string("runner reply not understood: ") + err.what(), true);
+                    break;
+                }
+                store_.add_live(rec);
+                ++runner_.results_received;
+                if (!rec.error.empty()) {
+                    runner_.last_error_title = rec.title.empty() ? rec.rung : rec.title;
+                    runner_.last_error = rec.error_kind + ": " + rec.error;
+                    log(rec.ladder + "/" + rec.rung + " failed: " + runner_.last_error, true);
+                } else {
+                    std::string line = rec.ladder + "/" + rec.rung + ": ";
+                    if (rec.timing) line += std::to_string(rec.timing->median_ms) + " ms, ";
+                    line += rec.correctness ? rec.correctness->summary() : "not checked";
+                    log(line);
+                }
+                if (runner_.job && runner_.job->open.erase(e.request_id)) ++runner_.job->done;
+                // Test hook: kill the runner the hard way, as a crash would.
+                if (options_.kill_runner_after >= 0 && !runner_.killed_by_hook && runner_.results_received >= options_.kill_runner_after) {
+                    runner_.killed_by_hook = true;
+                    pid_t pid = runner_.client->pid();
+                    log("test hook: sending SIGKILL to the runner (pid " + std::to_string(pid) + ")");
+                    if (pid > 0) ::kill(pid, SIGKILL);
+                }
+                break;
+            }
+            case RunnerEvent::Kind::Failed: {
+                bool was_cancel = e.message == "cancelled" && runner_.job && runner_.job->cancelled;
+                if (!was_cancel) {
+                    ++runner_.failures;
+                    runner_.last_error_title = "Request failed";
+                    runner_.last_error = e.message;
+                    log("request " + std::to_string(e.request_id) + " failed: " + e.message, true);
+                }
+                if (runner_.job && runner_.job->open.erase(e.request_id)) ++runner_.job->failed;
+                break;
+            }
+            case RunnerEvent::Kind::Exited:
+                ++runner_.exits_seen;
+                log("runner exited: " + e.message + (runner_.job && !runner_.job->cancelled ? "; a fresh runner takes the next request" : ""));
+                runner_.status = "runner exited (" + e.message + "); a fresh one starts with the next run";
+                break;
+            case RunnerEvent::Kind::Log: log("runner: " + e.message); break;
+        }
+    }
+    if (runner_.job && runner_.job->open.empty()) {
+        const Job& j = *runner_.job;
+        double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - j.started).count();
+        char buf[64];
+        std::snprintf(buf, sizeof buf, " in %.1f s", secs);
+        std::string summary = j.label + ": " + std::to_string(j.done) + " of " + std::to_string(j.requests.size()) + " done" +
+                              (j.failed ? ", " + std::to_string(j.failed) + (j.cancelled ? " cancelled" : " failed") : "") + buf;
+        log(summary);
+        runner_.status = (runner_.gpu ? "GPU runner ready: " + runner_.device + "  \xC2\xB7  " : std::string()) + "last: " + summary;
+        runner_.job.reset();
+    }
+}
+
+}  // namespace kl::gui

@@ -1,0 +1,226 @@
+// The source view: the rung's .cu file with colours, its diff against the previous rung (what
+// this rung changes), and the PTX that NVRTC makes of it at the current parameters. PTX is
+// compiled on a background thread (NVRTC needs no GPU, but takes a moment).
+// [SECTION] index: loading / code lines / diff / ptx / panel
+#include <imgui.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "engine/compiler.h"
+#include "engine/errors.h"
+#include "engine/paths.h"
+#include "gui/code_view.h"
+#include "gui/widgets.h"
+#include "gui/workbook.h"
+
+namespace kl::gui {
+
+namespace {
+
+// [SECTION] Loading
+
+bool read_lines(const std::string& path, std::vector<std::string>* lines, std::string* error) {
+    std::ifstream in(path);
+    if (!in) {
+        *error = "cannot read " + path;
+        return false;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    *lines = split_lines(ss.str());
+    return true;
+}
+
+}  // namespace
+
+// [SECTION] Code lines
+
+void Workbook::draw_code_lines(const std::vector<std::string>& lines, bool ptx) {
+    ImFont* mono = fonts_.mono;
+    float lh = mono->FontSize * 1.3f;
+    float digits = mono->CalcTextSizeA(mono->FontSize, FLT_MAX, 0, "00000").x;
+    float widest = 0;
+    for (const auto& l : lines) widest = std::max(widest, float(l.size()));
+    float char_w = mono->CalcTextSizeA(mono->FontSize, FLT_MAX, 0, "M").x;
+    ImGui::BeginChild("##code", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    // Block comments carry from line to line: tokenize from the top, draw only what is visible.
+    ImGuiListClipper clipper;
+    clipper.Begin(int(lines.size()), lh);
+    std::vector<LexState> states(lines.size() + 1);
+    LexState st;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        states[i] = st;
+        if (!ptx && (st.in_block_comment || lines[i].find("/*") != std::string::npos)) tokenize_line(lines[i], Language::Cuda, st);
+    }
+    while (clipper.Step()) {
+        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+            ImVec2 p = ImGui::GetCursorScreenPos();
+            char num[16];
+            std::snprintf(num, sizeof num, "%4d", i + 1);
+            dl->AddText(mono, mono->FontSize, p, palette().faint, num);
+            LexState ls = states[size_t(i)];
+            draw_code_line(dl, mono, ImVec2(p.x + digits + 8, p.y), lines[size_t(i)], ptx ? Language::Ptx : Language::Cuda, ls);
+            ImGui::Dummy(ImVec2(digits + 8 + widest * char_w, lh));
+        }
+    }
+    ImGui::EndChild();
+}
+
+// [SECTION] Diff
+
+void Workbook::draw_diff() {
+    const Palette& pal = palette();
+    const Ladder& L = *ladder_;
+    const Rung& r = *rung_;
+    int index = r.index;
+    if (index == 0) {
+        ImGui::TextDisabled("%s is the first rung of the ladder: nothing to compare with.", r.title.c_str());
+        return;
+    }
+    const Rung& prev = L.rungs[size_t(index - 1)];
+    std::string key = prev.source_path + "|" + r.source_path;
+    if (source_.diff_key != key) {
+        std::vector<std::string> a, b;
+        std::string err;
+        source_.diff.clear();
+        source_.diff_title.clear();
+        if (prev.file.empty() || r.file.empty()) {
+            source_.diff_title = "One of the two rungs calls a library routine and has no source of ours.";
+        } else if (!read_lines(prev.source_path, &a, &err) || !read_lines(r.source_path, &b, &err)) {
+            source_.diff_title = err;
+        } else {
+            source_.diff = diff_lines(a, b);
+            DiffStats st = count_changes(source_.diff);
+            source_.diff_title = prev.file + "  \xE2\x86\x92  " + r.file + "    +" + std::to_string(st.added) + " \xE2\x88\x92" +
+                                 std::to_string(st.removed) + " lines";
+        }
+        source_.diff_key = key;
+    }
+    ImGui::TextDisabled("%s", source_.diff_title.c_str());
+    if (source_.diff.empty()) return;
+    ImFont* mono = fonts_.mono;
+    float lh = mono->FontSize * 1.3f;
+    float digits = mono->CalcTextSizeA(mono->FontSize, FLT_MAX, 0, "0000").x;
+    float char_w = mono->CalcTextSizeA(mono->FontSize, FLT_MAX, 0, "M").x;
+    size_t widest = 0;
+    for (const auto& d : source_.diff) widest = std::max(widest, d.text.size());
+    ImGui::BeginChild("##diff", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    ImGuiListClipper clipper;
+    clipper.Begin(int(source_.diff.size()), lh);
+    float full_w = std::max(ImGui::GetContentRegionAvail().x, 2 * digits + 40 + widest * char_w);
+    while (clipper.Step()) {
+        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+            const DiffLine& d = source_.diff[size_t(i)];
+            ImVec2 p = ImGui::GetCursorScreenPos();
+            ImU32 bg = d.op == DiffLine::Op::Added ? with_alpha(pal.good, 0.16f) : d.op == DiffLine::Op::Removed ? with_alpha(pal.bad, 0.16f) : 0;
+            if (bg) dl->AddRectFilled(p, ImVec2(p.x + full_w, p.y + lh), bg);
+            char a[16] = "", b[16] = "";
+            if (d.old_line) std::snprintf(a, sizeof a, "%4d", d.old_line);
+            if (d.new_line) std::snprintf(b, sizeof b, "%4d", d.new_line);
+            dl->AddText(mono, mono->FontSize, p, pal.faint, a);
+            dl->AddText(mono, mono->FontSize, ImVec2(p.x + digits + 6, p.y), pal.faint, b);
+            const char* sign = d.op == DiffLine::Op::Added ? "+" : d.op == DiffLine::Op::Removed ? "\xE2\x88\x92" : " ";
+            ImU32 sc = d.op == DiffLine::Op::Added ? pal.good : pal.bad;
+            dl->AddText(mono, mono->FontSize, ImVec2(p.x + 2 * digits + 14, p.y), sc, sign);
+            LexState ls;
+            draw_code_line(dl, mono, ImVec2(p.x + 2 * digits + 30, p.y), d.text, Language::Cuda, ls);
+            ImGui::Dummy(ImVec2(full_w, lh));
+        }
+    }
+    ImGui::EndChild();
+}
+
+// [SECTION] PTX
+
+void Workbook::draw_ptx() {
+    const Rung& r = *rung_;
+    if (r.file.empty()) {
+        ImGui::TextDisabled("%s calls a library routine: there is no PTX of ours to show.", r.title.c_str());
+        return;
+    }
+    ParamValues params = resolved_params(r);
+    auto d = parse_dtype(dtype_);
+    // The runner's device when there is one; sm_90 (the H100 the lessons were written on) otherwise.
+    std::string arch = rung_arch(r, runner_.device_arch.empty() ? "sm_90" : runner_.device_arch);
+    std::vector<std::string> defines = compile_defines(r, params, d ? *d : DType::F32);
+    std::string key = r.source_path + "|" + arch;
+    for (const auto& x : defines) key += "|" + x;
+    if (source_.ptx_key != key) {
+        source_.ptx_key = key;
+        CompileRequest req;
+        req.source_path = r.source_path;
+        req.defines = defines;
+        req.arch = arch;
+        req.output = CompileRequest::Output::Ptx;
+        req.label = ladder_->id + "/" + r.id;
+        // NVRTC runs on its own thread; the frame only checks whether it is done.
+        source_.ptx = std::async(std::launch::async, [req] {
+                          try {
+                              CompiledCode c = compile_kernel(req);
+                              return std::make_pair(c.code, std::string());
+                          } catch (const CompileError& e) {
+                              return std::make_pair(std::string(), std::string(e.what()) + "\n" + e.log());
+                          } catch (const std::exception& e) {
+                              return std::make_pair(std::string(), std::string(e.what()));
+                          }
+                      }).share();
+    }
+    std::string defs;
+    for (const auto& x : defines) defs += (defs.empty() ? "-D" : "  -D") + x;
+    ImGui::TextDisabled("NVRTC %s, %s, %s", nvrtc_version_string().c_str(), arch.c_str(), defs.c_str());
+    if (!source_.ptx.valid() || source_.ptx.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        ImGui::Spacing();
+        ImGui::TextDisabled("compiling with NVRTC\xE2\x80\xA6");
+        return;
+    }
+    const auto& [ptx, error] = source_.ptx.get();
+    if (!error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().bad));
+        ImGui::TextWrapped("%s", error.c_str());
+        ImGui::PopStyleColor();
+        return;
+    }
+    if (source_.ptx_lines_key != source_.ptx_key) {
+        source_.ptx_lines = split_lines(ptx);
+        source_.ptx_lines_key = source_.ptx_key;
+    }
+    draw_code_lines(source_.ptx_lines, true);
+}
+
+// [SECTION] Panel
+
+void Workbook::draw_source() {
+    if (!ladder_ || !rung_) {
+        ImGui::Dummy(ImVec2(0, 30 * fonts_.scale));
+        text_centered("This step has no rung: no source to show.", palette().muted);
+        return;
+    }
+    const char* tabs[] = {"Source", "Diff vs previous rung", "PTX"};
+    segmented("##source_tabs", tabs, 3, &source_.tab);
+    ImGui::SameLine(0, 16 * fonts_.scale);
+    ImGui::TextDisabled("%s", rung_->file.empty() ? "(library routine)" : rung_->file.c_str());
+    ImGui::Spacing();
+    if (source_.tab == 1) return draw_diff();
+    if (source_.tab == 2) return draw_ptx();
+    if (rung_->file.empty()) {
+        ImGui::TextDisabled("%s calls a library routine; it has no source file of ours.", rung_->title.c_str());
+        return;
+    }
+    if (source_.loaded_path != rung_->source_path) {
+        source_.lines.clear();
+        source_.load_error.clear();
+        read_lines(rung_->source_path, &source_.lines, &source_.load_error);
+        source_.loaded_path = rung_->source_path;
+    }
+    if (!source_.load_error.empty()) {
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().bad), "%s", source_.load_error.c_str());
+        return;
+    }
+    draw_code_lines(source_.lines, false);
+}
+
+}  // namespace kl::gui
