@@ -80,7 +80,7 @@ const std::map<std::string, Routine>& routines() {
          }},
         // Naive attention, output: C[i] = A[i] B[i] for i < batch, A M x K, B K x N, C M x N, all
         // of one type, row-major, packed. args [C, A, B, M, N, K, batch, esize]: esize 4 = fp32
-        // (no TF32), 2 = bf16 in and out with fp32 sums.
+        // (no TF32), 2 = bf16 in and out with fp32 sums (one rounding to bf16 at the end).
         {"cublas_gemm_nn_batched",
          [](auto& name, auto& args, auto& gpu) {
              auto as_i64 = [](const KernelArg& a) { return a.kind == KernelArg::Kind::I64 ? a.i64 : int64_t(a.i32); };
@@ -90,7 +90,9 @@ const std::map<std::string, Routine>& routines() {
              const int64_t m = as_i64(args[3]), n = as_i64(args[4]), k = as_i64(args[5]), batch = as_i64(args[6]);
              const cudaDataType_t t = as_i64(args[7]) == 4 ? CUDA_R_32F : CUDA_R_16BF;
              cublasHandle_t h = gpu.cublas();
-             KL_CUBLAS_CALL(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+             // With a bf16 C, cuBLAS may otherwise add split-K partial sums in bf16.
+             KL_CUBLAS_CALL(cublasSetMathMode(
+                 h, static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
              const float one = 1.f, zero = 0.f;
              // Column-major view: C^T (N x M) = B^T (N x K) * A^T (K x M), no transposes.
              KL_CUBLAS_CALL(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one, args[2].ptr, t, int(n),

@@ -26,8 +26,8 @@
 
 #include <cuda_bf16.h>
 
-#if !defined(BM64) || !defined(BN64) || !defined(BM128) || !defined(BN128)
-#error "BM64, BN64, BM128 and BN128 must be defined, e.g. -DBM64=128 -DBN64=64 -DBM128=128 -DBN128=64"
+#if !defined(BM64) || !defined(BN64) || !defined(BM128) || !defined(BN128) || !defined(SKIP_RESCALE)
+#error "BM64, BN64, BM128, BN128 and SKIP_RESCALE must be defined, e.g. -DBM64=128 -DBN64=64 -DBM128=128 -DBN128=64 -DSKIP_RESCALE=1"
 #endif
 
 #define WARPS 4
@@ -71,6 +71,15 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], const unsigned (&a)[4],
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// c = a * b, accumulators starting from zero (the hardware reads the zero register).
+__device__ __forceinline__ void mma_16816_zero(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
+{
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%10, %10, %10, %10};\n"
+        : "=f"(c[0]), "=f"(c[1]), "=f"(c[2]), "=f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "f"(0.f));
+}
+
 __device__ __forceinline__ float fast_exp2(float x)
 {
     float y;
@@ -97,15 +106,17 @@ template <int D, int ROWS>
 __device__ __forceinline__ void load_tile(unsigned dst, const __nv_bfloat16* src, int row0, int N)
 {
     constexpr int kChunksPerRow = D / 8;
-    constexpr int kChunks = ROWS * kChunksPerRow;
-    static_assert(kChunks % THREADS == 0, "every thread copies the same number of 16-byte chunks");
+    constexpr int kRowsPerPass = THREADS / kChunksPerRow;  // rows one pass of all threads covers
+    static_assert(THREADS % kChunksPerRow == 0 && ROWS % kRowsPerPass == 0, "every thread copies whole 16-byte chunks");
+    // Thread t copies chunk t % kChunksPerRow of rows t / kChunksPerRow + i * kRowsPerPass: one
+    // base address per thread, the passes differ by constants.
+    const int r = threadIdx.x / kChunksPerRow, c = threadIdx.x % kChunksPerRow;
+    const __nv_bfloat16* g = src + (long long)(row0 + r) * D + c * 8;
+    dst += r * Layout<D>::kStride + c * 16;
 #pragma unroll
-    for (int i = 0; i < kChunks / THREADS; ++i) {
-        const int idx = i * THREADS + threadIdx.x;
-        const int r = idx / kChunksPerRow, c = idx % kChunksPerRow;
-        const bool inside = row0 + r < N;
-        const __nv_bfloat16* g = src + (long long)(inside ? row0 + r : 0) * D + c * 8;
-        cp_async_16(dst + r * Layout<D>::kStride + c * 16, g, inside ? 16 : 0);
+    for (int i = 0; i < ROWS / kRowsPerPass; ++i) {
+        const bool inside = row0 + r + i * kRowsPerPass < N;
+        cp_async_16(dst + i * kRowsPerPass * Layout<D>::kStride, inside ? g + i * kRowsPerPass * D : src, inside ? 16 : 0);
     }
 }
 
@@ -141,8 +152,6 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
     Q += head * D;
     K += head * D;
     V += head * D;
-    O += head * D;
-    lse += head;
 
     const int key_end = causal ? min(N, q0 + BM) : N;
     const int tiles = (key_end + BN - 1) / BN;
@@ -201,11 +210,7 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
         const unsigned sV = sV0 + (j % 2) * BN * STRIDE + v_lane;
 
         // S = Q K^T (raw scores, fp32).
-        float s[MT][NT][4];
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-            for (int nt = 0; nt < NT; ++nt) s[mt][nt][0] = s[mt][nt][1] = s[mt][nt][2] = s[mt][nt][3] = 0.f;
+        float s[MT][NT][4];  // the first k-step writes them (mma with zero accumulators): no clearing
 #pragma unroll
         for (int kk = 0; kk < KD; ++kk) {
             unsigned a[MT][4];
@@ -224,8 +229,13 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
                 ldsm_x4(b, sK + np * 16 * STRIDE + kk * 32);
 #pragma unroll
                 for (int mt = 0; mt < MT; ++mt) {
-                    mma_16816(s[mt][2 * np], a[mt], b[0], b[1]);
-                    mma_16816(s[mt][2 * np + 1], a[mt], b[2], b[3]);
+                    if (kk == 0) {
+                        mma_16816_zero(s[mt][2 * np], a[mt], b[0], b[1]);
+                        mma_16816_zero(s[mt][2 * np + 1], a[mt], b[2], b[3]);
+                    } else {
+                        mma_16816(s[mt][2 * np], a[mt], b[0], b[1]);
+                        mma_16816(s[mt][2 * np + 1], a[mt], b[2], b[3]);
+                    }
                 }
             }
         }
@@ -244,7 +254,11 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
                     }
         }
 
-        // Online softmax, in registers.
+        // Online softmax, in registers. alpha = exp(m - m_new) rescales l and o. With SKIP_RESCALE,
+        // when no row of the warp found a larger max in this tile (every alpha exactly 1), the
+        // warp skips the D / 2 multiplies per row half: most tiles, once the maxima have settled.
+        float alpha[MT][2];
+        bool grew = false;
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -255,9 +269,11 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));  // the 4 lanes of a row
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
                 const float m_new = fmaxf(m[mt][h], mx);
+                const bool row_grew = m_new > m[mt][h];
+                grew |= row_grew;
                 // No visible key yet (m_new = -inf): subtract 0, not -inf, so exp2 gives 0, not NaN.
                 const float base = m_new == NEG_INF_F ? 0.f : m_new * kScaleLog2;
-                const float alpha = fast_exp2(m[mt][h] * kScaleLog2 - base);
+                alpha[mt][h] = row_grew ? fast_exp2(m[mt][h] * kScaleLog2 - base) : 1.f;
                 m[mt][h] = m_new;
                 float sum = 0.f;
 #pragma unroll
@@ -266,13 +282,19 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
                     s[mt][nt][2 * h + 1] = fast_exp2(fmaf(s[mt][nt][2 * h + 1], kScaleLog2, -base));
                     sum += s[mt][nt][2 * h] + s[mt][nt][2 * h + 1];
                 }
-                l[mt][h] = l[mt][h] * alpha + sum;
+                l[mt][h] = l[mt][h] * alpha[mt][h] + sum;
+            }
+        if (!SKIP_RESCALE || __any_sync(0xffffffffu, grew)) {
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
                 for (int dt = 0; dt < DT; ++dt) {
-                    o[mt][dt][2 * h] *= alpha;
-                    o[mt][dt][2 * h + 1] *= alpha;
+                    o[mt][dt][0] *= alpha[mt][0];
+                    o[mt][dt][1] *= alpha[mt][0];
+                    o[mt][dt][2] *= alpha[mt][1];
+                    o[mt][dt][3] *= alpha[mt][1];
                 }
-            }
+        }
 
         // O += P V: the S accumulators of key tiles 2kk, 2kk + 1 are the A fragment of step kk.
 #pragma unroll
@@ -309,10 +331,10 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
             const int row = warp_first + mt * 16 + g + h * 8;
             if (row >= N) continue;
             const float inv = 1.f / sum;
-            unsigned* out = reinterpret_cast<unsigned*>(O + (long long)row * D + 2 * t);
+            unsigned* out = reinterpret_cast<unsigned*>(O + (head + row) * D + 2 * t);
 #pragma unroll
             for (int dt = 0; dt < DT; ++dt) out[dt * 4] = pack_bf16(o[mt][dt][2 * h] * inv, o[mt][dt][2 * h + 1] * inv);
-            if (t == 0) lse[row] = m[mt][h] * kScale + log2f(sum) * LN2;
+            if (t == 0) lse[head + row] = m[mt][h] * kScale + log2f(sum) * LN2;
         }
 }
 

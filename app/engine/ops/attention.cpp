@@ -148,14 +148,16 @@ class Attention : public Operation {
     }
     // fp32 rungs: the scores' float dot products and exp2 approximations err by a few 1e-7
     // relative, well inside 1e-4; the absolute floor 1e-5 covers outputs near zero (O's
-    // entries are weighted means of values in [-1, 1)).
-    // bf16 rungs: O is stored in bf16 (relative rounding up to 2^-8 = 0.4%), and P is rounded
-    // to bf16 before P V (up to 0.4% per weight, averaging out over keys): 1e-2 relative plus
-    // 2e-3 absolute. The reference sees the same bf16 inputs, upcast, so input rounding does not
-    // count against a rung.
+    // entries are weighted means of values in [-1, 1)). Measured: max_abs <= 4e-6.
+    // bf16 rungs: the weights P are rounded to bf16 before P V, each by at most u = 2^-8 of
+    // itself, so O can move by up to u * max|V| = 3.9e-3 (the weights sum to 1); O itself is
+    // rounded to bf16 (at most u |O|). Tolerance: 4e-3 absolute plus 1e-2 relative. Typical
+    // errors are 2e-3 at most (rel_l2 about 2e-3); a dropped key tile or a wrong rescale moves
+    // O by tens of times that. The reference sees the same bf16 inputs, upcast, so input
+    // rounding does not count against a rung.
     Tolerance tolerance(const Problem& p) const override {
         if (p.dtype == DType::F32) return {1e-5, 1e-4};
-        return {2e-3, 1e-2};
+        return {4e-3, 1e-2};
     }
     void make_inputs(const Problem&, GpuContext& gpu, uint64_t seed) const override {
         gpu.fill_uniform(gpu.buffer("Q"), seed * 1000003u + 1, -kQueryRange, kQueryRange);
