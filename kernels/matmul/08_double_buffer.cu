@@ -10,8 +10,8 @@
 // BK steps of math, and one barrier per step is enough (see the comment at the loop).
 // What to see: the last big step on CUDA cores, close to cuBLAS SGEMM at large sizes. The cost:
 // twice the shared memory and a few more registers (the in-flight loads). The default warp tile
-// is 64 x 64 (4 warps, 16 x 8 outputs per thread): more math per shared load than rung 7's
-// 32 x 64, affordable now that loads no longer stall the warps.
+// is 64 x 64 with 8 x 4 lane sub-tiles (4 warps, 16 x 8 outputs per thread): more math per
+// shared load than rung 7's 32 x 64, affordable now that loads no longer stall the warps.
 //
 // Edges and alignment: as in rungs 6-7 (float4 fast path inside, guarded scalar path at edges).
 

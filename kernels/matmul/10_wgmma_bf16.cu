@@ -225,6 +225,22 @@ __device__ __forceinline__ void load_stage(unsigned char* stage, const __nv_bflo
     }
 }
 
+// Which tile of C this block computes. Blocks launch in blockIdx order, x fastest; taken
+// literally, one wave of 132 blocks would sweep whole rows of tiles and touch all of B. Grouping
+// GROUP_M tile rows together makes a wave cover a squarer patch of C, so the A and B panels it
+// reads are fewer and stay in L2 for the blocks that share them.
+#define GROUP_M 8
+__device__ __forceinline__ void tile_origin(int& m0, int& n0)
+{
+    const int tiles_n = gridDim.x, tiles_m = gridDim.y;
+    const int id = blockIdx.y * tiles_n + blockIdx.x;
+    const int group = id / (GROUP_M * tiles_n), first_m = group * GROUP_M;
+    const int rows = min(tiles_m - first_m, GROUP_M);  // the last group may be shorter
+    const int in_group = id % (GROUP_M * tiles_n);
+    m0 = (first_m + in_group % rows) * BM;
+    n0 = (in_group / rows) * BN;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The kernel
 // ---------------------------------------------------------------------------------------------
@@ -236,7 +252,8 @@ __device__ __forceinline__ void block_tile(unsigned char* smem, float* C, const 
 {
     const int tid = threadIdx.x;
     const int wg = tid / 128;                 // warpgroup: rows wg*64 .. wg*64+63 of the block tile
-    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    int m0, n0;
+    tile_origin(m0, n0);
     const int num_tiles = (K + BK - 1) / BK;
 
     // Not zeroed: the very first wgmma runs with accumulate = 0 (d = a * b). Zeroing them by hand
