@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .carry
-for f in build/app/cli/kladder build/tests/test_gpu build/tests/test_engine; do
-  [ -f "$f" ] && strip -o ".carry/$(basename "$f")" "$f"
+for f in build/app/cli/kladder-core build/tests/test_gpu build/tests/test_engine; do
+  [ -f "$f" ] && strip -o ".carry/$(basename "$f" | sed s/-core//)" "$f"
 done
 [ -f ../shared/tools/peers.py ] && cp ../shared/tools/peers.py .carry/
 du -sh .carry
