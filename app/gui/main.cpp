@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "engine/lesson.h"
+#include "engine/paths.h"
 #include "gui/ui_style.h"
 #include "gui/workbook.h"
 
@@ -78,6 +80,8 @@ int main(int argc, char** argv) {
     app.add_option("--max-seconds", opt.max_seconds, "test hook: leave after this many seconds");
     app.add_flag("--exit-when-idle", opt.exit_when_idle, "test hook: leave when the --run job is over");
     app.add_option("--report", opt.report_path, "test hook: write a JSON report of what happened here");
+    bool list_steps = false;
+    app.add_flag("--list-steps", list_steps, "print each lesson's id and number of steps (tab-separated), then exit; no window");
     app.add_option("--request-timeout", opt.request_timeout_s, "seconds a rung may run before the runner is stopped (default 120)");
     try {
         app.parse(argc, argv);
@@ -86,6 +90,17 @@ int main(int argc, char** argv) {
         return code == 0 ? 0 : 2;
     }
     if (!theme.empty()) opt.dark = theme == "dark";
+    if (list_steps) {
+        // For scripts (tests/gui/screenshot_all.sh): what the workbook would show, no window needed.
+        std::vector<std::string> ladder_errors;
+        std::vector<kl::LessonLoadError> lesson_errors;
+        auto ladders = kl::load_all_ladders(kl::kernels_dir(), &ladder_errors);
+        auto lessons = kl::load_all_lessons(kl::lessons_dir(), ladders, &lesson_errors);
+        for (const auto& l : lessons) std::printf("%s\t%zu\n", l.id.c_str(), l.steps.size());
+        for (const auto& e : ladder_errors) std::fprintf(stderr, "kernel-ladder: %s\n", e.c_str());
+        for (const auto& e : lesson_errors) std::fprintf(stderr, "kernel-ladder: lesson %s: %s\n", e.folder.c_str(), e.message.c_str());
+        return ladder_errors.empty() && lesson_errors.empty() ? 0 : 2;
+    }
     bool screenshot_mode = !opt.screenshot_path.empty();
 
     std::string settings_warning;

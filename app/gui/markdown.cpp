@@ -228,9 +228,19 @@ int leave_block(MD_BLOCKTYPE type, void*, void* user) {
         case MD_BLOCK_TABLE: b.in_table = false; b.target = nullptr; break;
         case MD_BLOCK_TH:
         case MD_BLOCK_TD: b.target = nullptr; break;
+        case MD_BLOCK_HTML:
+            // Raw HTML arrives line by line with its newlines: drop the trailing ones.
+            if (b.target) {
+                while (!b.target->empty() && b.target->back().text.find_last_not_of(" \n") == std::string::npos) b.target->pop_back();
+                if (!b.target->empty()) {
+                    std::string& t = b.target->back().text;
+                    t.erase(t.find_last_not_of(" \n") + 1);
+                }
+            }
+            b.target = nullptr;
+            break;
         case MD_BLOCK_H:
         case MD_BLOCK_P:
-        case MD_BLOCK_HTML:
             if (!b.in_table) b.target = nullptr;
             break;
         default: break;

@@ -100,9 +100,9 @@ bool RunnerClient::child_alive() const {
 }
 
 // Ends the child (if still alive), collects its status and reports how it ended.
-void RunnerClient::reap(const std::string& reason_if_killed) {
+std::string RunnerClient::reap(const std::string& reason_if_killed) {
     pid_t pid = pid_.load();
-    if (pid <= 0) return;
+    if (pid <= 0) return "";
     int status = 0;
     pid_t done = waitpid(pid, &status, WNOHANG);
     if (done == 0 && !reason_if_killed.empty()) {
@@ -135,6 +135,7 @@ void RunnerClient::reap(const std::string& reason_if_killed) {
     else if (done == pid && WIFEXITED(status)) how = "exit code " + std::to_string(WEXITSTATUS(status));
     else how = "ended";
     emit({RunnerEvent::Kind::Exited, 0, how, {{"pid", pid}}});
+    return how;
 }
 
 bool RunnerClient::write_line(const std::string& line) {
@@ -307,8 +308,8 @@ void RunnerClient::worker_loop() {
                     }
                 }
                 if (!finished && !open) {
-                    failure = "the runner died while running this request";
-                    reap("");
+                    std::string how = reap("");
+                    failure = "the runner died while running this request (" + how + ")";
                     break;
                 }
             }

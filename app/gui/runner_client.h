@@ -78,7 +78,8 @@ class RunnerClient {
     };
     void worker_loop();
     bool spawn(std::string* why);
-    void reap(const std::string& reason_if_killed);
+    // Returns how the child ended ("killed by signal 9 (Killed)", "exit code 3", ...).
+    std::string reap(const std::string& reason_if_killed);
     bool child_alive() const;
     bool write_line(const std::string& line);
     // Reads whatever the child wrote (stdout lines and stderr lines) for up to `wait_ms`.

@@ -210,6 +210,15 @@ void Workbook::frame() {
     poll_runner();
     handle_keys();
     ++frames_drawn_;
+    if (!options_.run_on_start.empty() && !start_job_submitted_) {
+        start_job_submitted_ = true;
+        const std::string& what = options_.run_on_start;
+        if (what == "rung") run_rung();
+        else if (what == "ladder") run_ladder();
+        else if (what == "sweep") run_sweep(params_ui_.sweep_axis.empty() && rung_ && !rung_->params.empty() ? rung_->params.front().name
+                                                                                                           : params_ui_.sweep_axis);
+        if (!runner_.job) log("--run " + what + ": nothing was started (" + (runner_.last_error.empty() ? "no runner or no rung" : runner_.last_error) + ")", true);
+    }
 
     ImGuiIO& io = ImGui::GetIO();
     const float s = fonts_.scale;
@@ -258,6 +267,7 @@ void Workbook::frame() {
     float lower_h = body_h - strip_h - gap;
     float text_w = std::clamp(right_w * settings_.text_fraction, 260 * s, right_w - 320 * s);
     float controls_h = std::clamp(settings_.controls_height * s, 120 * s, lower_h * 0.7f);
+    if (!rung_) controls_h = std::min(controls_h, 96 * s);  // nothing to run: give the text the room
     ImGui::SetCursorScreenPos(ImVec2(x1, y2));
     ImGui::BeginChild("##step_text", ImVec2(text_w, lower_h - controls_h - gap), true);
     draw_step_text();
@@ -330,16 +340,27 @@ void Workbook::draw_top_bar() {
     const LessonStep* st = step();
     float y = ImGui::GetCursorPosY();
     ImGui::SetCursorPosY(y + (fonts_.h2->FontSize - ImGui::GetFontSize()) * 0.5f);
+    // The breadcrumb gets what the buttons on the right leave; long titles end in an ellipsis.
+    float bw = 118 * s;
+    float buttons_w = 2 * bw + 96 * s + 40 * s + 4 * ImGui::GetStyle().ItemSpacing.x;
+    float room = ImGui::GetWindowContentRegionMax().x - buttons_w - ImGui::GetCursorPosX();
     if (l) {
+        std::string where = "Lesson " + std::to_string(l->number) + " \xC2\xB7 " + l->title;
+        std::string here = st ? "Step " + std::to_string(step_ + 1) + " of " + std::to_string(l->steps.size()) + ": " + st->title : "";
+        float sep_w = ImGui::CalcTextSize("  \xE2\x80\xBA  ").x;
+        float here_w = fonts_.bold->CalcTextSizeA(fonts_.bold->FontSize, FLT_MAX, 0, here.c_str()).x;
+        float where_room = std::max(room * 0.35f, room - here_w - sep_w);
+        where = fit_text(fonts_.body, where, where_room);
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
-        ImGui::Text("Lesson %d \xC2\xB7 %s", l->number, l->title.c_str());
+        ImGui::TextUnformatted(where.c_str());
         ImGui::PopStyleColor();
         if (st) {
-            ImGui::SameLine(0, 10 * s);
-            ImGui::TextDisabled("\xE2\x80\xBA");
-            ImGui::SameLine(0, 10 * s);
+            ImGui::SameLine(0, 0);
+            ImGui::TextDisabled("  \xE2\x80\xBA  ");
+            ImGui::SameLine(0, 0);
             ImGui::PushFont(fonts_.bold);
-            ImGui::Text("Step %d of %zu: %s", step_ + 1, l->steps.size(), st->title.c_str());
+            float left = ImGui::GetWindowContentRegionMax().x - buttons_w - ImGui::GetCursorPosX();
+            ImGui::TextUnformatted(fit_text(fonts_.bold, here, left).c_str());
             ImGui::PopFont();
         }
     } else {
@@ -347,9 +368,8 @@ void Workbook::draw_top_bar() {
     }
 
     // Right side: previous / next, theme, help.
-    float bw = 118 * s;
     float right = ImGui::GetWindowContentRegionMax().x;
-    ImGui::SameLine(right - (2 * bw + 96 * s + 40 * s + 3 * ImGui::GetStyle().ItemSpacing.x));
+    ImGui::SameLine(right - buttons_w + ImGui::GetStyle().ItemSpacing.x);
     ImGui::SetCursorPosY(y);
     bool has_prev = l && step_ > 0, has_next = l && step_ + 1 < int(l->steps.size());
     if (plain_button("\xE2\x97\x80  Previous", ImVec2(bw, 0), has_prev)) select_lesson(lesson_, step_ - 1);
@@ -508,8 +528,9 @@ void Workbook::log(const std::string& line, bool error) {
 }
 
 bool Workbook::idle_for_screenshot() const {
+    if (ptx_pending()) return false;
     if (options_.run_on_start.empty()) return true;
-    return runner_.results_received + runner_.failures > 0 && !runner_.job;
+    return start_job_submitted_ && !runner_.job;
 }
 
 nlohmann::json Workbook::report() const {

@@ -224,6 +224,7 @@ class Workbook {
     void draw_code_lines(const std::vector<std::string>& lines, bool ptx);
     void draw_diff();
     void draw_ptx();
+    bool ptx_pending() const;
 
     struct SelfCheckState {
         int tab = 0;   // 0 questions, 1 flashcards, 2 exercise
@@ -243,6 +244,7 @@ class Workbook {
     int pending_right_tab_ = -1;  // selected on the next frame (--view)
     bool view_forced_ = false;    // --view given: steps do not change the plot tab
     int frames_drawn_ = 0;
+    bool start_job_submitted_ = false;  // --run
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 

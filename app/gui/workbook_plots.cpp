@@ -68,23 +68,30 @@ void Workbook::draw_plots() {
     }
     const char* tabs[] = {"Rungs", "Sweep", "Correctness", "Traffic", "Roofline"};
     segmented("##plot_tabs", tabs, 5, &plots_.tab);
-    ImGui::SameLine(0, 16 * s);
+    float export_w = ImGui::CalcTextSize("Export").x + 2 * ImGui::GetStyle().FramePadding.x;
+    ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - export_w));
+    if (ImGui::Button("Export")) export_current_figure();
+    item_tooltip("Write this figure as SVG, PDF, PNG (print theme) and CSV to ~/kernel-ladder-figures");
     PlotContext ctx = plot_context();
     bool flops = prefers_flops(ctx, store_);
+    // What the plot shows, on its own line under the tabs.
     if (plots_.tab == 0) {
         const char* metrics[] = {"Time", flops ? "TFLOP/s" : "GB/s", "% of reference"};
-        ImGui::SetNextItemWidth(150 * s);
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextDisabled("Show");
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(160 * s);
         ImGui::Combo("##bar_metric", &plots_.bar_metric, metrics, 3);
     } else if (plots_.tab == 1) {
         const char* metrics[] = {flops ? "TFLOP/s" : "GB/s", "Time"};
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextDisabled("Show");
+        ImGui::SameLine();
         ImGui::SetNextItemWidth(110 * s);
         ImGui::Combo("##sweep_metric", &plots_.sweep_metric, metrics, 2);
         ImGui::SameLine();
-        ImGui::TextDisabled("over %s", params_ui_.sweep_axis.c_str());
+        ImGui::TextDisabled("against %s (choose the axis next to the Sweep button)", params_ui_.sweep_axis.c_str());
     }
-    ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - 80 * s);
-    if (ImGui::Button("Export", ImVec2(80 * s - ImGui::GetStyle().WindowPadding.x * 0.5f, 0))) export_current_figure();
-    item_tooltip("Write this figure as SVG, PDF, PNG (print theme) and CSV to ~/kernel-ladder-figures");
 
     // Correctness: a one-line summary of the rung's check above the map.
     if (plots_.tab == 2 && rung_) {

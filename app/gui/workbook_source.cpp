@@ -45,6 +45,7 @@ void Workbook::draw_code_lines(const std::vector<std::string>& lines, bool ptx) 
     for (const auto& l : lines) widest = std::max(widest, float(l.size()));
     float char_w = mono->CalcTextSizeA(mono->FontSize, FLT_MAX, 0, "M").x;
     ImGui::BeginChild("##code", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     // Block comments carry from line to line: tokenize from the top, draw only what is visible.
     ImGuiListClipper clipper;
@@ -66,6 +67,7 @@ void Workbook::draw_code_lines(const std::vector<std::string>& lines, bool ptx) 
             ImGui::Dummy(ImVec2(digits + 8 + widest * char_w, lh));
         }
     }
+    ImGui::PopStyleVar();
     ImGui::EndChild();
 }
 
@@ -108,6 +110,7 @@ void Workbook::draw_diff() {
     size_t widest = 0;
     for (const auto& d : source_.diff) widest = std::max(widest, d.text.size());
     ImGui::BeginChild("##diff", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     ImGuiListClipper clipper;
     clipper.Begin(int(source_.diff.size()), lh);
@@ -131,6 +134,7 @@ void Workbook::draw_diff() {
             ImGui::Dummy(ImVec2(full_w, lh));
         }
     }
+    ImGui::PopStyleVar();
     ImGui::EndChild();
 }
 
@@ -189,6 +193,11 @@ void Workbook::draw_ptx() {
         source_.ptx_lines_key = source_.ptx_key;
     }
     draw_code_lines(source_.ptx_lines, true);
+}
+
+bool Workbook::ptx_pending() const {
+    return right_tab_ == 1 && source_.tab == 2 && source_.ptx.valid() &&
+           source_.ptx.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
 }
 
 // [SECTION] Panel

@@ -1,0 +1,197 @@
+// The GUI's runner client against a test double of `kladder serve` (fake_runner.cpp) and against
+// the real `kladder serve` on this machine: hello, results, a runner killed mid-sweep, a crash,
+// a hang past the time-out, cancel, and a runner that cannot start. No GPU needed.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+#include "gui/runner_client.h"
+
+using namespace kl::gui;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+json run_request(int64_t n) {
+    return {{"type", "run"}, {"ladder", "elementwise"}, {"rung", "vector_add"}, {"sizes", {{"n", n}}}, {"params", json::object()}, {"dtype", "fp32"}};
+}
+
+struct Collected {
+    std::vector<RunnerEvent> all;
+    int count(RunnerEvent::Kind k) const {
+        int n = 0;
+        for (const auto& e : all) n += e.kind == k;
+        return n;
+    }
+    const RunnerEvent* first(RunnerEvent::Kind k) const {
+        for (const auto& e : all)
+            if (e.kind == k) return &e;
+        return nullptr;
+    }
+};
+
+// Polls until `done` says so or the deadline passes (the test then fails on its expectations).
+template <class Pred>
+void pump(RunnerClient& c, Collected& got, Pred done, double seconds = 20) {
+    auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+    while (Clock::now() < deadline) {
+        for (auto& e : c.poll()) got.all.push_back(std::move(e));
+        if (done()) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    for (auto& e : c.poll()) got.all.push_back(std::move(e));
+}
+
+RunnerOptions fake(std::vector<std::string> extra = {}, double timeout_s = 20) {
+    RunnerOptions o;
+    o.command = {FAKE_RUNNER};
+    for (auto& x : extra) o.command.push_back(x);
+    o.request_timeout_s = timeout_s;
+    o.hello_timeout_s = 10;
+    return o;
+}
+
+}  // namespace
+
+TEST(RunnerClient, HelloThenResults) {
+    RunnerClient c(fake({"--delay-ms", "20"}));
+    Collected got;
+    uint64_t a = c.submit(run_request(1024));
+    uint64_t b = c.submit(run_request(2048));
+    EXPECT_NE(a, b);
+    pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) == 2; });
+    ASSERT_EQ(got.count(RunnerEvent::Kind::Hello), 1);
+    EXPECT_TRUE(got.first(RunnerEvent::Kind::Hello)->json.value("gpu", false));
+    ASSERT_EQ(got.count(RunnerEvent::Kind::Result), 2);
+    EXPECT_EQ(got.count(RunnerEvent::Kind::Failed), 0);
+    EXPECT_GE(got.count(RunnerEvent::Kind::Progress), 2);
+    // Results come back in order, tied to their request.
+    std::vector<uint64_t> order;
+    for (const auto& e : got.all)
+        if (e.kind == RunnerEvent::Kind::Result) order.push_back(e.request_id);
+    EXPECT_EQ(order, (std::vector<uint64_t>{a, b}));
+    EXPECT_EQ(got.first(RunnerEvent::Kind::Result)->json["record"]["sizes"]["n"], 1024);
+    pump(c, got, [&] { return !c.busy(); }, 2);
+    EXPECT_FALSE(c.busy());
+}
+
+TEST(RunnerClient, KilledMidSweepRestartsAndFinishesTheRest) {
+    RunnerClient c(fake({"--delay-ms", "150"}));
+    Collected got;
+    const int points = 6;
+    for (int i = 0; i < points; ++i) c.submit(run_request(1024 << i));
+    pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) >= 2; });
+    pid_t first = c.pid();
+    ASSERT_GT(first, 0);
+    ASSERT_EQ(::kill(first, SIGKILL), 0);  // as a crash would
+    pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) + got.count(RunnerEvent::Kind::Failed) >= points; });
+    int results = got.count(RunnerEvent::Kind::Result), failed = got.count(RunnerEvent::Kind::Failed);
+    EXPECT_EQ(results + failed, points);
+    EXPECT_LE(failed, 1);                 // at most the request the runner was killed in
+    EXPECT_GE(got.count(RunnerEvent::Kind::Exited), 1);
+    EXPECT_EQ(got.count(RunnerEvent::Kind::Hello), 2);  // a fresh runner said hello
+    EXPECT_GE(c.restarts(), 1);
+    EXPECT_NE(c.pid(), first);
+    const RunnerEvent* exited = got.first(RunnerEvent::Kind::Exited);
+    ASSERT_NE(exited, nullptr);
+    EXPECT_NE(exited->message.find("signal 9"), std::string::npos) << exited->message;
+}
+
+TEST(RunnerClient, CrashWhileRunningIsReportedAndTheNextRequestWorks) {
+    RunnerClient c(fake({"--crash-on-size", "1024", "--delay-ms", "10"}));
+    Collected got;
+    uint64_t a = c.submit(run_request(1024));
+    uint64_t b = c.submit(run_request(2048));
+    pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) + got.count(RunnerEvent::Kind::Failed) >= 2; });
+    const RunnerEvent* f = got.first(RunnerEvent::Kind::Failed);
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->request_id, a);
+    EXPECT_NE(f->message.find("died"), std::string::npos) << f->message;
+    const RunnerEvent* r = got.first(RunnerEvent::Kind::Result);
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->request_id, b);  // a fresh runner answered the next request
+    // What the dead runner said on stderr (abort) or how it ended is reported.
+    const RunnerEvent* ex = got.first(RunnerEvent::Kind::Exited);
+    ASSERT_NE(ex, nullptr);
+    EXPECT_NE(ex->message.find("signal"), std::string::npos) << ex->message;
+}
+
+TEST(RunnerClient, HangPastTheTimeoutIsStopped) {
+    RunnerClient c(fake({"--hang-on-size", "1024", "--delay-ms", "10"}, /*timeout_s=*/1.0));
+    Collected got;
+    auto t0 = Clock::now();
+    c.submit(run_request(1024));
+    c.submit(run_request(2048));
+    pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) + got.count(RunnerEvent::Kind::Failed) >= 2; });
+    double took = std::chrono::duration<double>(Clock::now() - t0).count();
+    const RunnerEvent* f = got.first(RunnerEvent::Kind::Failed);
+    ASSERT_NE(f, nullptr);
+    EXPECT_NE(f->message.find("no reply within"), std::string::npos) << f->message;
+    EXPECT_EQ(got.count(RunnerEvent::Kind::Result), 1);
+    EXPECT_LT(took, 10.0);
+}
+
+TEST(RunnerClient, CancelDropsTheQueueAndStopsTheRunningRequest) {
+    RunnerClient c(fake({"--delay-ms", "400"}));
+    Collected got;
+    for (int i = 0; i < 5; ++i) c.submit(run_request(1024));
+    pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) >= 1; });
+    c.cancel();
+    pump(c, got, [&] { return !c.busy(); }, 5);
+    EXPECT_FALSE(c.busy());
+    int cancelled = 0;
+    for (const auto& e : got.all) cancelled += e.kind == RunnerEvent::Kind::Failed && e.message == "cancelled";
+    EXPECT_GE(cancelled, 3);
+    EXPECT_EQ(got.count(RunnerEvent::Kind::Result) + cancelled, 5);
+    // The client still works after a cancel.
+    c.submit(run_request(1024));
+    pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) >= 2; });
+    EXPECT_GE(got.count(RunnerEvent::Kind::Result), 2);
+}
+
+TEST(RunnerClient, MissingRunnerFailsEachRequestWithAReason) {
+    RunnerOptions o;
+    o.command = {"/nonexistent/kladder", "serve"};
+    o.hello_timeout_s = 5;
+    RunnerClient c(o);
+    Collected got;
+    c.submit(run_request(1024));
+    pump(c, got, [&] { return got.count(RunnerEvent::Kind::Failed) >= 1; });
+    const RunnerEvent* f = got.first(RunnerEvent::Kind::Failed);
+    ASSERT_NE(f, nullptr);
+    EXPECT_NE(f->message.find("hello"), std::string::npos) << f->message;
+}
+
+// The real runner on this machine: without a GPU it says why in its hello and refuses runs
+// with that reason; with one it runs the rung.
+TEST(RunnerClient, RealKladderServe) {
+    RunnerOptions o;
+    o.command = {KLADDER_EXE, "serve"};
+    o.request_timeout_s = 120;
+    RunnerClient c(o);
+    Collected got;
+    c.submit(run_request(1 << 16));
+    c.submit({{"type", "run"}, {"ladder", "elementwise"}, {"rung", "vector_add"}, {"params", {{"TPB", 48}}}});
+    pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) + got.count(RunnerEvent::Kind::Failed) >= 2; }, 150);
+    const RunnerEvent* hello = got.first(RunnerEvent::Kind::Hello);
+    ASSERT_NE(hello, nullptr);
+    bool gpu = hello->json.value("gpu", false);
+    std::vector<std::string> failures;
+    for (const auto& e : got.all)
+        if (e.kind == RunnerEvent::Kind::Failed) failures.push_back(e.message);
+    if (!gpu) {
+        EXPECT_FALSE(hello->json.value("reason", "").empty());
+        ASSERT_EQ(failures.size(), 2u);
+        EXPECT_NE(failures[0].find("no GPU"), std::string::npos) << failures[0];
+    } else {
+        ASSERT_EQ(failures.size(), 1u);
+        const RunnerEvent* r = got.first(RunnerEvent::Kind::Result);
+        ASSERT_NE(r, nullptr);
+        EXPECT_TRUE(r->json["record"]["error"].is_null()) << r->json.dump();
+    }
+    // A value the manifest does not allow is refused before any GPU work, GPU or not.
+    EXPECT_NE(failures.back().find("TPB=48"), std::string::npos) << failures.back();
+}
