@@ -1,7 +1,10 @@
 // `kladder check-kernels`: NVRTC-compiles every rung at its default parameters and at the ends
 // of each parameter's range (other parameters at defaults), skipping combinations that break
 // the rung's constraints. Needs no GPU. Exit 0 when every compilation succeeds.
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <set>
 #include <cstdio>
 #include <memory>
 
@@ -9,6 +12,7 @@
 #include "commands.h"
 #include "engine/compiler.h"
 #include "engine/errors.h"
+#include "engine/paths.h"
 #include "engine/runner.h"
 
 namespace kl::cli {
@@ -91,6 +95,33 @@ Action add_check_kernels_command(CLI::App& app) {
             }
         }
         double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        // Engine helpers that are not rungs (random fill, L2 flush, references): compiled with
+        // fp32 storage, so a broken reference is caught here rather than on the GPU machine.
+        if (opt->ladder.empty()) {
+            std::set<std::string> rung_files;
+            for (const auto& L : ladders)
+                for (const auto& r : L.rungs) rung_files.insert(r.source_path);
+            std::vector<std::string> helpers;
+            for (const auto& e : std::filesystem::recursive_directory_iterator(kernels_dir()))
+                if (e.path().extension() == ".cu" && !rung_files.count(e.path().lexically_normal().string()))
+                    helpers.push_back(e.path().lexically_normal().string());
+            std::sort(helpers.begin(), helpers.end());
+            for (const auto& h : helpers) {
+                CompileRequest req;
+                req.source_path = h;
+                req.defines = {"ELEM=float", "ELEM_IS_FP32=1"};
+                req.arch = opt->arch;
+                req.label = std::filesystem::relative(h, kernels_dir()).string();
+                try {
+                    compile_kernel(req);
+                    ++compiled;
+                    if (opt->verbose) std::printf("ok    %s (helper)\n", req.label.c_str());
+                } catch (const CompileError& e) {
+                    ++failed;
+                    std::printf("FAIL  %s (helper)\n%s\n", req.label.c_str(), e.log().c_str());
+                }
+            }
+        }
         for (const auto& e : load_errors()) {
             std::printf("FAIL  %s\n", e.c_str());
             ++failed;

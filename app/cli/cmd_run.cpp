@@ -133,6 +133,13 @@ int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions
             rec.title = rung->title;
             rec.params = ro.params;
             rec.sizes = ro.sizes;
+            rec.operation = rung->operation;
+            try {  // record the problem the rung was asked to run, when it resolves
+                Problem p = resolve_problem(L, *rung, ro);
+                rec.sizes = p.sizes;
+                rec.dtype = to_string(p.dtype);
+            } catch (const Error&) {
+            }
             rec.error = e.what();
             rec.error_kind = dynamic_cast<const CompileError*>(&e) ? "compile"
                              : dynamic_cast<const GpuError*>(&e) ? (runner.context_lost() ? "fault" : "gpu")

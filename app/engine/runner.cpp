@@ -52,7 +52,7 @@ struct Runner::ProblemCache {
     std::string key;  // operation + sizes + dtype + seed
     ReferenceOutputs reference;
     std::vector<BufferDecl> buffers;
-    std::unique_ptr<DeviceBuffer> flush;  // 2 x L2, written before each cold repetition
+    std::unique_ptr<DeviceBuffer> flush;  // 2 x L2 of zeros, read before each cold repetition
 };
 
 struct Runner::Prepared {
@@ -64,7 +64,6 @@ struct Runner::Prepared {
         std::vector<KernelArg> args;
     };
     std::vector<Launch> launches;
-    std::vector<std::string> scratch;
     std::string label;
 };
 
@@ -160,10 +159,20 @@ Correctness Runner::check(const Operation& op, const Problem& p, Prepared& prep)
 
 // [SECTION] Timing
 
+// Reads the flush buffer (kernels/common/flush.cu): evicts the rung's lines and leaves nothing
+// dirty in L2, so no write-back of an earlier repetition lands inside the timed region.
+void Runner::flush_l2() {
+    const int64_t n4 = cache_->flush->elements() / 4;
+    gpu_.launch_helper("common/flush.cu", "kl_l2_flush_read", dim3(gpu_.device().sm_count * 4), dim3(512),
+                       {KernelArg::pointer(cache_->flush->data()), KernelArg::i64v(n4),
+                        KernelArg::pointer(cache_->flush->data())});
+}
+
 TimingStats Runner::time_rung(Prepared& prep, const RunOptions& opt) {
     if (opt.cold_l2 && !cache_->flush) {
         int64_t bytes = std::max<int64_t>(2 * gpu_.device().l2_bytes, 64 << 20);
         cache_->flush = std::make_unique<DeviceBuffer>("l2_flush", DType::F32, bytes / 4);
+        KL_CUDA_CALL(cudaMemsetAsync(cache_->flush->data(), 0, cache_->flush->bytes(), gpu_.stream()));
     }
     for (int i = 0; i < opt.warmup; ++i) launch_all(prep);
     gpu_.synchronize();
@@ -175,8 +184,7 @@ TimingStats Runner::time_rung(Prepared& prep, const RunOptions& opt) {
     try {
         while (static_cast<int>(samples.size()) < opt.max_reps &&
                (static_cast<int>(samples.size()) < opt.min_reps || total_ms < opt.budget_ms)) {
-            if (opt.cold_l2)  // a different byte each time so no layer can skip the write
-                KL_CUDA_CALL(cudaMemsetAsync(cache_->flush->data(), int(samples.size() & 0xff), cache_->flush->bytes(), gpu_.stream()));
+            if (opt.cold_l2) flush_l2();
             KL_CUDA_CALL(cudaEventRecord(start, gpu_.stream()));
             launch_all(prep);
             KL_CUDA_CALL(cudaEventRecord(stop, gpu_.stream()));
@@ -254,12 +262,20 @@ RunRecord Runner::run(const Ladder& ladder, const Rung& rung, const RunOptions& 
     }
 
     prepare_problem(op, p, opt.seed);
+    // Scratch buffers live for this rung only: freed on every way out, errors included.
+    struct ScratchGuard {
+        GpuContext& gpu;
+        std::vector<std::string> names;
+        ~ScratchGuard() {
+            for (const auto& n : names) gpu.remove_buffer(n);
+        }
+    } scratch_guard{gpu_, {}};
     double scratch_bytes = 0;
     for (const auto& s : rung.scratch) {
         int64_t n = s.elements.eval(scope);
         DType dt = s.dtype ? *s.dtype : p.dtype;
         gpu_.add_buffer(s.name, dt, std::max<int64_t>(n, 1));
-        prep.scratch.push_back(s.name);
+        scratch_guard.names.push_back(s.name);
         scratch_bytes += double(n) * dtype_size(dt);
     }
     double buffer_bytes = 0;
@@ -311,7 +327,6 @@ RunRecord Runner::run(const Ladder& ladder, const Rung& rung, const RunOptions& 
         context_lost_ = after != cudaSuccess;
         throw;
     }
-    for (const auto& s : prep.scratch) gpu_.remove_buffer(s);
     return rec;
 }
 
