@@ -19,6 +19,18 @@
 #error "BM, BN, BK, WM, WN, TM and TN must be defined, e.g. -DBM=128 -DBN=128 -DBK=8 -DWM=32 -DWN=64 -DTM=4 -DTN=4"
 #endif
 
+// Tuning switches (manifest parameters with defaults; see docs/tuning/matmul.md):
+// GROUP: tile rows handed out together (1 = plain blockIdx order), as in rung 10.
+// EARLY_BAR: 0 = store the next tile and barrier after all BK k-steps; 1 = do it before the
+// last k-step's multiply-adds, so warps leave the barrier with 128 independent FMAs to issue;
+// 2 = as 1, and also load the next tile's first fragments right after the barrier.
+#ifndef GROUP
+#define GROUP 1
+#endif
+#ifndef EARLY_BAR
+#define EARLY_BAR 0
+#endif
+
 #define LANES_M 4
 #define LANES_N 8
 #define WSUBM (LANES_M * TM)
@@ -39,6 +51,8 @@ static_assert(WM % WSUBM == 0 && WN % WSUBN == 0, "the warp tile must split into
 static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "TM, TN and BK must be multiples of 4 (float4 accesses)");
 static_assert(NUM_THREADS >= 32 && NUM_THREADS <= 1024, "32 * (BM / WM) * (BN / WN) threads must be between 32 and 1024");
 static_assert(WM * WN / 32 <= 128, "at most 128 accumulators per thread (WM * WN / 32); more would spill");
+static_assert(EARLY_BAR >= 0 && EARLY_BAR <= 2 && GROUP >= 1, "EARLY_BAR is 0, 1 or 2; GROUP at least 1");
+static_assert(BK % 2 == 0, "fragments alternate between two register sets by k-step: BK must be even");
 static_assert(2 * (BK * (BM + A_PAD) + BK * BN) * 4 <= 48 * 1024, "two stages of static shared memory must fit in 48 KB");
 
 // Global -> registers for the K-tile at k0.
@@ -127,12 +141,30 @@ __device__ __forceinline__ void block_tile(float (*As)[BK][BM + A_PAD], float (*
     const int num_tiles = (K + BK - 1) / BK;
 
     float acc[WMITER * TM][WNITER * TN] = {};
-    float a_frag[WMITER * TM], b_frag[WNITER * TN];
+    float a_frag[2][WMITER * TM], b_frag[2][WNITER * TN];  // [k % 2]: fragments of two k-steps
     float4 a_next[A_LOADS], b_next[B_LOADS];
+
+    // One k-step's fragments: each lane's TM rows of A (per warp sub-tile) and TN columns of B.
+    auto load_frags = [&](float(&af)[WMITER * TM], float(&bf)[WNITER * TN], const float (*As_k)[BM + A_PAD],
+                          const float (*Bs_k)[BN], int k) {
+#pragma unroll
+        for (int wm = 0; wm < WMITER; ++wm)
+#pragma unroll
+            for (int i = 0; i < TM; i += 4)
+                *reinterpret_cast<float4*>(&af[wm * TM + i]) =
+                    *reinterpret_cast<const float4*>(&As_k[k][warp_m + wm * WSUBM + lane_m + i]);
+#pragma unroll
+        for (int wn = 0; wn < WNITER; ++wn)
+#pragma unroll
+            for (int j = 0; j < TN; j += 4)
+                *reinterpret_cast<float4*>(&bf[wn * TN + j]) =
+                    *reinterpret_cast<const float4*>(&Bs_k[k][warp_n + wn * WSUBN + lane_n + j]);
+    };
 
     load_global<kInterior>(a_next, b_next, A, B, M, N, K, m0, n0, 0);
     store_shared(As[0], Bs[0], a_next, b_next);
     __syncthreads();
+    if (EARLY_BAR == 2) load_frags(a_frag[0], b_frag[0], As[0], Bs[0], 0);
 
     for (int t = 0; t < num_tiles; ++t) {
         const int cur = t & 1;
@@ -144,29 +176,28 @@ __device__ __forceinline__ void block_tile(float (*As)[BK][BM + A_PAD], float (*
 
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
-#pragma unroll
-            for (int wm = 0; wm < WMITER; ++wm)
-#pragma unroll
-                for (int i = 0; i < TM; i += 4)
-                    *reinterpret_cast<float4*>(&a_frag[wm * TM + i]) =
-                        *reinterpret_cast<const float4*>(&As[cur][k][warp_m + wm * WSUBM + lane_m + i]);
-#pragma unroll
-            for (int wn = 0; wn < WNITER; ++wn)
-#pragma unroll
-                for (int j = 0; j < TN; j += 4)
-                    *reinterpret_cast<float4*>(&b_frag[wn * TN + j]) =
-                        *reinterpret_cast<const float4*>(&Bs[cur][k][warp_n + wn * WSUBN + lane_n + j]);
+            const int f = k & 1;
+            if (!(EARLY_BAR == 2 && k == 0)) load_frags(a_frag[f], b_frag[f], As[cur], Bs[cur], k);
+            if (EARLY_BAR != 0 && k == BK - 1) {
+                // This thread's reads of buffer cur are all issued (the fragments above), so the
+                // hand-over can happen before the last k-step's math; see the note below.
+                store_shared(As[cur ^ 1], Bs[cur ^ 1], a_next, b_next);
+                __syncthreads();
+                if (EARLY_BAR == 2) load_frags(a_frag[0], b_frag[0], As[cur ^ 1], Bs[cur ^ 1], 0);
+            }
 #pragma unroll
             for (int i = 0; i < WMITER * TM; ++i)
 #pragma unroll
-                for (int j = 0; j < WNITER * TN; ++j) acc[i][j] += a_frag[i] * b_frag[j];
+                for (int j = 0; j < WNITER * TN; ++j) acc[i][j] += a_frag[f][i] * b_frag[f][j];
         }
 
         // Writing buffer cur^1 is safe without a barrier before it: its last readers ran in step
-        // t-1, and every thread passed the barrier at the end of step t-1 after that. (After the
-        // last tile this writes zeros that nobody reads.)
-        store_shared(As[cur ^ 1], Bs[cur ^ 1], a_next, b_next);
-        __syncthreads();  // buffer cur^1 is complete before step t+1 reads it
+        // t-1, and every thread passed the barrier of step t-1 after issuing those reads. (After
+        // the last tile this writes zeros that nobody reads.)
+        if (EARLY_BAR == 0) {
+            store_shared(As[cur ^ 1], Bs[cur ^ 1], a_next, b_next);
+            __syncthreads();  // buffer cur^1 is complete before step t+1 reads it
+        }
     }
 
 #pragma unroll
@@ -197,8 +228,14 @@ matmul_double_buffer(float* C, const float* A, const float* B, int M, int N, int
     __shared__ __align__(16) float As[2][BK][BM + A_PAD];
     __shared__ __align__(16) float Bs[2][BK][BN];
 
-    const int m0 = blockIdx.y * BM;
-    const int n0 = blockIdx.x * BN;
+    // Tile order: GROUP tile rows at a time (see rung 10's tile_origin), x fastest inside.
+    const int tiles_n = gridDim.x, tiles_m = gridDim.y;
+    const int id = blockIdx.y * tiles_n + blockIdx.x;
+    const int first_m = (id / (GROUP * tiles_n)) * GROUP;
+    const int rows = min(tiles_m - first_m, GROUP);  // the last group may be shorter
+    const int in_group = id % (GROUP * tiles_n);
+    const int m0 = (first_m + in_group % rows) * BM;
+    const int n0 = (in_group / rows) * BN;
     // float4 access needs 16-byte aligned rows: K and N multiples of 4, aligned base pointers.
     const bool aligned = (K % 4 == 0) && (N % 4 == 0) &&
                          ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B) | reinterpret_cast<size_t>(C)) % 16 == 0);
