@@ -371,7 +371,7 @@ BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx) {
     }
     Figure& f = out.figure;
     f.name = ctx.ladder->id + "_traffic";
-    f.title = "Bytes moved per rung: ideal vs the rung's own model";
+    f.title = "Bytes moved per rung: ideal, the rung's model, and measured";
     f.caption = problem_caption(ctx);
     f.x.label = "Rung";
     f.y.label = "DRAM traffic";
@@ -381,7 +381,7 @@ BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx) {
     ideal.kind = model.kind = counters.kind = SeriesKind::Bars;
     ideal.name = "ideal (each input read once, output written once)";
     model.name = "rung model (manifest)";
-    counters.name = "measured (hardware counters)";
+    counters.name = "measured DRAM bytes (CUPTI counters)";
     ideal.color = 6;
     model.color = 1;
     counters.color = 2;
@@ -397,9 +397,10 @@ BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx) {
         if (s && s->record.ideal_bytes > 0) {
             pi.y = s->record.ideal_bytes / 1e6;
             if (s->record.model_bytes) pm.y = *s->record.model_bytes / 1e6;
+            // Hardware counters (docs/counters.md): the measured DRAM bar is counters.dram_bytes.
             const auto& k = s->record.counters;
-            if (k.is_object() && k.contains("dram_read_bytes") && k.contains("dram_write_bytes") && k["dram_read_bytes"].is_number()) {
-                pc.y = (k["dram_read_bytes"].get<double>() + k["dram_write_bytes"].get<double>()) / 1e6;
+            if (k.is_object() && k.contains("dram_bytes") && k["dram_bytes"].is_number()) {
+                pc.y = k["dram_bytes"].get<double>() / 1e6;
                 any_counters = true;
             }
             ++with_data;
@@ -426,7 +427,7 @@ BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx) {
     }
     Figure& f = out.figure;
     f.name = ctx.ladder->id + "_roofline";
-    f.title = "Rungs on this GPU's roofline";
+    f.title = "Rungs on this GPU's roofline (intensity from measured DRAM bytes where counted)";
     f.caption = problem_caption(ctx);
     f.x.label = "Arithmetic intensity";
     f.x.unit = "FLOP/byte";
@@ -440,7 +441,12 @@ BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx) {
         const StoredRun* s = run_for(store, ctx, r);
         if (!measured(s) || s->record.flops <= 0) continue;
         const RunRecord& rec = s->record;
+        // Intensity from measured DRAM bytes when the counters pass ran, else the rung's model,
+        // else the ideal bytes (docs/counters.md).
         double bytes = rec.model_bytes ? *rec.model_bytes : rec.ideal_bytes;
+        if (rec.counters.is_object() && rec.counters.contains("dram_bytes") && rec.counters["dram_bytes"].is_number() &&
+            rec.counters["dram_bytes"].get<double>() > 0)
+            bytes = rec.counters["dram_bytes"].get<double>();
         if (bytes <= 0) continue;
         double x = rec.flops / bytes;
         Series pt;
@@ -454,7 +460,10 @@ BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx) {
         xmax = std::max(xmax, x);
     }
     if (out.point_runs.empty()) {
-        out.empty_reason = "No measured rung with a FLOP count at these settings yet.";
+        bool any = false;
+        for (const auto& r : ctx.ladder->rungs) any |= measured(run_for(store, ctx, r));
+        out.empty_reason = any ? "These rungs do no arithmetic: they have no place on a roofline (see Traffic)."
+                               : "No measured rung with a FLOP count at these settings yet.";
         return out;
     }
     if (ctx.calibration && ctx.calibration->valid()) {

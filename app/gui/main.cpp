@@ -65,7 +65,8 @@ int main(int argc, char** argv) {
     app.add_option("--lesson", opt.lesson, "lesson to open: id, folder name or number");
     app.add_option("--step", opt.step, "step to open (1-based)")->check(CLI::PositiveNumber);
     app.add_option("--screenshot", opt.screenshot_path, "render a few frames, save this PNG, exit");
-    app.add_option("--results", opt.results_paths, "results file(s) to show instead of assets/recorded (repeatable)");
+    app.add_option("--results", opt.results_paths, "results file(s) to show besides assets/recorded (repeatable)");
+    app.add_flag("--no-recorded", opt.no_recorded, "do not load assets/recorded (show only --results and live runs)");
     app.add_option("--frames", opt.frames, "frames to render before the screenshot (default 6)")->check(CLI::Range(2, 100000));
     app.add_option("--view", opt.view, "tab to show: bars, sweep, errors, traffic, roofline, source, diff, ptx, questions, cards, exercise");
     std::string theme;
@@ -80,6 +81,9 @@ int main(int argc, char** argv) {
     app.add_option("--max-seconds", opt.max_seconds, "test hook: leave after this many seconds");
     app.add_flag("--exit-when-idle", opt.exit_when_idle, "test hook: leave when the --run job is over");
     app.add_option("--report", opt.report_path, "test hook: write a JSON report of what happened here");
+    float hover_x = -1, hover_y = -1;
+    app.add_option("--hover", [&](CLI::results_t r) { return std::sscanf(r[0].c_str(), "%f,%f", &hover_x, &hover_y) == 2; },
+                   "screenshots: put the mouse at X,Y (window pixels) to show a tooltip; otherwise it stays outside");
     bool list_steps = false;
     app.add_flag("--list-steps", list_steps, "print each lesson's id and number of steps (tab-separated), then exit; no window");
     app.add_option("--request-timeout", opt.request_timeout_s, "seconds a rung may run before the runner is stopped (default 120)");
@@ -187,6 +191,8 @@ int main(int argc, char** argv) {
             // [6] Start the Dear ImGui frame
             ImGui_ImplOpenGL3_NewFrame();
             ImGui_ImplGlfw_NewFrame();
+            // Screenshots do not depend on where the display's pointer happens to be.
+            if (screenshot_mode) io.MousePos = hover_x >= 0 ? ImVec2(hover_x, hover_y) : ImVec2(-FLT_MAX, -FLT_MAX);
             ImGui::NewFrame();
             workbook.frame();
 

@@ -164,7 +164,10 @@ void add_vertical_text(ImDrawList* dl, ImFont* font, float size, ImVec2 origin, 
     // Draw horizontally at the origin, then rotate the new vertices by -90 degrees about it.
     float ascent = font->Ascent * size / font->FontSize;
     int first = dl->VtxBuffer.Size;
-    dl->AddText(font, size, ImVec2(origin.x, origin.y - ascent), color, text);
+    // A wide CPU clip rectangle: the unrotated text may reach past the panel, and ImGui would
+    // drop those glyphs before we turn them. The scissor still clips the rotated result.
+    ImVec4 no_cull(-1e6f, -1e6f, 1e6f, 1e6f);
+    dl->AddText(font, size, ImVec2(origin.x, origin.y - ascent), color, text, nullptr, 0.0f, &no_cull);
     for (int i = first; i < dl->VtxBuffer.Size; ++i) {
         ImVec2& p = dl->VtxBuffer[i].pos;
         float dx = p.x - origin.x, dy = p.y - origin.y;

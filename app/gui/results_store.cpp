@@ -44,11 +44,6 @@ void ResultsStore::add_live(const RunRecord& record) {
     ++generation_;
 }
 
-void ResultsStore::clear_live() {
-    runs_.erase(std::remove_if(runs_.begin(), runs_.end(), [](const StoredRun& r) { return r.live; }), runs_.end());
-    ++generation_;
-}
-
 const StoredRun* ResultsStore::latest(const std::string& ladder, const std::string& rung, const Sizes& sizes, const std::string& dtype,
                                       const ParamValues* params) const {
     const StoredRun* best = nullptr;

@@ -3,6 +3,7 @@
 // ("the latest run of this rung at these sizes") instead of keeping lists of their own.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,9 +38,9 @@ class ResultsStore {
     void load_recorded_file(const std::string& path);
     void add_file(const ResultsFile& file, const std::string& origin);
     void add_live(const RunRecord& record);
-    void clear_live();
 
-    const std::vector<StoredRun>& runs() const { return runs_; }
+    // A deque: plots and the strip keep pointers to runs while new ones arrive.
+    const std::deque<StoredRun>& runs() const { return runs_; }
     const std::vector<RecordedSource>& sources() const { return sources_; }
     uint64_t generation() const { return generation_; }  // changes whenever a run is added
 
@@ -58,7 +59,7 @@ class ResultsStore {
     void set_live_calibration(std::optional<Calibration> c) { live_calibration_ = std::move(c); ++generation_; }
 
   private:
-    std::vector<StoredRun> runs_;
+    std::deque<StoredRun> runs_;
     std::vector<RecordedSource> sources_;
     std::optional<Calibration> live_calibration_;
     uint64_t seq_ = 0, generation_ = 1;

@@ -23,18 +23,18 @@ Workbook::Workbook(AppOptions options, Settings settings, Fonts fonts)
     for (const auto& e : ladder_errors_) log("ladder manifest: " + e);
     for (const auto& e : lesson_errors_) log("lesson " + e.folder + ": " + e.message);
 
-    if (!options_.results_paths.empty()) {
-        for (const auto& p : options_.results_paths) {
-            try {
-                store_.load_recorded_file(p);
-            } catch (const Error& e) {
-                results_errors_.push_back(e.what());
-                log(std::string("results: ") + e.what(), true);
-            }
-        }
-    } else {
+    // Recorded results (assets/recorded) first, then any --results files on top of them.
+    if (!options_.no_recorded) {
         store_.load_recorded_dir(assets_dir() + "/recorded", &results_errors_);
         for (const auto& e : results_errors_) log("recorded results: " + e);
+    }
+    for (const auto& p : options_.results_paths) {
+        try {
+            store_.load_recorded_file(p);
+        } catch (const Error& e) {
+            results_errors_.push_back(e.what());
+            log(std::string("--results: ") + e.what(), true);
+        }
     }
 
     // Where to start: the command line, else where the reader left off, else lesson 1 (or the first).
@@ -258,8 +258,10 @@ void Workbook::frame() {
     float x1 = top.x + nav_w + gap;
     float right_w = avail.x - nav_w - gap;
     float strip_h = 2 * ImGui::GetStyle().WindowPadding.y + ImGui::GetTextLineHeightWithSpacing() + strip_card_height() + 4 * s;
+    if (ladder_ && strip_min_width() > right_w - 2 * ImGui::GetStyle().WindowPadding.x)
+        strip_h += ImGui::GetStyle().ScrollbarSize;  // long ladders scroll sideways
     ImGui::SetCursorScreenPos(ImVec2(x1, top.y));
-    ImGui::BeginChild("##strip", ImVec2(right_w, strip_h), true, ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::BeginChild("##strip", ImVec2(right_w, strip_h), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     draw_ladder_strip();
     ImGui::EndChild();
 

@@ -46,7 +46,8 @@ struct AppOptions {
     std::string screenshot_path;   // render, save a PNG, exit
     std::string lesson;            // lesson id, folder or number to open
     int step = -1;                 // 1-based step to open
-    std::vector<std::string> results_paths;  // results files shown instead of assets/recorded
+    std::vector<std::string> results_paths;  // results files shown besides assets/recorded
+    bool no_recorded = false;      // leave assets/recorded out
     int frames = 6;                // frames rendered before a screenshot
     std::string view;              // tab to show: plots, sweep, errors, traffic, roofline, source, diff, ptx, questions, cards, exercise
     std::optional<bool> dark;      // theme override (not saved)
@@ -182,6 +183,12 @@ class Workbook {
 
     void draw_ladder_strip();
     float strip_card_height() const { return 98 * fonts_.scale; }
+    float strip_card_min_width() const { return 150 * fonts_.scale; }
+    float strip_min_width() const {
+        size_t n = ladder_ ? ladder_->rungs.size() : 0;
+        return n ? n * strip_card_min_width() + (n - 1) * 8 * fonts_.scale : 0;
+    }
+    const Rung* strip_scrolled_to_ = nullptr;  // the strip scrolls to the selected rung once
 
     struct ParamsState {
         std::string sweep_axis;  // what Sweep varies
@@ -195,6 +202,7 @@ class Workbook {
         uint64_t built_generation = 0;
         std::string built_key;
         BuiltFigure built;
+        plot::Figure shown;                // built.figure as laid out (short labels when needed)
         plot::Layout layout;
         plot::Scene scene;
         float built_w = 0, built_h = 0;

@@ -67,8 +67,10 @@ void Workbook::draw_ladder_strip() {
         return;
     }
     float gap = 8 * s;
+    // The cards scroll sideways under a fixed header line.
+    ImGui::BeginChild("##cards", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
     float avail = ImGui::GetContentRegionAvail().x;
-    float card_w = std::clamp((avail - gap * (n - 1)) / n, 150 * s, 270 * s);
+    float card_w = std::clamp((avail - gap * (n - 1)) / n, strip_card_min_width(), 270 * s);
     float card_h = strip_card_height();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     bool dark = theme_is_dark();
@@ -83,6 +85,10 @@ void Workbook::draw_ladder_strip() {
         bool usable = false;
         for (DType d : r.dtypes) usable |= to_string(d) == dtype_;
         if (ImGui::InvisibleButton("##card", ImVec2(card_w, card_h))) select_rung(&r, false);
+        if (selected && strip_scrolled_to_ != rung_) {
+            ImGui::SetScrollHereX(0.5f);  // long ladders: bring the step's rung into view
+            strip_scrolled_to_ = rung_;
+        }
         bool hovered = ImGui::IsItemHovered();
         ImVec2 q(p.x + card_w, p.y + card_h);
         ImU32 color = rung_color(r.index, dark);
@@ -146,7 +152,7 @@ void Workbook::draw_ladder_strip() {
             dl->AddText(fonts_.body, fonts_.body->FontSize, ImVec2(x, y + 2 * s), pal.faint, "no result yet");
             y += fonts_.body->FontSize + 6 * s;
             if (elsewhere) {
-                std::string at = "measured at " + format_sizes(run->record.sizes);
+                std::string at = run->record.dtype != dtype_ ? "measured in " + run->record.dtype : "measured at " + format_sizes(run->record.sizes);
                 dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.faint, fit_text(fonts_.small, at, w).c_str());
                 tip += "\n\nNo result at the current sizes; the last one was " + at + ".";
             }
@@ -160,6 +166,7 @@ void Workbook::draw_ladder_strip() {
         }
         ImGui::PopID();
     }
+    ImGui::EndChild();
 }
 
 }  // namespace kl::gui

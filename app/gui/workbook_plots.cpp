@@ -46,6 +46,20 @@ std::string describe_run(const StoredRun& s) {
     t += "\nideal bytes " + plot::format_value(r.ideal_bytes / 1e6, 4) + " MB";
     if (r.model_bytes) t += ", rung model " + plot::format_value(*r.model_bytes / 1e6, 4) + " MB";
     if (r.correctness) t += "\n" + r.correctness->summary();
+    // Hardware counters, when the counters pass ran (docs/counters.md), else why not.
+    const auto& k = r.counters;
+    auto num = [&](const char* key) { return k.is_object() && k.contains(key) && k[key].is_number() ? k[key].get<double>() : plot::kNoValue; };
+    if (k.is_object()) {
+        double dram = num("dram_bytes"), ld = num("sectors_per_request_ld"), st = num("sectors_per_request_st");
+        double occ = num("sm__warps_active.avg.pct_of_peak_sustained_active"), bank = num("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum");
+        if (std::isfinite(dram)) t += "\nmeasured DRAM " + plot::format_value(dram / 1e6, 4) + " MB";
+        if (std::isfinite(ld) || std::isfinite(st))
+            t += "\nsectors per request: loads " + plot::format_value(ld, 3) + ", stores " + plot::format_value(st, 3) + " (4 = coalesced fp32)";
+        if (std::isfinite(bank)) t += "\nshared-memory bank conflicts " + plot::format_value(bank, 3);
+        if (std::isfinite(occ)) t += "\nachieved occupancy " + plot::format_value(occ, 3) + "%";
+    } else if (!r.counters_note.empty()) {
+        t += "\ncounters: " + r.counters_note;
+    }
     std::string params;
     for (const auto& [k, v] : r.params) params += (params.empty() ? "" : ", ") + k + " = " + std::to_string(v);
     if (!params.empty()) t += "\n" + params;
@@ -90,7 +104,8 @@ void Workbook::draw_plots() {
         ImGui::SetNextItemWidth(110 * s);
         ImGui::Combo("##sweep_metric", &plots_.sweep_metric, metrics, 2);
         ImGui::SameLine();
-        ImGui::TextDisabled("against %s (choose the axis next to the Sweep button)", params_ui_.sweep_axis.c_str());
+        ImGui::TextDisabled("vs %s", params_ui_.sweep_axis.c_str());
+        item_tooltip("The axis is chosen next to the Sweep button.");
     }
 
     // Correctness: a one-line summary of the rung's check above the map.
@@ -166,8 +181,25 @@ void Workbook::draw_plot_canvas(float width, float height) {
     if (rebuild || width != plots_.built_w || height != plots_.built_h || dark != plots_.built_dark) {
         plot::Theme theme = screen_theme(dark, s);
         plot::MeasureText measure = imgui_measure(fonts_.plot);
-        plots_.layout = plot::compute_layout(plots_.built.figure, width, height, measure, theme);
-        plots_.scene = plot::build_scene(plots_.built.figure, plots_.layout, theme);
+        // Rung names that would need more than two lines under their bar are replaced by the
+        // rung numbers of the ladder strip (same colours), so that no label is cut.
+        plots_.shown = plots_.built.figure;
+        plot::Axis& x = plots_.shown.x;
+        if (!plots_.built.bar_colors.empty() && x.is_category()) {
+            double slot = width * 0.8 / double(x.categories.size());
+            bool too_long = false;
+            for (const auto& c : x.categories) too_long |= measure(c, theme.tick_size, false).width > 2.0 * slot;
+            if (too_long) {
+                for (size_t i = 0; i < x.categories.size(); ++i) {
+                    char num[8];
+                    std::snprintf(num, sizeof num, "%02zu", i + 1);
+                    x.categories[i] = num;
+                }
+                x.label = "Rung (numbered as in the ladder strip)";
+            }
+        }
+        plots_.layout = plot::compute_layout(plots_.shown, width, height, measure, theme);
+        plots_.scene = plot::build_scene(plots_.shown, plots_.layout, theme);
         plots_.scene.background = to_plot_color(ImGui::GetStyleColorVec4(ImGuiCol_ChildBg));
         colour_bars_by_category(plots_.scene, plots_.layout, plots_.built, theme);
         plots_.built_w = width;
@@ -214,10 +246,11 @@ void Workbook::draw_plot_tooltip(const ImVec2& origin) {
         if (!hit.contains(p)) continue;
         const auto& series = B.figure.series[b.series];
         const auto& pt = series.points[b.point];
-        std::string head = (b.point < B.figure.x.categories.size() ? B.figure.x.categories[b.point] : series.name) + ": " +
+        std::string head = (b.point < B.figure.x.categories.size() ? B.figure.x.categories[b.point] : series.name) + ":  " +
                            plot::format_value(pt.y, 4) + " " + B.figure.y.unit;
-        if (B.figure.series.size() > 1 && series.kind == plot::SeriesKind::Bars && B.bar_colors.size() && B.figure.series.size() > 2)
-            head = series.name + "\n" + head;
+        int bar_series = 0;
+        for (const auto& x : B.figure.series) bar_series += x.kind == plot::SeriesKind::Bars;
+        if (bar_series > 1) head = series.name + "\n" + head;  // grouped bars: which group
         dl->AddRect(ImVec2(origin.x + float(b.rect.x), origin.y + float(b.rect.y)),
                     ImVec2(origin.x + float(b.rect.right()), origin.y + float(b.rect.bottom())), palette().text, 0, 0, 1.5f);
         const StoredRun* run = b.point < B.bar_runs.size() ? B.bar_runs[b.point] : nullptr;

@@ -216,8 +216,11 @@ void Workbook::draw_markdown(const md::Document& doc) {
                                         (fits ? ImGuiTableFlags_SizingFixedFit : ImGuiTableFlags_SizingStretchProp);
                 ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(8 * s, 3 * s));
                 if (ImGui::BeginTable("##md_table", int(cols), flags, ImVec2(fits ? total : width, 0))) {
-                    for (size_t c = 0; c < cols; ++c)
-                        ImGui::TableSetupColumn("", fits ? ImGuiTableColumnFlags_WidthFixed : ImGuiTableColumnFlags_WidthStretch, natural[c]);
+                    // Too wide: short columns keep their natural width, long ones share the rest.
+                    for (size_t c = 0; c < cols; ++c) {
+                        bool fixed = fits || natural[c] <= width * 0.2f;
+                        ImGui::TableSetupColumn("", fixed ? ImGuiTableColumnFlags_WidthFixed : ImGuiTableColumnFlags_WidthStretch, natural[c]);
+                    }
                     for (size_t r = 0; r < b.rows.size(); ++r) {
                         ImGui::TableNextRow();
                         if (r == 0) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, ImGui::GetColorU32(ImGuiCol_TableHeaderBg));

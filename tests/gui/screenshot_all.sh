@@ -42,7 +42,9 @@ sys.exit("; ".join(bad)[:400] if bad else 0)' "$out/$name.json" 2>> "$out/$name.
         s=$((s + 1))
     done
 done
-total=$(wc -l < "$out/count" 2>/dev/null || echo 0)
-failed=$(wc -l < "$out/failures" 2>/dev/null || echo 0)
+total=0
+failed=0
+[ -f "$out/count" ] && total=$(wc -l < "$out/count")
+[ -f "$out/failures" ] && failed=$(wc -l < "$out/failures")
 echo "$total screenshots in $out, $failed failed"
 [ "$total" -gt 0 ] && [ "$failed" -eq 0 ]

@@ -33,6 +33,7 @@ fs::path checkout() {
 }
 
 fs::path kladder() {
+    if (const char* env = std::getenv("KLADDER_EXE"); env && *env) return env;  // e.g. a packed kladder-core
     fs::path near = exe_dir().parent_path().parent_path() / "app/cli/kladder";  // <build>/tests/gui -> <build>/app/cli
     return fs::exists(near) ? near : fs::path(KLADDER_EXE);
 }

@@ -1,0 +1,44 @@
+#!/bin/sh
+# doc_screenshots.sh GUI FAKE_RUNNER OUT_DIR [RESULTS.json ...]: the screenshots of the main views
+# in docs/screenshots/, made the same way as the tests make theirs (Xvfb, recorded results, no
+# GPU). Extra results files (e.g. sweeps measured on a GPU) are shown besides assets/recorded.
+# Run under xvfb-run:  xvfb-run -a -s "-screen 0 1920x1200x24" sh tests/gui/doc_screenshots.sh \
+#   build/app/gui/kernel-ladder build/tests/gui/fake_runner docs/screenshots [results.json ...]
+set -e
+gui=$1
+fake=$2
+out=$3
+shift 3
+extra=""
+for r in "$@"; do extra="$extra --results $r"; done
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+tmp=$(mktemp -d)
+export XDG_CONFIG_HOME="$tmp/config" XDG_CACHE_HOME="$tmp/cache"
+shot() {  # shot NAME ARGS...
+    name=$1
+    shift
+    "$gui" --no-save --size 1440x900 "$@" --screenshot "$tmp/$name.png" > /dev/null
+    # 256 colours keep the files small; text stays sharp at this size.
+    convert "$tmp/$name.png" -colors 256 -define png:compression-level=9 "PNG8:$out/$name.png"
+    echo "$out/$name.png"
+}
+shot rungs          --no-runner $extra --lesson first_kernel --step 3
+shot sweep_tpb      --no-runner $extra --lesson first_kernel --step 4
+shot sweep_size     --no-runner $extra --lesson first_kernel --step 7
+shot traffic        --no-runner $extra --lesson coalescing --step 5 --view traffic
+shot matmul_light   --no-runner $extra --lesson matmul --step 12 --view bars --theme light --hover 960,640
+shot diff_light     --no-runner $extra --lesson fusion --step 4 --view diff --theme light
+shot ptx            --no-runner $extra --lesson fusion --step 5 --view ptx
+shot questions      --no-runner $extra --lesson first_kernel --step 1 --view questions
+shot flashcards     --no-runner $extra --lesson softmax --step 2 --view cards --theme light
+# The runner killed mid-sweep (a test double of the runner: no GPU needed), and the window after.
+KLADDER_SERVE="$fake --delay-ms 150" shot runner_recovery --lesson first_kernel --step 4 --run sweep --kill-runner-after 2 --exit-when-idle
+# A lesson whose manifest is broken is listed with the loader's message.
+mkdir -p "$tmp/root/kernels"
+ln -s "$here/../../kernels/common" "$tmp/root/kernels/common"
+ln -s "$here/../../kernels/elementwise" "$tmp/root/kernels/elementwise"
+ln -s "$here/data/kernels/trap" "$tmp/root/kernels/trap"
+ln -s "$here/data/lessons" "$tmp/root/lessons"
+KLADDER_ROOT="$tmp/root" shot broken_lesson --no-runner --lesson trap_demo --step 1
+rm -rf "$tmp"
