@@ -21,7 +21,9 @@
 
 #include "engine/lesson.h"
 #include "engine/paths.h"
+#include "gui/script_player.h"
 #include "gui/ui_style.h"
+#include "gui/widgets.h"
 #include "gui/workbook.h"
 
 namespace {
@@ -84,6 +86,8 @@ int main(int argc, char** argv) {
     float hover_x = -1, hover_y = -1;
     app.add_option("--hover", [&](CLI::results_t r) { return std::sscanf(r[0].c_str(), "%f,%f", &hover_x, &hover_y) == 2; },
                    "screenshots: put the mouse at X,Y (window pixels) to show a tooltip; otherwise it stays outside");
+    std::string script_path;
+    app.add_option("--script", script_path, "test hook: play scripted keys and clicks (see app/gui/script_player.h), then exit");
     bool list_steps = false;
     app.add_flag("--list-steps", list_steps, "print each lesson's id and number of steps (tab-separated), then exit; no window");
     app.add_option("--request-timeout", opt.request_timeout_s, "seconds a rung may run before the runner is stopped (default 120)");
@@ -155,6 +159,16 @@ int main(int argc, char** argv) {
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init(glsl_version);
 
+    ScriptPlayer script;
+    if (!script_path.empty()) {
+        std::string error;
+        if (!script.load(script_path, &error)) {
+            std::fprintf(stderr, "kernel-ladder: --script: %s\n", error.c_str());
+            return 2;
+        }
+        set_test_targets_enabled(true);
+    }
+
     int exit_code = 0;
     {
         Workbook workbook(opt, settings, fonts);
@@ -193,6 +207,10 @@ int main(int argc, char** argv) {
             ImGui_ImplGlfw_NewFrame();
             // Screenshots do not depend on where the display's pointer happens to be.
             if (screenshot_mode) io.MousePos = hover_x >= 0 ? ImVec2(hover_x, hover_y) : ImVec2(-FLT_MAX, -FLT_MAX);
+            if (!script_path.empty()) {
+                script.apply(io, workbook.busy());
+                clear_test_targets();  // this frame records what is on screen now
+            }
             ImGui::NewFrame();
             workbook.frame();
 
@@ -208,6 +226,11 @@ int main(int argc, char** argv) {
             ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
             ++frames;
+            if (std::string shot; !script_path.empty() && script.take_screenshot(&shot)) {
+                std::string error;
+                if (!save_screenshot(shot, display_w, display_h, &error)) std::fprintf(stderr, "kernel-ladder: script shot: %s\n", error.c_str());
+            }
+            if (!script_path.empty() && script.done() && !screenshot_mode) workbook.request_quit();
             if (screenshot_mode && !screenshot_taken) {
                 // Wait for the start job (if any), then a few frames so that layout settles.
                 frames_since_ready = workbook.idle_for_screenshot() ? frames_since_ready + 1 : 0;
@@ -258,11 +281,15 @@ int main(int argc, char** argv) {
         std::printf("kernel-ladder: %zu frames; frame build p50 %.2f ms, p99 %.2f ms; frame interval p50 %.2f ms, p99 %.2f ms\n", fs.count(),
                     fs.build_percentile(50), fs.build_percentile(99), fs.interval_percentile(50), fs.interval_percentile(99));
         if (!opt.report_path.empty()) {
+            nlohmann::json report = workbook.report();
+            if (!script_path.empty()) report["script"] = {{"errors", script.errors()}, {"played", script.done_lines()}, {"finished", script.done()}};
             std::ofstream out(opt.report_path);
-            out << workbook.report().dump(1) << "\n";
+            out << report.dump(1) << "\n";
             if (!out) std::fprintf(stderr, "kernel-ladder: cannot write %s\n", opt.report_path.c_str());
         }
         for (const auto& e : workbook.logged_errors()) std::fprintf(stderr, "kernel-ladder: error shown: %s\n", e.c_str());
+        for (const auto& e : script.errors()) std::fprintf(stderr, "kernel-ladder: script: %s\n", e.c_str());
+        if (!script.errors().empty() && exit_code == 0) exit_code = 3;
     }
 
     // [8] Cleanup (mirrors setup)

@@ -1,6 +1,7 @@
 #include "gui/widgets.h"
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
 #include "gui/ui_style.h"
@@ -134,7 +135,9 @@ bool segmented(const char* id, const char* const* labels, int count, int* curren
             ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImGui::ColorConvertU32ToFloat4(palette().accent));
             ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, 1));
         }
-        if (ImGui::Button(labels[i]) && !on) {
+        bool pressed = ImGui::Button(labels[i]);
+        test_target(std::string("seg:") + labels[i]);
+        if (pressed && !on) {
             *current = i;
             changed = true;
         }
@@ -157,6 +160,25 @@ std::string fit_text(ImFont* font, const std::string& text, float width) {
     }
     return t;
 }
+
+namespace {
+bool g_targets_on = false;
+std::map<std::string, std::pair<ImVec2, ImVec2>> g_targets;
+}  // namespace
+
+void set_test_targets_enabled(bool on) { g_targets_on = on; }
+void test_target(const std::string& name) {
+    // Only what can be seen can be clicked: a widget scrolled out of its panel is not a target.
+    if (g_targets_on && ImGui::IsItemVisible()) g_targets[name] = {ImGui::GetItemRectMin(), ImGui::GetItemRectMax()};
+}
+bool find_test_target(const std::string& name, ImVec2* min, ImVec2* max) {
+    auto it = g_targets.find(name);
+    if (it == g_targets.end()) return false;
+    *min = it->second.first;
+    *max = it->second.second;
+    return true;
+}
+void clear_test_targets() { g_targets.clear(); }
 
 ImU32 with_alpha(ImU32 color, float alpha) {
     ImVec4 c = ImGui::ColorConvertU32ToFloat4(color);

@@ -32,6 +32,13 @@ bool segmented(const char* id, const char* const* labels, int count, int* curren
 // `text` cut to `width` pixels in `font`, with an ellipsis when it had to be cut.
 std::string fit_text(ImFont* font, const std::string& text, float width);
 
+// [SECTION] Test targets: a scripted test (--script) clicks widgets by name, not by pixel.
+// test_target() records the last item's rectangle under `name` while scripting is on.
+void set_test_targets_enabled(bool on);
+void test_target(const std::string& name);
+bool find_test_target(const std::string& name, ImVec2* min, ImVec2* max);
+void clear_test_targets();
+
 ImU32 with_alpha(ImU32 color, float alpha);
 ImU32 mix(ImU32 a, ImU32 b, float t);
 

@@ -250,7 +250,9 @@ void Workbook::frame() {
     ImGui::EndChild();
     ImGui::SetCursorScreenPos(ImVec2(top.x + nav_w, top.y));
     float nav_setting = settings_.navigator_width * s;
-    if (splitter("##split_nav", true, gap, body_h, &nav_setting, 160 * s, avail.x * 0.45f)) {
+    bool nav_moved = splitter("##split_nav", true, gap, body_h, &nav_setting, 160 * s, avail.x * 0.45f);
+    test_target("splitter:navigator");
+    if (nav_moved) {
         settings_.navigator_width = nav_setting / s;
         settings_dirty_ = true;
     }
@@ -274,6 +276,7 @@ void Workbook::frame() {
     ImGui::BeginChild("##step_text", ImVec2(text_w, lower_h - controls_h - gap), true);
     draw_step_text();
     ImGui::EndChild();
+    test_target("panel:step_text");
     ImGui::SetCursorScreenPos(ImVec2(x1, y2 + lower_h - controls_h - gap));
     float ch = settings_.controls_height * s;
     if (splitter("##split_controls", false, gap, text_w, &ch, 120 * s, lower_h * 0.7f, -1.0f)) {
@@ -296,7 +299,9 @@ void Workbook::frame() {
         const char* names[] = {"Plots", "Source", "Self-check"};
         for (int i = 0; i < 3; ++i) {
             ImGuiTabItemFlags f = pending_right_tab_ == i ? ImGuiTabItemFlags_SetSelected : 0;
-            if (ImGui::BeginTabItem(names[i], nullptr, f)) {
+            bool open = ImGui::BeginTabItem(names[i], nullptr, f);
+            test_target(std::string("tab:") + names[i]);
+            if (open) {
                 right_tab_ = i;
                 ImGui::Spacing();
                 if (i == 0) draw_plots();
@@ -316,7 +321,7 @@ void Workbook::frame() {
 
     if (show_log_) draw_log_window();
     if (settings_.show_frame_overlay) {
-        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 12 * s, 64 * s), ImGuiCond_Always, ImVec2(1, 0));
+        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 16 * s, io.DisplaySize.y - 40 * s), ImGuiCond_Always, ImVec2(1, 1));
         ImGui::SetNextWindowBgAlpha(0.85f);
         ImGui::Begin("##frame_overlay", nullptr,
                      ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
@@ -375,9 +380,11 @@ void Workbook::draw_top_bar() {
     ImGui::SetCursorPosY(y);
     bool has_prev = l && step_ > 0, has_next = l && step_ + 1 < int(l->steps.size());
     if (plain_button("\xE2\x97\x80  Previous", ImVec2(bw, 0), has_prev)) select_lesson(lesson_, step_ - 1);
+    test_target("button:previous");
     item_tooltip("Previous step (Left arrow)");
     ImGui::SameLine();
     if (primary_button("Next  \xE2\x96\xB6", ImVec2(bw, 0), has_next)) select_lesson(lesson_, step_ + 1);
+    test_target("button:next");
     item_tooltip("Next step (Right arrow)");
     ImGui::SameLine();
     if (ImGui::Button(settings_.dark ? "Light theme" : "Dark theme", ImVec2(96 * s, 0))) {
@@ -385,6 +392,7 @@ void Workbook::draw_top_bar() {
         theme_changed_ = true;
         settings_dirty_ = true;
     }
+    test_target("button:theme");
     ImGui::SameLine();
     ImGui::Button("?", ImVec2(40 * s, 0));
     item_tooltip("Keys: Left / Right: previous / next step.  R: run this rung.  L: run the whole ladder.  "
@@ -558,6 +566,27 @@ nlohmann::json Workbook::report() const {
     int live = 0;
     for (const auto& r : store_.runs()) live += r.live;
     j["live_results"] = live;
+    // Where the reader is and what the panels show (scripted tests check it).
+    const Lesson* l = lesson();
+    nlohmann::json answers = nlohmann::json::object();
+    if (l && settings_.progress.count(l->id))
+        for (const auto& [q, a] : settings_.progress.at(l->id).answers) answers[std::to_string(q + 1)] = a;
+    j["state"] = {{"lesson", l ? l->id : ""},
+                  {"step", step_ + 1},
+                  {"ladder", ladder_ ? ladder_->id : ""},
+                  {"rung", rung_ ? rung_->id : ""},
+                  {"params", rung_ ? nlohmann::json(resolved_params(*rung_)) : nlohmann::json::object()},
+                  {"dark", settings_.dark},
+                  {"right_tab", right_tab_},
+                  {"plots_tab", plots_.tab},
+                  {"source_tab", source_.tab},
+                  {"selfcheck_tab", selfcheck_.tab},
+                  {"card", selfcheck_.card + 1},
+                  {"card_flipped", selfcheck_.flipped},
+                  {"step_answer_shown", text_.answer_shown},
+                  {"answers", answers},
+                  {"navigator_width", settings_.navigator_width},
+                  {"frame_overlay", settings_.show_frame_overlay}};
     return j;
 }
 

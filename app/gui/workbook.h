@@ -92,6 +92,7 @@ class Workbook {
     }
     // Test hooks and reports.
     bool idle_for_screenshot() const;
+    bool busy() const { return runner_.job.has_value(); }
     nlohmann::json report() const;
     const std::vector<std::string>& logged_errors() const { return logged_errors_; }
 

@@ -85,6 +85,7 @@ void Workbook::draw_ladder_strip() {
         bool usable = false;
         for (DType d : r.dtypes) usable |= to_string(d) == dtype_;
         if (ImGui::InvisibleButton("##card", ImVec2(card_w, card_h))) select_rung(&r, false);
+        test_target("card:" + r.id);
         if (selected && strip_scrolled_to_ != rung_) {
             ImGui::SetScrollHereX(0.5f);  // long ladders: bring the step's rung into view
             strip_scrolled_to_ = rung_;

@@ -48,6 +48,7 @@ void Workbook::draw_navigator() {
         if (ImGui::Selectable(label.c_str(), current, ImGuiSelectableFlags_None, ImVec2(w, title_h))) {
             if (!current) select_lesson(li, 0);
         }
+        test_target("lesson:" + l.id);
         ImGui::PopStyleColor();
         item_tooltip(l.summary);
         ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -85,6 +86,7 @@ void Workbook::draw_navigator() {
                 std::string item = "##step";
                 ImGui::PushStyleColor(ImGuiCol_Header, ImGui::ColorConvertU32ToFloat4(pal.accent_soft));
                 if (ImGui::Selectable(item.c_str(), here, 0, ImVec2(w - indent, ImGui::GetFontSize() * 1.45f))) select_lesson(li, si);
+                test_target("step:" + std::to_string(si + 1));
                 ImGui::PopStyleColor();
                 if (!st.rung.empty()) item_tooltip(st.title + "\nruns " + st.ladder + " / " + st.rung);
                 ImVec2 a = ImGui::GetItemRectMin();

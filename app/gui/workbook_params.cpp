@@ -71,9 +71,11 @@ void Workbook::draw_params() {
                           : runner_.hello && !runner_.gpu ? "no GPU: " + runner_.no_gpu_reason
                           : busy ? "a job is running" : "";
     if (primary_button("\xE2\x96\xB6  Run rung", ImVec2(0, 0), can_run && problem.empty())) run_rung();
+    test_target("button:run_rung");
     item_tooltip(why_not.empty() ? "Check against the reference, then time this rung at these settings (R)." : "Cannot run: " + why_not);
     ImGui::SameLine();
     if (plain_button("Run ladder", ImVec2(0, 0), can_run)) run_ladder();
+    test_target("button:run_ladder");
     item_tooltip("Every rung of the ladder at these sizes; each at its own defaults except this one (L).");
     ImGui::SameLine();
     // Sweep axis: the step's, or any size axis or parameter.
@@ -85,6 +87,7 @@ void Workbook::draw_params() {
         run_sweep(params_ui_.sweep_axis);
         plots_.tab = 1;
     }
+    test_target("button:sweep");
     std::vector<int64_t> preview = sweep_values(params_ui_.sweep_axis);
     std::string list;
     for (size_t i = 0; i < preview.size(); ++i) list += (i ? ", " : "") + plot::format_fixed(double(preview[i]), 0, true);
@@ -105,6 +108,7 @@ void Workbook::draw_params() {
         ImGui::ProgressBar(fraction, ImVec2(ImGui::GetContentRegionAvail().x - 100 * s, 0), overlay);
         ImGui::SameLine();
         if (ImGui::Button("Cancel", ImVec2(-1, 0))) cancel_job();
+        test_target("button:cancel");
         item_tooltip("Stop now: the runner is stopped and a fresh one starts for the next run (Esc).");
     } else if (!why_not.empty() && why_not != "a job is running") {
         ImGui::PushFont(fonts_.small);
@@ -130,7 +134,13 @@ void Workbook::draw_params() {
     ImGui::Dummy(ImVec2(0, 2 * s));
 
     // [SECTION] Parameter widgets
-    float label_w = 70 * s;
+    // Labels as wide as the longest name (ROWS_PER_THREAD), in the code font they are shown in.
+    float label_w = 56 * s;
+    auto widen = [&](const std::string& name) {
+        label_w = std::max(label_w, fonts_.mono->CalcTextSizeA(fonts_.mono->FontSize, FLT_MAX, 0, name.c_str()).x + 14 * s);
+    };
+    for (const auto& p : r.params) widen(p.name);
+    for (const auto& [axis, v] : sizes_) widen(axis);
     float widget_w = std::max(120 * s, ImGui::GetContentRegionAvail().x - label_w - 40 * s);
     ParamValues current = resolved_params(r);
     for (const auto& spec : r.params) {

@@ -56,6 +56,7 @@ void Workbook::draw_questions() {
                     prog.answers[i] = c;
                     settings_dirty_ = true;
                 }
+                test_target("choice:" + std::to_string(i + 1) + ":" + std::to_string(c + 1));
                 if (col) ImGui::PopStyleColor();
             }
         }
@@ -65,6 +66,7 @@ void Workbook::draw_questions() {
                 prog.answers[i] = LessonProgress::kRevealed;
                 settings_dirty_ = true;
             }
+            if (q.choices.empty()) test_target("button:answer:" + std::to_string(i + 1));
         } else {
             ImGui::Dummy(ImVec2(0, 2 * s));
             ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
@@ -115,6 +117,7 @@ void Workbook::draw_flashcards() {
     ImGui::SetCursorPosX(ImGui::GetCursorPosX() + (avail.x - w) * 0.5f);
     ImVec2 p = ImGui::GetCursorScreenPos();
     if (ImGui::InvisibleButton("##card", ImVec2(w, h))) selfcheck_.flipped = !selfcheck_.flipped;
+    test_target("flashcard");
     bool hovered = ImGui::IsItemHovered();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), selfcheck_.flipped ? pal.panel_alt : pal.panel, 12 * s);
@@ -146,6 +149,7 @@ void Workbook::draw_flashcards() {
         ++selfcheck_.card;
         selfcheck_.flipped = false;
     }
+    test_target("button:next_card");
     ImGui::SameLine();
     if (ImGui::Button("Shuffle", ImVec2(bw, 0))) {
         std::mt19937 rng(std::random_device{}());

@@ -79,6 +79,13 @@ float flow(const md::Inline& spans, const FlowFonts& fonts, float width, ImU32 c
             }
             size_t j = i;
             while (j < t.size() && t[j] != ' ' && t[j] != '\n') ++j;
+            // Inline code stays in one box when it fits on a line: `in[row0 + k]` is one token.
+            if (code) {
+                size_t whole = t.find('\n', i);
+                if (whole == std::string::npos) whole = t.size();
+                float ww = font->CalcTextSizeA(font->FontSize, FLT_MAX, 0, t.c_str() + i, t.c_str() + whole).x + 2 * pad;
+                if (ww <= width) j = whole;
+            }
             const char* b = t.c_str() + i;
             const char* e = t.c_str() + j;
             float w = font->CalcTextSizeA(font->FontSize, FLT_MAX, 0, b, e).x + 2 * pad;
@@ -333,6 +340,7 @@ void Workbook::draw_step_text() {
         if (!st->answer.empty()) {
             if (!text_.answer_shown) {
                 if (ImGui::Button("Show the answer")) text_.answer_shown = true;
+                test_target("button:step_answer");
             } else {
                 ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
                 ImGui::TextWrapped("%s", st->answer.c_str());
