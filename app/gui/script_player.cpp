@@ -46,6 +46,7 @@ void ScriptPlayer::apply(ImGuiIO& io, bool busy) {
     io.MouseDown[0] = false;
     if (key_ >= 0 && phase_ == 0) {  // release the key pressed last frame; it stays up for a frame
         io.KeysDown[key_] = false;
+        io.KeyCtrl = false;
         key_ = -1;
         return;
     }
@@ -89,9 +90,15 @@ void ScriptPlayer::apply(ImGuiIO& io, bool busy) {
     } else if (cmd == "key") {
         std::string name;
         ss >> name;
-        key_ = key_code(name);
-        if (key_ < 0) errors_.push_back("unknown key in '" + line + "'");
-        else io.KeysDown[key_] = true;
+        bool ctrl = name.rfind("Ctrl+", 0) == 0;
+        if (ctrl) name = name.substr(5);
+        key_ = name == "=" ? '=' : name == "-" ? '-' : key_code(name);
+        if (key_ < 0) {
+            errors_.push_back("unknown key in '" + line + "'");
+        } else {
+            io.KeysDown[key_] = true;
+            io.KeyCtrl = ctrl;
+        }
     } else if (cmd == "click" || cmd == "drag") {
         // The target is the rest of the line (names may hold spaces); a drag ends with DX DY.
         std::string rest;

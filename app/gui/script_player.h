@@ -5,7 +5,8 @@
 // One command per line; '#' starts a comment:
 //   wait N             render N frames
 //   wait_idle          until no job is running (at most 3000 frames)
-//   key NAME           press and release: Left, Right, Escape, Space, F12, or a letter
+//   key NAME           press and release: Left, Right, Escape, Space, F12, a letter, = or -;
+//                      "Ctrl+" before the name holds Control (Ctrl+= zooms in)
 //   click TARGET       move to the target's centre, press, release (e.g. card:gelu_fused)
 //   drag TARGET DX DY  press on the target, move by (DX, DY) pixels, release
 //   wheel TARGET DY    turn the mouse wheel over the target (negative: scroll down)

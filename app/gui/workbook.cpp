@@ -322,7 +322,7 @@ void Workbook::frame() {
     if (show_log_) draw_log_window();
     if (settings_.show_frame_overlay) {
         ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 16 * s, io.DisplaySize.y - 40 * s), ImGuiCond_Always, ImVec2(1, 1));
-        ImGui::SetNextWindowBgAlpha(0.85f);
+        ImGui::SetNextWindowBgAlpha(0.96f);
         ImGui::Begin("##frame_overlay", nullptr,
                      ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
                          ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
@@ -586,7 +586,9 @@ nlohmann::json Workbook::report() const {
                   {"step_answer_shown", text_.answer_shown},
                   {"answers", answers},
                   {"navigator_width", settings_.navigator_width},
-                  {"frame_overlay", settings_.show_frame_overlay}};
+                  {"frame_overlay", settings_.show_frame_overlay},
+                  {"zoom", settings_.zoom},
+                  {"font_scale", fonts_.scale}};
     return j;
 }
 

@@ -26,8 +26,13 @@ void Workbook::draw_questions() {
         ++answered;
         correct += l.checks[q].correct >= 0 && a == l.checks[q].correct;
     }
-    ImGui::TextDisabled("%d of %zu answered  \xC2\xB7  %d multiple-choice correct", answered, l.checks.size(), correct);
-    ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - 130 * s);
+    char summary[128];
+    std::snprintf(summary, sizeof summary, "%d of %zu answered  \xC2\xB7  %d multiple-choice correct", answered, l.checks.size(), correct);
+    ImGui::TextDisabled("%s", summary);
+    // The reset button goes to the right end of the line if there is room, else under it.
+    float reset_w = ImGui::CalcTextSize("Reset answers").x + 2 * ImGui::GetStyle().FramePadding.x;
+    float right = ImGui::GetWindowContentRegionMax().x - reset_w;
+    if (ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + 12 * s < right) ImGui::SameLine(right);
     if (ImGui::SmallButton("Reset answers")) {
         prog.answers.clear();
         settings_dirty_ = true;

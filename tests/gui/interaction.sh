@@ -3,7 +3,8 @@
 # (--script; widgets are found by name) against a test double of the runner, then checks where
 # the reader ended up: arrow keys move between steps, a rung card selects the rung, tabs switch,
 # Sweep runs and Cancel stops it, Run rung runs, answers reveal, a flashcard flips, the
-# navigator splitter drags, F12 shows the frame overlay, the theme toggles. No GPU needed.
+# navigator splitter drags, F12 shows the frame overlay, the theme toggles, Ctrl+= zooms (fonts
+# rebuilt). No GPU needed.
 gui=$1
 fake=$2
 out=$3
@@ -43,6 +44,7 @@ click choice:1:2
 drag splitter:navigator 60 0
 key F12
 click button:theme
+key Ctrl+=
 wait 5
 shot $out/final.png
 SCRIPT
@@ -70,6 +72,7 @@ checks = [
     (st["navigator_width"] > 300, f"splitter: navigator width {st['navigator_width']}"),
     (st["frame_overlay"], "F12 did not show the frame overlay"),
     (st["dark"] is False, "the theme did not toggle"),
+    (abs(st["zoom"] - 1.1) < 1e-3 and abs(st["font_scale"] - 1.1) < 1e-3, f"Ctrl+= zoom: zoom {st['zoom']}, fonts at {st['font_scale']}"),
 ]
 bad = [msg for ok, msg in checks if not ok]
 print(f"interaction: {len(checks) - len(bad)} of {len(checks)} checks passed; frame build p99 {r['frame_build_ms']['p99']:.2f} ms")
