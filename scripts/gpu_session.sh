@@ -9,7 +9,10 @@ K=.carry/kladder
 export XDG_CACHE_HOME=/tmp/kl-cache
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv | tee "$OUT/nvidia-smi.txt"
 ladders=${*:-elementwise}
-.carry/test_gpu > "$OUT/ctest-gpu.log" 2>&1; echo "test_gpu (the ctest gpu label): exit $?" | tee -a "$OUT/summary.txt"
+.carry/test_gpu > "$OUT/ctest-gpu.log" 2>&1; echo "test_gpu (ctest gpu.ladders): exit $?" | tee -a "$OUT/summary.txt"
+if [ -x .carry/test_gui_runner_gpu ]; then  # ctest gpu.gui_runner: the GUI's runner client against the real runner
+  KLADDER_EXE=$PWD/$K .carry/test_gui_runner_gpu > "$OUT/gui-runner-gpu.log" 2>&1; echo "test_gui_runner_gpu (ctest gpu.gui_runner): exit $?" | tee -a "$OUT/summary.txt"
+fi
 $K calibrate --force | tee "$OUT/calibrate.txt"
 COUNTERS=${COUNTERS:---counters}
 for L in $ladders; do
