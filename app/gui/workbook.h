@@ -28,11 +28,11 @@
 
 #include "engine/lesson.h"
 #include "engine/manifest.h"
-#include "gui/figures.h"
+#include "report/figures.h"
 #include "gui/frame_stats.h"
 #include "gui/line_diff.h"
 #include "gui/markdown.h"
-#include "gui/results_store.h"
+#include "report/results_store.h"
 #include "gui/runner_client.h"
 #include "gui/settings.h"
 #include "gui/ui_style.h"

@@ -12,8 +12,8 @@
 #include "engine/lesson.h"
 #include "engine/manifest.h"
 #include "engine/results.h"
-#include "gui/figures.h"        // moves to report/ later: only these include paths change
-#include "gui/results_store.h"
+#include "report/figures.h"
+#include "report/results_store.h"
 
 namespace kl::report {
 

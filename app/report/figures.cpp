@@ -1,5 +1,5 @@
 // [SECTION] index: formatting / choosing runs / rung bars / sweeps / correctness / traffic / roofline
-#include "gui/figures.h"
+#include "report/figures.h"
 
 #include <algorithm>
 #include <cmath>

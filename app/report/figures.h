@@ -12,7 +12,7 @@
 
 #include "engine/manifest.h"
 #include "engine/results.h"
-#include "gui/results_store.h"
+#include "report/results_store.h"
 #include "plot/plot_model.h"
 
 namespace kl::gui {

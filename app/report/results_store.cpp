@@ -1,4 +1,4 @@
-#include "gui/results_store.h"
+#include "report/results_store.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "gui/figures.h"
-#include "gui/results_store.h"
+#include "report/figures.h"
+#include "report/results_store.h"
 
 using namespace kl;
 using namespace kl::gui;
