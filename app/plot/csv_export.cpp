@@ -18,6 +18,7 @@ const char* kind_name(SeriesKind kind) {
     case SeriesKind::HLine: return "hline";
     case SeriesKind::VLine: return "vline";
     case SeriesKind::Roofline: return "roofline";
+    case SeriesKind::BarMarks: return "bar_marks";
   }
   return "line";
 }

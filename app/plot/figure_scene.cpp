@@ -7,6 +7,7 @@
 #include "plot/figure_scene.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 
 namespace kl::plot {
@@ -33,6 +34,10 @@ struct Painter {
 
   Color series_color(size_t i) const {
     int index = layout.styles.at(i).color;
+    return index < 0 ? theme.reference : theme.palette_color(index);
+  }
+  Color point_color(size_t series, size_t point) const {
+    int index = plot::point_color(figure.series.at(series), layout.styles.at(series), point);
     return index < 0 ? theme.reference : theme.palette_color(index);
   }
   const SeriesStyle& style(size_t i) const { return layout.styles.at(i); }
@@ -149,9 +154,10 @@ std::vector<std::vector<Vec2>> polyline_runs(const Series& s, const Layout& L, c
   return runs;
 }
 
-// A bar: fill, hatch lines in a darker shade of the fill, outline.
-void paint_bar(Painter& p, size_t series, const Rect& r) {
-  Color fill = p.series_color(series);
+// A bar: fill, hatch lines in a darker shade of the fill, outline. `point`: the bar's point, for
+// per-point colours (SIZE_MAX: the series colour, as in the legend).
+void paint_bar(Painter& p, size_t series, const Rect& r, size_t point = SIZE_MAX) {
+  Color fill = p.point_color(series, point);
   p.rect(r, fill);
   Hatch hatch = p.theme.hatch(p.style(series).hatch);
   for (const auto& [a, b] : hatch_segments(hatch, r, p.theme.hatch_spacing)) p.line({a, b}, darker(fill, 0.55f), 0.6);
@@ -159,7 +165,7 @@ void paint_bar(Painter& p, size_t series, const Rect& r) {
 }
 
 void paint_bars(Painter& p) {
-  for (const BarLayout& b : p.layout.bars) paint_bar(p, b.series, b.rect);
+  for (const BarLayout& b : p.layout.bars) paint_bar(p, b.series, b.rect, b.point);
   for (const BarLayout& b : p.layout.bars) {
     if (!b.has_whisker) continue;
     double w = 0.8;
@@ -189,6 +195,15 @@ void paint_lines(Painter& p) {
           p.line({{L.plot.left(), y}, {L.plot.right(), y}}, color, p.theme.reference_width, dash);
         break;
       }
+      case SeriesKind::BarMarks: {
+        for (const Point& pt : s.points) {
+          auto [a, b] = bar_mark_segment(L, pt);
+          if (!std::isfinite(a.x) || !std::isfinite(b.x) || !std::isfinite(a.y)) continue;
+          if (a.y < L.plot.top() - 0.5 || a.y > L.plot.bottom() + 0.5) continue;
+          p.line({a, b}, color, p.theme.reference_width * 1.3, dash);
+        }
+        break;
+      }
       case SeriesKind::VLine: {
         double x = L.x.transform.to_pixel(s.value);
         if (std::isfinite(x) && x >= L.plot.left() - 0.5 && x <= L.plot.right() + 0.5)
@@ -201,8 +216,8 @@ void paint_lines(Painter& p) {
   }
 }
 
-MarkerCmd marker_for(const Painter& p, size_t series, Vec2 at, double size) {
-  Color color = p.series_color(series);
+MarkerCmd marker_for(const Painter& p, size_t series, Vec2 at, double size, size_t point = SIZE_MAX) {
+  Color color = p.point_color(series, point);
   MarkerCmd m;
   m.center = at;
   m.shape = p.theme.marker(p.style(series).marker);
@@ -223,11 +238,23 @@ void paint_markers(Painter& p) {
     bool marked = s.kind == SeriesKind::Scatter || (s.kind == SeriesKind::Line && s.markers);
     if (!marked) continue;
     double size = s.kind == SeriesKind::Scatter ? p.theme.marker_size * 1.2 : p.theme.marker_size;
-    for (const Point& pt : s.points) {
+    for (size_t k = 0; k < s.points.size(); ++k) {
+      const Point& pt = s.points[k];
       Vec2 v{L.x.transform.to_pixel(pt.x), L.y.transform.to_pixel(pt.y)};
       if (!std::isfinite(v.x) || !std::isfinite(v.y) || !visible.contains(v)) continue;
-      p.scene.commands.push_back(marker_for(p, i, v, size));
+      p.scene.commands.push_back(marker_for(p, i, v, size, k));
     }
+  }
+  // Annotation markers: a diamond outlined in ink, so that it reads as "a point, but not a value".
+  for (const Layout::AnnotationMark& m : L.annotation_marks) {
+    MarkerCmd cmd;
+    cmd.center = m.at;
+    cmd.shape = MarkerShape::Diamond;
+    cmd.size = p.theme.marker_size * 1.4;
+    cmd.fill = m.color < 0 ? p.theme.reference : p.theme.palette_color(m.color);
+    cmd.stroke = p.theme.ink;
+    cmd.stroke_width = p.theme.marker_edge_width * 1.5;
+    p.scene.commands.push_back(cmd);
   }
 }
 

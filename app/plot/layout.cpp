@@ -560,6 +560,16 @@ void layout_bars(const Context& c, Layout& L) {
 
 const double kFootprintStep = 3.0;  // sampling distance in page units
 
+}  // namespace
+
+std::pair<Vec2, Vec2> bar_mark_segment(const Layout& L, const Point& p) {
+  double y = L.y.transform.to_pixel(p.y);
+  double half = 0.45;  // of a category slot: the width of a group of bars
+  return {{L.x.transform.to_pixel(p.x - half), y}, {L.x.transform.to_pixel(p.x + half), y}};
+}
+
+namespace {
+
 void sample_box(std::vector<Vec2>& pts, const Rect& r) {
   for (double x = r.left(); x <= r.right(); x += kFootprintStep)
     for (double y = r.top(); y <= r.bottom(); y += kFootprintStep) pts.push_back({x, y});
@@ -585,6 +595,13 @@ std::vector<Vec2> data_footprint(const Context& c, const Layout& L) {
     if (s.kind == SeriesKind::VLine) {
       double x = L.x.transform.to_pixel(s.value);
       sample_segment({x, L.plot.top()}, {x, L.plot.bottom()});
+      continue;
+    }
+    if (s.kind == SeriesKind::BarMarks) {
+      for (const Point& p : s.points) {
+        auto [a, b] = bar_mark_segment(L, p);
+        if (std::isfinite(a.y)) sample_segment(a, b);
+      }
       continue;
     }
     bool joined = s.kind == SeriesKind::Line || s.kind == SeriesKind::Roofline;
@@ -709,7 +726,7 @@ void layout_notes(const Context& c, Layout& L) {
       return std::isfinite(y) && y >= t.box.top() - 1.0 && y <= t.box.bottom() + 1.0;
     });
     if (on_reference && !downward && b.rect.h > t.box.h + 2 * gap) {
-      int color = L.styles.at(b.series).color;
+      int color = point_color(s, L.styles.at(b.series), b.point);
       Color fill = color < 0 ? th.reference : th.palette_color(color);
       double inside_top = (b.has_whisker ? std::max(b.rect.top(), b.whisker_bottom) : b.rect.top()) + gap;
       if (inside_top + t.box.h < b.rect.bottom())  // under the whisker, still inside the bar
@@ -762,11 +779,15 @@ void layout_notes(const Context& c, Layout& L) {
     }
   }
   for (const Annotation& a : c.figure.annotations) {
-    Vec2 at{L.x.transform.to_pixel(a.x), L.y.transform.to_pixel(a.y)};
-    if (!std::isfinite(at.x) || !std::isfinite(at.y) || a.text.empty()) continue;
+    Vec2 at{L.x.transform.to_pixel(a.x), a.at_axis_floor ? L.plot.bottom() : L.y.transform.to_pixel(a.y)};
+    if (!std::isfinite(at.x) || !std::isfinite(at.y)) continue;
     at.x = std::clamp(at.x, L.plot.left(), L.plot.right());
     at.y = std::clamp(at.y, L.plot.top(), L.plot.bottom());
-    add(place_avoiding(c, L, a.text, at, footprint));
+    if (a.mark) {
+      L.annotation_marks.push_back({at, a.color});
+      sample_box(footprint, {at.x - th.marker_size, at.y - th.marker_size, 2 * th.marker_size, 2 * th.marker_size});
+    }
+    if (!a.text.empty()) add(place_avoiding(c, L, a.text, at, footprint));
   }
 }
 
@@ -805,6 +826,7 @@ LegendLayout legend_at_origin(const Context& c, bool flow = false, double max_wi
   const double flow_width = std::max(20.0, max_width - 2 * inner);
   for (size_t i : entries) {
     std::string name = fit_text(c.figure.series[i].name, flow ? flow_width - swatch_w - 0.5 * th.pad : max_label, size, false, c.measure);
+    lg.truncated |= name != c.figure.series[i].name;
     double entry_w = swatch_w + 0.5 * th.pad + safe_measure(c.measure, name, size, false).width;
     if (flow && x > inner && x + entry_w > inner + flow_width) {  // start a new row
       x = inner;
@@ -941,7 +963,10 @@ Layout layout_at(Context& c, int level) {
   LegendPlacement placement = figure.legend.placement;
   const double inset = 0.5 * pad;
   bool fits_inside = legend.box.w + 2 * inset <= L.plot.w && legend.box.h + 2 * inset <= L.plot.h;
-  bool can_go_outside = L.plot.w - legend.box.w - pad >= 0.45 * L.width;
+  // Beside the plot only when narrow (a quarter of the page at most) and uncut; a wide or cut
+  // legend goes in rows below, where every entry has the page's width.
+  bool narrow = legend.box.w <= 0.25 * L.width && !legend.truncated;
+  bool can_go_outside = narrow && L.plot.w - legend.box.w - pad >= 0.45 * L.width;
   if (placement == LegendPlacement::Auto) {
     std::vector<Vec2> footprint = data_footprint(c, L);
     int best_score = -1;
@@ -952,7 +977,9 @@ Layout layout_at(Context& c, int level) {
       if (best_score < 0 || score < best_score) best_score = score, placement = corner;
     }
     if (best_score > 0 || !fits_inside) placement = can_go_outside ? LegendPlacement::OutsideRight : LegendPlacement::Below;
-  } else if (placement != LegendPlacement::OutsideRight && placement != LegendPlacement::Below && !fits_inside) {
+  } else if (placement == LegendPlacement::OutsideRight && !can_go_outside) {
+    placement = LegendPlacement::Below;  // too wide to stand beside the plot
+  } else if (placement != LegendPlacement::OutsideRight && placement != LegendPlacement::Below && (!fits_inside || legend.truncated)) {
     placement = LegendPlacement::Below;  // a corner too small for it: the legend would cover the axes
   }
   if (placement == LegendPlacement::OutsideRight) {

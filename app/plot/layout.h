@@ -75,6 +75,7 @@ struct LegendLayout {
   Rect box;
   std::optional<TextCmd> title;
   std::vector<LegendItem> items;
+  bool truncated = false;  // an entry was cut to fit (such a legend goes below the plot)
 };
 
 struct BarLayout {
@@ -106,6 +107,11 @@ struct Layout {
   ColorBarLayout color_bar;
   std::vector<BarLayout> bars;
   std::vector<TextCmd> notes;  // reference-line labels, annotations, value labels (not clipped)
+  struct AnnotationMark {
+    Vec2 at;
+    int color = -1;  // palette index; -1: the theme's reference colour
+  };
+  std::vector<AnnotationMark> annotation_marks;  // markers of Annotation::mark, at their anchors
   std::vector<SeriesStyle> styles;
   // On pages too small for everything, the caption and then the title are left out so the
   // plot keeps at least a quarter of the page; these say which were.
@@ -116,6 +122,10 @@ struct Layout {
 // [SECTION] Entry point ---------------------------------------------------------------------
 
 Layout compute_layout(const Figure& figure, double width, double height, const MeasureText& measure, const Theme& theme);
+
+// The level of a BarMarks point in page units: across its category's slot at the point's y
+// (y is NaN when the point is not drawable).
+std::pair<Vec2, Vec2> bar_mark_segment(const Layout& layout, const Point& point);
 
 // Text placement helpers, public for renderers that add their own text (tooltips, overlays).
 enum class HAlign { Left, Center, Right };

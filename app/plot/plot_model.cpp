@@ -162,6 +162,8 @@ Range axis_range(const Figure& figure, AxisId which) {
       }
     }
   }
+  for (const Annotation& a : figure.annotations)
+    if (a.mark) extent.include(which == AxisId::X ? a.x : (a.at_axis_floor ? kNoValue : a.y), axis.scale);
   if (which == AxisId::Y && has_bars && axis.scale == Scale::Linear) request.include_zero = true;
   if (which == AxisId::X && has_bars && !extent.empty) {
     double half = half_bar_gap(figure, axis.scale);
@@ -197,18 +199,23 @@ std::vector<SeriesStyle> resolve_styles(const Figure& figure) {
   int next_color = 0, next_marker = 0, next_dash = 0, next_hatch = 0;
   for (const Series& s : figure.series) {
     SeriesStyle st;
-    bool reference = is_reference(s.kind) || s.kind == SeriesKind::Roofline;
+    bool reference = is_reference(s.kind) || s.kind == SeriesKind::Roofline || s.kind == SeriesKind::BarMarks;
     bool has_markers = s.kind == SeriesKind::Scatter || (s.kind == SeriesKind::Line && s.markers);
     st.color = s.color >= 0 ? s.color : (reference ? -1 : next_color++);
     st.marker = s.marker >= 0 ? s.marker : (has_markers ? next_marker++ : 0);
     if (s.dash >= 0) st.dash = s.dash;
     else if (s.kind == SeriesKind::Line) st.dash = next_dash++;
-    else if (is_reference(s.kind)) st.dash = 1;  // dashed: a reference, not data
+    else if (is_reference(s.kind) || s.kind == SeriesKind::BarMarks) st.dash = 1;  // dashed: a reference, not data
     else st.dash = 0;
     if (s.kind == SeriesKind::Bars) st.hatch = s.hatch >= 0 ? s.hatch : next_hatch++;
     styles.push_back(st);
   }
   return styles;
+}
+
+int point_color(const Series& series, const SeriesStyle& style, size_t point) {
+  if (point < series.point_colors.size() && series.point_colors[point] >= 0) return series.point_colors[point];
+  return style.color;
 }
 
 // [SECTION] Validation ----------------------------------------------------------------------

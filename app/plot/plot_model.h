@@ -63,6 +63,8 @@ enum class SeriesKind {
   HLine,     // horizontal reference at `value`, labelled with `name` on the line ("copy roof")
   VLine,     // vertical reference at x = `value`, labelled with `name`
   Roofline,  // a bold polyline without markers (use make_roofline())
+  BarMarks,  // per-category references: a short dashed level across each category's slot at the
+             // point's y ("time at the copy roof" of each rung when rungs move different bytes)
 };
 
 struct Point {
@@ -80,6 +82,9 @@ struct Series {
   int color = -1;           // palette index; -1: next data colour (references: theme.reference)
   int marker = -1;          // marker index; -1: next marker
   int dash = -1;            // dash index; -1: next dash for lines, dashed for references
+  // Bars and Scatter: a palette index per point (one colour per rung); empty, or -1 for a
+  // point, uses `color`. The legend swatch keeps `color`.
+  std::vector<int> point_colors;
   int hatch = -1;           // Bars: hatch index (0 = plain fill); -1: plain for the first bar
                             // series, the next hatch for each further one (greyscale tells them apart)
   bool markers = true;      // Line: mark each point too
@@ -93,6 +98,13 @@ struct Annotation {
   double x = 0.0;  // data coordinates (category index on category axes)
   double y = 0.0;
   std::string text;
+  // A marker at (x, y) in palette colour `color` (-1: the reference colour), part of the data
+  // range: a point that has no value of its own ("refused: needs 64 GiB").
+  bool mark = false;
+  int color = -1;
+  // Anchored at the bottom of the plot area instead of at y (a value a log axis cannot show,
+  // such as an exact zero error).
+  bool at_axis_floor = false;
 };
 
 enum class LegendPlacement { Auto, TopLeft, TopRight, BottomLeft, BottomRight, OutsideRight, Below, Hidden };
@@ -175,6 +187,10 @@ struct SeriesStyle {
   int hatch = 0;   // 0 = none
 };
 std::vector<SeriesStyle> resolve_styles(const Figure& figure);
+
+// The palette index point `point` of `series` is drawn in: its point_colors entry when it has
+// one (>= 0), else the series' resolved colour.
+int point_color(const Series& series, const SeriesStyle& style, size_t point);
 
 // Everything that will not be drawn as given, one readable line each
 // ("series 'naive': 2 points with NaN or infinite values skipped"). Empty when all is fine.

@@ -106,18 +106,19 @@ BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetr
     }
     TimeUnit tu = time_unit_for(max_ms);
     int with_data = 0;
-    double ideal_bytes = 0;
+    std::vector<double> ideal_bytes;  // per rung (NaN without a measured run)
     for (const auto& r : L.rungs) {
         f.x.categories.push_back(r.title);
         const StoredRun* s = run_for(store, ctx, r);
         out.bar_runs.push_back(s);
         out.bar_colors.push_back(rung_color(r));
+        bars.point_colors.push_back(rung_color(r));
+        ideal_bytes.push_back(measured(s) && s->record.ideal_bytes > 0 ? s->record.ideal_bytes : plot::kNoValue);
         Point p;
         p.x = double(r.index);
         p.y = plot::kNoValue;
         if (measured(s)) {
             const RunRecord& rec = s->record;
-            ideal_bytes = rec.ideal_bytes;
             switch (metric) {
                 case BarMetric::Time:
                     p.y = rec.timing->median_ms * tu.per_ms;
@@ -152,8 +153,27 @@ BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetr
             f.y.unit = tu.name;
             out.unit = tu.name;
             out.y_scale = tu.per_ms;
-            if (cal && cal->valid() && ideal_bytes > 0 && !flops)
-                f.series.push_back(plot::make_hline("time at the copy roof", ideal_bytes / (cal->copy_gbps * 1e9) * 1e3 * tu.per_ms));
+            if (cal && cal->valid() && !flops) {
+                // Each rung's own floor: its ideal bytes at the measured copy bandwidth. One line when
+                // all rungs move the same bytes; a mark per bar when they differ (vector_add moves
+                // 12n bytes, GeLU 8n).
+                auto at_roof = [&](double bytes) { return bytes / (cal->copy_gbps * 1e9) * 1e3 * tu.per_ms; };
+                std::vector<double> known;
+                for (double b : ideal_bytes)
+                    if (std::isfinite(b)) known.push_back(b);
+                bool same = !known.empty() && std::all_of(known.begin(), known.end(), [&](double b) { return b == known.front(); });
+                if (same) {
+                    f.series.push_back(plot::make_hline("time at the copy roof", at_roof(known.front())));
+                } else if (!known.empty()) {
+                    Series marks;
+                    marks.kind = SeriesKind::BarMarks;
+                    marks.name = "time at the copy roof (each rung's ideal bytes)";
+                    for (size_t i = 0; i < L.rungs.size(); ++i)
+                        marks.points.push_back({double(L.rungs[i].index), std::isfinite(ideal_bytes[i]) ? at_roof(ideal_bytes[i]) : plot::kNoValue});
+                    f.series.push_back(marks);
+                    f.legend.placement = plot::LegendPlacement::Below;
+                }
+            }
             break;
         case BarMetric::Rate:
             if (flops) {
@@ -344,11 +364,22 @@ BuiltFigure correctness(const ResultsStore& store, const PlotContext& ctx, const
         const StoredRun* s = run_for(store, ctx, r);
         out.bar_runs.push_back(s);
         out.bar_colors.push_back(rung_color(r));
+        bars.point_colors.push_back(rung_color(r));
         Point p{double(r.index), plot::kNoValue};
         if (s && s->record.correctness) {
             const Correctness& c = *s->record.correctness;
-            // An exact match has no place on a log axis: show it at the smallest representable step.
-            p.y = c.rel_l2 > 0 ? c.rel_l2 : 1e-12;
+            // The value as measured (the CSV says 0 for an exact match). A log axis cannot show 0:
+            // an exact rung gets no bar but a mark at the bottom of the axis labelled "exact".
+            p.y = c.rel_l2;
+            if (c.rel_l2 == 0) {
+                plot::Annotation exact;
+                exact.x = double(r.index);
+                exact.at_axis_floor = true;
+                exact.mark = true;
+                exact.color = rung_color(r);
+                exact.text = "exact";
+                f.annotations.push_back(exact);
+            }
             tolerance = std::max(tolerance, c.tolerance.rel);
             ++with_data;
         }
@@ -435,7 +466,8 @@ BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx) {
     f.y.label = "Throughput";
     f.y.unit = "TFLOP/s";
     f.y.scale = plot::Scale::Log10;
-    f.legend.placement = plot::LegendPlacement::OutsideRight;
+    // Below the plot: rung names beside it took four tenths of the page.
+    f.legend.placement = plot::LegendPlacement::Below;
     double xmin = 1e9, xmax = 0;
     for (const auto& r : ctx.ladder->rungs) {
         const StoredRun* s = run_for(store, ctx, r);
