@@ -88,8 +88,10 @@ Action add_export_command(CLI::App& app) {
     app.add_option("--ladder", o->ladder, "ladder id (default: the only ladder in the results)");
     app.add_option("--rung", o->rung, "rung to highlight or sweep (default: the rung with the most runs)");
     app.add_option("--axis", o->axis, "sweep: a size axis (n) or a parameter (TPB)");
-    app.add_option("--metric", o->metric, "bars: time, rate or pct (of reference); sweep: time or rate")
-        ->check(CLI::IsMember({"time", "rate", "pct"}));
+    app.add_option("--metric", o->metric,
+                   "bars: time, rate or pct (of reference); sweep: time, rate or memory (peak device memory); "
+                   "traffic: bytes, sectors (per request) or conflicts (shared-memory banks)")
+        ->check(CLI::IsMember({"time", "rate", "pct", "memory", "bytes", "sectors", "conflicts"}));
     app.add_option("--size,-s", o->sizes, "problem size, e.g. --size n=2^28 (default: as measured)");
     app.add_option("--param,-p", o->params, "rung parameter, e.g. --param TPB=256 (default: as measured)");
     app.add_option("--dtype", o->dtype, "element type (default: as measured)");

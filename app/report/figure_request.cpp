@@ -36,6 +36,10 @@ std::optional<Metric> metric_from_name(const std::string& name) {
     if (name == "time") return Metric::Time;
     if (name == "rate") return Metric::Rate;
     if (name == "pct") return Metric::Percent;
+    if (name == "memory") return Metric::Memory;
+    if (name == "bytes") return Metric::Bytes;
+    if (name == "sectors") return Metric::Sectors;
+    if (name == "conflicts") return Metric::Conflicts;
     return std::nullopt;
 }
 
@@ -136,6 +140,7 @@ const RunRecord* representative_run(const LoadedResults& results, const Ladder& 
 
 Metric default_metric(PlotKind plot, bool size_axis) {
     if (plot == PlotKind::Sweep) return size_axis ? Metric::Time : Metric::Rate;
+    if (plot == PlotKind::Traffic) return Metric::Bytes;
     return Metric::Rate;
 }
 
@@ -195,8 +200,14 @@ ExportFigure build_export_figure(const LoadedResults& results, const std::vector
 
     const bool size_axis = ctx.sizes.count(req.axis) != 0;
     Metric metric = req.metric == Metric::Default ? default_metric(req.plot, size_axis) : req.metric;
-    if (req.metric != Metric::Default && req.plot != PlotKind::Bars && req.plot != PlotKind::Sweep)
-        throw InputError(std::string("--metric applies to bars and sweep plots, not ") + plot_kind_name(req.plot));
+    if (req.metric != Metric::Default && req.plot != PlotKind::Bars && req.plot != PlotKind::Sweep && req.plot != PlotKind::Traffic)
+        throw InputError(std::string("--metric applies to bars, sweep and traffic plots, not ") + plot_kind_name(req.plot));
+    const bool traffic_metric = metric == Metric::Bytes || metric == Metric::Sectors || metric == Metric::Conflicts;
+    if (req.plot == PlotKind::Traffic && !traffic_metric)
+        throw InputError("--metric for the traffic plot is bytes, sectors or conflicts");
+    if (req.plot != PlotKind::Traffic && traffic_metric)
+        throw InputError(std::string("--metric bytes, sectors and conflicts apply to the traffic plot, not ") + plot_kind_name(req.plot));
+    if (req.plot == PlotKind::Bars && metric == Metric::Memory) throw InputError("--metric memory applies to sweeps (bars: time, rate or pct)");
 
     ExportFigure out;
     switch (req.plot) {
@@ -215,12 +226,19 @@ ExportFigure build_export_figure(const LoadedResults& results, const std::vector
                                                                                             (rung ? rung->id : "") + "'") +
                                  " (axes: " + join_keys(axes) + ")");
             }
-            if (metric == Metric::Percent) throw InputError("--metric pct applies to bars only (sweeps: time or rate)");
-            out.built = figs::sweep_lines(results.store, ctx, req.axis, metric == Metric::Time ? figs::SweepMetric::Time : figs::SweepMetric::Rate);
+            if (metric == Metric::Percent) throw InputError("--metric pct applies to bars only (sweeps: time, rate or memory)");
+            auto m = metric == Metric::Time ? figs::SweepMetric::Time : metric == Metric::Memory ? figs::SweepMetric::PeakMemory : figs::SweepMetric::Rate;
+            out.built = figs::sweep_lines(results.store, ctx, req.axis, m);
             break;
         }
         case PlotKind::Roofline: out.built = figs::roofline(results.store, ctx); break;
-        case PlotKind::Traffic: out.built = figs::traffic_bars(results.store, ctx); break;
+        case PlotKind::Traffic: {
+            auto m = metric == Metric::Sectors     ? figs::TrafficMetric::SectorsPerRequest
+                     : metric == Metric::Conflicts ? figs::TrafficMetric::BankConflicts
+                                                   : figs::TrafficMetric::Bytes;
+            out.built = figs::traffic_bars(results.store, ctx, m);
+            break;
+        }
         case PlotKind::Errors: {
             const figs::StoredRun* run = rung ? results.store.latest(L.id, rung->id, ctx.sizes, ctx.dtype, &ctx.params) : nullptr;
             out.built = figs::correctness(results.store, ctx, run);
@@ -229,7 +247,7 @@ ExportFigure build_export_figure(const LoadedResults& results, const std::vector
     }
     if (!out.built.empty_reason.empty())
         throw InputError(results.path + ": no data for the " + plot_kind_name(req.plot) + " plot of ladder '" + L.id + "' at " + describe_problem(ctx) +
-                         (req.plot == PlotKind::Sweep ? " over " + req.axis : std::string()));
+                         (req.plot == PlotKind::Sweep ? " over " + req.axis : std::string()) + " (" + out.built.empty_reason + ")");
     plot::Figure& f = out.built.figure;
     if (!caption) f.caption.clear();
     else f.caption = plot::caption_of({f.caption, results.file.created.empty() ? "" : "measured " + date_of(results.file.created)});

@@ -21,11 +21,12 @@ namespace kl::report {
 namespace figs = kl::gui;
 
 enum class PlotKind { Bars, Sweep, Roofline, Traffic, Errors };
-enum class Metric { Default, Time, Rate, Percent };
+// bars: time, rate, pct; sweep: time, rate, memory; traffic: bytes, sectors, conflicts.
+enum class Metric { Default, Time, Rate, Percent, Memory, Bytes, Sectors, Conflicts };
 
 std::optional<PlotKind> plot_kind_from_name(const std::string& name);  // "bars", ... as lesson steps name them
 const char* plot_kind_name(PlotKind kind);
-std::optional<Metric> metric_from_name(const std::string& name);      // "time", "rate", "pct"
+std::optional<Metric> metric_from_name(const std::string& name);      // "time", "rate", "pct", "memory", "bytes", ...
 
 struct FigureRequest {
     PlotKind plot = PlotKind::Bars;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <regex>
 
 #include "plot/ticks.h"
 
@@ -210,6 +212,52 @@ BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetr
 
 // [SECTION] Sweeps
 
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Runs the runner refused before any GPU work because their buffers would not fit ("problem too
+// large for GPU memory: buffer 'S' needs 64.00 GiB, ..."): a marked point at the sweep position,
+// at the memory the message names, for every rung of the figure. Refused runs carry no
+// parameters, so only the sizes are matched.
+void add_refused_marks(const ResultsStore& store, const PlotContext& ctx, const std::string& axis, Figure& f) {
+    static const std::regex needs(R"(needs ([0-9]+(\.[0-9]+)?) GiB)");
+    std::map<std::pair<std::string, int64_t>, const StoredRun*> newest;
+    for (const auto& s : store.runs()) {
+        const RunRecord& x = s.record;
+        if (x.ladder != ctx.ladder->id || x.dtype != ctx.dtype || x.error_kind != "input" || x.error.find("too large") == std::string::npos) continue;
+        auto v = axis_value(x, axis);
+        if (!v) continue;
+        bool same = true;
+        for (const auto& [k, val] : ctx.sizes)
+            if (k != axis) same &= x.sizes.count(k) && x.sizes.at(k) == val;
+        if (!same) continue;
+        auto& slot = newest[{x.rung, *v}];
+        if (!slot || s.seq > slot->seq) slot = &s;
+    }
+    for (const auto& [key, s] : newest) {
+        const Rung* r = ctx.ladder->find_rung(key.first);
+        bool shown = false;
+        for (const auto& series : f.series) shown |= r && series.name == r->title;
+        if (!shown) continue;  // a rung the figure does not draw
+        std::smatch m;
+        plot::Annotation a;
+        a.x = double(key.second);
+        a.mark = true;
+        a.color = rung_color(*r);
+        if (std::regex_search(s->record.error, m, needs)) {
+            a.y = std::stod(m[1].str());
+            a.text = "refused: needs " + m[1].str() + " GiB";
+        } else {
+            a.at_axis_floor = true;
+            a.text = "refused: too large for GPU memory";
+        }
+        f.annotations.push_back(a);
+    }
+}
+
+}  // namespace
+
 BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const std::string& axis, SweepMetric metric) {
     BuiltFigure out;
     if (!ctx.ladder || !ctx.rung) {
@@ -268,14 +316,25 @@ BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const
             const RunRecord& rec = r->record;
             double x = double(*axis_value(rec, axis));
             if (!is_size) x = double(std::lower_bound(values.begin(), values.end(), *axis_value(rec, axis)) - values.begin());
-            double y = metric == SweepMetric::Time ? rec.timing->median_ms * tu.per_ms : (flops ? rec.tflops : rec.gbps);
+            double y = metric == SweepMetric::Time         ? rec.timing->median_ms * tu.per_ms
+                       : metric == SweepMetric::PeakMemory ? (rec.peak_memory_bytes ? *rec.peak_memory_bytes / kGiB : plot::kNoValue)
+                       : (flops ? rec.tflops : rec.gbps);
             s.points.push_back({x, y});
             runs.push_back(r);
         }
         f.series.push_back(s);
         out.point_runs.push_back(runs);
     }
-    if (metric == SweepMetric::Time) {
+    if (metric == SweepMetric::PeakMemory) {
+        f.name = L.id + "_memory_" + axis;
+        f.title = "Peak device memory vs " + axis + " (the problem's buffers and the rung's scratch)";
+        f.y.label = "Peak device memory";
+        f.y.unit = "GiB";
+        f.y.scale = plot::Scale::Log10;
+        out.unit = "GiB";
+        out.y_scale = 1.0 / kGiB;
+        if (is_size) add_refused_marks(store, ctx, axis, f);
+    } else if (metric == SweepMetric::Time) {
         f.title = "Median time vs " + axis;
         f.y.label = "Median time";
         f.y.unit = tu.name;
@@ -303,6 +362,12 @@ BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const
     }
     f.legend.placement = plot::LegendPlacement::Auto;
     if (lines.empty()) out.empty_reason = "No sweep over " + axis + " at these settings yet: press Sweep.";
+    if (!lines.empty() && metric == SweepMetric::PeakMemory) {
+        bool any = false;
+        for (const auto& s : f.series)
+            for (const auto& p : s.points) any |= s.kind == SeriesKind::Line && std::isfinite(p.y);
+        if (!any) out.empty_reason = "These runs recorded no peak memory (results written before peak_memory_bytes existed).";
+    }
     return out;
 }
 
@@ -394,57 +459,106 @@ BuiltFigure correctness(const ResultsStore& store, const PlotContext& ctx, const
 
 // [SECTION] Traffic
 
-BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx) {
+namespace {
+
+// A counter as a number (docs/counters.md: keys hold dots, so whole-string look-ups), or NaN
+// when the counters pass did not run or the metric is null.
+double counter(const RunRecord& rec, const char* key) {
+    const auto& k = rec.counters;
+    if (!k.is_object()) return plot::kNoValue;
+    auto it = k.find(key);
+    if (it == k.end() || !it->is_number()) return plot::kNoValue;
+    return it->get<double>();
+}
+
+}  // namespace
+
+BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx) { return traffic_bars(store, ctx, TrafficMetric::Bytes); }
+
+BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx, TrafficMetric metric) {
     BuiltFigure out;
     if (!ctx.ladder) {
         out.empty_reason = "This step runs no kernel.";
         return out;
     }
     Figure& f = out.figure;
-    f.name = ctx.ladder->id + "_traffic";
-    f.title = "Bytes moved per rung: ideal, the rung's model, and measured";
     f.caption = problem_caption(ctx);
     f.x.label = "Rung";
-    f.y.label = "DRAM traffic";
-    f.y.unit = "MB";
-    f.legend.placement = plot::LegendPlacement::Auto;
-    Series ideal, model, counters;
-    ideal.kind = model.kind = counters.kind = SeriesKind::Bars;
-    ideal.name = "ideal (each input read once, output written once)";
-    model.name = "rung model (manifest)";
-    counters.name = "measured DRAM bytes (CUPTI counters)";
-    ideal.color = 6;
-    model.color = 1;
-    counters.color = 2;
-    bool any_counters = false;
-    int with_data = 0;
+    f.legend.placement = plot::LegendPlacement::Below;
+
+    // The series of each metric: a name, a colour and how to read a run.
+    struct Column {
+        std::string name;
+        int color;
+        std::function<double(const RunRecord&)> value;
+        bool counter;  // from the counters pass (hidden when no rung has it)
+    };
+    std::vector<Column> columns;
+    switch (metric) {
+        case TrafficMetric::Bytes:
+            f.name = ctx.ladder->id + "_traffic";
+            f.title = "Bytes moved per rung: ideal, the rung's model, and measured";
+            f.y.label = "Traffic";
+            f.y.unit = "MB";
+            columns = {{"ideal (each input read once, output written once)", 6, [](const RunRecord& r) { return r.ideal_bytes > 0 ? r.ideal_bytes / 1e6 : plot::kNoValue; }, false},
+                       {"rung model (manifest)", 1, [](const RunRecord& r) { return r.model_bytes ? *r.model_bytes / 1e6 : plot::kNoValue; }, false},
+                       {"measured DRAM bytes (CUPTI counters)", 2, [](const RunRecord& r) { return counter(r, "dram_bytes") / 1e6; }, true},
+                       {"measured L2 bytes (lts__t_bytes.sum)", 4, [](const RunRecord& r) { return counter(r, "lts__t_bytes.sum") / 1e6; }, true}};
+            break;
+        case TrafficMetric::SectorsPerRequest:
+            f.name = ctx.ladder->id + "_sectors_per_request";
+            f.title = "Global memory sectors per request (4 = a coalesced fp32 warp, 32 = one sector per thread)";
+            f.y.label = "Sectors per request";
+            f.y.unit = "sectors";
+            columns = {{"loads (sectors_per_request_ld)", 0, [](const RunRecord& r) { return counter(r, "sectors_per_request_ld"); }, true},
+                       {"stores (sectors_per_request_st)", 3, [](const RunRecord& r) { return counter(r, "sectors_per_request_st"); }, true}};
+            break;
+        case TrafficMetric::BankConflicts:
+            f.name = ctx.ladder->id + "_bank_conflicts";
+            f.title = "Shared-memory bank conflicts per rung (extra wavefronts, loads and stores)";
+            f.y.label = "Bank conflicts";
+            f.y.unit = "millions";
+            f.legend.placement = plot::LegendPlacement::Hidden;
+            columns = {{"shared-memory bank conflicts (l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum)", 0,
+                        [](const RunRecord& r) { return counter(r, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum") / 1e6; }, true}};
+            break;
+    }
+    std::vector<Series> series(columns.size());
+    std::vector<bool> any(columns.size(), false);
+    for (size_t c = 0; c < columns.size(); ++c) {
+        series[c].kind = SeriesKind::Bars;
+        series[c].name = columns[c].name;
+        series[c].color = columns[c].color;
+        series[c].value_labels = metric != TrafficMetric::Bytes;
+    }
+    int with_runs = 0;
+    std::string note;  // the counters_note of a run without the counters asked for
     for (const auto& r : ctx.ladder->rungs) {
         f.x.categories.push_back(r.title);
         const StoredRun* s = run_for(store, ctx, r);
         out.bar_runs.push_back(s);
         out.bar_colors.push_back(rung_color(r));
-        double x = double(r.index);
-        Point pi{x, plot::kNoValue}, pm{x, plot::kNoValue}, pc{x, plot::kNoValue};
-        if (s && s->record.ideal_bytes > 0) {
-            pi.y = s->record.ideal_bytes / 1e6;
-            if (s->record.model_bytes) pm.y = *s->record.model_bytes / 1e6;
-            // Hardware counters (docs/counters.md): the measured DRAM bar is counters.dram_bytes.
-            const auto& k = s->record.counters;
-            if (k.is_object() && k.contains("dram_bytes") && k["dram_bytes"].is_number()) {
-                pc.y = k["dram_bytes"].get<double>() / 1e6;
-                any_counters = true;
-            }
-            ++with_data;
+        bool usable = s && s->record.error.empty();
+        with_runs += usable;
+        for (size_t c = 0; c < columns.size(); ++c) {
+            double v = usable ? columns[c].value(s->record) : plot::kNoValue;
+            series[c].points.push_back({double(r.index), v});
+            if (std::isfinite(v)) any[c] = true;
+            else if (usable && columns[c].counter && note.empty()) note = s->record.counters_note;
         }
-        ideal.points.push_back(pi);
-        model.points.push_back(pm);
-        counters.points.push_back(pc);
     }
-    f.series.push_back(ideal);
-    f.series.push_back(model);
-    if (any_counters) f.series.push_back(counters);
-    out.unit = "MB";
-    if (with_data == 0) out.empty_reason = "No results at these settings yet.";
+    // One bar series: one colour per rung, as in the other per-rung plots.
+    if (columns.size() == 1) series[0].point_colors = out.bar_colors;
+    bool any_counter = false;
+    for (size_t c = 0; c < columns.size(); ++c) {
+        if (columns[c].counter && !any[c]) continue;  // not measured: no empty legend entry
+        any_counter |= columns[c].counter;
+        f.series.push_back(series[c]);
+    }
+    out.unit = f.y.unit;
+    if (with_runs == 0) out.empty_reason = "No results at these settings yet.";
+    else if (metric != TrafficMetric::Bytes && !any_counter)
+        out.empty_reason = "No hardware counters for these runs: " + (note.empty() ? std::string("run with --counters") : note) + ".";
     return out;
 }
 

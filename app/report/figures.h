@@ -18,7 +18,10 @@
 namespace kl::gui {
 
 enum class BarMetric { Time, Rate, PercentOfReference };
-enum class SweepMetric { Rate, Time };
+enum class SweepMetric { Rate, Time, PeakMemory };
+// What the traffic plot counts: bytes (ideal, model, measured DRAM and L2), global sectors per
+// request (the coalescing lesson), shared-memory bank conflicts (the transpose lesson).
+enum class TrafficMetric { Bytes, SectorsPerRequest, BankConflicts };
 
 // What the plots are about: the current ladder, problem and rung.
 struct PlotContext {
@@ -53,15 +56,21 @@ bool prefers_flops(const PlotContext& ctx, const ResultsStore& store);
 BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetric metric);
 
 // The step's rung (and any other rung with data at the same settings) along `axis`: a size axis
-// (log x) or a parameter (one category per value).
+// (log x) or a parameter (one category per value). PeakMemory: the runs' peak_memory_bytes in
+// GiB on a log axis; runs refused as too large for the GPU are marked at their sweep position
+// ("refused: needs 64.00 GiB").
 BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const std::string& axis, SweepMetric metric);
 
 // Correctness: the error map of `run` when its output is 2-D, else relative L2 error per rung on
 // a log axis with the tolerance marked.
 BuiltFigure correctness(const ResultsStore& store, const PlotContext& ctx, const StoredRun* run);
 
-// Bytes moved per rung: ideal, the rung's model, and hardware counters where measured.
+// Bytes moved per rung: ideal, the rung's model, and hardware counters where measured
+// (counters.dram_bytes, and lts__t_bytes.sum for L2).
 BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx);
+// The same per rung for any TrafficMetric. The counter metrics need a counters pass: without
+// one, empty_reason is the runs' counters_note.
+BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx, TrafficMetric metric);
 
 // Every rung measured at the current sizes on this device's roofline (copy roof and GEMM rate).
 BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx);
