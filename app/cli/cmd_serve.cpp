@@ -11,7 +11,9 @@
 //   GUI -> runner:
 //     {"type":"run","id":7,"ladder":"elementwise","rung":"vector_add",
 //      "sizes":{"n":1048576},"params":{"TPB":128},"dtype":"fp32",
-//      "options":{"warmup":2,"reps":0,"cold_l2":true,"check":true,"seed":20261122}}
+//      "options":{"warmup":2,"reps":0,"cold_l2":true,"check":true,"seed":20261122,"counters":false}}
+//     options.counters: also read hardware counters in a replay pass after timing (RunOptions::
+//     counters, docs/counters.md); where they cannot be read the record says why in counters_note.
 //     {"type":"ping","id":8}        {"type":"quit"}
 //   runner -> GUI, for each request exactly one terminal reply (result, error or pong), and
 //   before it any number of progress replies:
@@ -130,8 +132,14 @@ RunOptions run_options_from(const json& req) {
         o.warmup = integer("warmup", 0, 1000, o.warmup);
         int reps = integer("reps", 0, 100000, 0);
         if (reps > 0) o.min_reps = o.max_reps = reps;
-        if (opt.contains("cold_l2")) o.cold_l2 = opt["cold_l2"].get<bool>();
-        if (opt.contains("check")) o.check = opt["check"].get<bool>();
+        auto flag = [&](const char* key, bool fallback) {
+            if (!opt.contains(key)) return fallback;
+            if (!opt[key].is_boolean()) throw InputError(std::string("request field 'options.") + key + "': expected true or false");
+            return opt[key].get<bool>();
+        };
+        o.cold_l2 = flag("cold_l2", o.cold_l2);
+        o.check = flag("check", o.check);
+        o.counters = flag("counters", o.counters);  // [counters] a replay pass after timing
         if (opt.contains("seed") && opt["seed"].is_number_unsigned()) o.seed = opt["seed"].get<uint64_t>();
     }
     return o;

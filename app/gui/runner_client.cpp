@@ -1,4 +1,4 @@
-// [SECTION] index: process control / reading / worker loop / public API / locating kladder
+// [SECTION] index: requests / process control / reading / worker loop / public API / locating kladder
 #include "gui/runner_client.h"
 
 #include <fcntl.h>
@@ -17,6 +17,19 @@ namespace kl::gui {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
+
+// [SECTION] Requests
+
+json encode_run_request(const RunRequest& r) {
+    json options = json::object();
+    if (r.warmup) options["warmup"] = *r.warmup;
+    if (r.reps) options["reps"] = *r.reps;
+    if (r.cold_l2) options["cold_l2"] = *r.cold_l2;
+    // Only sent when asked for: a runner that predates the field then sees the same request.
+    if (r.counters) options["counters"] = true;
+    return {{"type", "run"}, {"ladder", r.ladder}, {"rung", r.rung}, {"sizes", r.sizes},
+            {"params", r.params}, {"dtype", r.dtype}, {"options", options}};
+}
 
 RunnerClient::RunnerClient(RunnerOptions options) : options_(std::move(options)) {
     // A write to a dead child's pipe must return EPIPE, not kill the GUI.

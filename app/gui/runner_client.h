@@ -17,7 +17,9 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,6 +41,16 @@ struct RunnerEvent {
     std::string message;
     nlohmann::json json;
 };
+
+// One "run" request of the protocol. Unset options keep the runner's defaults.
+struct RunRequest {
+    std::string ladder, rung, dtype;
+    std::map<std::string, int64_t> sizes, params;
+    std::optional<int> warmup, reps;
+    std::optional<bool> cold_l2;
+    bool counters = false;  // a hardware-counters replay pass after timing (docs/counters.md)
+};
+nlohmann::json encode_run_request(const RunRequest& r);
 
 struct RunnerOptions {
     std::vector<std::string> command;          // argv of the runner, e.g. {"/path/kladder", "serve"}

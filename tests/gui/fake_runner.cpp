@@ -2,7 +2,8 @@
 // tests on machines without a GPU. It says it has a device, answers run requests after a delay
 // with records whose numbers are made up from the request (marked "fake runner" in the device
 // name and in every record's model note, so they can never pass for measurements), and can
-// crash or hang on a chosen request.
+// crash or hang on a chosen request. A request with options.counters gets a counters_note that
+// says counters were asked for (and none read).
 //
 //   fake_runner [--delay-ms N] [--crash-on-size N] [--hang-on-size N] [--no-gpu]
 //     --crash-on-size N   abort() while handling a run request whose size n is N
@@ -94,6 +95,9 @@ int main(int argc, char** argv) {
         r.gbps = r.ideal_bytes / (t.median_ms * 1e-3) / 1e9;
         r.tflops = r.flops / (t.median_ms * 1e-3) / 1e12;
         r.model_note = "fake runner: not a measurement";
+        // Says whether the request asked for counters, so that tests see the field arrive.
+        const json opts = req.contains("options") && req["options"].is_object() ? req["options"] : json::object();
+        if (opts.value("counters", false)) r.counters_note = "fake runner: counters asked for, none read (test double)";
         out({{"type", "result"}, {"id", id}, {"record", kl::to_json(r)}});
     }
     return 0;

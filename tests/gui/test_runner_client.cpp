@@ -195,3 +195,89 @@ TEST(RunnerClient, RealKladderServe) {
     // A value the manifest does not allow is refused before any GPU work, GPU or not.
     EXPECT_NE(failures.back().find("TPB=48"), std::string::npos) << failures.back();
 }
+
+// Counters from the GUI: the request carries options.counters only when asked for, the runner
+// sees it (the fake runner echoes it in counters_note), and the real `kladder serve` reads the
+// field before it touches the GPU (a wrong type is refused naming it; on a machine without a GPU
+// a valid one gets the no-GPU reply, not an input error).
+TEST(RunRequest, CountersFieldIsEncodedOnlyWhenAsked) {
+    RunRequest r;
+    r.ladder = "elementwise";
+    r.rung = "vector_add";
+    r.dtype = "fp32";
+    r.sizes = {{"n", 4096}};
+    r.params = {{"TPB", 256}};
+    json plain = encode_run_request(r);
+    EXPECT_EQ(plain["type"], "run");
+    EXPECT_EQ(plain["sizes"]["n"], 4096);
+    EXPECT_EQ(plain["params"]["TPB"], 256);
+    EXPECT_FALSE(plain["options"].contains("counters")) << plain.dump();
+    EXPECT_FALSE(plain["options"].contains("warmup")) << plain.dump();
+    r.counters = true;
+    r.warmup = 0;
+    r.cold_l2 = false;
+    json asked = encode_run_request(r);
+    EXPECT_EQ(asked["options"]["counters"], true) << asked.dump();
+    EXPECT_EQ(asked["options"]["warmup"], 0);
+    EXPECT_EQ(asked["options"]["cold_l2"], false);
+}
+
+TEST(RunRequest, CountersReachTheFakeRunner) {
+    RunnerClient c(fake({"--delay-ms", "5"}));
+    Collected got;
+    RunRequest r;
+    r.ladder = "elementwise";
+    r.rung = "vector_add";
+    r.dtype = "fp32";
+    r.sizes = {{"n", 1024}};
+    uint64_t without = c.submit(encode_run_request(r));
+    r.counters = true;
+    uint64_t with = c.submit(encode_run_request(r));
+    pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) == 2; });
+    ASSERT_EQ(got.count(RunnerEvent::Kind::Result), 2);
+    for (const auto& e : got.all) {
+        if (e.kind != RunnerEvent::Kind::Result) continue;
+        std::string note = e.json["record"].value("counters_note", "");
+        if (e.request_id == with) EXPECT_NE(note.find("counters asked for"), std::string::npos) << note;
+        if (e.request_id == without) EXPECT_EQ(note.find("counters asked for"), std::string::npos) << note;
+    }
+}
+
+TEST(RunRequest, RealKladderServeReadsTheCountersField) {
+    RunnerOptions o;
+    o.command = {KLADDER_EXE, "serve"};
+    o.request_timeout_s = 120;
+    RunnerClient c(o);
+    Collected got;
+    RunRequest r;
+    r.ladder = "elementwise";
+    r.rung = "vector_add";
+    r.dtype = "fp32";
+    r.sizes = {{"n", 1 << 12}};
+    r.counters = true;
+    json bad = encode_run_request(r);
+    bad["options"]["counters"] = "yes";
+    c.submit(bad);
+    uint64_t good = c.submit(encode_run_request(r));
+    pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) + got.count(RunnerEvent::Kind::Failed) >= 2; }, 150);
+    const RunnerEvent* hello = got.first(RunnerEvent::Kind::Hello);
+    ASSERT_NE(hello, nullptr);
+    const RunnerEvent* refused = got.first(RunnerEvent::Kind::Failed);
+    ASSERT_NE(refused, nullptr);
+    EXPECT_NE(refused->message.find("options.counters"), std::string::npos) << refused->message;
+    if (!hello->json.value("gpu", false)) {
+        std::string second;
+        for (const auto& e : got.all)
+            if (e.kind == RunnerEvent::Kind::Failed && e.request_id == good) second = e.message;
+        EXPECT_NE(second.find("no GPU"), std::string::npos) << second;
+    } else {
+        // With a GPU the run happens and its record says how the counters went.
+        bool seen = false;
+        for (const auto& e : got.all)
+            if (e.kind == RunnerEvent::Kind::Result && e.request_id == good) {
+                seen = true;
+                EXPECT_EQ(e.json["record"].value("counters_note", "").find("not collected"), std::string::npos) << e.json.dump();
+            }
+        EXPECT_TRUE(seen);
+    }
+}
