@@ -976,7 +976,7 @@ Layout layout_at(Context& c, int level) {
       int score = covered(footprint, {at.x, at.y, legend.box.w, legend.box.h});
       if (best_score < 0 || score < best_score) best_score = score, placement = corner;
     }
-    if (best_score > 0 || !fits_inside) placement = can_go_outside ? LegendPlacement::OutsideRight : LegendPlacement::Below;
+    if (best_score > 0 || !fits_inside || legend.truncated) placement = can_go_outside ? LegendPlacement::OutsideRight : LegendPlacement::Below;
   } else if (placement == LegendPlacement::OutsideRight && !can_go_outside) {
     placement = LegendPlacement::Below;  // too wide to stand beside the plot
   } else if (placement != LegendPlacement::OutsideRight && placement != LegendPlacement::Below && (!fits_inside || legend.truncated)) {

@@ -84,7 +84,7 @@ struct Series {
   int dash = -1;            // dash index; -1: next dash for lines, dashed for references
   // Bars and Scatter: a palette index per point (one colour per rung); empty, or -1 for a
   // point, uses `color`. The legend swatch keeps `color`.
-  std::vector<int> point_colors;
+  std::vector<int> point_colors{};
   int hatch = -1;           // Bars: hatch index (0 = plain fill); -1: plain for the first bar
                             // series, the next hatch for each further one (greyscale tells them apart)
   bool markers = true;      // Line: mark each point too

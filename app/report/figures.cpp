@@ -173,6 +173,7 @@ BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetr
                     for (size_t i = 0; i < L.rungs.size(); ++i)
                         marks.points.push_back({double(L.rungs[i].index), std::isfinite(ideal_bytes[i]) ? at_roof(ideal_bytes[i]) : plot::kNoValue});
                     f.series.push_back(marks);
+                    f.series.front().in_legend = false;  // the bars are named under the axis
                     f.legend.placement = plot::LegendPlacement::Below;
                 }
             }
