@@ -1,39 +1,56 @@
-// Frame times measured in the app: the time to build a frame (poll, draw, ImGui::Render) and the
-// interval between frames (what the user sees, including GL and swap). Percentiles over the
-// last few thousand frames; the debug overlay (F12) and the exit log print them.
+// Frame times measured in the app, split by stage so that a slow frame can be blamed on the
+// right thing (docs/gui.md): waiting for input events, building the frame (poll the runner,
+// draw, ImGui::Render), submitting GL draw calls, glfwSwapBuffers (where a software rasterizer
+// such as llvmpipe under Xvfb does its work, or where vsync waits), and the whole interval
+// between frames (what the user sees). Percentiles over the last few thousand frames; the debug
+// overlay (F12), the exit log line and the --report JSON print them.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cstddef>
-#include <string>
 #include <vector>
 
 namespace kl::gui {
 
+struct FrameSample {
+    double events_ms = 0;    // glfwPollEvents
+    double build_ms = 0;     // NewFrame .. ImGui::Render (CPU only)
+    double render_ms = 0;    // glClear + ImGui_ImplOpenGL3_RenderDrawData (GL calls issued)
+    double swap_ms = 0;      // glfwSwapBuffers
+    double other_ms = 0;     // screenshots, settings saves: work a reader's frame seldom does
+    double interval_ms = 0;  // start of this frame to start of the next, pacing sleep included
+};
+
 class FrameStats {
   public:
-    void add(double build_ms, double interval_ms) {
-        if (build_.size() < kKeep) {
-            build_.push_back(build_ms);
-            interval_.push_back(interval_ms);
-        } else {
-            build_[next_] = build_ms;
-            interval_[next_] = interval_ms;
+    enum Stage { Events, Build, Render, Swap, Other, Interval, kStages };
+
+    void add(const FrameSample& s) {
+        const std::array<double, kStages> v = {s.events_ms, s.build_ms, s.render_ms, s.swap_ms, s.other_ms, s.interval_ms};
+        for (int i = 0; i < kStages; ++i) {
+            if (series_[i].size() < kKeep) series_[i].push_back(v[i]);
+            else series_[i][next_] = v[i];
         }
         next_ = (next_ + 1) % kKeep;
         ++count_;
     }
     // p in [0, 100]; 0 when empty.
-    double build_percentile(double p) const { return percentile(build_, p); }
-    double interval_percentile(double p) const { return percentile(interval_, p); }
+    double percentile(Stage stage, double p) const { return percentile(series_[stage], p); }
+    double build_percentile(double p) const { return percentile(Build, p); }
+    double interval_percentile(double p) const { return percentile(Interval, p); }
+    double swap_percentile(double p) const { return percentile(Swap, p); }
     size_t count() const { return count_; }
-    size_t samples() const { return build_.size(); }
+    size_t samples() const { return series_[Build].size(); }
     void reset() {
-        build_.clear();
-        interval_.clear();
+        for (auto& s : series_) s.clear();
         next_ = 0;
         count_ = 0;
     }
-    const std::vector<double>& build_samples() const { return build_; }
+    const std::vector<double>& build_samples() const { return series_[Build]; }
+    static const char* stage_name(Stage s) {
+        static const char* names[] = {"events", "build", "render", "swap", "other", "interval"};
+        return names[s];
+    }
 
   private:
     static double percentile(std::vector<double> v, double p) {
@@ -43,7 +60,7 @@ class FrameStats {
         return v[k];
     }
     static constexpr size_t kKeep = 4096;
-    std::vector<double> build_, interval_;
+    std::array<std::vector<double>, kStages> series_;
     size_t next_ = 0, count_ = 0;
 };
 

@@ -28,6 +28,10 @@
 
 namespace {
 
+double ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 void glfw_error_callback(int error, const char* description) {
     std::fprintf(stderr, "kernel-ladder: GLFW error %d: %s\n", error, description);
 }
@@ -181,7 +185,10 @@ int main(int argc, char** argv) {
 
         // [5] Main loop
         while (!glfwWindowShouldClose(window) && !workbook.wants_to_quit()) {
+            FrameSample sample;
+            auto events_start = Clock::now();
             glfwPollEvents();
+            sample.events_ms = ms_since(events_start);
             // Sleep while minimized, as the ImGui example does.
             if (glfwGetWindowAttrib(window, GLFW_ICONIFIED) != 0) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -216,7 +223,8 @@ int main(int argc, char** argv) {
 
             // [7] Rendering
             ImGui::Render();
-            double build_ms = std::chrono::duration<double, std::milli>(Clock::now() - build_start).count();
+            sample.build_ms = ms_since(build_start);
+            auto render_start = Clock::now();
             int display_w, display_h;
             glfwGetFramebufferSize(window, &display_w, &display_h);
             glViewport(0, 0, display_w, display_h);
@@ -224,6 +232,8 @@ int main(int argc, char** argv) {
             glClearColor(bg.x, bg.y, bg.z, 1.0f);
             glClear(GL_COLOR_BUFFER_BIT);
             ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+            sample.render_ms = ms_since(render_start);
+            auto other_start = Clock::now();
 
             ++frames;
             if (std::string shot; !script_path.empty() && script.take_screenshot(&shot)) {
@@ -249,7 +259,10 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "kernel-ladder: --max-seconds reached\n");
                 workbook.request_quit();
             }
+            sample.other_ms = ms_since(other_start);
+            auto swap_start = Clock::now();
             glfwSwapBuffers(window);
+            sample.swap_ms = ms_since(swap_start);
 
             // Without vsync (Xvfb, screenshots) cap the loop near 60 fps so it does not spin.
             auto now = Clock::now();
@@ -260,7 +273,8 @@ int main(int argc, char** argv) {
                 frame_ms = std::chrono::duration<double, std::milli>(now - last_frame).count();
             }
             last_frame = now;
-            if (frames > 2) workbook.frame_stats().add(build_ms, frame_ms);
+            sample.interval_ms = frame_ms;
+            if (frames > 2) workbook.frame_stats().add(sample);
 
             // Progress and layout are saved a few seconds after they change, and at exit.
             if (workbook.settings_dirty() && now - last_save > std::chrono::seconds(3)) {
@@ -278,8 +292,15 @@ int main(int argc, char** argv) {
             workbook.settings().window_height = h;
         }
         const FrameStats& fs = workbook.frame_stats();
-        std::printf("kernel-ladder: %zu frames; frame build p50 %.2f ms, p99 %.2f ms; frame interval p50 %.2f ms, p99 %.2f ms\n", fs.count(),
-                    fs.build_percentile(50), fs.build_percentile(99), fs.interval_percentile(50), fs.interval_percentile(99));
+        // One line, every stage: "build p50/p99 ..., swap ..., interval ..." (docs/gui.md reads it).
+        std::string stages;
+        for (int i = 0; i < FrameStats::kStages; ++i) {
+            auto st = FrameStats::Stage(i);
+            char part[96];
+            std::snprintf(part, sizeof part, "%s%s p50 %.2f p99 %.2f", i ? "; " : "", FrameStats::stage_name(st), fs.percentile(st, 50), fs.percentile(st, 99));
+            stages += part;
+        }
+        std::printf("kernel-ladder: %zu frames; ms: %s\n", fs.count(), stages.c_str());
         if (!opt.report_path.empty()) {
             nlohmann::json report = workbook.report();
             if (!script_path.empty()) report["script"] = {{"errors", script.errors()}, {"played", script.done_lines()}, {"finished", script.done()}};

@@ -326,8 +326,13 @@ void Workbook::frame() {
         ImGui::Begin("##frame_overlay", nullptr,
                      ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
                          ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
-        ImGui::Text("frame build  p50 %.2f ms   p99 %.2f ms", frame_stats_.build_percentile(50), frame_stats_.build_percentile(99));
-        ImGui::Text("frame interval p50 %.2f ms   p99 %.2f ms", frame_stats_.interval_percentile(50), frame_stats_.interval_percentile(99));
+        // Every stage of the frame, so a slow interval can be blamed (docs/gui.md).
+        ImGui::TextDisabled("ms          p50      p99      max");
+        for (int i = 0; i < FrameStats::kStages; ++i) {
+            auto st = FrameStats::Stage(i);
+            ImGui::Text("%-8s %7.2f  %7.2f  %7.2f", FrameStats::stage_name(st), frame_stats_.percentile(st, 50), frame_stats_.percentile(st, 99),
+                        frame_stats_.percentile(st, 100));
+        }
         ImGui::Text("%zu frames, %.0f fps now", frame_stats_.count(), io.Framerate);
         ImGui::TextDisabled("F12 hides this");
         ImGui::End();
@@ -349,7 +354,8 @@ void Workbook::draw_top_bar() {
     ImGui::SetCursorPosY(y + (fonts_.h2->FontSize - ImGui::GetFontSize()) * 0.5f);
     // The breadcrumb gets what the buttons on the right leave; long titles end in an ellipsis.
     float bw = 118 * s;
-    float buttons_w = 2 * bw + 96 * s + 40 * s + 4 * ImGui::GetStyle().ItemSpacing.x;
+    float export_w = ImGui::CalcTextSize("Export lesson\xE2\x80\xA6").x + 2 * ImGui::GetStyle().FramePadding.x + 6 * s;
+    float buttons_w = export_w + 2 * bw + 96 * s + 40 * s + 5 * ImGui::GetStyle().ItemSpacing.x;
     float room = ImGui::GetWindowContentRegionMax().x - buttons_w - ImGui::GetCursorPosX();
     if (l) {
         std::string where = "Lesson " + std::to_string(l->number) + " \xC2\xB7 " + l->title;
@@ -374,10 +380,16 @@ void Workbook::draw_top_bar() {
         ImGui::TextDisabled("no lessons loaded");
     }
 
-    // Right side: previous / next, theme, help.
+    // Right side: export lesson, previous / next, theme, help.
     float right = ImGui::GetWindowContentRegionMax().x;
     ImGui::SameLine(right - buttons_w + ImGui::GetStyle().ItemSpacing.x);
     ImGui::SetCursorPosY(y);
+    if (plain_button(lesson_export_running() ? "Exporting\xE2\x80\xA6" : "Export lesson\xE2\x80\xA6", ImVec2(export_w, 0), l != nullptr))
+        ImGui::OpenPopup("##export_lesson");
+    test_target("button:export_lesson");
+    item_tooltip("Every figure of this lesson and a handout (Markdown and HTML) into a folder, as `kladder export-lesson` writes them");
+    draw_lesson_export_popup();
+    ImGui::SameLine();
     bool has_prev = l && step_ > 0, has_next = l && step_ + 1 < int(l->steps.size());
     if (plain_button("\xE2\x97\x80  Previous", ImVec2(bw, 0), has_prev)) select_lesson(lesson_, step_ - 1);
     test_target("button:previous");
@@ -546,9 +558,11 @@ bool Workbook::idle_for_screenshot() const {
 nlohmann::json Workbook::report() const {
     nlohmann::json j;
     j["frames"] = frame_stats_.count();
-    j["frame_build_ms"] = {{"p50", frame_stats_.build_percentile(50)}, {"p99", frame_stats_.build_percentile(99)},
-                           {"max", frame_stats_.build_percentile(100)}};
-    j["frame_interval_ms"] = {{"p50", frame_stats_.interval_percentile(50)}, {"p99", frame_stats_.interval_percentile(99)}};
+    for (int i = 0; i < FrameStats::kStages; ++i) {
+        auto st = FrameStats::Stage(i);
+        j[std::string("frame_") + FrameStats::stage_name(st) + "_ms"] = {
+            {"p50", frame_stats_.percentile(st, 50)}, {"p99", frame_stats_.percentile(st, 99)}, {"max", frame_stats_.percentile(st, 100)}};
+    }
     j["runner"] = {{"hello", runner_.hello},          {"gpu", runner_.gpu},
                    {"device", runner_.device},        {"no_gpu_reason", runner_.no_gpu_reason},
                    {"results", runner_.results_received}, {"failures", runner_.failures},

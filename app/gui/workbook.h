@@ -92,7 +92,7 @@ class Workbook {
     }
     // Test hooks and reports.
     bool idle_for_screenshot() const;
-    bool busy() const { return runner_.job.has_value(); }
+    bool busy() const { return runner_.job.has_value() || lesson_export_running(); }
     nlohmann::json report() const;
     const std::vector<std::string>& logged_errors() const { return logged_errors_; }
 
@@ -138,6 +138,7 @@ class Workbook {
         std::string unavailable;          // why no runner can be started
         bool hello = false, gpu = false;
         std::string device, no_gpu_reason;
+        nlohmann::json device_json;       // the hello's device object (exported results name it)
         std::optional<Calibration> calibration;
         int num_sms = 0;
         std::string device_arch;          // "sm_90"
@@ -193,6 +194,7 @@ class Workbook {
 
     struct ParamsState {
         std::string sweep_axis;  // what Sweep varies
+        bool counters = false;   // ask the runner for a hardware-counters pass (not saved)
     } params_ui_;
     void draw_params();
 
@@ -214,7 +216,27 @@ class Workbook {
     void draw_plots();
     void draw_plot_canvas(float width, float height);
     void draw_plot_tooltip(const ImVec2& origin);
+
+    // [SECTION] Export (workbook_plots.cpp): one figure, or a whole lesson with its handout
+    struct ExportState {
+        // Page, shared by both: size in points, PNG pixels per point, print or screen colours.
+        float width_pt = 468, height_pt = 288, png_scale = 2;
+        int theme = 0;                                   // 0 print (white), 1 screen (dark, larger text)
+        bool formats[4] = {true, true, true, true};      // svg, pdf, png, csv
+        char figure_folder[512] = "";                    // empty until the popup first opens
+        char lesson_folder[512] = "";
+        std::string lesson_folder_for;                   // lesson id the folder was prefilled for
+        std::future<std::pair<bool, std::string>> lesson_job;  // (ok, one-line outcome)
+        std::string lesson_message;
+        bool lesson_failed = false;
+    } export_;
+    void draw_figure_export_popup();
+    void draw_lesson_export_popup();
     void export_current_figure();
+    void start_lesson_export();
+    void poll_lesson_export();
+    bool lesson_export_running() const { return export_.lesson_job.valid(); }
+    ResultsFile results_snapshot() const;  // every run the store holds, as one results file
 
     struct SourceState {
         int tab = 0;  // 0 source, 1 diff, 2 ptx

@@ -100,6 +100,17 @@ void Workbook::draw_params() {
         ImGui::EndCombo();
     }
     item_tooltip("What Sweep varies");
+    // Beside the run buttons when it fits, else on the next line.
+    float counters_w = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("Counters").x;
+    ImGui::SameLine();
+    bool counters_own_line = ImGui::GetContentRegionAvail().x < counters_w;
+    if (counters_own_line) ImGui::NewLine();
+    ImGui::Checkbox("Counters", &params_ui_.counters);
+    test_target("checkbox:counters");
+    item_tooltip("Also read hardware counters (DRAM and L2 bytes, coalescing, bank conflicts, occupancy) for each run: "
+                 "a separate replay pass after timing, several passes per rung, so runs take longer. "
+                 "The timings are never touched by it.\n\nWhere counters cannot be read (no permission, no CUPTI, "
+                 "a virtualized GPU) the run says why: in the log and in the plot's tooltip.");
     if (busy) {
         const Job& j = *runner_.job;
         float fraction = j.requests.empty() ? 0.0f : float(j.done + j.failed) / float(j.requests.size());
@@ -111,6 +122,8 @@ void Workbook::draw_params() {
         test_target("button:cancel");
         item_tooltip("Stop now: the runner is stopped and a fresh one starts for the next run (Esc).");
     } else if (!why_not.empty() && why_not != "a job is running") {
+        if (counters_own_line) ImGui::SameLine();  // share the checkbox's line
+        ImGui::AlignTextToFramePadding();
         ImGui::PushFont(fonts_.small);
         ImGui::TextDisabled("Live runs: %s", why_not.c_str());
         ImGui::PopFont();

@@ -1,20 +1,28 @@
 // The plots: per-rung bars (time, rate, % of reference), sweeps, correctness (error map or
 // relative error), traffic and the roofline, built as kl::plot figures (figures.h), laid out by
 // the plot module with ImGui's fonts and drawn with ImDrawList (plot_imgui.h). Hovering shows
-// exact values; Export writes the same figure as SVG, PDF, PNG and CSV.
-// [SECTION] index: toolbar / building / canvas / tooltips / export
+// exact values; Export writes the same figure as SVG, PDF, PNG and CSV (format, page size,
+// theme and folder chosen in a popup), and Export lesson writes every figure of the lesson and a
+// handout with the same code as `kladder export-lesson` (report/lesson_export.h).
+// [SECTION] index: toolbar / building / canvas / tooltips / export (figure, lesson)
 #include <imgui.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <future>
 
+#include "engine/errors.h"
+#include "engine/paths.h"
 #include "gui/plot_imgui.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
 #include "plot/cairo_export.h"
 #include "plot/figure_scene.h"
 #include "plot/ticks.h"
+#include "report/figure_request.h"
+#include "report/lesson_export.h"
 
 namespace kl::gui {
 
@@ -84,8 +92,10 @@ void Workbook::draw_plots() {
     segmented("##plot_tabs", tabs, 5, &plots_.tab);
     float export_w = ImGui::CalcTextSize("Export").x + 2 * ImGui::GetStyle().FramePadding.x;
     ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - export_w));
-    if (ImGui::Button("Export")) export_current_figure();
-    item_tooltip("Write this figure as SVG, PDF, PNG (print theme) and CSV to ~/kernel-ladder-figures");
+    if (ImGui::Button("Export")) ImGui::OpenPopup("##export_figure");
+    test_target("button:export");
+    item_tooltip("Write this figure as SVG, PDF, PNG or CSV: page size, theme and folder in the next step");
+    draw_figure_export_popup();
     PlotContext ctx = plot_context();
     bool flops = prefers_flops(ctx, store_);
     // What the plot shows, on its own line under the tabs.
@@ -301,21 +311,266 @@ void Workbook::draw_plot_tooltip(const ImVec2& origin) {
 
 // [SECTION] Export
 
-void Workbook::export_current_figure() {
+namespace {
+
+std::string home_folder(const std::string& name) {
     const char* home = std::getenv("HOME");
-    std::string dir = std::string(home ? home : "/tmp") + "/kernel-ladder-figures";
+    return (std::filesystem::path(home && *home ? home : "/tmp") / name).string();
+}
+
+void copy_to(char* buf, size_t size, const std::string& text) {
+    std::snprintf(buf, size, "%s", text.c_str());
+}
+
+// "~/x" -> "$HOME/x": the folder fields are typed by people.
+std::string expand_home(std::string path) {
+    while (!path.empty() && (path.back() == ' ' || path.back() == '/')) path.pop_back();
+    if (path == "~" || path.rfind("~/", 0) == 0) path = home_folder("") + path.substr(path.size() > 1 ? 2 : 1);
+    return path;
+}
+
+// The export look: print (white, for paper), or screen (the workbook's dark colours with text a
+// quarter larger, for slides; `kladder export --theme screen` draws the same).
+plot::ExportOptions page_options(float width_pt, float height_pt, float png_scale, int theme) {
+    plot::ExportOptions o;
+    o.width_pt = width_pt;
+    o.height_pt = height_pt;
+    o.png_scale = png_scale;
+    o.theme = plot::print_theme();
+    if (theme == 1) {
+        const plot::Theme dark = screen_theme(true, 1.0f);
+        plot::Theme& t = o.theme;
+        t.background = dark.background;
+        t.ink = dark.ink;
+        t.muted_ink = dark.muted_ink;
+        t.grid = dark.grid;
+        t.reference = dark.reference;
+        t.legend_fill = dark.legend_fill;
+        t.legend_border = dark.legend_border;
+        t.nan_cell = dark.nan_cell;
+        t.nan_cross = dark.nan_cross;
+        t.palette = dark.palette;
+        for (double* size : {&t.title_size, &t.label_size, &t.tick_size, &t.legend_size, &t.caption_size, &t.annotation_size}) *size *= 1.25;
+    }
+    return o;
+}
+
+// Page size, PNG scale and theme: the same controls in both popups.
+void page_controls(float* width_pt, float* height_pt, float* png_scale, int* theme, float s) {
+    const char* themes[] = {"Print (white, for paper)", "Screen (dark, larger text, for slides)"};
+    ImGui::SetNextItemWidth(300 * s);
+    ImGui::Combo("Theme", theme, themes, 2);
+    ImGui::SetNextItemWidth(90 * s);
+    ImGui::InputFloat("##width", width_pt, 0, 0, "%.0f");
+    *width_pt = std::clamp(*width_pt, 72.0f, 7200.0f);
+    ImGui::SameLine(0, 4 * s);
+    ImGui::TextUnformatted("\xC3\x97");
+    ImGui::SameLine(0, 4 * s);
+    ImGui::SetNextItemWidth(90 * s);
+    ImGui::InputFloat("Size (pt)", height_pt, 0, 0, "%.0f");
+    *height_pt = std::clamp(*height_pt, 72.0f, 7200.0f);
+    item_tooltip("Page size in points (72 per inch). 468 \xC3\x97 288 is 6.5 \xC3\x97 4 in: a text column.");
+    ImGui::SetNextItemWidth(90 * s);
+    ImGui::InputFloat("PNG pixels per point", png_scale, 0, 0, "%.2f");
+    *png_scale = std::clamp(*png_scale, 0.25f, 16.0f);
+    ImGui::SameLine();
+    ImGui::TextDisabled("= %.0f \xC3\x97 %.0f px, %.0f dpi", *width_pt * *png_scale, *height_pt * *png_scale, 72 * *png_scale);
+}
+
+}  // namespace
+
+ResultsFile Workbook::results_snapshot() const {
+    ResultsFile f;
+    f.created = iso_now_utc();
+    f.tool = "kernel-ladder (workbook)";
+    f.command = "Export lesson";
+    f.calibration = store_.calibration();
+    bool live = false;
+    for (const auto& run : store_.runs()) {
+        f.runs.push_back(run.record);
+        live = live || run.live;
+    }
+    if (live && runner_.device_json.is_object()) {
+        // The runner's own description of its GPU, parsed the way a results file's is.
+        try {
+            nlohmann::json doc = {{"schema", kResultsSchema}, {"version", kResultsVersion}, {"device", runner_.device_json}, {"runs", nlohmann::json::array()}};
+            f.device = results_from_json(doc, "runner hello").device;
+        } catch (const Error&) {
+        }
+    }
+    if (!f.device) {
+        // Recorded results only: name the device when every file names the same one.
+        std::string name, created;
+        bool same = true;
+        for (const auto& src : store_.sources()) {
+            if (!name.empty() && src.device != name) same = false;
+            name = src.device;
+            created = std::max(created, src.created);
+        }
+        if (same && !name.empty()) {
+            DeviceInfo d;
+            d.name = name;
+            f.device = d;
+        }
+        if (!live && !created.empty()) f.created = created;
+    }
+    return f;
+}
+
+void Workbook::draw_figure_export_popup() {
+    const float s = fonts_.scale;
+    if (!ImGui::BeginPopup("##export_figure")) return;
+    if (!export_.figure_folder[0]) copy_to(export_.figure_folder, sizeof export_.figure_folder, home_folder("kernel-ladder-figures"));
+    ImGui::PushFont(fonts_.bold);
+    ImGui::TextUnformatted("Export this figure");
+    ImGui::PopFont();
+    ImGui::TextDisabled("%s", plots_.built.figure.title.c_str());
+    ImGui::Spacing();
+    const char* names[] = {"SVG", "PDF", "PNG", "CSV"};
+    for (int i = 0; i < 4; ++i) {
+        if (i) ImGui::SameLine();
+        ImGui::Checkbox(names[i], &export_.formats[i]);
+    }
+    ImGui::SameLine();
+    ImGui::TextDisabled("(CSV: the numbers behind it)");
+    page_controls(&export_.width_pt, &export_.height_pt, &export_.png_scale, &export_.theme, s);
+    ImGui::SetNextItemWidth(520 * s);
+    ImGui::InputText("Folder", export_.figure_folder, sizeof export_.figure_folder);
+    test_target("input:export_folder");
+    item_tooltip("Created if missing. The results the figure was drawn from are written beside it (NAME.results.json).");
+    ImGui::Spacing();
+    bool any = export_.formats[0] || export_.formats[1] || export_.formats[2] || export_.formats[3];
+    if (primary_button("Export", ImVec2(120 * s, 0), any)) {
+        export_current_figure();
+        ImGui::CloseCurrentPopup();
+    }
+    test_target("button:export_go");
+    ImGui::SameLine();
+    if (ImGui::Button("Close")) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+}
+
+void Workbook::export_current_figure() {
+    std::string dir = expand_home(export_.figure_folder[0] ? export_.figure_folder : home_folder("kernel-ladder-figures"));
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    plot::Figure f = plots_.built.figure;
-    std::string base = dir + "/" + f.id();
+    const plot::Figure& f = plots_.built.figure;
+    std::string base = (std::filesystem::path(dir) / f.id()).string();
+    plot::ExportOptions page = page_options(export_.width_pt, export_.height_pt, export_.png_scale, export_.theme);
     std::string written, failed;
-    for (const char* ext : {".svg", ".pdf", ".png", ".csv"}) {
-        plot::WriteResult r = plot::export_figure(f, base + ext);
-        if (r.ok()) written += std::string(written.empty() ? "" : ", ") + (ext + 1);
+    const plot::ExportFormat formats[] = {plot::ExportFormat::Svg, plot::ExportFormat::Pdf, plot::ExportFormat::Png, plot::ExportFormat::Csv};
+    for (int i = 0; i < 4; ++i) {
+        if (!export_.formats[i]) continue;
+        std::string ext = plot::format_name(formats[i]);
+        plot::WriteResult r = plot::export_figure(f, base + "." + ext, formats[i], page);
+        if (r.ok()) written += (written.empty() ? "" : ", ") + ext;
         else failed += (failed.empty() ? "" : "; ") + r.error;
+    }
+    if (failed.empty()) {
+        // A figure never travels without the numbers it was drawn from (as with `kladder export`).
+        try {
+            save_results(base + ".results.json", results_snapshot());
+            written += ", results.json";
+        } catch (const Error& e) {
+            failed = e.what();
+        }
     }
     plots_.export_message = failed.empty() ? "Exported " + written + " to " + base + ".*" : "Export failed: " + failed;
     log(plots_.export_message, !failed.empty());
+}
+
+// [SECTION] Export lesson
+
+void Workbook::draw_lesson_export_popup() {
+    const float s = fonts_.scale;
+    poll_lesson_export();
+    const Lesson* l = lesson();
+    if (!ImGui::BeginPopup("##export_lesson")) return;
+    if (l && export_.lesson_folder_for != l->id) {
+        copy_to(export_.lesson_folder, sizeof export_.lesson_folder, home_folder("kernel-ladder-export/" + l->id));
+        export_.lesson_folder_for = l->id;
+    }
+    ImGui::PushFont(fonts_.bold);
+    ImGui::TextUnformatted("Export lesson");
+    ImGui::PopFont();
+    if (l) ImGui::TextDisabled("Lesson %d: %s", l->number, l->title.c_str());
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 560 * s);
+    ImGui::TextWrapped("Every figure the lesson's steps show (SVG, PDF, PNG), the results they were drawn from, and a handout "
+                       "(handout.md, handout.html), drawn from the results loaded now, live runs included. "
+                       "Same output as `kladder export-lesson`.");
+    ImGui::PopTextWrapPos();
+    ImGui::Spacing();
+    page_controls(&export_.width_pt, &export_.height_pt, &export_.png_scale, &export_.theme, s);
+    ImGui::SetNextItemWidth(520 * s);
+    ImGui::InputText("Folder", export_.lesson_folder, sizeof export_.lesson_folder);
+    test_target("input:lesson_folder");
+    item_tooltip("Created if its parent exists (the parent is created too). Files of an earlier export there are replaced.");
+    ImGui::Spacing();
+    bool running = lesson_export_running();
+    if (primary_button(running ? "Exporting\xE2\x80\xA6" : "Export lesson", ImVec2(160 * s, 0), l && !running && export_.lesson_folder[0]))
+        start_lesson_export();
+    test_target("button:export_lesson_go");
+    ImGui::SameLine();
+    if (ImGui::Button("Close")) ImGui::CloseCurrentPopup();
+    if (!export_.lesson_message.empty()) {
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 560 * s);
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(export_.lesson_failed ? palette().bad : palette().good));
+        ImGui::TextWrapped("%s", export_.lesson_message.c_str());
+        ImGui::PopStyleColor();
+        ImGui::PopTextWrapPos();
+    }
+    ImGui::EndPopup();
+}
+
+void Workbook::start_lesson_export() {
+    const Lesson* l = lesson();
+    if (!l || lesson_export_running()) return;
+    std::string dir = expand_home(export_.lesson_folder);
+    plot::ExportOptions page = page_options(export_.width_pt, export_.height_pt, export_.png_scale, export_.theme);
+    // The store's runs go through a results file, as the CLI's would: the export copies that
+    // file beside the figures and names its device and date in the handout.
+    std::string results_path = (std::filesystem::temp_directory_path() / ("kernel-ladder-export-" + std::to_string(::getpid()) + ".json")).string();
+    try {
+        save_results(results_path, results_snapshot());
+    } catch (const Error& e) {
+        export_.lesson_failed = true;
+        export_.lesson_message = std::string("Export failed: ") + e.what();
+        log(export_.lesson_message, true);
+        return;
+    }
+    export_.lesson_message = "Exporting lesson " + std::to_string(l->number) + " to " + dir + "\xE2\x80\xA6";
+    export_.lesson_failed = false;
+    log(export_.lesson_message);
+    // Rendering every figure three times takes a moment: off the UI thread, on copies.
+    export_.lesson_job = std::async(std::launch::async, [lesson = *l, ladders = ladders_, dir, page, results_path]() -> std::pair<bool, std::string> {
+        std::pair<bool, std::string> outcome;
+        try {
+            std::error_code ec;
+            std::filesystem::path parent = std::filesystem::path(dir).parent_path();
+            if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+            report::LoadedResults results = report::load_results_for_export(results_path);
+            report::LessonExportSummary sum = report::export_lesson(lesson, results, ladders, dir, page);
+            std::string line = "Exported lesson " + std::to_string(lesson.number) + ": " + std::to_string(sum.figures) + " figure" +
+                               (sum.figures == 1 ? "" : "s") + " (SVG, PDF, PNG), results.json, handout.md and handout.html to " + dir;
+            if (!sum.skipped.empty()) line += "; no data for " + std::to_string(sum.skipped.size()) + " step figure(s): " + sum.skipped.front();
+            outcome = {true, line};
+        } catch (const std::exception& e) {
+            outcome = {false, std::string("Export lesson failed: ") + e.what()};
+        }
+        std::error_code ec;
+        std::filesystem::remove(results_path, ec);
+        return outcome;
+    });
+}
+
+void Workbook::poll_lesson_export() {
+    if (!lesson_export_running()) return;
+    if (export_.lesson_job.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+    auto [ok, message] = export_.lesson_job.get();
+    export_.lesson_failed = !ok;
+    export_.lesson_message = message;
+    runner_.status = message;
+    log(message, !ok);
 }
 
 }  // namespace kl::gui

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/counters.h"
 #include "engine/errors.h"
 #include "engine/operation.h"
 #include "gui/workbook.h"
@@ -40,15 +41,20 @@ void Workbook::start_runner() {
 // [SECTION] Requests
 
 json Workbook::make_request(const Rung& r, const ParamValues& params, const Sizes& sizes) const {
-    json options = json::object();
+    RunRequest req;
+    req.ladder = ladder_->id;
+    req.rung = r.id;
+    req.sizes = sizes;
+    req.params = params;
+    req.dtype = dtype_;
     if (const LessonStep* s = step()) {
         // A step may demonstrate measuring mistakes: no warm-up, a single repetition, warm L2.
-        if (s->runner.warmup) options["warmup"] = *s->runner.warmup;
-        if (s->runner.reps) options["reps"] = *s->runner.reps;
-        if (s->runner.cold_l2) options["cold_l2"] = *s->runner.cold_l2;
+        req.warmup = s->runner.warmup;
+        req.reps = s->runner.reps;
+        req.cold_l2 = s->runner.cold_l2;
     }
-    return {{"type", "run"}, {"ladder", ladder_->id}, {"rung", r.id}, {"sizes", sizes},
-            {"params", params}, {"dtype", dtype_}, {"options", options}};
+    req.counters = params_ui_.counters;
+    return encode_run_request(req);
 }
 
 // [SECTION] Jobs
@@ -205,6 +211,7 @@ void Workbook::poll_runner() {
                 if (runner_.gpu) {
                     const json& dev = e.json.contains("device") ? e.json["device"] : json::object();
                     runner_.device = dev.value("name", "GPU");
+                    runner_.device_json = dev;
                     runner_.num_sms = dev.value("sm_count", 0);
                     runner_.device_arch = dev.value("arch", "");
                     try {
@@ -252,6 +259,8 @@ void Workbook::poll_runner() {
                     if (rec.timing) line += std::to_string(rec.timing->median_ms) + " ms, ";
                     line += rec.correctness ? rec.correctness->summary() : "not checked";
                     log(line);
+                    // Counters asked for but not read: say why once per run (the tooltip keeps it too).
+                    if (params_ui_.counters) log("  counters: " + counters_summary(rec.counters, rec.counters_note));
                 }
                 if (runner_.job && runner_.job->open.erase(e.request_id)) ++runner_.job->done;
                 // Test hook: kill the runner the hard way, as a crash would.

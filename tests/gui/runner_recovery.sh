@@ -31,6 +31,9 @@ p99 = r["frame_build_ms"]["p99"]
 if p99 > 1000 / 60: problems.append(f"frame build p99 {p99:.2f} ms is over 16.7 ms")
 print(f"runner recovery: {run['results']} results, {run['failures']} failed, {run['exits']} exit(s), {run['restarts']} restart(s); "
       f"frame build p50 {r['frame_build_ms']['p50']:.2f} ms, p99 {p99:.2f} ms over {r['frames']} frames")
+# Where the whole frame interval goes (docs/gui.md): under Xvfb, llvmpipe rasterizes in swap.
+stages = ["events", "build", "render", "swap", "other", "interval"]
+print("frame stages p50/p99 ms: " + ", ".join(f"{s} {r['frame_'+s+'_ms']['p50']:.2f}/{r['frame_'+s+'_ms']['p99']:.2f}" for s in stages))
 if problems:
     print("FAIL: " + "; ".join(problems))
     sys.exit(1)
