@@ -884,6 +884,13 @@ void run_passes(const Context& c, Layout& L, double top_block, double bottom_blo
     m = pass == 0 ? n
                   : Margins{std::max(m.left, n.left), std::max(m.right, n.right), std::max(m.top, n.top), std::max(m.bottom, n.bottom)};
   }
+  // Margins only grew, so a bottom margin kept for vertical category names of an earlier, narrower
+  // pass can outlive them (the names wrapped once the plot widened): give the unused height back.
+  // A taller plot leaves the slot widths, and so the names, as they are.
+  if (r.needed.bottom < m.bottom - 0.25) {
+    m.bottom = r.needed.bottom;
+    r = layout_pass(c, m, top_block, bottom_block, reserve_right);
+  }
   L.plot = r.plot;
   L.x = std::move(r.x);
   L.y = std::move(r.y);
