@@ -34,18 +34,7 @@ void add_page_options(CLI::App& app, PageOptions& o) {
 
 // The export look for slides: dark background, the workbook's screen colours, larger text.
 plot::Theme slide_theme() {
-    plot::Theme t = plot::print_theme();
-    t.background = plot::rgb(0x1E2127);
-    t.ink = plot::rgb(0xD7DAE0);
-    t.muted_ink = plot::rgb(0x9AA1AD);
-    t.grid = plot::rgb(0x353A44);
-    t.reference = plot::rgb(0xE8C268);
-    t.legend_fill = plot::rgb(0x262A31, 0.92f);
-    t.legend_border = plot::rgb(0x4A505C);
-    t.nan_cell = plot::rgb(0x4A4F58);
-    t.nan_cross = plot::rgb(0xC8CCD4);
-    t.palette = {plot::rgb(0x4FA3E0), plot::rgb(0xF0803C), plot::rgb(0x3CC49A), plot::rgb(0xF2C14E),
-                 plot::rgb(0xD98BC0), plot::rgb(0x8CD3F5), plot::rgb(0xB8BEC8), plot::rgb(0xE4E07A)};
+    plot::Theme t = plot::dark_theme();
     t.title_size *= 1.25;
     t.label_size *= 1.25;
     t.tick_size *= 1.25;

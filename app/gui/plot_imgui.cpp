@@ -38,23 +38,8 @@ plot::MeasureText imgui_measure(const PlotFonts& fonts) {
 // [SECTION] Theme
 
 plot::Theme screen_theme(bool dark, float scale) {
-    plot::Theme t = plot::print_theme();
-    if (dark) {
-        t.background = plot::rgb(0x1E2127);
-        t.ink = plot::rgb(0xD7DAE0);
-        t.muted_ink = plot::rgb(0x9AA1AD);
-        t.grid = plot::rgb(0x353A44);
-        t.reference = plot::rgb(0xE8C268);
-        t.legend_fill = plot::rgb(0x262A31, 0.92f);
-        t.legend_border = plot::rgb(0x4A505C);
-        t.nan_cell = plot::rgb(0x4A4F58);
-        t.nan_cross = plot::rgb(0xC8CCD4);
-        // Okabe-Ito hues, lifted for a dark background; then four more so that ladders of up to
-        // twelve rungs keep one colour each.
-        t.palette = {plot::rgb(0x4FA3E0), plot::rgb(0xF0803C), plot::rgb(0x3CC49A), plot::rgb(0xF2C14E),
-                     plot::rgb(0xD98BC0), plot::rgb(0x8CD3F5), plot::rgb(0xB8BEC8), plot::rgb(0xE4E07A),
-                     plot::rgb(0xA88BEB), plot::rgb(0xEF6F6C), plot::rgb(0x7BC96F), plot::rgb(0xC9A27E)};
-    } else {
+    plot::Theme t = dark ? plot::dark_theme() : plot::print_theme();
+    if (!dark) {
         t.background = plot::rgb(0xFFFFFF);
         t.reference = plot::rgb(0xB4451F);
         t.palette = {plot::rgb(0x0072B2), plot::rgb(0xD55E00), plot::rgb(0x009E73), plot::rgb(0xE69F00),

@@ -54,4 +54,22 @@ Theme print_theme() {
   return t;
 }
 
+Theme dark_theme() {
+    Theme t = print_theme();
+    t.background = rgb(0x1E2127);
+    t.ink = rgb(0xD7DAE0);
+    t.muted_ink = rgb(0x9AA1AD);
+    t.grid = rgb(0x353A44);
+    t.reference = rgb(0xE8C268);
+    t.legend_fill = rgb(0x262A31, 0.92f);
+    t.legend_border = rgb(0x4A505C);
+    t.nan_cell = rgb(0x4A4F58);
+    t.nan_cross = rgb(0xC8CCD4);
+    // Okabe-Ito hues, lifted for a dark background; then four more so that ladders of up to
+    // twelve rungs keep one colour each.
+    t.palette = {rgb(0x4FA3E0), rgb(0xF0803C), rgb(0x3CC49A), rgb(0xF2C14E), rgb(0xD98BC0), rgb(0x8CD3F5),
+                 rgb(0xB8BEC8), rgb(0xE4E07A), rgb(0xA88BEB), rgb(0xEF6F6C), rgb(0x7BC96F), rgb(0xC9A27E)};
+    return t;
+}
+
 }  // namespace kl::plot

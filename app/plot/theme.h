@@ -62,5 +62,8 @@ struct Theme {
 
 // White background, Okabe-Ito palette (colour-blind safe), viridis heatmaps, DejaVu Sans.
 Theme print_theme();
+// The workbook's dark screen colours on print_theme()'s sizes (points): the GUI's dark theme
+// scales it to pixels, `kladder export --theme screen` enlarges its text for slides.
+Theme dark_theme();
 
 }  // namespace kl::plot
