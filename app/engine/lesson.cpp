@@ -43,7 +43,7 @@ std::string read_text_file(TomlReader& r, const std::string& dir, const toml::ta
 
 LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir,
                      const std::vector<Ladder>& ladders) {
-    r.allow_only(t, field, {"title", "text", "ladder", "rung", "params", "sizes", "dtype", "plot", "sweep", "look_at",
+    r.allow_only(t, field, {"title", "text", "ladder", "rung", "params", "sizes", "dtype", "plot", "metric", "sweep", "look_at",
                             "question", "answer", "runner"});
     LessonStep s;
     s.line = line_of(t);
@@ -54,6 +54,7 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
     s.rung = r.string_or(t, "rung", "", field);
     s.dtype = r.string_or(t, "dtype", "", field);
     s.plot = r.string_or(t, "plot", "", field);
+    s.metric = r.string_or(t, "metric", "", field);
     s.look_at = r.string_or(t, "look_at", "", field);
     s.question = r.string_or(t, "question", "", field);
     s.answer = r.string_or(t, "answer", "", field);
@@ -79,6 +80,15 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
     }
     static const std::set<std::string> plots = {"", "bars", "sweep", "traffic", "roofline", "errors"};
     if (!plots.count(s.plot)) r.fail(s.line, field + ".plot", "unknown plot '" + s.plot + "' (bars, sweep, traffic, roofline, errors)");
+    // Which metric fits which plot: bars time|rate|pct; sweep time|rate|memory; traffic bytes|sectors|conflicts.
+    static const std::map<std::string, std::set<std::string>> metrics = {
+        {"bars", {"time", "rate", "pct"}}, {"sweep", {"time", "rate", "memory"}}, {"traffic", {"bytes", "sectors", "conflicts"}}};
+    if (!s.metric.empty()) {
+        auto it = metrics.find(s.plot);
+        if (it == metrics.end() || !it->second.count(s.metric))
+            r.fail(line_of(*t.get("metric")), field + ".metric",
+                   "'" + s.metric + "' does not fit plot '" + s.plot + "' (bars: time, rate, pct; sweep: time, rate, memory; traffic: bytes, sectors, conflicts)");
+    }
     if (!s.dtype.empty() && !parse_dtype(s.dtype)) r.fail(s.line, field + ".dtype", "unknown dtype '" + s.dtype + "'");
 
     // References into the ladders.

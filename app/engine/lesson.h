@@ -20,6 +20,7 @@ struct RunnerPreset {  // a step may demonstrate measuring mistakes
 struct LessonStep {
     std::string title, text_path, text;  // text: the Markdown, read at load
     std::string ladder, rung, dtype, plot, sweep_axis, look_at, question, answer;
+    std::string metric;  // what the plot shows: time|rate|pct (bars), memory (sweep), bytes|sectors|conflicts (traffic)
     std::map<std::string, int64_t> params, sizes;
     RunnerPreset runner;
     int line = 0;

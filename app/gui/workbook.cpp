@@ -148,6 +148,16 @@ void Workbook::apply_step() {
         else plots_.tab = s->sweep_axis.empty() ? 0 : 1;
         // Size sweeps read best as time on log axes; parameter sweeps as throughput.
         plots_.sweep_metric = (!s->sweep_axis.empty() && sizes_.count(s->sweep_axis)) ? 1 : 0;
+        plots_.traffic_metric = 0;
+        // The step may name the metric its point needs (lesson.toml `metric`).
+        const std::string& m = s->metric;
+        if (m == "time") plots_.bar_metric = 0, plots_.sweep_metric = 1;
+        else if (m == "rate") plots_.bar_metric = 1, plots_.sweep_metric = 0;
+        else if (m == "pct") plots_.bar_metric = 2;
+        else if (m == "memory") plots_.sweep_metric = 2;
+        else if (m == "bytes") plots_.traffic_metric = 0;
+        else if (m == "sectors") plots_.traffic_metric = 1;
+        else if (m == "conflicts") plots_.traffic_metric = 2;
     }
 }
 

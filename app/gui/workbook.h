@@ -202,6 +202,7 @@ class Workbook {
         int tab = 0;                       // 0 rungs, 1 sweep, 2 correctness, 3 traffic, 4 roofline
         int bar_metric = 1;                // BarMetric
         int sweep_metric = 0;              // SweepMetric
+        int traffic_metric = 0;            // TrafficMetric
         uint64_t built_generation = 0;
         std::string built_key;
         BuiltFigure built;

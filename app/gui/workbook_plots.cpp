@@ -107,15 +107,26 @@ void Workbook::draw_plots() {
         ImGui::SetNextItemWidth(160 * s);
         ImGui::Combo("##bar_metric", &plots_.bar_metric, metrics, 3);
     } else if (plots_.tab == 1) {
-        const char* metrics[] = {flops ? "TFLOP/s" : "GB/s", "Time"};
+        const char* metrics[] = {flops ? "TFLOP/s" : "GB/s", "Time", "Peak memory"};
         ImGui::AlignTextToFramePadding();
         ImGui::TextDisabled("Show");
         ImGui::SameLine();
-        ImGui::SetNextItemWidth(110 * s);
-        ImGui::Combo("##sweep_metric", &plots_.sweep_metric, metrics, 2);
+        ImGui::SetNextItemWidth(140 * s);
+        ImGui::Combo("##sweep_metric", &plots_.sweep_metric, metrics, 3);
+        item_tooltip("Peak memory: the problem's buffers plus the rung's scratch, per run; refused runs are marked.");
         ImGui::SameLine();
         ImGui::TextDisabled("vs %s", params_ui_.sweep_axis.c_str());
         item_tooltip("The axis is chosen next to the Sweep button.");
+    } else if (plots_.tab == 3) {
+        const char* metrics[] = {"Bytes moved", "Sectors per request", "Bank conflicts"};
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextDisabled("Show");
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(190 * s);
+        ImGui::Combo("##traffic_metric", &plots_.traffic_metric, metrics, 3);
+        item_tooltip("Bytes: ideal, the rung's model, measured DRAM and L2. Sectors per request: 4 is a coalesced fp32 warp access, "
+                     "32 one sector per thread. Bank conflicts: extra shared-memory wavefronts. Measured ones need hardware counters "
+                     "(the Counters box next to Run, or recorded results that carry them).");
     }
 
     // Correctness: a one-line summary of the rung's check above the map.
@@ -143,35 +154,12 @@ void Workbook::draw_plots() {
 
 // [SECTION] Building
 
-namespace {
-
-// Bars get one colour per category (the rung's), not one per series: recolour the bar
-// rectangles the scene drew in the series colour.
-void colour_bars_by_category(plot::Scene& scene, const plot::Layout& layout, const BuiltFigure& built, const plot::Theme& theme) {
-    if (built.bar_colors.empty() || built.figure.series.empty()) return;
-    // Only figures with a single bar series carry per-rung colours (grouped bars keep theirs).
-    int bar_series = 0;
-    for (const auto& s : built.figure.series) bar_series += s.kind == plot::SeriesKind::Bars;
-    if (bar_series != 1) return;
-    for (const auto& b : layout.bars) {
-        if (b.point >= built.bar_colors.size()) continue;
-        plot::Color fill = theme.palette_color(built.bar_colors[b.point]);
-        for (auto& cmd : scene.commands) {
-            auto* r = std::get_if<plot::RectCmd>(&cmd);
-            if (!r || r->rect.x != b.rect.x || r->rect.y != b.rect.y || r->rect.w != b.rect.w || r->rect.h != b.rect.h) continue;
-            r->fill = fill;
-            r->stroke = {fill.r * 0.7f, fill.g * 0.7f, fill.b * 0.7f, fill.a};
-        }
-    }
-}
-
-}  // namespace
 
 void Workbook::draw_plot_canvas(float width, float height) {
     const float s = fonts_.scale;
     PlotContext ctx = plot_context();
     // Rebuild when the data, the selection, the size or the theme changed.
-    std::string key = std::to_string(plots_.tab) + "|" + std::to_string(plots_.bar_metric) + "|" + std::to_string(plots_.sweep_metric) + "|" +
+    std::string key = std::to_string(plots_.tab) + "|" + std::to_string(plots_.bar_metric) + "|" + std::to_string(plots_.sweep_metric) + "|" + std::to_string(plots_.traffic_metric) + "|" +
                       ladder_->id + "|" + (rung_ ? rung_->id : "") + "|" + format_sizes(sizes_) + "|" + dtype_ + "|" +
                       params_ui_.sweep_axis + "|" + ctx.device;
     for (const auto& [k, v] : ctx.params) key += "|" + k + "=" + std::to_string(v);
@@ -182,7 +170,7 @@ void Workbook::draw_plot_canvas(float width, float height) {
             case 0: plots_.built = rung_bars(store_, ctx, BarMetric(plots_.bar_metric)); break;
             case 1: plots_.built = sweep_lines(store_, ctx, params_ui_.sweep_axis, SweepMetric(plots_.sweep_metric)); break;
             case 2: plots_.built = correctness(store_, ctx, plots_.error_map_run); break;
-            case 3: plots_.built = traffic_bars(store_, ctx); break;
+            case 3: plots_.built = traffic_bars(store_, ctx, TrafficMetric(plots_.traffic_metric)); break;
             default: plots_.built = roofline(store_, ctx); break;
         }
         plots_.built_key = key;
@@ -211,7 +199,6 @@ void Workbook::draw_plot_canvas(float width, float height) {
         plots_.layout = plot::compute_layout(plots_.shown, width, height, measure, theme);
         plots_.scene = plot::build_scene(plots_.shown, plots_.layout, theme);
         plots_.scene.background = to_plot_color(ImGui::GetStyleColorVec4(ImGuiCol_ChildBg));
-        colour_bars_by_category(plots_.scene, plots_.layout, plots_.built, theme);
         plots_.built_w = width;
         plots_.built_h = height;
         plots_.built_dark = dark;

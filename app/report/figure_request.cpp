@@ -75,6 +75,11 @@ FigureRequest request_for_step(const LessonStep& step) {
     r.sizes = step.sizes;
     r.params = step.params;
     r.dtype = step.dtype;
+    if (!step.metric.empty()) {
+        auto m = metric_from_name(step.metric);
+        if (!m) throw InputError("step '" + step.title + "': unknown metric '" + step.metric + "'");
+        r.metric = *m;
+    }
     return r;
 }
 
