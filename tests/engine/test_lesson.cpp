@@ -90,3 +90,11 @@ TEST(Lesson, BrokenLessonIsReportedAndOthersStillLoad) {
     EXPECT_EQ(errors[0].folder, "b_bad");
     EXPECT_NE(errors[0].message.find("lesson.id: expected a string"), std::string::npos) << errors[0].message;
 }
+
+TEST(Lesson, MetricMustFitThePlot) {
+    EXPECT_EQ(error_of(lesson_with("ladder = \"elementwise\"\nplot = \"bars\"\nmetric = \"time\"\n")), "");
+    std::string e = error_of(lesson_with("ladder = \"elementwise\"\nplot = \"bars\"\nmetric = \"sectors\"\n"));
+    EXPECT_NE(e.find("step[0].metric: 'sectors' does not fit plot 'bars'"), std::string::npos) << e;
+    e = error_of(lesson_with("ladder = \"elementwise\"\nmetric = \"memory\"\n"));
+    EXPECT_NE(e.find("does not fit plot ''"), std::string::npos) << e;
+}
