@@ -267,7 +267,7 @@ AxisLayout layout_x_axis(const Context& c, Range range, const Rect& plot) {
     return a;
   }
 
-  // Category names: one line if all fit their slot, else wrapped (up to 3 lines), else vertical.
+  // Category names: one line if all fit their slot, else wrapped (up to 4 lines), else vertical.
   const auto& names = axis.categories;
   double slot = std::fabs(a.transform.to_pixel(1.0) - a.transform.to_pixel(0.0));
   double available = std::max(1.0, slot - 0.6 * size);
@@ -279,10 +279,10 @@ AxisLayout layout_x_axis(const Context& c, Range range, const Rect& plot) {
     lines[i] = wrap_text(names[i], available, size, false, c.measure);
     std::string joined;
     for (const std::string& l : lines[i]) joined += (joined.empty() ? "" : " ") + l;
-    if (lines[i].size() > 3 || joined != names[i]) wrapped = false;  // too many lines, or a word was cut
+    if (lines[i].size() > 4 || joined != names[i]) wrapped = false;  // too many lines, or a word was cut
   }
   a.vertical_labels = !single && !wrapped;
-  double max_vertical = std::max(10.0, 0.35 * c.height);
+  double max_vertical = std::max(10.0, 0.45 * c.height);
   for (size_t i = 0; i < names.size(); ++i) {
     PlacedTick p{static_cast<double>(i), a.transform.to_pixel(static_cast<double>(i)), true, {}};
     if (a.vertical_labels) {
