@@ -32,24 +32,12 @@ void add_page_options(CLI::App& app, PageOptions& o) {
     app.add_flag("--caption,!--no-caption", o.caption, "print device, date and problem size under the plot (default on)");
 }
 
-// The export look for slides: dark background, the workbook's screen colours, larger text.
-plot::Theme slide_theme() {
-    plot::Theme t = plot::dark_theme();
-    t.title_size *= 1.25;
-    t.label_size *= 1.25;
-    t.tick_size *= 1.25;
-    t.legend_size *= 1.25;
-    t.caption_size *= 1.25;
-    t.annotation_size *= 1.25;
-    return t;
-}
-
 plot::ExportOptions export_options(const PageOptions& o) {
     plot::ExportOptions e;
     e.width_pt = o.width_pt;
     e.height_pt = o.height_pt;
     e.png_scale = o.scale;
-    e.theme = o.theme == "screen" ? slide_theme() : plot::print_theme();
+    e.theme = o.theme == "screen" ? plot::slide_theme() : plot::print_theme();
     return e;
 }
 

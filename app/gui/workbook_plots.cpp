@@ -323,22 +323,7 @@ plot::ExportOptions page_options(float width_pt, float height_pt, float png_scal
     o.width_pt = width_pt;
     o.height_pt = height_pt;
     o.png_scale = png_scale;
-    o.theme = plot::print_theme();
-    if (theme == 1) {
-        const plot::Theme dark = screen_theme(true, 1.0f);
-        plot::Theme& t = o.theme;
-        t.background = dark.background;
-        t.ink = dark.ink;
-        t.muted_ink = dark.muted_ink;
-        t.grid = dark.grid;
-        t.reference = dark.reference;
-        t.legend_fill = dark.legend_fill;
-        t.legend_border = dark.legend_border;
-        t.nan_cell = dark.nan_cell;
-        t.nan_cross = dark.nan_cross;
-        t.palette = dark.palette;
-        for (double* size : {&t.title_size, &t.label_size, &t.tick_size, &t.legend_size, &t.caption_size, &t.annotation_size}) *size *= 1.25;
-    }
+    o.theme = theme == 1 ? plot::slide_theme() : plot::print_theme();
     return o;
 }
 

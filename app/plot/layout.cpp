@@ -730,8 +730,12 @@ void layout_notes(const Context& c, Layout& L) {
       Color fill = color < 0 ? th.reference : th.palette_color(color);
       double inside_top = (b.has_whisker ? std::max(b.rect.top(), b.whisker_bottom) : b.rect.top()) + gap;
       if (inside_top + t.box.h < b.rect.bottom())  // under the whisker, still inside the bar
-        t = place_text(text, size, false, is_dark(fill) ? th.background : th.ink, {cx, inside_top}, HAlign::Center,
-                       VAlign::Top, c.measure);
+      {
+        // Of the theme's two text-capable colours, the one that contrasts with the bar (the
+        // light one on a dark fill); works for the print and the dark screen theme alike.
+        Color light = is_dark(th.ink) ? th.background : th.ink, dark = is_dark(th.ink) ? th.ink : th.background;
+        t = place_text(text, size, false, is_dark(fill) ? light : dark, {cx, inside_top}, HAlign::Center, VAlign::Top, c.measure);
+      }
     }
     L.notes.push_back(t);
   }

@@ -72,4 +72,10 @@ Theme dark_theme() {
     return t;
 }
 
+Theme slide_theme() {
+    Theme t = dark_theme();
+    for (double* size : {&t.title_size, &t.label_size, &t.tick_size, &t.legend_size, &t.caption_size, &t.annotation_size}) *size *= 1.25;
+    return t;
+}
+
 }  // namespace kl::plot

@@ -65,5 +65,8 @@ Theme print_theme();
 // The workbook's dark screen colours on print_theme()'s sizes (points): the GUI's dark theme
 // scales it to pixels, `kladder export --theme screen` enlarges its text for slides.
 Theme dark_theme();
+// Slides: dark_theme() with text a quarter larger (`kladder export --theme screen`, the GUI's
+// export popup "screen").
+Theme slide_theme();
 
 }  // namespace kl::plot
