@@ -27,6 +27,9 @@ shot rungs          --no-runner $extra --lesson first_kernel --step 3
 shot sweep_tpb      --no-runner $extra --lesson first_kernel --step 4
 shot sweep_size     --no-runner $extra --lesson first_kernel --step 7
 shot traffic        --no-runner $extra --lesson coalescing --step 5 --view traffic
+shot sectors        --no-runner $extra --lesson coalescing --step 3
+shot bank_conflicts --no-runner $extra --lesson coalescing --step 6
+shot attention_memory --no-runner $extra --lesson attention --step 3
 shot matmul_light   --no-runner $extra --lesson matmul --step 12 --view bars --theme light --hover 960,640
 shot diff_light     --no-runner $extra --lesson fusion --step 4 --view diff --theme light
 shot ptx            --no-runner $extra --lesson fusion --step 5 --view ptx
