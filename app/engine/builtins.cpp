@@ -31,6 +31,24 @@ GemmArgs gemm_args(const std::string& name, const std::vector<KernelArg>& args) 
     return {args[0].ptr, args[1].ptr, args[2].ptr, as_int(args[3]), as_int(args[4]), as_int(args[5])};
 }
 
+// Arguments of the batched routines: [C, A, B, M, N, K, batch, esize], esize 4 (fp32) or 2 (bf16).
+struct BatchedGemmArgs {
+    void* c;
+    const void* a;
+    const void* b;
+    int64_t m, n, k, batch;
+    cudaDataType_t type;  // of A and B (and of C where the routine says so)
+};
+
+BatchedGemmArgs batched_gemm_args(const std::string& name, const std::vector<KernelArg>& args) {
+    auto as_i64 = [](const KernelArg& a) { return a.kind == KernelArg::Kind::I64 ? a.i64 : int64_t(a.i32); };
+    if (args.size() != 8 || args[0].kind != KernelArg::Kind::Pointer || args[1].kind != KernelArg::Kind::Pointer ||
+        args[2].kind != KernelArg::Kind::Pointer || (as_i64(args[7]) != 2 && as_i64(args[7]) != 4))
+        throw InputError("builtin " + name + " takes args [C, A, B, M, N, K, batch, esize] with esize 4 (fp32) or 2 (bf16)");
+    return {args[0].ptr,     args[1].ptr,     args[2].ptr,     as_i64(args[3]), as_i64(args[4]),
+            as_i64(args[5]), as_i64(args[6]), as_i64(args[7]) == 4 ? CUDA_R_32F : CUDA_R_16BF};
+}
+
 // fp32 in, fp32 out; `tf32` lets cuBLAS round inputs to TF32 on the tensor cores.
 void sgemm(const std::string& name, const std::vector<KernelArg>& args, GpuContext& gpu, bool tf32) {
     GemmArgs g = gemm_args(name, args);
@@ -64,18 +82,15 @@ const std::map<std::string, Routine>& routines() {
         // esize 4 reads fp32 A and B (fp32 math, no TF32), esize 2 reads bf16 (fp32 sums).
         {"cublas_gemm_nt_batched",
          [](auto& name, auto& args, auto& gpu) {
-             auto as_i64 = [](const KernelArg& a) { return a.kind == KernelArg::Kind::I64 ? a.i64 : int64_t(a.i32); };
-             if (args.size() != 8 || args[0].kind != KernelArg::Kind::Pointer || args[1].kind != KernelArg::Kind::Pointer ||
-                 args[2].kind != KernelArg::Kind::Pointer || (as_i64(args[7]) != 2 && as_i64(args[7]) != 4))
-                 throw InputError("builtin " + name + " takes args [C, A, B, M, N, K, batch, esize] with esize 4 (fp32) or 2 (bf16)");
-             const int64_t m = as_i64(args[3]), n = as_i64(args[4]), k = as_i64(args[5]), batch = as_i64(args[6]);
-             const cudaDataType_t ab = as_i64(args[7]) == 4 ? CUDA_R_32F : CUDA_R_16BF;
+             const BatchedGemmArgs g = batched_gemm_args(name, args);
+             const int64_t m = g.m, n = g.n, k = g.k, batch = g.batch;
+             const cudaDataType_t ab = g.type;
              cublasHandle_t h = gpu.cublas();
              KL_CUBLAS_CALL(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
              const float one = 1.f, zero = 0.f;
              // Column-major view: C^T (N x M) = B (N x K, stored as K x N: transpose) * A^T (K x M).
-             KL_CUBLAS_CALL(cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, int(n), int(m), int(k), &one, args[2].ptr, ab,
-                                                       int(k), n * k, args[1].ptr, ab, int(k), m * k, &zero, args[0].ptr, CUDA_R_32F,
+             KL_CUBLAS_CALL(cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, int(n), int(m), int(k), &one, g.b, ab,
+                                                       int(k), n * k, g.a, ab, int(k), m * k, &zero, g.c, CUDA_R_32F,
                                                        int(n), m * n, int(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
          }},
         // Naive attention, output: C[i] = A[i] B[i] for i < batch, A M x K, B K x N, C M x N, all
@@ -83,20 +98,17 @@ const std::map<std::string, Routine>& routines() {
         // (no TF32), 2 = bf16 in and out with fp32 sums (one rounding to bf16 at the end).
         {"cublas_gemm_nn_batched",
          [](auto& name, auto& args, auto& gpu) {
-             auto as_i64 = [](const KernelArg& a) { return a.kind == KernelArg::Kind::I64 ? a.i64 : int64_t(a.i32); };
-             if (args.size() != 8 || args[0].kind != KernelArg::Kind::Pointer || args[1].kind != KernelArg::Kind::Pointer ||
-                 args[2].kind != KernelArg::Kind::Pointer || (as_i64(args[7]) != 2 && as_i64(args[7]) != 4))
-                 throw InputError("builtin " + name + " takes args [C, A, B, M, N, K, batch, esize] with esize 4 (fp32) or 2 (bf16)");
-             const int64_t m = as_i64(args[3]), n = as_i64(args[4]), k = as_i64(args[5]), batch = as_i64(args[6]);
-             const cudaDataType_t t = as_i64(args[7]) == 4 ? CUDA_R_32F : CUDA_R_16BF;
+             const BatchedGemmArgs g = batched_gemm_args(name, args);
+             const int64_t m = g.m, n = g.n, k = g.k, batch = g.batch;
+             const cudaDataType_t t = g.type;
              cublasHandle_t h = gpu.cublas();
              // With a bf16 C, cuBLAS may otherwise add split-K partial sums in bf16.
              KL_CUBLAS_CALL(cublasSetMathMode(
                  h, static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
              const float one = 1.f, zero = 0.f;
              // Column-major view: C^T (N x M) = B^T (N x K) * A^T (K x M), no transposes.
-             KL_CUBLAS_CALL(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one, args[2].ptr, t, int(n),
-                                                       k * n, args[1].ptr, t, int(k), m * k, &zero, args[0].ptr, t, int(n), m * n,
+             KL_CUBLAS_CALL(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one, g.b, t, int(n),
+                                                       k * n, g.a, t, int(k), m * k, &zero, g.c, t, int(n), m * n,
                                                        int(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
          }},
     };
