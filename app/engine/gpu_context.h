@@ -21,9 +21,15 @@ namespace kl {
 
 class KernelCache;
 
-// One kernel argument by value: a device pointer or a scalar.
+// A CUtensorMap's 128 bytes, with the 64-byte alignment the driver requires of the copy that a
+// launch reads its `const __grid_constant__` parameter from (see tensor_map.h).
+struct alignas(64) TensorMapBytes {
+    unsigned char bytes[128];
+};
+
+// One kernel argument by value: a device pointer, a scalar, or a TMA tensor map.
 struct KernelArg {
-    enum class Kind { Pointer, I32, I64, F32, F64 } kind;
+    enum class Kind { Pointer, I32, I64, F32, F64, TensorMap } kind;
     explicit KernelArg(Kind k) : kind(k), i64(0) {}
     union {
         void* ptr;
@@ -37,7 +43,14 @@ struct KernelArg {
     static KernelArg i64v(int64_t v) { KernelArg a(Kind::I64); a.i64 = v; return a; }
     static KernelArg f32v(float v) { KernelArg a(Kind::F32); a.f32 = v; return a; }
     static KernelArg f64v(double v) { KernelArg a(Kind::F64); a.f64 = v; return a; }
-    void* address() { return &ptr; }  // what cudaLaunchKernel wants in its argument array
+    static KernelArg tensor_map(std::shared_ptr<const TensorMapBytes> map) {
+        KernelArg a(Kind::TensorMap);
+        a.map = std::move(map);
+        return a;
+    }
+    // What cudaLaunchKernel wants in its argument array: the address of the value's bytes.
+    void* address() { return kind == Kind::TensorMap ? const_cast<unsigned char*>(map->bytes) : static_cast<void*>(&ptr); }
+    std::shared_ptr<const TensorMapBytes> map;  // Kind::TensorMap only; shared so copies stay cheap
 };
 
 class GpuContext {

@@ -3,6 +3,7 @@
 #include "manifest.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -127,12 +128,78 @@ ParamSpec read_param(TomlReader& r, const std::string& name, const toml::node& n
     return p;
 }
 
+std::string trim(const std::string& s) {
+    size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+// "tmap(A, rows=M, cols=K, box_rows=BM, box_cols=64, swizzle=128)". The buffer name is checked
+// against the operation's buffers later (check_names), like a plain buffer argument.
+void read_tensor_map(TomlReader& r, int line, const std::string& field, ArgSpec& a) {
+    const std::string usage = " (expected tmap(<buffer>, rows=<expr>, cols=<expr>, box_rows=<expr>, box_cols=<expr>[, swizzle=0|32|64|128]))";
+    std::string body = trim(a.text);
+    if (body.size() < 6 || body.back() != ')') r.fail(line, field, "'" + a.text + "': missing ')'" + usage);
+    body = body.substr(5, body.size() - 6);  // between "tmap(" and the last ')'
+    // Split at top-level commas: expressions may hold calls such as min(a, b).
+    std::vector<std::string> parts;
+    int depth = 0;
+    std::string cur;
+    for (char c : body) {
+        if (c == '(') ++depth;
+        if (c == ')') --depth;
+        if (depth < 0) r.fail(line, field, "'" + a.text + "': unbalanced parentheses");
+        if (c == ',' && depth == 0) {
+            parts.push_back(trim(cur));
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    parts.push_back(trim(cur));
+    if (depth != 0) r.fail(line, field, "'" + a.text + "': unbalanced parentheses");
+    a.kind = ArgSpec::Kind::TensorMap;
+    a.tmap.buffer = parts[0];
+    bool name_ok = !a.tmap.buffer.empty();
+    for (char c : a.tmap.buffer) name_ok = name_ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!name_ok)
+        r.fail(line, field, "'" + a.text + "': the first item must be a buffer name" + usage);
+    std::set<std::string> seen;
+    for (size_t i = 1; i < parts.size(); ++i) {
+        auto eq = parts[i].find('=');
+        if (eq == std::string::npos) r.fail(line, field, "'" + parts[i] + "' is not key=value" + usage);
+        std::string key = trim(parts[i].substr(0, eq)), value = trim(parts[i].substr(eq + 1));
+        if (!seen.insert(key).second) r.fail(line, field, "'" + key + "' given twice in '" + a.text + "'");
+        if (key == "swizzle") {
+            if (value == "0") a.tmap.swizzle = 0;
+            else if (value == "32") a.tmap.swizzle = 32;
+            else if (value == "64") a.tmap.swizzle = 64;
+            else if (value == "128") a.tmap.swizzle = 128;
+            else r.fail(line, field, "swizzle=" + value + ": expected 0, 32, 64 or 128 (bytes)");
+            continue;
+        }
+        Expr* target = key == "rows" ? &a.tmap.rows : key == "cols" ? &a.tmap.cols : key == "box_rows" ? &a.tmap.box_rows
+                     : key == "box_cols" ? &a.tmap.box_cols : nullptr;
+        if (!target) r.fail(line, field, "unknown key '" + key + "' in '" + a.text + "'" + usage);
+        try {
+            *target = Expr::parse(value);
+        } catch (const InputError& e) {
+            r.fail(line, field, key + ": " + e.what());
+        }
+    }
+    for (const char* key : {"rows", "cols", "box_rows", "box_cols"})
+        if (!seen.count(key)) r.fail(line, field, "'" + a.text + "': missing " + key + usage);
+}
+
 ArgSpec read_arg(TomlReader& r, const toml::node& n, const std::string& field) {
     auto s = n.value<std::string>();
     auto i = n.value<int64_t>();
     if (!s && !i) r.fail(line_of(n), field, "expected a buffer name or an expression");
     ArgSpec a;
     a.text = s ? *s : std::to_string(*i);
+    if (s && trim(*s).rfind("tmap(", 0) == 0) {
+        read_tensor_map(r, line_of(n), field, a);
+        return a;
+    }
     std::string body = a.text;
     auto colon = body.rfind(':');
     if (colon != std::string::npos) {
@@ -293,6 +360,13 @@ void check_names(TomlReader& r, Rung& rung, const Operation& op, const std::stri
         if (!l.smem.empty()) check(l.smem, l.line, field + ".launch.smem");
         for (auto& a : l.args) {
             if (a.is_literal) continue;
+            if (a.kind == ArgSpec::Kind::TensorMap) {
+                const std::string f = field + ".launch.args '" + a.text + "'";
+                if (!buffers.count(a.tmap.buffer)) r.fail(l.line, f, "unknown buffer '" + a.tmap.buffer + "'");
+                for (const Expr* e : {&a.tmap.rows, &a.tmap.cols, &a.tmap.box_rows, &a.tmap.box_cols}) check(*e, l.line, f);
+                if (!l.builtin.empty()) r.fail(l.line, f, "a tensor map can only be passed to a kernel, not to builtin " + l.builtin);
+                continue;
+            }
             auto names = a.value.names();
             if (names.size() == 1 && a.value.text() == *names.begin() && buffers.count(a.value.text())) {
                 a.kind = ArgSpec::Kind::Buffer;

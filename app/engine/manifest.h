@@ -32,11 +32,21 @@ struct Constraint {
     int line = 0;
 };
 
+// "tmap(A, rows=M, cols=K, box_rows=BM, box_cols=64, swizzle=128)": a TMA tensor map over a
+// row-major rows x cols buffer, copied box_rows x box_cols at a time, encoded on the host and
+// passed by value (a 128-byte `const __grid_constant__` kernel parameter).
+struct TensorMapSpec {
+    std::string buffer;
+    Expr rows, cols, box_rows, box_cols;
+    int swizzle = 0;  // bytes: 0 (none), 32, 64 or 128
+};
+
 struct ArgSpec {
-    enum class Kind { Buffer, Scalar } kind = Kind::Scalar;
+    enum class Kind { Buffer, Scalar, TensorMap } kind = Kind::Scalar;
     enum class Type { I32, I64, F32 } type = Type::I32;
     std::string buffer;  // for Kind::Buffer
     Expr value;          // for Kind::Scalar
+    TensorMapSpec tmap;  // for Kind::TensorMap
     bool is_literal = false;  // "0.5:f32": a floating-point constant, not an expression
     double literal = 0;
     std::string text;    // as written

@@ -9,6 +9,7 @@
 #include "cuda_check.h"
 #include "gpu_context.h"
 #include "kernel_cache.h"
+#include "tensor_map.h"
 
 namespace kl {
 
@@ -75,6 +76,24 @@ dim3 make_dim(const std::vector<Expr>& e, const Scope& s, const std::string& wha
         if (v[i] < 1 || v[i] > (i == 0 && what == "grid" ? 2147483647LL : 65535LL))
             throw InputError(label + ": " + what + " dimension " + std::to_string(i) + " = " + std::to_string(v[i]) + " is not launchable");
     return dim3(static_cast<unsigned>(v[0]), static_cast<unsigned>(v[1]), static_cast<unsigned>(v[2]));
+}
+
+// A `tmap(...)` argument: its expressions evaluated, checked against the buffer, encoded.
+std::shared_ptr<const TensorMapBytes> tensor_map_arg(GpuContext& gpu, const ArgSpec& a, const Scope& scope, const std::string& label) {
+    DeviceBuffer& buf = gpu.buffer(a.tmap.buffer);
+    TensorMapRequest req;
+    req.base = buf.data();
+    req.dtype = buf.dtype();
+    req.rows = a.tmap.rows.eval(scope);
+    req.cols = a.tmap.cols.eval(scope);
+    req.box_rows = a.tmap.box_rows.eval(scope);
+    req.box_cols = a.tmap.box_cols.eval(scope);
+    req.swizzle = a.tmap.swizzle;
+    const std::string what = label + ": argument '" + a.text + "'";
+    if (req.rows > 0 && req.cols > 0 && req.rows * req.cols > buf.elements())
+        throw InputError(what + ": " + std::to_string(req.rows) + " x " + std::to_string(req.cols) + " elements exceed buffer " +
+                         a.tmap.buffer + " (" + std::to_string(buf.elements()) + ")");
+    return encode_tensor_map_2d(req, what);
 }
 
 std::string describe_params(const ParamValues& params) {
@@ -286,6 +305,8 @@ RunRecord Runner::run(const Ladder& ladder, const Rung& rung, const RunOptions& 
         for (const auto& a : l.spec->args) {
             if (a.kind == ArgSpec::Kind::Buffer) {
                 l.args.push_back(KernelArg::pointer(gpu_.buffer(a.buffer).data()));
+            } else if (a.kind == ArgSpec::Kind::TensorMap) {
+                l.args.push_back(KernelArg::tensor_map(tensor_map_arg(gpu_, a, scope, prep.label)));
             } else if (a.is_literal) {
                 l.args.push_back(KernelArg::f32v(static_cast<float>(a.literal)));
             } else {

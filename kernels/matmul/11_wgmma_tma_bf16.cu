@@ -1,0 +1,433 @@
+// Rung 11 - TMA copies and warp specialization: the tensor cores stop waiting for the threads.
+//
+// What changes from rung 10: there, the same 256 threads did everything in turn. Each K-tile they
+// issued 12 cp.async each (plus address and guard arithmetic), waited for their own copies,
+// fenced, met at a __syncthreads, and only then issued the wgmma batch; a warpgroup that finished
+// early waited at the barrier for the slowest one.
+// Here the block splits into roles, one warpgroup each:
+//  1. A producer warpgroup. One of its threads issues the copies with the Tensor Memory
+//     Accelerator (TMA): one `cp.async.bulk.tensor` per tile of A (BM x 64) and one per 64-column
+//     block of B (64 x 64). The copy engine computes the addresses, zero-fills what lies outside
+//     the matrix and writes the 128-byte swizzled layout wgmma reads (the same layout as rung 10),
+//     all from a tensor map built on the host (the manifest's `tmap(...)` arguments).
+//  2. BM / 64 consumer warpgroups that only wait and multiply: each owns 64 rows x BN columns.
+// They talk through two mbarriers per stage instead of __syncthreads: `full` completes when the
+// copy engine has written the stage's bytes (the producer announces the byte count with
+// arrive.expect_tx); `empty` completes when every consumer warp has finished the wgmmas that read
+// the stage. Nobody waits for anybody it does not depend on.
+//  3. setmaxnreg moves registers from the producer (40 per thread) to the consumers (up to 232),
+//     which hold the BN/2 fp32 accumulators per thread.
+//  4. Persistent blocks: one block per SM walks the tiles (in rung 10's grouped order). While the
+//     consumers write one tile's C, the producer already fills the stages for the next tile, so
+//     the epilogue no longer starts the next tile's pipeline from empty.
+// Why it should be faster: in rung 10 about a fifth of the issue slots of the math warps went to
+// copies, their addresses and waits; here the math warps issue only wgmma, mbarrier waits and the
+// epilogue, and the copies run STAGES tiles ahead on their own engine.
+// What to see: MEASURED_NUMBERS_GO_HERE.
+// Error: as rung 10, ~1e-6 relative against the exact product of the bf16 inputs.
+//
+// Edges and alignment: TMA needs 16-byte aligned rows (K and N multiples of 8) and base
+// addresses. Otherwise the engine passes zeroed maps, and the producer warpgroup copies
+// element-wise, with guards, into the same swizzled layout (all 128 of its threads).
+
+#include <cuda_bf16.h>
+
+#if !defined(BM) || !defined(BN) || !defined(STAGES)
+#error "BM, BN and STAGES must be defined, e.g. -DBM=128 -DBN=256 -DSTAGES=4"
+#endif
+
+#define BK 64                                  // one 128-byte swizzled row of bf16 per K-tile
+#define NUM_CONSUMERS (BM / 64)                // consumer warpgroups, 64 rows of C each
+#define NUM_THREADS (128 * (NUM_CONSUMERS + 1))  // + the producer warpgroup
+#define A_STAGE_BYTES (BM * BK * 2)
+#define B_STAGE_BYTES (BK * BN * 2)
+#define STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
+#define SMEM_ALIGN 1024                        // the 128-byte swizzle repeats every 8 rows = 1 KB
+#define GROUP_M 8                              // tile rows handed out together (rung 10)
+
+// Registers per thread after the hand-over. The block is given LAUNCH_REGS per thread at launch
+// (__launch_bounds__(NUM_THREADS, 1): 65536 / NUM_THREADS, rounded down to 8), and setmaxnreg
+// only moves registers *inside the block*: the consumers may take no more than the producer
+// gives back, or their setmaxnreg.inc waits forever (a first version asked 112 with four
+// consumers, 8,192 more than the 7,168 freed, and hung).
+//   two consumers:  launch 168; producer 168 -> 40 frees 16,384; consumers 168 -> 232 take 16,384
+//   four consumers: launch 96;  producer 96 -> 40 frees 7,168;   consumers 96 -> 104 take 4,096
+#define PRODUCER_REGS 40
+#define LAUNCH_REGS ((65536 / NUM_THREADS) / 8 * 8)
+#define CONSUMER_REGS (LAUNCH_REGS + ((LAUNCH_REGS - PRODUCER_REGS) / NUM_CONSUMERS) / 8 * 8)
+static_assert((CONSUMER_REGS - LAUNCH_REGS) * NUM_CONSUMERS <= LAUNCH_REGS - PRODUCER_REGS,
+              "the consumers cannot take more registers than the producer gives back");
+static_assert(CONSUMER_REGS <= 256, "setmaxnreg allows at most 256 registers per thread");
+
+static_assert(BM == 128 || BM == 256, "BM must be 128 or 256 (two or four consumer warpgroups)");
+static_assert(BN == 64 || BN == 128 || BN == 256, "BN must be 64, 128 or 256 (the N of one wgmma)");
+static_assert(BN / 2 + 32 <= CONSUMER_REGS, "a consumer's BN / 2 accumulators must fit its register budget");
+static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
+static_assert(STAGES * STAGE_BYTES + SMEM_ALIGN + 16 * STAGES <= 227 * 1024, "the stages must fit in 227 KB of shared memory");
+
+// A CUtensorMap's 128 opaque bytes, as the engine encodes them. Passed by value as a
+// `const __grid_constant__` parameter: the copy engine reads it from the parameter space.
+struct alignas(64) TmaDescriptor {
+    unsigned long long bits[16];
+};
+
+// ---------------------------------------------------------------------------------------------
+// PTX wrappers
+// ---------------------------------------------------------------------------------------------
+__device__ __forceinline__ unsigned smem_addr(const void* p)
+{
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// mbarriers: a 64-bit word in shared memory counting arrivals (and, for TMA, bytes) per phase.
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// One arrival that also says how many bytes the copy engine will deliver to this phase.
+__device__ __forceinline__ void mbar_arrive_expect_bytes(unsigned bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+// Waits until the phase with this parity (0 or 1) has completed. A fresh barrier is in phase 0,
+// and the phase "before" it (parity 1) counts as complete: waiting on parity 1 returns at once.
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
+{
+    unsigned done = 0;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+// One box of a 2-D tensor map (x = column, y = row of its top-left element) into shared memory;
+// the copy engine adds the bytes it wrote to the barrier's transaction count.
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaDescriptor* map, int x, int y, unsigned bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+                 "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar)
+                 : "memory");
+}
+
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory"); }
+template <int kRegs>
+__device__ __forceinline__ void regs_decrease() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs)); }
+template <int kRegs>
+__device__ __forceinline__ void regs_increase() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs)); }
+
+// Keeps the compiler from moving accumulator registers while a wgmma may still write them.
+template <int kN>
+__device__ __forceinline__ void fence_accumulators(float (&d)[kN])
+{
+#pragma unroll
+    for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// Shared-memory matrix descriptor: start address, leading and stride byte offsets (all in
+// 16-byte units), swizzle mode 1 = 128-byte swizzle (bits 62-63).
+__device__ __forceinline__ unsigned long long make_desc(unsigned addr, unsigned leading_bytes, unsigned stride_bytes)
+{
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) | ((unsigned long long)(leading_bytes >> 4) << 16) |
+           ((unsigned long long)(stride_bytes >> 4) << 32) | (1ull << 62);
+}
+
+// d[64 x BN] (+)= A[64 x 16] * B[16 x BN], A K-major, B N-major (transpose-B bit set), as in
+// rung 10; accumulate = 0 overwrites d. The operand lists are long but mechanical.
+#if BN == 64
+__device__ __forceinline__ void wgmma_bf16(float (&d)[32], unsigned long long desc_a, unsigned long long desc_b, int accumulate)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+        "}, %32, %33, p, 1, 1, 0, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+}
+#elif BN == 128
+__device__ __forceinline__ void wgmma_bf16(float (&d)[64], unsigned long long desc_a, unsigned long long desc_b, int accumulate)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p, 1, 1, 0, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+}
+#elif BN == 256
+__device__ __forceinline__ void wgmma_bf16(float (&d)[128], unsigned long long desc_a, unsigned long long desc_b, int accumulate)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+        "}, %128, %129, p, 1, 1, 0, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+}
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Work distribution
+// ---------------------------------------------------------------------------------------------
+// Tile number -> origin of its BM x BN patch of C. Consecutive numbers walk GROUP_M tile rows
+// column by column, so the tiles in flight at once share their panels of A and B in L2.
+__device__ __forceinline__ void tile_origin(int tile, int tiles_m, int tiles_n, int& m0, int& n0)
+{
+    const int group = tile / (GROUP_M * tiles_n), first_m = group * GROUP_M;
+    const int rows = min(tiles_m - first_m, GROUP_M);  // the last group may be shorter
+    const int in_group = tile % (GROUP_M * tiles_n);
+    m0 = (first_m + in_group % rows) * BM;
+    n0 = (in_group / rows) * BN;
+}
+
+// The ring of stages: stage index and the parity of its current use. Producer and consumers
+// step through the same sequence (every tile has the same number of K-tiles).
+struct Ring {
+    int stage = 0;
+    unsigned parity = 0;
+    __device__ __forceinline__ void advance()
+    {
+        if (++stage == STAGES) {
+            stage = 0;
+            parity ^= 1;
+        }
+    }
+};
+
+struct Shared {
+    unsigned char* stages;  // STAGES x (A tile, then BN / 64 blocks of B), 1 KB aligned
+    unsigned full_bar;      // STAGES barriers, 8 bytes apart: the stage's data has landed
+    unsigned empty_bar;     // STAGES barriers: every consumer warp is done reading the stage
+    __device__ unsigned full(int s) const { return full_bar + 8 * s; }
+    __device__ unsigned empty(int s) const { return empty_bar + 8 * s; }
+    __device__ unsigned char* a(int s) const { return stages + s * STAGE_BYTES; }
+    __device__ unsigned char* b(int s) const { return stages + s * STAGE_BYTES + A_STAGE_BYTES; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Producer
+// ---------------------------------------------------------------------------------------------
+// With TMA: a single thread. Per K-tile: wait until the stage is free, announce its bytes, and
+// issue 1 + BN / 64 box copies. Boxes reaching past M, N or K arrive zero-filled (and their full
+// size still counts toward the announced bytes).
+__device__ __forceinline__ void produce_tma(const Shared& sh, const TmaDescriptor* map_a, const TmaDescriptor* map_b,
+                                           int tiles_m, int tiles_n, int k_tiles)
+{
+    Ring ring;
+    for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
+        int m0, n0;
+        tile_origin(tile, tiles_m, tiles_n, m0, n0);
+        for (int kt = 0; kt < k_tiles; ++kt) {
+            mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
+            const unsigned full = sh.full(ring.stage);
+            mbar_arrive_expect_bytes(full, STAGE_BYTES);
+            tma_load_2d(smem_addr(sh.a(ring.stage)), map_a, kt * BK, m0, full);
+#pragma unroll
+            for (int j = 0; j < BN / 64; ++j)
+                tma_load_2d(smem_addr(sh.b(ring.stage) + j * (BK * 128)), map_b, n0 + j * 64, kt * BK, full);
+            ring.advance();
+        }
+    }
+}
+
+// Eight bf16 bit patterns -> one 16-byte vector, lowest address first.
+__device__ __forceinline__ uint4 pack8(const unsigned short (&v)[8])
+{
+    return make_uint4(v[0] | ((unsigned)v[1] << 16), v[2] | ((unsigned)v[3] << 16), v[4] | ((unsigned)v[5] << 16),
+                      v[6] | ((unsigned)v[7] << 16));
+}
+
+// Without TMA (rows not 16-byte aligned): the producer's 128 threads load element by element,
+// with guards, and store 16-byte chunks at the swizzled places the copy engine would have used:
+//   A: row r at r * 128 bytes, chunk c (8 bf16 of K) at (c ^ (r % 8)) * 16;
+//   B: 64-column block j at j * 8 KB, k-row r at r * 128, chunk c at (c ^ (r % 8)) * 16.
+// Every thread fences its writes for the tensor cores (async proxy) and arrives on `full`.
+__device__ __forceinline__ void produce_elementwise(const Shared& sh, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N,
+                                                   int K, int tiles_m, int tiles_n, int k_tiles)
+{
+    const int pt = threadIdx.x % 128;
+    const unsigned short* A16 = reinterpret_cast<const unsigned short*>(A);
+    const unsigned short* B16 = reinterpret_cast<const unsigned short*>(B);
+    Ring ring;
+    for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
+        int m0, n0;
+        tile_origin(tile, tiles_m, tiles_n, m0, n0);
+        for (int kt = 0; kt < k_tiles; ++kt) {
+            mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
+            const int k0 = kt * BK;
+            for (int i = pt; i < BM * 8; i += 128) {
+                const int r = i / 8, c = i % 8, row = m0 + r, col = k0 + c * 8;
+                unsigned short v[8];
+#pragma unroll
+                for (int e = 0; e < 8; ++e) v[e] = (row < M && col + e < K) ? A16[(size_t)row * K + col + e] : 0;
+                *reinterpret_cast<uint4*>(sh.a(ring.stage) + r * 128 + ((c ^ (r & 7)) * 16)) = pack8(v);
+            }
+            for (int i = pt; i < BK * BN / 8; i += 128) {
+                const int r = i / (BN / 8), cn = i % (BN / 8), j = cn / 8, c = cn % 8, row = k0 + r, col = n0 + cn * 8;
+                unsigned short v[8];
+#pragma unroll
+                for (int e = 0; e < 8; ++e) v[e] = (row < K && col + e < N) ? B16[(size_t)row * N + col + e] : 0;
+                *reinterpret_cast<uint4*>(sh.b(ring.stage) + j * (BK * 128) + r * 128 + ((c ^ (r & 7)) * 16)) = pack8(v);
+            }
+            fence_proxy_async();
+            mbar_arrive(sh.full(ring.stage));
+            ring.advance();
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Consumers
+// ---------------------------------------------------------------------------------------------
+// Warpgroup `cg` computes rows cg*64 .. cg*64+63 of each tile. Per K-tile: wait for the stage,
+// issue its four wgmmas as one batch, and wait only for the previous batch, whose stage it then
+// hands back to the producer (one arrival per warp).
+__device__ __forceinline__ void consume(const Shared& sh, float* C, int M, int N, int cg, int tiles_m, int tiles_n, int k_tiles)
+{
+    const int lane = threadIdx.x % 32, warp_in_wg = (threadIdx.x % 128) / 32;
+    const bool pairs_ok = (N % 2 == 0) && (reinterpret_cast<size_t>(C) % 8 == 0);
+    // Not zeroed: each tile's first wgmma runs with accumulate = 0 (see rung 10: zeroing by hand
+    // makes ptxas serialize the wgmmas).
+    float d[BN / 2];
+    Ring ring;
+    for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
+        int m0, n0;
+        tile_origin(tile, tiles_m, tiles_n, m0, n0);
+        int previous = -1;  // the stage whose batch may still be running
+        for (int kt = 0; kt < k_tiles; ++kt) {
+            mbar_wait(sh.full(ring.stage), ring.parity);
+            const unsigned sA = smem_addr(sh.a(ring.stage)) + cg * (64 * 128);
+            const unsigned sB = smem_addr(sh.b(ring.stage));
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < BK / 16; ++kk) {
+                // A: next 16 k = 32 bytes along each swizzled row; 8-row groups 1 KB apart.
+                // B: next 16 k = 16 rows = 2 KB; 8-row groups 1 KB apart; 64-column blocks 8 KB apart.
+                const unsigned long long desc_a = make_desc(sA + kk * 32, 16, 1024);
+                const unsigned long long desc_b = make_desc(sB + kk * 16 * 128, BK * 128, 1024);
+                wgmma_bf16(d, desc_a, desc_b, kt > 0 || kk > 0);
+            }
+            wgmma_commit();
+            wgmma_wait<1>();  // the previous batch is done: its stage can be refilled
+            fence_accumulators(d);
+            if (previous >= 0 && lane == 0) mbar_arrive(sh.empty(previous));
+            previous = ring.stage;
+            ring.advance();
+        }
+        wgmma_wait<0>();
+        fence_accumulators(d);
+        if (lane == 0) mbar_arrive(sh.empty(previous));
+
+        // Epilogue, straight from registers: in 8-column slice j this thread holds rows
+        // warp*16 + lane/4 (+8) and columns 8j + 2*(lane%4) (+1) of the warpgroup's 64 x BN.
+        // The stores are fire-and-forget; the producer is already filling the next tile's stages.
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int row = m0 + cg * 64 + warp_in_wg * 16 + lane / 4 + h * 8;
+                const int col = n0 + j * 8 + (lane % 4) * 2;
+                if (row >= M) continue;
+                const float v0 = d[4 * j + 2 * h], v1 = d[4 * j + 2 * h + 1];
+                if (pairs_ok && col + 1 < N) {
+                    *reinterpret_cast<float2*>(&C[(size_t)row * N + col]) = make_float2(v0, v1);
+                } else {
+                    if (col < N) C[(size_t)row * N + col] = v0;
+                    if (col + 1 < N) C[(size_t)row * N + col + 1] = v1;
+                }
+            }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The kernel
+// ---------------------------------------------------------------------------------------------
+extern "C" __global__ void __launch_bounds__(NUM_THREADS, 1)
+matmul_wgmma_tma_bf16(float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K,
+                      const __grid_constant__ TmaDescriptor map_a, const __grid_constant__ TmaDescriptor map_b)
+{
+    extern __shared__ unsigned char smem_raw[];
+    // Align the stages to 1 KB by hand (the launch asks for SMEM_ALIGN extra bytes for this);
+    // the barriers follow the stages.
+    unsigned char* base = smem_raw + ((SMEM_ALIGN - smem_addr(smem_raw) % SMEM_ALIGN) % SMEM_ALIGN);
+    Shared sh;
+    sh.stages = base;
+    sh.full_bar = smem_addr(base + STAGES * STAGE_BYTES);
+    sh.empty_bar = sh.full_bar + 8 * STAGES;
+
+    // The same test the engine applies before encoding the maps: when it fails, the maps are zeros.
+    const bool use_tma = (K % 8 == 0) && (N % 8 == 0) && ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B)) % 16 == 0);
+    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN, k_tiles = (K + BK - 1) / BK;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(sh.full(s), use_tma ? 1 : 128);  // the producer's one expect_tx arrival, or all 128 copiers
+            mbar_init(sh.empty(s), NUM_CONSUMERS * 4);  // one arrival per consumer warp
+        }
+        // Make the initialized barriers visible to the copy engine and to the other threads.
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        fence_proxy_async();
+    }
+    __syncthreads();
+
+    const int wg = threadIdx.x / 128;
+    if (wg == 0) {
+        regs_decrease<PRODUCER_REGS>();
+        if (use_tma) {
+            if (threadIdx.x == 0) produce_tma(sh, &map_a, &map_b, tiles_m, tiles_n, k_tiles);
+        } else {
+            produce_elementwise(sh, A, B, M, N, K, tiles_m, tiles_n, k_tiles);
+        }
+    } else {
+        regs_increase<CONSUMER_REGS>();
+        consume(sh, C, M, N, wg - 1, tiles_m, tiles_n, k_tiles);
+    }
+}
