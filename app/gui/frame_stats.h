@@ -1,8 +1,9 @@
 // Frame times measured in the app, split by stage so that a slow frame can be blamed on the
 // right thing (docs/gui.md): waiting for input events, building the frame (poll the runner,
-// draw, ImGui::Render), submitting GL draw calls, glfwSwapBuffers (where a software rasterizer
-// such as llvmpipe under Xvfb does its work, or where vsync waits), and the whole interval
-// between frames (what the user sees). Percentiles over the last few thousand frames; the debug
+// draw, ImGui::Render), submitting GL draw calls, presenting (glfwSwapBuffers, where a software
+// rasterizer such as llvmpipe under Xvfb does its work or vsync waits; glFinish when headless),
+// the frame's work (all of those: the frame start to the end of present, before the pacing
+// sleep), and the whole interval between frames (what the user sees). Percentiles over the last few thousand frames; the debug
 // overlay (F12), the exit log line and the --report JSON print them.
 #pragma once
 #include <algorithm>
@@ -18,15 +19,16 @@ struct FrameSample {
     double render_ms = 0;    // glClear + ImGui_ImplOpenGL3_RenderDrawData (GL calls issued)
     double swap_ms = 0;      // glfwSwapBuffers
     double other_ms = 0;     // screenshots, settings saves: work a reader's frame seldom does
+    double work_ms = 0;      // frame start to the end of present: what a faster display could not hide
     double interval_ms = 0;  // start of this frame to start of the next, pacing sleep included
 };
 
 class FrameStats {
   public:
-    enum Stage { Events, Build, Render, Swap, Other, Interval, kStages };
+    enum Stage { Events, Build, Render, Swap, Other, Work, Interval, kStages };
 
     void add(const FrameSample& s) {
-        const std::array<double, kStages> v = {s.events_ms, s.build_ms, s.render_ms, s.swap_ms, s.other_ms, s.interval_ms};
+        const std::array<double, kStages> v = {s.events_ms, s.build_ms, s.render_ms, s.swap_ms, s.other_ms, s.work_ms, s.interval_ms};
         for (int i = 0; i < kStages; ++i) {
             if (series_[i].size() < kKeep) series_[i].push_back(v[i]);
             else series_[i][next_] = v[i];
@@ -48,7 +50,7 @@ class FrameStats {
     }
     const std::vector<double>& build_samples() const { return series_[Build]; }
     static const char* stage_name(Stage s) {
-        static const char* names[] = {"events", "build", "render", "swap", "other", "interval"};
+        static const char* names[] = {"events", "build", "render", "swap", "other", "work", "interval"};
         return names[s];
     }
 

@@ -1,13 +1,17 @@
 // kernel-ladder: the Kernel Ladder workbook (Dear ImGui + GLFW + OpenGL 3).
-// The loop follows ImGui's example_glfw_opengl3/main.cpp; the numbered comments match its steps.
+// The loop follows ImGui's example_glfw_opengl3/main.cpp; the numbered comments match its steps
+// (the ImGui context is made before the window here: the surface starts ImGui's platform backend).
+// The window itself is behind gui/surface.h: a GLFW window, or with --headless an off-screen
+// framebuffer on an EGL context (no display needed; docs/gui.md).
 //
 //   kernel-ladder                                    open where you left off (lesson 1 the first time)
 //   kernel-ladder --lesson 2 --step 4                open a step
 //   kernel-ladder --screenshot out.png --lesson 1 --step 3 [--results R.json] [--view source]
 //                                                    render a few frames, save a PNG, exit
+//   kernel-ladder --headless --run sweep --exit-when-idle --report R.json
+//                                                    no window: draw off screen on the GPU, time frames
 // Exit codes: 0 ok, 2 bad command line or no window could be opened, 3 a screenshot failed.
-#include <GLFW/glfw3.h>
-#include <backends/imgui_impl_glfw.h>
+#include <GL/gl.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 #include <stb_image_write.h>
@@ -22,6 +26,7 @@
 #include "engine/lesson.h"
 #include "engine/paths.h"
 #include "gui/script_player.h"
+#include "gui/surface.h"
 #include "gui/ui_style.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
@@ -32,15 +37,11 @@ double ms_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-void glfw_error_callback(int error, const char* description) {
-    std::fprintf(stderr, "kernel-ladder: GLFW error %d: %s\n", error, description);
-}
-
-// Reads the back buffer (what was just rendered) and writes it as a PNG.
-bool save_screenshot(const std::string& path, int width, int height, std::string* error) {
+// Reads the buffer just rendered (back buffer or off-screen) and writes it as a PNG.
+bool save_screenshot(const std::string& path, unsigned read_buffer, int width, int height, std::string* error) {
     std::vector<unsigned char> pixels(size_t(width) * size_t(height) * 4);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glReadBuffer(GL_BACK);
+    glReadBuffer(read_buffer);
     glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
     // OpenGL rows run bottom-up; PNG rows top-down. Alpha is forced opaque.
     std::vector<unsigned char> flipped(pixels.size());
@@ -95,6 +96,9 @@ int main(int argc, char** argv) {
     bool list_steps = false;
     app.add_flag("--list-steps", list_steps, "print each lesson's id and number of steps (tab-separated), then exit; no window");
     app.add_option("--request-timeout", opt.request_timeout_s, "seconds a rung may run before the runner is stopped (default 120)");
+    bool headless = false;
+    app.add_flag("--headless", headless,
+                 "no window: draw off screen through EGL on the GPU (or Mesa); needs --screenshot, --exit-when-idle, --max-seconds or --script");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -114,53 +118,47 @@ int main(int argc, char** argv) {
         return ladder_errors.empty() && lesson_errors.empty() ? 0 : 2;
     }
     bool screenshot_mode = !opt.screenshot_path.empty();
+    if (headless && !screenshot_mode && !opt.exit_when_idle && opt.max_seconds <= 0 && script_path.empty()) {
+        std::fprintf(stderr, "kernel-ladder: --headless has no window to close: add --screenshot, --exit-when-idle, --max-seconds or --script\n");
+        return 2;
+    }
 
     std::string settings_warning;
     Settings settings = opt.no_save ? Settings{} : load_settings(settings_path(), &settings_warning);
     if (!settings_warning.empty()) std::fprintf(stderr, "kernel-ladder: %s\n", settings_warning.c_str());
     if (opt.dark) settings.dark = *opt.dark;
 
-    // [1] Setup window
-    glfwSetErrorCallback(glfw_error_callback);
-    if (!glfwInit()) {
-        std::fprintf(stderr, "kernel-ladder: cannot open a window (no display? under CI use xvfb-run)\n");
-        return 2;
-    }
-    const char* glsl_version = "#version 330 core";
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
-    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GL_TRUE);
-    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
-    if (screenshot_mode) glfwWindowHint(GLFW_VISIBLE, GLFW_TRUE);
-    int width = opt.width ? opt.width : settings.window_width, height = opt.height ? opt.height : settings.window_height;
-    GLFWwindow* window = glfwCreateWindow(width, height, "Kernel Ladder", nullptr, nullptr);
-    if (!window) {
-        std::fprintf(stderr, "kernel-ladder: cannot create an OpenGL 3.3 window\n");
-        glfwTerminate();
-        return 2;
-    }
-    glfwMakeContextCurrent(window);
-    glfwSwapInterval(screenshot_mode ? 0 : 1);  // vsync: 60 fps on a 60 Hz monitor
-
-    // [2] Setup Dear ImGui context; we save the layout ourselves.
+    // [2] Setup Dear ImGui context (before the surface: its platform backend needs one); we save
+    //     the layout ourselves.
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;
     io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
 
+    // [1] Setup window, or the off-screen surface
+    const char* glsl_version = "#version 330 core";
+    SurfaceOptions surface_options;
+    surface_options.width = opt.width ? opt.width : settings.window_width;
+    surface_options.height = opt.height ? opt.height : settings.window_height;
+    surface_options.vsync = !screenshot_mode;
+    std::string surface_error;
+    std::unique_ptr<Surface> surface = headless ? open_headless(surface_options, &surface_error) : open_window(surface_options, &surface_error);
+    if (!surface) {
+        std::fprintf(stderr, "kernel-ladder: %s\n", surface_error.c_str());
+        ImGui::DestroyContext();
+        return 2;
+    }
+    if (headless) std::printf("kernel-ladder: headless, drawn by %s\n", surface->renderer().c_str());
+
     // [3] Style and fonts, at the monitor's content scale (HiDPI) times the reader's zoom.
-    float xscale = 1, yscale = 1;
-    glfwGetWindowContentScale(window, &xscale, &yscale);
-    float content_scale = std::max(1.0f, std::max(xscale, yscale));
+    float content_scale = surface->content_scale();
     float scale = content_scale * settings.zoom;
     apply_theme(settings.dark, scale);
     Fonts fonts = load_fonts(scale);
     if (!fonts.dejavu) std::fprintf(stderr, "kernel-ladder: %s\n", fonts.note.c_str());
 
     // [4] Setup platform/renderer backends
-    ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init(glsl_version);
 
     ScriptPlayer script;
@@ -176,6 +174,7 @@ int main(int argc, char** argv) {
     int exit_code = 0;
     {
         Workbook workbook(opt, settings, fonts);
+        workbook.set_renderer(surface->renderer());
         using Clock = std::chrono::steady_clock;
         auto last_frame = Clock::now();
         auto last_save = Clock::now();
@@ -184,13 +183,13 @@ int main(int argc, char** argv) {
         bool screenshot_taken = false;
 
         // [5] Main loop
-        while (!glfwWindowShouldClose(window) && !workbook.wants_to_quit()) {
+        while (!surface->should_close() && !workbook.wants_to_quit()) {
             FrameSample sample;
             auto events_start = Clock::now();
-            glfwPollEvents();
+            surface->poll_events();
             sample.events_ms = ms_since(events_start);
             // Sleep while minimized, as the ImGui example does.
-            if (glfwGetWindowAttrib(window, GLFW_ICONIFIED) != 0) {
+            if (surface->minimized()) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(50));
                 continue;
             }
@@ -211,7 +210,7 @@ int main(int argc, char** argv) {
 
             // [6] Start the Dear ImGui frame
             ImGui_ImplOpenGL3_NewFrame();
-            ImGui_ImplGlfw_NewFrame();
+            surface->new_imgui_frame();
             // Screenshots do not depend on where the display's pointer happens to be.
             if (screenshot_mode) io.MousePos = hover_x >= 0 ? ImVec2(hover_x, hover_y) : ImVec2(-FLT_MAX, -FLT_MAX);
             if (!script_path.empty()) {
@@ -226,7 +225,7 @@ int main(int argc, char** argv) {
             sample.build_ms = ms_since(build_start);
             auto render_start = Clock::now();
             int display_w, display_h;
-            glfwGetFramebufferSize(window, &display_w, &display_h);
+            surface->framebuffer_size(&display_w, &display_h);
             glViewport(0, 0, display_w, display_h);
             ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
             glClearColor(bg.x, bg.y, bg.z, 1.0f);
@@ -238,7 +237,7 @@ int main(int argc, char** argv) {
             ++frames;
             if (std::string shot; !script_path.empty() && script.take_screenshot(&shot)) {
                 std::string error;
-                if (!save_screenshot(shot, display_w, display_h, &error)) std::fprintf(stderr, "kernel-ladder: script shot: %s\n", error.c_str());
+                if (!save_screenshot(shot, surface->read_buffer(), display_w, display_h, &error)) std::fprintf(stderr, "kernel-ladder: script shot: %s\n", error.c_str());
             }
             if (!script_path.empty() && script.done() && !screenshot_mode) workbook.request_quit();
             if (screenshot_mode && !screenshot_taken) {
@@ -246,7 +245,7 @@ int main(int argc, char** argv) {
                 frames_since_ready = workbook.idle_for_screenshot() ? frames_since_ready + 1 : 0;
                 if (frames_since_ready >= opt.frames) {
                     std::string error;
-                    if (!save_screenshot(opt.screenshot_path, display_w, display_h, &error)) {
+                    if (!save_screenshot(opt.screenshot_path, surface->read_buffer(), display_w, display_h, &error)) {
                         std::fprintf(stderr, "kernel-ladder: screenshot: %s\n", error.c_str());
                         exit_code = 3;
                     }
@@ -261,8 +260,9 @@ int main(int argc, char** argv) {
             }
             sample.other_ms = ms_since(other_start);
             auto swap_start = Clock::now();
-            glfwSwapBuffers(window);
+            surface->present();
             sample.swap_ms = ms_since(swap_start);
+            sample.work_ms = ms_since(events_start);
 
             // Without vsync (Xvfb, screenshots) cap the loop near 60 fps so it does not spin.
             auto now = Clock::now();
@@ -274,20 +274,20 @@ int main(int argc, char** argv) {
             }
             last_frame = now;
             sample.interval_ms = frame_ms;
-            if (frames > 2) workbook.frame_stats().add(sample);
+            if (frames > 2) workbook.record_frame(sample);
 
             // Progress and layout are saved a few seconds after they change, and at exit.
             if (workbook.settings_dirty() && now - last_save > std::chrono::seconds(3)) {
                 int w, h;
-                glfwGetWindowSize(window, &w, &h);
+                surface->window_size(&w, &h);
                 if (!opt.width) workbook.settings().window_width = w, workbook.settings().window_height = h;
                 workbook.save_settings_now();
                 last_save = now;
             }
         }
-        if (!opt.width && !screenshot_mode) {
+        if (!opt.width && !screenshot_mode && !headless) {
             int w, h;
-            glfwGetWindowSize(window, &w, &h);
+            surface->window_size(&w, &h);
             workbook.settings().window_width = w;
             workbook.settings().window_height = h;
         }
@@ -301,6 +301,11 @@ int main(int argc, char** argv) {
             stages += part;
         }
         std::printf("kernel-ladder: %zu frames; ms: %s\n", fs.count(), stages.c_str());
+        const FrameStats& js = workbook.job_frame_stats();
+        if (js.count() > 0)
+            std::printf("kernel-ladder: %zu frames during jobs; ms: work p50 %.2f p99 %.2f; interval p50 %.2f p99 %.2f\n", js.count(),
+                        js.percentile(FrameStats::Work, 50), js.percentile(FrameStats::Work, 99), js.percentile(FrameStats::Interval, 50),
+                        js.percentile(FrameStats::Interval, 99));
         if (!opt.report_path.empty()) {
             nlohmann::json report = workbook.report();
             if (!script_path.empty()) report["script"] = {{"errors", script.errors()}, {"played", script.done_lines()}, {"finished", script.done()}};
@@ -315,9 +320,8 @@ int main(int argc, char** argv) {
 
     // [8] Cleanup (mirrors setup)
     ImGui_ImplOpenGL3_Shutdown();
-    ImGui_ImplGlfw_Shutdown();
+    surface->shutdown_imgui_backend();
     ImGui::DestroyContext();
-    glfwDestroyWindow(window);
-    glfwTerminate();
+    surface.reset();
     return exit_code;
 }

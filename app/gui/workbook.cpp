@@ -344,6 +344,10 @@ void Workbook::frame() {
                         frame_stats_.percentile(st, 100));
         }
         ImGui::Text("%zu frames, %.0f fps now", frame_stats_.count(), io.Framerate);
+        if (job_frame_stats_.count() > 0)
+            ImGui::Text("during jobs: work p99 %.2f, interval p99 %.2f (%zu frames)", job_frame_stats_.percentile(FrameStats::Work, 99),
+                        job_frame_stats_.percentile(FrameStats::Interval, 99), job_frame_stats_.count());
+        ImGui::TextDisabled("%s", renderer_.c_str());
         ImGui::TextDisabled("F12 hides this");
         ImGui::End();
     }
@@ -562,17 +566,24 @@ void Workbook::log(const std::string& line, bool error) {
 bool Workbook::idle_for_screenshot() const {
     if (ptx_pending()) return false;
     if (options_.run_on_start.empty()) return true;
-    return start_job_submitted_ && !runner_.job;
+    // After a fault, "over" includes seeing the runner leave (the window must outlive it).
+    return start_job_submitted_ && !runner_.job && !runner_.awaiting_exit;
 }
 
 nlohmann::json Workbook::report() const {
     nlohmann::json j;
     j["frames"] = frame_stats_.count();
+    j["renderer"] = renderer_;
+    nlohmann::json during_jobs = {{"frames", job_frame_stats_.count()}};
     for (int i = 0; i < FrameStats::kStages; ++i) {
         auto st = FrameStats::Stage(i);
-        j[std::string("frame_") + FrameStats::stage_name(st) + "_ms"] = {
-            {"p50", frame_stats_.percentile(st, 50)}, {"p99", frame_stats_.percentile(st, 99)}, {"max", frame_stats_.percentile(st, 100)}};
+        std::string key = std::string("frame_") + FrameStats::stage_name(st) + "_ms";
+        j[key] = {{"p50", frame_stats_.percentile(st, 50)}, {"p99", frame_stats_.percentile(st, 99)}, {"max", frame_stats_.percentile(st, 100)}};
+        during_jobs[key] = {{"p50", job_frame_stats_.percentile(st, 50)},
+                            {"p99", job_frame_stats_.percentile(st, 99)},
+                            {"max", job_frame_stats_.percentile(st, 100)}};
     }
+    j["frames_during_jobs"] = during_jobs;
     j["runner"] = {{"hello", runner_.hello},          {"gpu", runner_.gpu},
                    {"device", runner_.device},        {"no_gpu_reason", runner_.no_gpu_reason},
                    {"results", runner_.results_received}, {"failures", runner_.failures},

@@ -81,7 +81,15 @@ class Workbook {
     void frame();  // poll the runner, draw the whole window
     bool wants_to_quit() const { return quit_; }
     void request_quit() { quit_ = true; }
-    FrameStats& frame_stats() { return frame_stats_; }
+    // Every frame goes to frame_stats(); frames drawn while a job runs (a sweep, say) also to
+    // job_frame_stats(), the figure the 60 fps promise is about.
+    void record_frame(const FrameSample& sample) {
+        frame_stats_.add(sample);
+        if (busy()) job_frame_stats_.add(sample);
+    }
+    const FrameStats& frame_stats() const { return frame_stats_; }
+    const FrameStats& job_frame_stats() const { return job_frame_stats_; }
+    void set_renderer(std::string renderer) { renderer_ = std::move(renderer); }
     Settings& settings() { return settings_; }
     bool settings_dirty() const { return settings_dirty_; }
     void save_settings_now();
@@ -109,7 +117,8 @@ class Workbook {
     std::vector<LessonLoadError> lesson_errors_;
     ResultsStore store_;
     std::vector<std::string> results_errors_;
-    FrameStats frame_stats_;
+    FrameStats frame_stats_, job_frame_stats_;
+    std::string renderer_;  // GL_RENDERER and surface: who drew the frames (report, overlay)
     bool quit_ = false;
     std::vector<std::string> logged_errors_;  // everything shown to the user as an error (report)
 
@@ -148,6 +157,7 @@ class Workbook {
         std::string last_error;           // shown in the controls panel until the next run
         std::string last_error_title;
         int results_received = 0, restarts_seen = 0, exits_seen = 0, failures = 0;
+        bool awaiting_exit = false;  // a fault was reported; the runner is on its way out
         bool killed_by_hook = false;
     } runner_;
     void start_runner();

@@ -254,6 +254,8 @@ void Workbook::poll_runner() {
                     runner_.last_error_title = rec.title.empty() ? rec.rung : rec.title;
                     runner_.last_error = rec.error_kind + ": " + rec.error;
                     log(rec.ladder + "/" + rec.rung + " failed: " + runner_.last_error, true);
+                    // A fault poisons the runner's CUDA context: it exits, and a fresh one starts.
+                    if (rec.error_kind == "fault") runner_.awaiting_exit = true;
                 } else {
                     std::string line = rec.ladder + "/" + rec.rung + ": ";
                     if (rec.timing) line += std::to_string(rec.timing->median_ms) + " ms, ";
@@ -285,6 +287,7 @@ void Workbook::poll_runner() {
             }
             case RunnerEvent::Kind::Exited:
                 ++runner_.exits_seen;
+                runner_.awaiting_exit = false;
                 log("runner exited: " + e.message + (runner_.job && !runner_.job->cancelled ? "; a fresh runner takes the next request" : ""));
                 runner_.status = "runner exited (" + e.message + "); a fresh one starts with the next run";
                 break;

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The workbook on the GPU machine, headless: unpack the GL/EGL loaders (.gl/*.deb), then run the
+# GPU-labelled window tests (tests/gui/gui_trap.sh, tests/gui/frame_time.sh) with the carried
+# kernel-ladder and its libraries. Run from the repo root there, after scripts/pack_for_gpu.sh --gui
+# here, with carry [".carry", ".gl"]. Results under $OUT; a short summary last.
+set -uo pipefail
+OUT=${OUT:-/tmp/kl-out}; mkdir -p "$OUT"
+for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
+[ -f /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json ] && [ ! -e /usr/share/glvnd/egl_vendor.d/10_nvidia.json ] &&
+  export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+# The workbook looks for DejaVu where Debian puts it.
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || { mkdir -p /usr/share/fonts/truetype/dejavu && cp .carry/fonts/*.ttf /usr/share/fonts/truetype/dejavu/; }
+export LD_LIBRARY_PATH=$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} XDG_CACHE_HOME=/tmp/kl-cache
+gui=$PWD/.carry/kernel-ladder
+ldd "$gui" | grep "not found"
+run() {  # name, script, args...
+  local name=$1; shift
+  sh "$@" > "$OUT/$name.txt" 2>&1; local rc=$?
+  echo "$name: exit $rc" | tee -a "$OUT/summary.txt"
+}
+run gui_trap tests/gui/gui_trap.sh "$gui" /tmp/kl-gui/trap
+run frame_time_matmul tests/gui/frame_time.sh "$gui" /tmp/kl-gui/ft_matmul matmul 14
+run frame_time_elementwise tests/gui/frame_time.sh "$gui" /tmp/kl-gui/ft_elementwise first_kernel 4
+for d in trap ft_matmul ft_elementwise; do
+  for f in /tmp/kl-gui/$d/report.json /tmp/kl-gui/$d/*.png; do [ -f "$f" ] && cp "$f" "$OUT/${d}_$(basename "$f")"; done
+done
+(cd "$OUT" && tar czf gui-results.tgz --exclude=gui-results.tgz ./*.txt ./*.json 2>/dev/null)
+for n in gui_trap frame_time_matmul frame_time_elementwise; do echo "== $n"; tail -5 "$OUT/$n.txt"; done
+cat "$OUT/summary.txt"
