@@ -19,11 +19,13 @@ run() {  # name, script, args...
   echo "$name: exit $rc" | tee -a "$OUT/summary.txt"
 }
 run gui_trap tests/gui/gui_trap.sh "$gui" /tmp/kl-gui/trap
-run frame_time_matmul tests/gui/frame_time.sh "$gui" /tmp/kl-gui/ft_matmul matmul 14
+run frame_time_matmul tests/gui/frame_time.sh "$gui" /tmp/kl-gui/ft_matmul matmul 6
+run frame_time_attention tests/gui/frame_time.sh "$gui" /tmp/kl-gui/ft_attention attention 3
 run frame_time_elementwise tests/gui/frame_time.sh "$gui" /tmp/kl-gui/ft_elementwise first_kernel 4
-for d in trap ft_matmul ft_elementwise; do
+for d in trap ft_matmul ft_attention ft_elementwise; do
   for f in /tmp/kl-gui/$d/report.json /tmp/kl-gui/$d/*.png; do [ -f "$f" ] && cp "$f" "$OUT/${d}_$(basename "$f")"; done
 done
-(cd "$OUT" && tar czf gui-results.tgz --exclude=gui-results.tgz ./*.txt ./*.json 2>/dev/null)
-for n in gui_trap frame_time_matmul frame_time_elementwise; do echo "== $n"; tail -5 "$OUT/$n.txt"; done
+# At most 8 files come back: the texts and reports go in one archive, beside the trap screenshot.
+(cd "$OUT" && tar czf gui-results.tgz --exclude=gui-results.tgz ./*.txt ./*.json 2>/dev/null && rm -f ./*.json)
+for n in gui_trap frame_time_matmul frame_time_attention frame_time_elementwise; do echo "== $n"; tail -5 "$OUT/$n.txt"; done
 cat "$OUT/summary.txt"
