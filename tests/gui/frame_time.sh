@@ -7,7 +7,7 @@
 gui=$1
 out=$2
 lesson=${3:-matmul}
-step=${4:-14}
+step=${4:-6}
 rm -rf "$out" && mkdir -p "$out"
 export XDG_CONFIG_HOME="$out/config" XDG_CACHE_HOME="${XDG_CACHE_HOME:-$out/cache}"
 "$gui" --headless --no-save --no-recorded --size 1920x1080 --lesson "$lesson" --step "$step" --run sweep --exit-when-idle \
