@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ pkg-config libimgui-dev libglfw3-dev libcairo2-dev libmd4c-dev libmd4c-html0-dev
+packages=(cmake ninja-build g++ pkg-config libimgui-dev libglfw3-dev libegl-dev libcairo2-dev libmd4c-dev libmd4c-html0-dev
           nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libgtest-dev xvfb xauth fonts-dejavu-core poppler-utils)
 missing=()
 for p in "${packages[@]}"; do
