@@ -246,7 +246,7 @@ LaunchSpec read_launch(TomlReader& r, const toml::table& t, const std::string& f
 }
 
 Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir) {
-    r.allow_only(t, field, {"id", "title", "file", "operation", "idea", "dtypes", "arch", "reference", "params",
+    r.allow_only(t, field, {"id", "title", "file", "operation", "idea", "dtypes", "arch", "compute", "reference", "params",
                             "constraint", "launch", "scratch", "model"});
     Rung rung;
     rung.line = line_of(t);
@@ -257,6 +257,9 @@ Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, co
     rung.file = r.string_or(t, "file", "", field);
     rung.operation = r.string_or(t, "operation", "", field);
     rung.arch = r.string_or(t, "arch", "", field);
+    rung.compute = r.string_or(t, "compute", "", field);
+    if (!rung.compute.empty() && rung.compute != "tf32")
+        r.fail(line_of(*t.get("compute")), field + ".compute", "unknown precision '" + rung.compute + "' (expected tf32, or leave it out)");
     rung.reference = r.boolean_or(t, "reference", false, field);
     if (t.get("dtypes")) rung.dtypes = read_dtypes(r, t, "dtypes");
     if (!rung.file.empty()) {

@@ -75,6 +75,10 @@ struct RungModel {
 
 struct Rung {
     std::string id, title, file, source_path, operation, idea, arch;
+    // Arithmetic below the dtype's own precision that the rung does on purpose ("tf32": fp32
+    // data through TF32 tensor cores), so that it is checked with that precision's tolerance;
+    // "" for rungs that compute in their dtype.
+    std::string compute;
     std::vector<DType> dtypes;
     bool reference = false;
     std::vector<ParamSpec> params;  // manifest order

@@ -33,6 +33,7 @@ struct SizeAxis {
 struct Problem {
     std::map<std::string, int64_t> sizes;
     DType dtype = DType::F32;
+    std::string compute;  // the rung's declared lower precision (Rung::compute), "" if none
     int64_t size(const std::string& axis) const;  // throws InputError if missing
     std::string describe() const;                 // "n=268435456 fp32"
 };

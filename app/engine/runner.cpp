@@ -20,6 +20,9 @@ Problem resolve_problem(const Ladder& ladder, const Rung& rung, const RunOptions
     if (!op) throw InputError("rung " + rung.id + ": unknown operation '" + rung.operation + "'");
     Problem p;
     p.dtype = opt.dtype ? *opt.dtype : rung.dtypes.front();
+    p.compute = rung.compute;
+    if (!p.compute.empty() && p.dtype != DType::F32)
+        throw InputError("rung " + rung.id + ": compute = \"" + p.compute + "\" applies to fp32 data only, not " + to_string(p.dtype));
     if (std::find(rung.dtypes.begin(), rung.dtypes.end(), p.dtype) == rung.dtypes.end()) {
         std::string list;
         for (DType d : rung.dtypes) list += (list.empty() ? "" : ", ") + to_string(d);

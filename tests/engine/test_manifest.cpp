@@ -4,6 +4,7 @@
 #include "engine/compiler.h"
 #include "engine/errors.h"
 #include "engine/manifest.h"
+#include "engine/operation.h"
 #include "engine/paths.h"
 #include "temp_tree.h"
 
@@ -102,6 +103,31 @@ TEST(Manifest, WrongTypeIsRefused) {
     t.write("tiny/ladder.toml", good_manifest("reference = \"yes\"\n"));
     std::string e = load_error(t);
     EXPECT_NE(e.find("rung[0].reference: expected true or false, found a string"), std::string::npos) << e;
+}
+
+TEST(Manifest, ComputePrecisionIsReadAndChecked) {
+    TempTree t;
+    t.write("tiny/01_one.cu", kKernel);
+    t.write("tiny/ladder.toml", good_manifest("compute = \"tf32\"\n"));
+    EXPECT_EQ(kl::load_ladder(t.path("tiny/ladder.toml")).rungs.at(0).compute, "tf32");
+    t.write("tiny/ladder.toml", good_manifest("compute = \"fp8\"\n"));
+    std::string e = load_error(t);
+    EXPECT_NE(e.find(":11: rung[0].compute: unknown precision 'fp8'"), std::string::npos) << e;
+}
+
+// fp32 matmul rungs are held to fp32 rounding; only a rung that declares TF32 gets TF32's room.
+TEST(MatmulTolerance, Fp32IsTighterThanTheErrorTf32Makes) {
+    const kl::Operation* op = kl::find_operation("matmul");
+    ASSERT_NE(op, nullptr);
+    kl::Problem p;
+    p.sizes = {{"M", 4096}, {"N", 4096}, {"K", 4096}};
+    kl::Tolerance fp32 = op->tolerance(p);
+    p.compute = "tf32";
+    kl::Tolerance tf32 = op->tolerance(p);
+    const double tf32_rms = 1.3e-4 * 64;  // TF32 error at K = 4096 (ops/matmul.cpp)
+    EXPECT_LT(fp32.abs, 1.5 * tf32_rms);
+    EXPECT_GT(tf32.abs, 10 * tf32_rms);
+    EXPECT_GT(fp32.abs, 0);
 }
 
 TEST(Manifest, DefaultOutsideItsRangeIsRefused) {
