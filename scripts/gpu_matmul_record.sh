@@ -27,6 +27,10 @@ for n in 1792 1793 2048 2049; do
     $K run matmul --rung "$r" --size "$(cube $n)" --json "$OUT/parts/cliff_${n}_$r.json" >> "$OUT/run_cliff.txt" 2>&1 || echo "cliff $n $r: failed" | tee -a "$OUT/summary.txt"
   done
 done
+# The memory refusal lesson 8 quotes (naive attention at N = 32,768 needs S and P: 96 GiB).
+for dt in bf16 fp32; do
+  $K run attention --rung naive --size B=1,H=16,N=32768,d=64 --dtype $dt > "$OUT/refusal_$dt.txt" 2>&1; echo "naive attention N=32768 $dt: exit $? (2 expected)" | tee -a "$OUT/summary.txt"
+done
 [ -f .carry/peers.py ] && { timeout 300 python3 .carry/peers.py --quick --out "$OUT/peers.json" > "$OUT/peers.log" 2>&1; echo "peers: exit $?" >> "$OUT/summary.txt"; }
 python3 - "$OUT" <<'PY'
 import glob, json, os, sys
@@ -61,4 +65,5 @@ try:
 except Exception as e: print("peers:", e)
 PY
 (cd "$OUT" && tar czf logs.tgz ./*.txt ./*.log 2>/dev/null; rm -rf parts)
+cat "$OUT"/refusal_*.txt
 cat "$OUT/summary.txt"

@@ -99,6 +99,12 @@ std::shared_ptr<const TensorMapBytes> tensor_map_arg(GpuContext& gpu, const ArgS
     return encode_tensor_map_2d(req, what);
 }
 
+std::string gib(double bytes) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%.2f GiB", bytes / 1073741824.0);
+    return s;
+}
+
 std::string describe_params(const ParamValues& params) {
     std::string s;
     for (const auto& [k, v] : params) s += " " + k + "=" + std::to_string(v);
@@ -111,24 +117,31 @@ Runner::Runner(GpuContext& gpu, std::optional<Calibration> calibration)
 
 Runner::~Runner() = default;
 
-void Runner::prepare_problem(const Operation& op, const Problem& p, uint64_t seed) {
+void Runner::prepare_problem(const Operation& op, const Problem& p, uint64_t seed, const std::string& label, double scratch,
+                             const std::string& scratch_list) {
     std::string key = op.name() + "|" + p.describe() + "|" + std::to_string(seed);
-    if (key == cache_->key) return;
-    cache_->key.clear();
-    cache_->reference.clear();
-    gpu_.clear_buffers();
-    cache_->buffers = op.buffers(p);
-    // Refuse problems that cannot fit before allocating anything.
-    double need = 0;
-    for (const auto& b : cache_->buffers) need += double(b.elements) * dtype_size(b.dtype);
+    const bool prepared = key == cache_->key;
+    if (!prepared) {
+        cache_->key.clear();
+        cache_->reference.clear();
+        gpu_.clear_buffers();
+        cache_->buffers = op.buffers(p);
+    }
+    // Refuse what cannot fit before allocating anything: the problem's buffers (unless they are
+    // already there) and the rung's scratch, in one message with the whole need.
+    double buffers = 0;
+    for (const auto& b : cache_->buffers) buffers += double(b.elements) * dtype_size(b.dtype);
+    const double need = (prepared ? 0 : buffers) + scratch;
     size_t free_b = 0, total_b = 0;
     KL_CUDA_CALL(cudaMemGetInfo(&free_b, &total_b));
     if (need > 0.9 * double(free_b)) {
-        char msg[256];
-        std::snprintf(msg, sizeof msg, "problem too large for GPU memory: %s needs %.2f GiB, %.2f GiB free of %.2f GiB",
-                      p.describe().c_str(), need / 1073741824.0, double(free_b) / 1073741824.0, double(total_b) / 1073741824.0);
-        throw InputError(msg);
+        std::string what = label + " needs " + gib(buffers + scratch) + " (inputs and outputs " + gib(buffers);
+        if (scratch > 0) what += ", scratch " + gib(scratch) + ": " + scratch_list;
+        what += ")";
+        throw InputError("problem too large for GPU memory: " + what + "; " + gib(double(free_b) + (prepared ? buffers : 0)) +
+                         " free of " + gib(double(total_b)));
     }
+    if (prepared) return;
     for (const auto& b : cache_->buffers) gpu_.add_buffer(b.name, b.dtype, b.elements);
     op.make_inputs(p, gpu_, seed);
     op.reference(p, gpu_, cache_->reference);
@@ -283,7 +296,15 @@ RunRecord Runner::run(const Ladder& ladder, const Rung& rung, const RunOptions& 
         prep.launches.push_back(std::move(l));
     }
 
-    prepare_problem(op, p, opt.seed);
+    // The rung's scratch, sized first so that the memory check sees the whole need.
+    double scratch_need = 0;
+    std::string scratch_list;
+    for (const auto& s : rung.scratch) {
+        const double bytes = double(std::max<int64_t>(s.elements.eval(scope), 1)) * dtype_size(s.dtype ? *s.dtype : p.dtype);
+        scratch_need += bytes;
+        scratch_list += (scratch_list.empty() ? "" : ", ") + s.name + " " + gib(bytes);
+    }
+    prepare_problem(op, p, opt.seed, prep.label, scratch_need, scratch_list);
     // Scratch buffers live for this rung only: freed on every way out, errors included.
     struct ScratchGuard {
         GpuContext& gpu;
@@ -292,17 +313,13 @@ RunRecord Runner::run(const Ladder& ladder, const Rung& rung, const RunOptions& 
             for (const auto& n : names) gpu.remove_buffer(n);
         }
     } scratch_guard{gpu_, {}};
-    double scratch_bytes = 0;
     for (const auto& s : rung.scratch) {
-        int64_t n = s.elements.eval(scope);
-        DType dt = s.dtype ? *s.dtype : p.dtype;
-        gpu_.add_buffer(s.name, dt, std::max<int64_t>(n, 1));
+        gpu_.add_buffer(s.name, s.dtype ? *s.dtype : p.dtype, std::max<int64_t>(s.elements.eval(scope), 1));
         scratch_guard.names.push_back(s.name);
-        scratch_bytes += double(n) * dtype_size(dt);
     }
     double buffer_bytes = 0;
     for (const auto& b : cache_->buffers) buffer_bytes += double(b.elements) * dtype_size(b.dtype);
-    rec.peak_memory_bytes = buffer_bytes + scratch_bytes;
+    rec.peak_memory_bytes = buffer_bytes + scratch_need;
 
     for (auto& l : prep.launches) {
         for (const auto& a : l.spec->args) {

@@ -49,7 +49,11 @@ class Runner {
   private:
     struct Prepared;
     struct ProblemCache;
-    void prepare_problem(const Operation& op, const Problem& p, uint64_t seed);
+    // Allocates the problem's buffers, inputs and reference (kept while the problem stays the
+    // same). Refuses, before allocating anything, a problem whose buffers plus the rung's
+    // `scratch` (bytes, described in `scratch_list`) do not fit in free memory.
+    void prepare_problem(const Operation& op, const Problem& p, uint64_t seed, const std::string& label, double scratch,
+                         const std::string& scratch_list);
     Correctness check(const Operation& op, const Problem& p, Prepared& prep);
     TimingStats time_rung(Prepared& prep, const RunOptions& opt);
     void launch_all(Prepared& prep);

@@ -158,6 +158,31 @@ TEST(GpuLadders, WrongRungIsCaught) {
     EXPECT_EQ(rec.correctness->unwritten, 1);
 }
 
+// A rung whose scratch cannot fit is refused before anything is allocated, in one message
+// that names the whole need: naive attention's S and P at 64 heads of 32,768 x 32,768 are
+// 384 GiB, more than any single GPU holds.
+TEST(GpuLadders, ScratchThatCannotFitIsRefusedWithTheWholeNeed) {
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::Ladder* L = nullptr;
+    for (const auto& l : ladders())
+        if (l.id == "attention") L = &l;
+    ASSERT_NE(L, nullptr);
+    kl::RunOptions o;
+    o.sizes = {{"B", 1}, {"H", 64}, {"N", 32768}, {"d", 64}, {"causal", 0}};
+    o.dtype = kl::DType::BF16;
+    try {
+        runner.run(*L, *L->find_rung("naive"), o);
+        FAIL() << "expected a refusal";
+    } catch (const kl::InputError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("problem too large for GPU memory"), std::string::npos) << what;
+        EXPECT_NE(what.find("scratch 384.00 GiB"), std::string::npos) << what;
+        EXPECT_NE(what.find("S 256.00 GiB"), std::string::npos) << what;
+        EXPECT_NE(what.find("P 128.00 GiB"), std::string::npos) << what;
+    }
+    EXPECT_FALSE(runner.context_lost());
+}
+
 TEST(GpuLadders, TooLargeProblemIsRefusedCleanly) {
     kl::Runner runner(gpu(), std::nullopt);
     const kl::Ladder* L = nullptr;
