@@ -28,6 +28,12 @@ std::vector<kl::Ladder>& ladders() {
     return l;
 }
 
+const kl::Ladder* ladder_named(const std::string& id) {
+    for (const auto& l : ladders())
+        if (l.id == id) return &l;
+    return nullptr;
+}
+
 // Problem sizes each ladder is checked at: aligned and deliberately odd ones.
 std::vector<std::map<std::string, int64_t>> sizes_for(const kl::Ladder& L) {
     if (L.id == "elementwise") return {{{"n", 1}}, {{"n", 1000}}, {{"n", (1 << 20) + 3}}, {{"n", int64_t(1) << 28}}};
@@ -82,9 +88,7 @@ TEST(GpuLadders, EveryRungCorrectAtAlignedAndOddSizes) {
 
 TEST(GpuLadders, TimingsAreSane) {
     kl::Runner runner(gpu(), kl::load_or_measure_calibration(gpu()));
-    const kl::Ladder* L = nullptr;
-    for (const auto& l : ladders())
-        if (l.id == "elementwise") L = &l;
+    const kl::Ladder* L = ladder_named("elementwise");
     ASSERT_NE(L, nullptr);
     kl::RunOptions o;
     o.sizes = {{"n", int64_t(1) << 26}};
@@ -102,9 +106,7 @@ TEST(GpuLadders, TimingsAreSane) {
 
 TEST(GpuLadders, L2FlushChangesSmallBufferTime) {
     kl::Runner runner(gpu(), std::nullopt);
-    const kl::Ladder* L = nullptr;
-    for (const auto& l : ladders())
-        if (l.id == "elementwise") L = &l;
+    const kl::Ladder* L = ladder_named("elementwise");
     ASSERT_NE(L, nullptr);
     kl::RunOptions o;
     // 24 MiB for a, b and c: fits in the H100's 50 MB L2, and large enough that the DRAM time
@@ -163,9 +165,7 @@ TEST(GpuLadders, WrongRungIsCaught) {
 // 384 GiB, more than any single GPU holds.
 TEST(GpuLadders, ScratchThatCannotFitIsRefusedWithTheWholeNeed) {
     kl::Runner runner(gpu(), std::nullopt);
-    const kl::Ladder* L = nullptr;
-    for (const auto& l : ladders())
-        if (l.id == "attention") L = &l;
+    const kl::Ladder* L = ladder_named("attention");
     ASSERT_NE(L, nullptr);
     kl::RunOptions o;
     o.sizes = {{"B", 1}, {"H", 64}, {"N", 32768}, {"d", 64}, {"causal", 0}};
@@ -185,9 +185,7 @@ TEST(GpuLadders, ScratchThatCannotFitIsRefusedWithTheWholeNeed) {
 
 TEST(GpuLadders, TooLargeProblemIsRefusedCleanly) {
     kl::Runner runner(gpu(), std::nullopt);
-    const kl::Ladder* L = nullptr;
-    for (const auto& l : ladders())
-        if (l.id == "elementwise") L = &l;
+    const kl::Ladder* L = ladder_named("elementwise");
     ASSERT_NE(L, nullptr);
     kl::RunOptions o;
     o.sizes = {{"n", int64_t(1) << 35}};  // GeLU in and out: 256 GiB, more than any GPU here holds
