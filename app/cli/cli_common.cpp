@@ -66,7 +66,14 @@ std::map<std::string, int64_t> parse_assignments(const std::vector<std::string>&
         while (std::getline(ss, part, ',')) {
             auto eq = part.find('=');
             if (eq == std::string::npos || eq == 0) throw InputError(what + ": expected NAME=VALUE, got '" + part + "'");
-            out[part.substr(0, eq)] = parse_integer(part.substr(eq + 1), what + " " + part.substr(0, eq));
+            const std::string name = part.substr(0, eq);
+            const int64_t value = parse_integer(part.substr(eq + 1), what + " " + name);
+            // Several flags may split the names between them, but one name twice is ambiguous:
+            // running only the last value would silently skip the others.
+            if (auto it = out.find(name); it != out.end())
+                throw InputError(what + ": " + name + " is given twice (" + std::to_string(it->second) + " and " + std::to_string(value) +
+                                 "); one command runs one problem: repeat the command per value, or use `kladder sweep`");
+            out[name] = value;
         }
     }
     return out;
