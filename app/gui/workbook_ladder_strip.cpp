@@ -74,7 +74,11 @@ void Workbook::draw_ladder_strip() {
     float card_h = strip_card_height();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     bool dark = theme_is_dark();
-    bool flops = prefers_flops(plot_context(), store_);
+    const PlotContext ctx = plot_context();
+    bool flops = prefers_flops(ctx, store_);
+    // "% cuBLAS" on a card: against the library's run at these sizes when there is one (the
+    // same bar the plots draw), else against the calibrated rate.
+    const StoredRun* library = flops ? library_reference_run(store_, ctx) : nullptr;
 
     for (int i = 0; i < n; ++i) {
         const Rung& r = L.rungs[i];
@@ -121,7 +125,9 @@ void Workbook::draw_ladder_strip() {
             y += fonts_.big->FontSize * 0.9f + 3 * s;
             std::string rate = flops ? plot::format_value(rec.tflops, 3) + " TFLOP/s" : plot::format_value(rec.gbps, 4) + " GB/s";
             if (!flops && rec.pct_copy) rate += " \xC2\xB7 " + plot::format_value(*rec.pct_copy, 2) + "% copy";
-            else if (flops && rec.pct_gemm) rate += " \xC2\xB7 " + plot::format_value(*rec.pct_gemm, 2) + "% cuBLAS";
+            else if (flops && library && library->record.tflops > 0)
+                rate += " \xC2\xB7 " + plot::format_value(100.0 * rec.tflops / library->record.tflops, 2) + "% cuBLAS";
+            else if (flops && rec.pct_gemm) rate += " \xC2\xB7 " + plot::format_value(*rec.pct_gemm, 2) + "% cuBLAS (cal.)";
             dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.muted, fit_text(fonts_.small, rate, w).c_str());
             y += fonts_.small->FontSize + 5 * s;
             // Pass / fail chip, and where the number came from.

@@ -71,6 +71,21 @@ bool measured(const StoredRun* s) { return s && s->record.error.empty() && s->re
 
 }  // namespace
 
+const Rung* library_reference_rung(const Ladder& ladder, const std::string& dtype) {
+    for (const auto& r : ladder.rungs) {
+        if (!r.reference || !r.compute.empty()) continue;
+        for (DType d : r.dtypes)
+            if (to_string(d) == dtype) return &r;
+    }
+    return nullptr;
+}
+
+const StoredRun* library_reference_run(const ResultsStore& store, const PlotContext& ctx) {
+    const Rung* r = ctx.ladder ? library_reference_rung(*ctx.ladder, ctx.dtype) : nullptr;
+    const StoredRun* s = r ? store.latest(ctx.ladder->id, r->id, ctx.sizes, ctx.dtype, nullptr) : nullptr;
+    return measured(s) ? s : nullptr;
+}
+
 bool prefers_flops(const PlotContext& ctx, const ResultsStore& store) {
     if (!ctx.ladder) return false;
     for (const auto& s : store.runs()) {
@@ -183,9 +198,12 @@ BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetr
                 f.title = "Achieved FLOP rate per rung";
                 f.y.label = "Throughput";
                 f.y.unit = "TFLOP/s";
-                if (cal && cal->valid()) {
+                if (const StoredRun* ref = library_reference_run(store, ctx)) {
+                    // The library at these very sizes, from the same results: the bar to reach.
+                    f.series.push_back(plot::make_hline(ref->record.title + " at these sizes", ref->record.tflops));
+                } else if (cal && cal->valid()) {
                     double roof = ctx.dtype == "fp32" ? cal->sgemm_tflops : cal->bf16_tflops;
-                    if (roof > 0) f.series.push_back(plot::make_hline(std::string("cuBLAS ") + ctx.dtype + " (measured)", roof));
+                    if (roof > 0) f.series.push_back(plot::make_hline(std::string("cuBLAS ") + ctx.dtype + " (calibration, 4096^3)", roof));
                 }
             } else {
                 f.title = "Achieved bandwidth per rung (ideal bytes / time)";
@@ -351,7 +369,7 @@ BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const
         out.unit = "TFLOP/s";
         if (ctx.calibration && ctx.calibration->valid()) {
             double roof = ctx.dtype == "fp32" ? ctx.calibration->sgemm_tflops : ctx.calibration->bf16_tflops;
-            if (roof > 0) f.series.push_back(plot::make_hline(std::string("cuBLAS ") + ctx.dtype + " (measured)", roof));
+            if (roof > 0) f.series.push_back(plot::make_hline(std::string("cuBLAS ") + ctx.dtype + " (calibration, 4096^3)", roof));
         }
     } else {
         f.title = "Bandwidth vs " + axis;

@@ -47,6 +47,15 @@ struct BuiltFigure {
     double y_scale = 1;                                // tooltip value = record value x y_scale
 };
 
+// The ladder's library reference for a dtype (cuBLAS bf16 for bf16 matmul rungs): the first
+// reference rung that takes the dtype at its own precision (no `compute` override, so not
+// cuBLAS TF32 for fp32); nullptr when the ladder has none.
+const Rung* library_reference_rung(const Ladder& ladder, const std::string& dtype);
+// Its measured run at the context's sizes and dtype, or nullptr. Rates "of cuBLAS" are read
+// against this run when it exists: same sizes, same results file, rather than the calibration
+// (one size, measured at another moment; cuBLAS bf16 itself varies by several % between calls).
+const StoredRun* library_reference_run(const ResultsStore& store, const PlotContext& ctx);
+
 // True when the ladder's work is compute-bound (rates in TFLOP/s rather than GB/s), judged from
 // the arithmetic intensity of its results (more than 8 FLOP per ideal byte).
 bool prefers_flops(const PlotContext& ctx, const ResultsStore& store);

@@ -19,6 +19,7 @@
 #include "plot/ticks.h"
 #include "report/figure_files.h"
 #include "report/figure_request.h"
+#include "report/figures.h"
 #include "report/handout.h"
 #include "report/lesson_export.h"
 
@@ -377,4 +378,40 @@ TEST(ReportFailures, UnwritableFolderFailsCleanly) {
 
 TEST(ReportHandout, HeadingsOfStepTextsAreDemotedOutsideCode) {
     EXPECT_EQ(demote_headings("# A\ntext\n```\n# not a heading\n```\n", 2), "### A\ntext\n```\n# not a heading\n```\n");
+}
+
+// "% of cuBLAS" is read against the library's own run at the same sizes, from the same results:
+// the recorded H100 matmul file has cuBLAS bf16 at 4096^3; the plot's line sits on that run.
+TEST(ReportFigures, RateBarsDrawTheLibraryAtTheseSizes) {
+    std::vector<std::string> errors;
+    std::vector<kl::Ladder> ladders = kl::load_all_ladders(kl::kernels_dir(), &errors);
+    ASSERT_TRUE(errors.empty());
+    const kl::Ladder* matmul = nullptr;
+    for (const auto& l : ladders)
+        if (l.id == "matmul") matmul = &l;
+    ASSERT_NE(matmul, nullptr);
+    ASSERT_NE(kl::gui::library_reference_rung(*matmul, "fp32"), nullptr);
+    EXPECT_EQ(kl::gui::library_reference_rung(*matmul, "fp32")->id, "cublas_fp32");  // not TF32
+    EXPECT_EQ(kl::gui::library_reference_rung(*matmul, "bf16")->id, "cublas_bf16");
+
+    kl::gui::ResultsStore store;
+    store.load_recorded_file((fs::path(kl::kernels_dir()).parent_path() / "assets" / "recorded" / "h100_matmul.json").string());
+    kl::gui::PlotContext ctx;
+    ctx.ladder = matmul;
+    ctx.sizes = {{"M", 4096}, {"N", 4096}, {"K", 4096}};
+    ctx.dtype = "bf16";
+    const kl::gui::StoredRun* ref = kl::gui::library_reference_run(store, ctx);
+    ASSERT_NE(ref, nullptr);
+    EXPECT_EQ(ref->record.rung, "cublas_bf16");
+    kl::gui::BuiltFigure b = kl::gui::rung_bars(store, ctx, kl::gui::BarMetric::Rate);
+    bool line = false;
+    for (const auto& s : b.figure.series)
+        if (s.name.find("at these sizes") != std::string::npos) {
+            line = true;
+            EXPECT_DOUBLE_EQ(s.value, ref->record.tflops);
+        }
+    EXPECT_TRUE(line);
+    // Without the library's run at these sizes, the calibration is the line, and says so.
+    ctx.sizes["K"] = 1234;
+    EXPECT_EQ(kl::gui::library_reference_run(store, ctx), nullptr);
 }
