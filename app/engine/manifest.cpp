@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -446,6 +447,17 @@ Ladder load_ladder(const std::string& manifest_path) {
         check_names(r, rung, *op, field);
         rung.index = static_cast<int>(L.rungs.size());
         L.rungs.push_back(std::move(rung));
+    }
+    int references = 0;
+    for (auto& rung : L.rungs) {
+        const std::string stem = fs::path(rung.file).filename().string();
+        size_t digits = 0;
+        while (digits < stem.size() && std::isdigit(static_cast<unsigned char>(stem[digits]))) ++digits;
+        char position[16];
+        std::snprintf(position, sizeof position, "%02d", rung.index + 1);
+        rung.number = digits > 0 && digits < stem.size() && stem[digits] == '_' ? stem.substr(0, digits)
+                      : rung.file.empty() && rung.reference ? "R" + std::to_string(++references)
+                                                             : std::string(position);
     }
     return L;
 }

@@ -102,8 +102,7 @@ void Workbook::draw_ladder_strip() {
         dl->AddRectFilled(ImVec2(p.x + 1, p.y + 1), ImVec2(p.x + 5 * s, q.y - 1), color, 7 * s, ImDrawFlags_RoundCornersLeft);
 
         float x = p.x + 14 * s, y = p.y + 7 * s, w = card_w - 22 * s;
-        char idx[16];
-        std::snprintf(idx, sizeof idx, "%02d", i + 1);
+        const char* idx = r.number.c_str();
         dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y + 2 * s), pal.muted, idx);
         float iw = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, idx).x + 7 * s;
         std::string title = fit_text(fonts_.bold, r.title, w - iw);

@@ -187,13 +187,9 @@ void Workbook::draw_plot_canvas(float width, float height) {
             double slot = width * 0.8 / double(x.categories.size());
             bool too_long = false;
             for (const auto& c : x.categories) too_long |= measure(c, theme.tick_size, false).width > 2.0 * slot;
-            if (too_long) {
-                for (size_t i = 0; i < x.categories.size(); ++i) {
-                    char num[8];
-                    std::snprintf(num, sizeof num, "%02zu", i + 1);
-                    x.categories[i] = num;
-                }
-                x.label = "Rung (numbered as in the ladder strip)";
+            if (too_long && ladder_ && ladder_->rungs.size() == x.categories.size()) {
+                for (size_t i = 0; i < x.categories.size(); ++i) x.categories[i] = ladder_->rungs[i].number;
+                x.label = "Rung (numbered as in the ladder strip; R: library references)";
             }
         }
         plots_.layout = plot::compute_layout(plots_.shown, width, height, measure, theme);

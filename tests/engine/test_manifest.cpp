@@ -105,6 +105,20 @@ TEST(Manifest, WrongTypeIsRefused) {
     EXPECT_NE(e.find("rung[0].reference: expected true or false, found a string"), std::string::npos) << e;
 }
 
+// Lessons say "rung 10" for 10_wgmma_bf16.cu; the cards and plot axes must say the same.
+TEST(Manifest, RungNumbersFollowTheFilesAndReferencesAreR) {
+    std::vector<std::string> errors;
+    for (const auto& L : kl::load_all_ladders(kl::kernels_dir(), &errors)) {
+        if (L.id != "matmul") continue;
+        EXPECT_EQ(L.find_rung("cublas_fp32")->number, "R1");
+        EXPECT_EQ(L.find_rung("cublas_bf16")->number, "R3");
+        EXPECT_EQ(L.find_rung("naive")->number, "01");
+        EXPECT_EQ(L.find_rung("wgmma_bf16")->number, "10");
+        EXPECT_EQ(L.find_rung("wgmma_tma_bf16")->number, "11");
+    }
+    EXPECT_TRUE(errors.empty());
+}
+
 TEST(Manifest, ComputePrecisionIsReadAndChecked) {
     TempTree t;
     t.write("tiny/01_one.cu", kKernel);
