@@ -139,6 +139,8 @@ class Workbook {
     ParamValues resolved_params(const Rung& r) const;  // defaults + overrides (no validation)
     std::string constraint_problem() const;             // empty when the current settings are valid
     PlotContext plot_context() const;
+    // The ladder's library reference (cuBLAS) measured at a record's sizes and dtype, or nullptr.
+    const StoredRun* library_run_for(const RunRecord& record) const;
     LessonProgress& progress();
 
     // [SECTION] Runner and jobs (workbook_runs.cpp)

@@ -35,8 +35,9 @@ std::string fmt_ms(double ms) {
     return b;
 }
 
-// Everything a reader may want to know about one measurement, for tooltips.
-std::string describe_run(const StoredRun& s) {
+// Everything a reader may want to know about one measurement, for tooltips. `library`: the
+// ladder's library reference measured at the same sizes (for "% of cuBLAS"), or nullptr.
+std::string describe_run(const StoredRun& s, const StoredRun* library) {
     const RunRecord& r = s.record;
     std::string t = r.title.empty() ? r.rung : r.title;
     if (!r.error.empty()) return t + "\n" + r.error_kind + ": " + r.error;
@@ -48,7 +49,10 @@ std::string describe_run(const StoredRun& s) {
     if (r.pct_copy) t += " (" + plot::format_value(*r.pct_copy, 3) + "% of the copy roof)";
     if (r.flops > 0) {
         t += "\n" + plot::format_value(r.tflops, 4) + " TFLOP/s";
-        if (r.pct_gemm) t += " (" + plot::format_value(*r.pct_gemm, 3) + "% of cuBLAS)";
+        if (library && library->record.tflops > 0)
+            t += " (" + plot::format_value(100.0 * r.tflops / library->record.tflops, 3) + "% of " + library->record.title + " at these sizes)";
+        else if (r.pct_gemm)
+            t += " (" + plot::format_value(*r.pct_gemm, 3) + "% of cuBLAS's calibrated rate)";
     }
     if (r.pct_reference) t += "\n" + plot::format_value(*r.pct_reference, 3) + "% of the reference's speed";
     t += "\nideal bytes " + plot::format_value(r.ideal_bytes / 1e6, 4) + " MB";
@@ -218,6 +222,15 @@ void Workbook::draw_plot_canvas(float width, float height) {
 
 // [SECTION] Tooltips
 
+const StoredRun* Workbook::library_run_for(const RunRecord& record) const {
+    if (!ladder_) return nullptr;
+    PlotContext ctx;
+    ctx.ladder = ladder_;
+    ctx.sizes = record.sizes;
+    ctx.dtype = record.dtype;
+    return library_reference_run(store_, ctx);
+}
+
 void Workbook::draw_plot_tooltip(const ImVec2& origin) {
     const float s = fonts_.scale;
     ImVec2 m = ImGui::GetIO().MousePos;
@@ -247,7 +260,7 @@ void Workbook::draw_plot_tooltip(const ImVec2& origin) {
         dl->AddRect(ImVec2(origin.x + float(b.rect.x), origin.y + float(b.rect.y)),
                     ImVec2(origin.x + float(b.rect.right()), origin.y + float(b.rect.bottom())), palette().text, 0, 0, 1.5f);
         const StoredRun* run = b.point < B.bar_runs.size() ? B.bar_runs[b.point] : nullptr;
-        tooltip(run ? head + "\n\n" + describe_run(*run) : head);
+        tooltip(run ? head + "\n\n" + describe_run(*run, library_run_for(run->record)) : head);
         return;
     }
     // Lines and points: the nearest point within reach.
@@ -271,7 +284,7 @@ void Workbook::draw_plot_tooltip(const ImVec2& origin) {
                                                                                                : plot::format_value(pt.x, 6);
         std::string head = ser.name + "\n" + B.figure.x.label + " = " + xs + ":  " + plot::format_value(pt.y, 4) + " " + B.figure.y.unit;
         const StoredRun* run = size_t(bp) < B.point_runs[bs].size() ? B.point_runs[bs][bp] : nullptr;
-        tooltip(run ? head + "\n\n" + describe_run(*run) : head);
+        tooltip(run ? head + "\n\n" + describe_run(*run, library_run_for(run->record)) : head);
         return;
     }
     // Heatmap: the cell under the mouse.
