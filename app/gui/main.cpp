@@ -84,6 +84,8 @@ int main(int argc, char** argv) {
         return std::sscanf(r[0].c_str(), "%dx%d", &opt.width, &opt.height) == 2 && opt.width >= 320 && opt.height >= 240;
     }, "window size, e.g. 1600x960");
     app.add_option("--run", opt.run_on_start, "test hook: start a job at once (rung, ladder or sweep)")->check(CLI::IsMember({"rung", "ladder", "sweep"}));
+    app.add_option("--run-for", opt.run_for_s, "test hook: start the --run job again as it ends, until this many seconds have passed")
+        ->check(CLI::Range(0.0, 3600.0));
     app.add_option("--kill-runner-after", opt.kill_runner_after, "test hook: SIGKILL the runner after this many results");
     app.add_option("--max-seconds", opt.max_seconds, "test hook: leave after this many seconds");
     app.add_flag("--exit-when-idle", opt.exit_when_idle, "test hook: leave when the --run job is over");

@@ -220,8 +220,10 @@ void Workbook::frame() {
     poll_runner();
     handle_keys();
     ++frames_drawn_;
-    if (!options_.run_on_start.empty() && !start_job_submitted_) {
+    if (!options_.run_on_start.empty() && (!start_job_submitted_ || start_job_again())) {
+        if (!start_job_submitted_) start_job_time_ = std::chrono::steady_clock::now();
         start_job_submitted_ = true;
+        ++start_jobs_;
         const std::string& what = options_.run_on_start;
         if (what == "rung") run_rung();
         else if (what == "ladder") run_ladder();
@@ -567,7 +569,12 @@ bool Workbook::idle_for_screenshot() const {
     if (ptx_pending()) return false;
     if (options_.run_on_start.empty()) return true;
     // After a fault, "over" includes seeing the runner leave (the window must outlive it).
-    return start_job_submitted_ && !runner_.job && !runner_.awaiting_exit;
+    return start_job_submitted_ && !runner_.job && !runner_.awaiting_exit && !start_job_again();
+}
+
+bool Workbook::start_job_again() const {
+    if (options_.run_for_s <= 0 || !start_job_submitted_ || runner_.job || runner_.failures > 0) return false;
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_job_time_).count() < options_.run_for_s;
 }
 
 nlohmann::json Workbook::report() const {
@@ -589,7 +596,7 @@ nlohmann::json Workbook::report() const {
                    {"results", runner_.results_received}, {"failures", runner_.failures},
                    {"exits", runner_.exits_seen},     {"restarts", runner_.client ? runner_.client->restarts() : 0},
                    {"killed_by_test", runner_.killed_by_hook}, {"last_error", runner_.last_error},
-                   {"job_active", runner_.job.has_value()}};
+                   {"job_active", runner_.job.has_value()},   {"start_jobs", start_jobs_}};
     j["errors_shown"] = logged_errors_;
     j["log"] = runner_.log;
     j["lessons"] = lessons_.size();

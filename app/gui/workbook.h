@@ -55,6 +55,7 @@ struct AppOptions {
     bool no_save = false;          // leave the saved settings alone (tests)
     // Test hooks: start a job at launch, kill the runner after some results, leave when idle.
     std::string run_on_start;      // rung | ladder | sweep
+    double run_for_s = 0;          // start that job again as it ends, until this long has passed
     int kill_runner_after = -1;    // results received before the runner is killed (once)
     double max_seconds = 0;        // leave after this long (0: never)
     bool exit_when_idle = false;   // leave once the start job is done (and a screenshot taken)
@@ -289,6 +290,9 @@ class Workbook {
     bool view_forced_ = false;    // --view given: steps do not change the plot tab
     int frames_drawn_ = 0;
     bool start_job_submitted_ = false;  // --run
+    int start_jobs_ = 0;                // --run jobs started (several with --run-for)
+    std::chrono::steady_clock::time_point start_job_time_;
+    bool start_job_again() const;       // --run-for: time left, the last one ended cleanly
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
