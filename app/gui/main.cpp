@@ -266,11 +266,16 @@ int main(int argc, char** argv) {
             sample.swap_ms = ms_since(swap_start);
             sample.work_ms = ms_since(events_start);
 
-            // Without vsync (Xvfb, screenshots) cap the loop near 60 fps so it does not spin.
+            // Without vsync (Xvfb, --headless) cap the loop so it does not spin: frames start
+            // 15.5 ms apart. Not 16.7: a sleep may overshoot by up to ~1 ms on a busy machine
+            // (measured on the GPU machine during sweeps, docs/gui.md), and a frame that lands
+            // after the 60 Hz deadline is a dropped frame. With vsync the swap waits instead and
+            // this sleep does not happen.
+            constexpr double kPacedFrameMs = 15.5;
             auto now = Clock::now();
             double frame_ms = std::chrono::duration<double, std::milli>(now - last_frame).count();
-            if (!screenshot_mode && frame_ms < 15.0) {
-                std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(16.0 - frame_ms));
+            if (!screenshot_mode && frame_ms < kPacedFrameMs) {
+                std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(kPacedFrameMs - frame_ms));
                 now = Clock::now();
                 frame_ms = std::chrono::duration<double, std::milli>(now - last_frame).count();
             }
