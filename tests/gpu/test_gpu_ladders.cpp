@@ -39,8 +39,9 @@ std::vector<std::map<std::string, int64_t>> sizes_for(const kl::Ladder& L) {
     if (L.id == "elementwise") return {{{"n", 1}}, {{"n", 1000}}, {{"n", (1 << 20) + 3}}, {{"n", int64_t(1) << 28}}};
     if (L.id == "transpose" || L.id == "softmax")
         return {{{"rows", 1}, {"cols", 1}}, {{"rows", 3}, {"cols", 5}}, {{"rows", 1000}, {"cols", 1001}}, {{"rows", 1024}, {"cols", 4096}}};
-    if (L.id == "matmul")
-        return {{{"M", 1}, {"N", 1}, {"K", 1}}, {{"M", 127}, {"N", 255}, {"K", 63}}, {{"M", 1000}, {"N", 1000}, {"K", 1000}}};
+    if (L.id == "matmul")  // the sizes issue 4 names: 1^3, odd, 1000^3, 4097^3 (past every tile), and M, N, K all different
+        return {{{"M", 1}, {"N", 1}, {"K", 1}},          {{"M", 127}, {"N", 255}, {"K", 63}},   {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+                {{"M", 4097}, {"N", 4097}, {"K", 4097}}, {{"M", 1024}, {"N", 2048}, {"K", 512}}};
     if (L.id == "attention")
         return {{{"B", 1}, {"H", 2}, {"N", 1}, {"d", 64}, {"causal", 0}}, {{"B", 1}, {"H", 2}, {"N", 17}, {"d", 64}, {"causal", 1}},
                 {{"B", 1}, {"H", 2}, {"N", 1000}, {"d", 128}, {"causal", 0}}};
