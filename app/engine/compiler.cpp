@@ -2,6 +2,7 @@
 
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -31,12 +32,21 @@ std::string hex(uint64_t v) {
     return buf;
 }
 
-std::string common_header() {
-    static const std::string text = [] {
-        std::string p = kernels_dir() + "/common/kl_common.cuh";
+// Everything a rung may #include besides CUDA's headers: the headers in kernels/common/ and in
+// the rung's own folder, named and read now (a header edited while the workbook runs must
+// change the cache key, as an edited .cu does).
+std::string included_headers(const std::string& source_path) {
+    std::vector<fs::path> files;
+    for (const fs::path dir : {fs::path(kernels_dir()) / "common", fs::path(source_path).parent_path()}) {
         std::error_code ec;
-        return fs::exists(p, ec) ? read_file(p) : std::string();
-    }();
+        for (const auto& e : fs::directory_iterator(dir, ec)) {
+            const std::string ext = e.path().extension().string();
+            if (e.is_regular_file(ec) && (ext == ".cuh" || ext == ".h")) files.push_back(e.path());
+        }
+    }
+    std::sort(files.begin(), files.end());
+    std::string text;
+    for (const auto& f : files) text += f.filename().string() + "\n" + read_file(f.string()) + "\n";
     return text;
 }
 
@@ -71,7 +81,7 @@ CompiledCode compile_kernel(const CompileRequest& req) {
     const auto opts = nvrtc_options(req);
 
     uint64_t h = fnv1a(source);
-    h = fnv1a(common_header(), h);
+    h = fnv1a(included_headers(req.source_path), h);
     for (const auto& o : opts) h = fnv1a(o + "\n", h);
     h = fnv1a(nvrtc_version_string(), h);
     CompiledCode out;

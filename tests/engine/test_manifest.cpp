@@ -215,6 +215,22 @@ TEST(Compiler, BrokenRungReportsNvrtcLog) {
     }
 }
 
+// A header next to the rung is part of what it compiles: editing it must not reuse the cached
+// binary of the old text.
+TEST(Compiler, EditedHeaderChangesTheCacheKey) {
+    TempTree t;
+    t.write("rung/local.cuh", "#define SCALE 2.0f\n");
+    std::string src = t.write("rung/01_scale.cu", "#include \"local.cuh\"\nextern \"C\" __global__ void k(float* y) { y[0] *= SCALE; }\n");
+    kl::CompileRequest req;
+    req.source_path = src;
+    req.label = "tiny/scale";
+    req.output = kl::CompileRequest::Output::Ptx;
+    const std::string before = kl::compile_kernel(req).cache_key;
+    EXPECT_EQ(kl::compile_kernel(req).cache_key, before);  // nothing changed: the same key
+    t.write("rung/local.cuh", "#define SCALE 3.0f\n");
+    EXPECT_NE(kl::compile_kernel(req).cache_key, before);
+}
+
 TEST(Compiler, MissingSourceIsAnInputError) {
     kl::CompileRequest req;
     req.source_path = "/nonexistent/rung.cu";
