@@ -591,7 +591,7 @@ BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx) {
     }
     Figure& f = out.figure;
     f.name = ctx.ladder->id + "_roofline";
-    f.title = "Rungs on this GPU's roofline (intensity from measured DRAM bytes where counted)";
+    f.title = "Rungs on this GPU's roofline (intensity: measured DRAM bytes, else the rung's model)";
     f.caption = problem_caption(ctx);
     f.x.label = "Arithmetic intensity";
     f.x.unit = "FLOP/byte";
@@ -608,15 +608,20 @@ BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx) {
         const RunRecord& rec = s->record;
         // Intensity from measured DRAM bytes when the counters pass ran, else the rung's model,
         // else the ideal bytes (docs/counters.md).
+        // A model counts global-memory requests, part of which L2 serves: such a point may sit
+        // above the DRAM roof, so its legend entry says "(model)".
         double bytes = rec.model_bytes ? *rec.model_bytes : rec.ideal_bytes;
+        const char* source = rec.model_bytes ? " (model)" : " (ideal bytes)";
         if (rec.counters.is_object() && rec.counters.contains("dram_bytes") && rec.counters["dram_bytes"].is_number() &&
-            rec.counters["dram_bytes"].get<double>() > 0)
+            rec.counters["dram_bytes"].get<double>() > 0) {
             bytes = rec.counters["dram_bytes"].get<double>();
+            source = "";
+        }
         if (bytes <= 0) continue;
         double x = rec.flops / bytes;
         Series pt;
         pt.kind = SeriesKind::Scatter;
-        pt.name = r.title;
+        pt.name = r.title + source;
         pt.color = rung_color(r);
         pt.points.push_back({x, rec.tflops});
         f.series.push_back(pt);
@@ -634,6 +639,9 @@ BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx) {
     if (ctx.calibration && ctx.calibration->valid()) {
         double peak = ctx.dtype == "fp32" ? std::max(ctx.calibration->fp32_peak_tflops, ctx.calibration->sgemm_tflops)
                                           : ctx.calibration->bf16_tflops;
+        // The roof is the highest rate measured: the library at these sizes may beat the
+        // calibration's (another moment, another duty cycle), and no point may sit above it.
+        if (const StoredRun* library = library_reference_run(store, ctx)) peak = std::max(peak, library->record.tflops);
         double bw = ctx.calibration->copy_gbps / 1000.0;  // TFLOP/s per FLOP/byte = TB/s
         double lo = std::min(xmin / 4, 0.01), hi = std::max(xmax * 4, peak / bw * 4);
         plot::Series roof = plot::make_roofline("roof: copy bandwidth and peak (" + ctx.dtype + ")", peak, bw, lo, hi);
