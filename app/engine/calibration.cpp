@@ -84,7 +84,8 @@ Calibration measure_calibration(GpuContext& gpu) {
 }
 
 Calibration load_or_measure_calibration(GpuContext& gpu, bool force) {
-    const std::string path = cache_dir("calibration") + "/" + gpu.device().uuid + ".json";
+    // ".v2": measured with the runner's protocol; caches of the earlier back-to-back one are not reused.
+    const std::string path = cache_dir("calibration") + "/" + gpu.device().uuid + ".v2.json";
     if (!force && std::filesystem::exists(path)) {
         try {
             Calibration c = calibration_from_json(nlohmann::json::parse(read_file(path)), path);
