@@ -1,7 +1,7 @@
 // Hopper warpgroup MMA (wgmma) wrappers shared by the matmul rungs 10 and 11 (sm_90a only):
 // the fences and group waits around wgmma.mma_async, the shared-memory matrix descriptor for the
-// 128-byte swizzle, and the bf16 x bf16 -> fp32 instruction at N = 64, 128 and 256. What the
-// rungs teach (who copies, how stages are handed over) stays in their own files.
+// 128-byte swizzle, the bf16 x bf16 -> fp32 instruction at N = 64, 128 and 256, and the store
+// of its accumulator layout to C. What the rungs teach (who copies, how stages are handed over) stays in their own files.
 #pragma once
 
 // Orders this thread's earlier shared-memory writes before the tensor cores' (async proxy) reads.
@@ -96,4 +96,30 @@ __device__ __forceinline__ void wgmma_bf16(float (&d)[128], unsigned long long d
           "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
           "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
         : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+}
+
+// Writes a warpgroup's 64 x N accumulator tile (N = 2 * kN) to row-major fp32 C (M x N_total
+// columns, leading dimension ldc) at (row0, col0), with bounds checks. The wgmma accumulator
+// layout: in 8-column slice j, thread (warp w of the warpgroup, lane l) holds rows w*16 + l/4
+// (+8) and columns 8j + 2*(l%4) (+1), in d[4j .. 4j+3]. Pairs go out as one float2 when aligned.
+template <int kN>
+__device__ __forceinline__ void store_accumulators(const float (&d)[kN], float* C, int M, int ldc, int row0, int col0)
+{
+    const int lane = threadIdx.x % 32, warp_in_wg = (threadIdx.x % 128) / 32;
+    const bool pairs_ok = (ldc % 2 == 0) && (reinterpret_cast<size_t>(C) % 8 == 0);
+#pragma unroll
+    for (int j = 0; j < kN / 4; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = row0 + warp_in_wg * 16 + lane / 4 + h * 8;
+            const int col = col0 + j * 8 + (lane % 4) * 2;
+            if (row >= M) continue;
+            const float v0 = d[4 * j + 2 * h], v1 = d[4 * j + 2 * h + 1];
+            if (pairs_ok && col + 1 < ldc) {
+                *reinterpret_cast<float2*>(&C[(size_t)row * ldc + col]) = make_float2(v0, v1);
+            } else {
+                if (col < ldc) C[(size_t)row * ldc + col] = v0;
+                if (col + 1 < ldc) C[(size_t)row * ldc + col + 1] = v1;
+            }
+        }
 }

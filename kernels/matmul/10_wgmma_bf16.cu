@@ -208,25 +208,8 @@ __device__ __forceinline__ void block_tile(unsigned char* smem, float* C, const 
     fence_accumulators(d);
     cp_async_wait<0>();
 
-    // Epilogue: in each 8-column slice j of the warpgroup's 64 x BN tile, this thread holds rows
-    // (warp%4)*16 + lane/4 (+8) and columns 8j + 2*(lane%4) (+1): d[4j .. 4j+3].
-    const int lane = tid % 32, warp_in_wg = (tid % 128) / 32;
-    const bool pairs_ok = (N % 2 == 0) && (reinterpret_cast<size_t>(C) % 8 == 0);
-#pragma unroll
-    for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int row = m0 + wg * 64 + warp_in_wg * 16 + lane / 4 + h * 8;
-            const int col = n0 + j * 8 + (lane % 4) * 2;
-            if (row >= M) continue;
-            const float v0 = d[4 * j + 2 * h], v1 = d[4 * j + 2 * h + 1];
-            if (pairs_ok && col + 1 < N) {
-                *reinterpret_cast<float2*>(&C[(size_t)row * N + col]) = make_float2(v0, v1);
-            } else {
-                if (col < N) C[(size_t)row * N + col] = v0;
-                if (col + 1 < N) C[(size_t)row * N + col + 1] = v1;
-            }
-        }
+    // Epilogue: each warpgroup writes its 64 x BN slice of the tile (kl_wgmma.cuh has the layout).
+    store_accumulators(d, C, M, N, m0 + wg * 64, n0);
 }
 
 extern "C" __global__ void __launch_bounds__(NUM_THREADS, 1)

@@ -246,8 +246,7 @@ __device__ __forceinline__ void produce_elementwise(const Shared& sh, const __nv
 // hands back to the producer (one arrival per warp).
 __device__ __forceinline__ void consume(const Shared& sh, float* C, int M, int N, int cg, int tiles_m, int tiles_n, int k_tiles)
 {
-    const int lane = threadIdx.x % 32, warp_in_wg = (threadIdx.x % 128) / 32;
-    const bool pairs_ok = (N % 2 == 0) && (reinterpret_cast<size_t>(C) % 8 == 0);
+    const int lane = threadIdx.x % 32;
     // Not zeroed: each tile's first wgmma runs with accumulate = 0 (see rung 10: zeroing by hand
     // makes ptxas serialize the wgmmas).
     float d[BN / 2];
@@ -280,24 +279,9 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, int M, int N
         fence_accumulators(d);
         if (lane == 0) mbar_arrive(sh.empty(previous));
 
-        // Epilogue, straight from registers: in 8-column slice j this thread holds rows
-        // warp*16 + lane/4 (+8) and columns 8j + 2*(lane%4) (+1) of the warpgroup's 64 x BN.
-        // The stores are fire-and-forget; the producer is already filling the next tile's stages.
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int row = m0 + cg * 64 + warp_in_wg * 16 + lane / 4 + h * 8;
-                const int col = n0 + j * 8 + (lane % 4) * 2;
-                if (row >= M) continue;
-                const float v0 = d[4 * j + 2 * h], v1 = d[4 * j + 2 * h + 1];
-                if (pairs_ok && col + 1 < N) {
-                    *reinterpret_cast<float2*>(&C[(size_t)row * N + col]) = make_float2(v0, v1);
-                } else {
-                    if (col < N) C[(size_t)row * N + col] = v0;
-                    if (col + 1 < N) C[(size_t)row * N + col + 1] = v1;
-                }
-            }
+        // Epilogue, straight from registers (kl_wgmma.cuh has the layout). The stores are
+        // fire-and-forget; the producer is already filling the next tile's stages.
+        store_accumulators(d, C, M, N, m0 + cg * 64, n0);
     }
 }
 
