@@ -3,19 +3,13 @@
 # Markdown uses constructs the workbook does not render. The broken lesson must be listed as an
 # error entry with the loader's message; the other lesson must open and render; exit code 0.
 gui=$1
-out=$2
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
-rm -rf "$out" && mkdir -p "$out/root/kernels"
-ln -s "$repo/kernels/common" "$out/root/kernels/common"
-ln -s "$repo/kernels/elementwise" "$out/root/kernels/elementwise"
-ln -s "$here/data/kernels/trap" "$out/root/kernels/trap"
-ln -s "$here/data/lessons" "$out/root/lessons"
-export KLADDER_ROOT="$out/root" XDG_CONFIG_HOME="$out/config" XDG_CACHE_HOME="$out/cache"
-"$gui" --no-save --no-runner --size 1280x800 --lesson trap_demo --step 1 --screenshot "$out/bad_input.png" \
-    --report "$out/report.json" > "$out/stdout.txt" 2> "$out/stderr.txt"
-rc=$?
-[ $rc -eq 0 ] || { echo "FAIL: exit code $rc"; cat "$out/stderr.txt"; exit 1; }
+. "$here/window_test.sh"
+fresh_out "$2"
+trap_data_root "$out/root"
+export KLADDER_ROOT="$out/root"
+run_gui "$gui" --no-save --no-runner --size 1280x800 --lesson trap_demo --step 1 --screenshot "$out/bad_input.png" \
+    --report "$out/report.json"
 python3 - "$out/report.json" <<'PY' || exit 1
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -12,6 +12,7 @@ shift 3
 extra=""
 for r in "$@"; do extra="$extra --results $r"; done
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/window_test.sh"
 mkdir -p "$out"
 tmp=$(mktemp -d)
 export XDG_CONFIG_HOME="$tmp/config" XDG_CACHE_HOME="$tmp/cache"
@@ -38,10 +39,6 @@ shot flashcards     --no-runner $extra --lesson softmax --step 2 --view cards --
 # The runner killed mid-sweep (a test double of the runner: no GPU needed), and the window after.
 KLADDER_SERVE="$fake --delay-ms 150" shot runner_recovery --lesson first_kernel --step 4 --run sweep --kill-runner-after 2 --exit-when-idle
 # A lesson whose manifest is broken is listed with the loader's message.
-mkdir -p "$tmp/root/kernels"
-ln -s "$here/../../kernels/common" "$tmp/root/kernels/common"
-ln -s "$here/../../kernels/elementwise" "$tmp/root/kernels/elementwise"
-ln -s "$here/data/kernels/trap" "$tmp/root/kernels/trap"
-ln -s "$here/data/lessons" "$tmp/root/lessons"
+trap_data_root "$tmp/root"
 KLADDER_ROOT="$tmp/root" shot broken_lesson --no-runner --lesson trap_demo --step 1
 rm -rf "$tmp"

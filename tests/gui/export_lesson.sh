@@ -5,10 +5,10 @@
 # (HOME points into OUT_DIR). Then an export into a folder that cannot be made must show one
 # line saying why, and write nothing.
 gui=$1
-out=$2
-here=$(dirname "$0")
-rm -rf "$out" && mkdir -p "$out/home"
-export XDG_CONFIG_HOME="$out/config" XDG_CACHE_HOME="$out/cache"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/window_test.sh"
+fresh_out "$2"
+mkdir -p "$out/home"
 cat > "$out/script.txt" <<SCRIPT
 wait 5
 click button:export
@@ -23,11 +23,8 @@ wait 3
 wait_idle
 wait 3
 SCRIPT
-HOME="$out/home" "$gui" --no-save --no-runner --size 1280x800 --lesson first_kernel --step 3 --script "$out/script.txt" \
-    --max-seconds 120 --report "$out/report.json" > "$out/stdout.txt" 2> "$out/stderr.txt"
-rc=$?
-cat "$out/stdout.txt"
-[ $rc -eq 0 ] || { echo "FAIL: exit code $rc"; cat "$out/stderr.txt"; exit 1; }
+run_gui env HOME="$out/home" "$gui" --no-save --no-runner --size 1280x800 --lesson first_kernel --step 3 --script "$out/script.txt" \
+    --max-seconds 120 --report "$out/report.json"
 lesson="$out/home/kernel-ladder-export/first_kernel"
 fail=0
 for f in handout.md handout.html results.json; do

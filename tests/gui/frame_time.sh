@@ -6,23 +6,18 @@
 # frames drawn while a sweep ran (at least 600), the 99th percentile of the frame's work and of
 # the frame interval are both <= 16.7 ms (60 fps). Exit 77 (skipped) without a GPU.
 gui=$1
-out=$2
 lesson=${3:-matmul}
 step=${4:-6}
-rm -rf "$out" && mkdir -p "$out"
-export XDG_CONFIG_HOME="$out/config" XDG_CACHE_HOME="${XDG_CACHE_HOME:-$out/cache}"
-"$gui" --headless --no-save --no-recorded --size 1920x1080 --lesson "$lesson" --step "$step" --run sweep --run-for 15 \
-    --exit-when-idle --max-seconds 400 --report "$out/report.json" > "$out/stdout.txt" 2> "$out/stderr.txt"
-rc=$?
-cat "$out/stdout.txt"
-[ $rc -eq 0 ] || { echo "FAIL: the workbook did not exit normally (code $rc)"; cat "$out/stderr.txt"; exit 1; }
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/window_test.sh"
+fresh_out "$2" "${XDG_CACHE_HOME:-}"
+run_gui "$gui" --headless --no-save --no-recorded --size 1920x1080 --lesson "$lesson" --step "$step" --run sweep --run-for 15 \
+    --exit-when-idle --max-seconds 400 --report "$out/report.json"
+skip_without_gpu "$out/report.json"
 python3 - "$out/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 run = r["runner"]
-if not run["gpu"]:
-    print("SKIP: no GPU: " + run["no_gpu_reason"])
-    sys.exit(77)
 jobs = r["frames_during_jobs"]
 work, interval = jobs["frame_work_ms"], jobs["frame_interval_ms"]
 print(f"renderer: {r['renderer']}; device: {run['device']}")

@@ -7,10 +7,9 @@
 # rebuilt). No GPU needed.
 gui=$1
 fake=$2
-out=$3
-here=$(dirname "$0")
-rm -rf "$out" && mkdir -p "$out"
-export XDG_CONFIG_HOME="$out/config" XDG_CACHE_HOME="$out/cache"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/window_test.sh"
+fresh_out "$3"
 export KLADDER_SERVE="$fake --delay-ms 150"
 cat > "$out/script.txt" <<SCRIPT
 wait 5
@@ -48,11 +47,8 @@ key Ctrl+=
 wait 5
 shot $out/final.png
 SCRIPT
-"$gui" --size 1280x800 --lesson first_kernel --step 3 --script "$out/script.txt" --max-seconds 120 \
-    --report "$out/report.json" > "$out/stdout.txt" 2> "$out/stderr.txt"
-rc=$?
-cat "$out/stdout.txt"
-[ $rc -eq 0 ] || { echo "FAIL: exit code $rc"; cat "$out/stderr.txt"; exit 1; }
+run_gui "$gui" --size 1280x800 --lesson first_kernel --step 3 --script "$out/script.txt" --max-seconds 120 \
+    --report "$out/report.json"
 python3 - "$out/report.json" <<'PY' || exit 1
 import json, sys
 r = json.load(open(sys.argv[1]))

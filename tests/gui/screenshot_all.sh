@@ -3,10 +3,9 @@
 # results (assets/recorded), each checked non-blank, with nothing on stderr and no error shown
 # in the window. Run under xvfb-run (CTest does). Fails if any lesson or ladder fails to load.
 gui=$1
-out=$2
-here=$(dirname "$0")
-rm -rf "$out" && mkdir -p "$out"
-export XDG_CONFIG_HOME="$out/config" XDG_CACHE_HOME="$out/cache"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/window_test.sh"
+fresh_out "$2"
 
 steps=$("$gui" --list-steps 2> "$out/list.err")
 if [ $? -ne 0 ] || [ -s "$out/list.err" ]; then

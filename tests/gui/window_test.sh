@@ -1,0 +1,46 @@
+# shellcheck shell=sh disable=SC2154
+# window_test.sh: what the window tests in tests/gui share. Sourced, never run:
+#   here=$(cd "$(dirname "$0")" && pwd); . "$here/window_test.sh"   (the functions use $here)
+# POSIX sh and coreutils only: the GPU-labelled tests source it on a machine that has nothing
+# more than sh, python3 and coreutils.
+
+# fresh_out DIR [CACHE]: an empty output folder DIR (in $out) with its own settings, and its own
+# kernel cache unless CACHE names one (the GPU tests keep the caller's, to compile once).
+fresh_out() {
+    out=$1
+    rm -rf "$out" && mkdir -p "$out"
+    export XDG_CONFIG_HOME="$out/config" XDG_CACHE_HOME="${2:-$out/cache}"
+}
+
+# trap_data_root ROOT [LESSON]: a data root (for KLADDER_ROOT) with the shipped common and
+# elementwise kernels, the trapping test ladder of tests/gui/data, and the test lessons: all of
+# them, or only the one folder LESSON.
+trap_data_root() {
+    mkdir -p "$1/kernels"
+    ln -s "$here/../../kernels/common" "$1/kernels/common"
+    ln -s "$here/../../kernels/elementwise" "$1/kernels/elementwise"
+    ln -s "$here/data/kernels/trap" "$1/kernels/trap"
+    if [ -n "${2:-}" ]; then
+        mkdir -p "$1/lessons" && ln -s "$here/data/lessons/$2" "$1/lessons/$2"
+    else
+        ln -s "$here/data/lessons" "$1/lessons"
+    fi
+}
+
+# run_gui GUI ARGS...: runs the workbook with its output in $out/stdout.txt and $out/stderr.txt,
+# shows its stdout, and fails the test, showing its stderr, unless it exits 0.
+run_gui() {
+    "$@" > "$out/stdout.txt" 2> "$out/stderr.txt"
+    rc=$?
+    cat "$out/stdout.txt"
+    [ $rc -eq 0 ] || { echo "FAIL: the workbook exited with code $rc"; cat "$out/stderr.txt"; exit 1; }
+}
+
+# skip_without_gpu REPORT: exits 77 (CTest's "skipped") when the runner in the workbook's
+# REPORT found no GPU and says why; fails the test when REPORT does not say.
+skip_without_gpu() {
+    skip=$(python3 -c 'import json, sys
+run = json.load(open(sys.argv[1]))["runner"]
+print("" if run["gpu"] else "SKIP: no GPU: " + run["no_gpu_reason"])' "$1") || { echo "FAIL: $1: no runner state"; exit 1; }
+    [ -z "$skip" ] || { echo "$skip"; exit 77; }
+}
