@@ -3,15 +3,14 @@
 # one line on stderr (the error), and that line matches REGEX (an empty REGEX matches anything).
 want=$1; pattern=$2; shift 2
 err=$(mktemp)
+trap 'rm -f "$err"' EXIT
 "$@" >/dev/null 2>"$err"
 got=$?
 lines=$(grep -c '' "$err")
 cat "$err"
-rm -f "$err.x"
-if [ "$got" -ne "$want" ]; then echo "expected exit $want, got $got"; rm -f "$err"; exit 1; fi
+if [ "$got" -ne "$want" ]; then echo "expected exit $want, got $got"; exit 1; fi
 if [ -n "$pattern" ]; then
-  if [ "$lines" -ne 1 ]; then echo "expected one line on stderr, got $lines"; rm -f "$err"; exit 1; fi
-  grep -Eq -- "$pattern" "$err" || { echo "stderr does not match: $pattern"; rm -f "$err"; exit 1; }
+  if [ "$lines" -ne 1 ]; then echo "expected one line on stderr, got $lines"; exit 1; fi
+  grep -Eq -- "$pattern" "$err" || { echo "stderr does not match: $pattern"; exit 1; }
 fi
-rm -f "$err"
 exit 0
