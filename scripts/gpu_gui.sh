@@ -13,19 +13,19 @@ for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
 export LD_LIBRARY_PATH=$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} XDG_CACHE_HOME=/tmp/kl-cache
 gui=$PWD/.carry/kernel-ladder
 ldd "$gui" | grep "not found"
-run() {  # name, script, args...
-  local name=$1; shift
-  sh "$@" > "$OUT/$name.txt" 2>&1; local rc=$?
+names=()
+run() {  # name, script in tests/gui, arguments after its output folder /tmp/kl-gui/<name>
+  local name=$1 script=$2; shift 2
+  names+=("$name")
+  sh "tests/gui/$script" "$gui" "/tmp/kl-gui/$name" "$@" > "$OUT/$name.txt" 2>&1; local rc=$?
   echo "$name: exit $rc" | tee -a "$OUT/summary.txt"
+  for f in "/tmp/kl-gui/$name/report.json" "/tmp/kl-gui/$name"/*.png; do [ -f "$f" ] && cp "$f" "$OUT/${name}_$(basename "$f")"; done
 }
-run gui_trap tests/gui/gui_trap.sh "$gui" /tmp/kl-gui/trap
-run frame_time_matmul tests/gui/frame_time.sh "$gui" /tmp/kl-gui/ft_matmul matmul 6
-run frame_time_attention tests/gui/frame_time.sh "$gui" /tmp/kl-gui/ft_attention attention 3
-run frame_time_elementwise tests/gui/frame_time.sh "$gui" /tmp/kl-gui/ft_elementwise first_kernel 4
-for d in trap ft_matmul ft_attention ft_elementwise; do
-  for f in /tmp/kl-gui/$d/report.json /tmp/kl-gui/$d/*.png; do [ -f "$f" ] && cp "$f" "$OUT/${d}_$(basename "$f")"; done
-done
+run gui_trap gui_trap.sh
+run frame_time_matmul frame_time.sh matmul 6
+run frame_time_attention frame_time.sh attention 3
+run frame_time_elementwise frame_time.sh first_kernel 4
 # At most 8 files come back: the texts and reports go in one archive, beside the trap screenshot.
 (cd "$OUT" && tar czf gui-results.tgz --exclude=gui-results.tgz ./*.txt ./*.json 2>/dev/null && rm -f ./*.json)
-for n in gui_trap frame_time_matmul frame_time_attention frame_time_elementwise; do echo "== $n"; tail -5 "$OUT/$n.txt"; done
+for n in "${names[@]}"; do echo "== $n"; tail -5 "$OUT/$n.txt"; done
 cat "$OUT/summary.txt"
