@@ -1,4 +1,7 @@
-// A throwaway folder for tests that write manifests, lessons and results files.
+// Helpers for tests that write manifests, lessons and results files.
+// [SECTION] TempTree: a throwaway folder
+// [SECTION] input_error_of: the one line a bad file is refused with
+// [SECTION] The tiny test ladder: the head of a one-rung manifest
 #pragma once
 #include <unistd.h>
 
@@ -6,6 +9,9 @@
 #include <fstream>
 #include <string>
 
+#include "engine/errors.h"
+
+// [SECTION] TempTree: a throwaway folder
 class TempTree {
   public:
     TempTree() {
@@ -28,3 +34,32 @@ class TempTree {
   private:
     std::string root_;
 };
+
+// [SECTION] input_error_of: the one line a bad file is refused with
+// The message of the kl::InputError that `load()` throws, or "" when it throws none (so a test
+// that looks for a message in it fails when the bad input was accepted).
+template <typename Load>
+std::string input_error_of(Load&& load) {
+    try {
+        load();
+    } catch (const kl::InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+// [SECTION] The tiny test ladder: the head of a one-rung manifest
+// A gelu ladder "tiny" (size n = 1000; buffers y and x) whose one rung "one" is 01_one.cu. The
+// head ends with the rung's `file` on line 10: tests append the rung's fields from line 11 on
+// and quote those line numbers in the errors they expect.
+inline const std::string kTinyLadderHead = R"TOML([ladder]
+id = "tiny"
+title = "Tiny"
+operation = "gelu"
+sizes = { n = 1000 }
+
+[[rung]]
+id = "one"
+title = "One"
+file = "01_one.cu"
+)TOML";

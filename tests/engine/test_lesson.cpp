@@ -21,12 +21,7 @@ std::string error_of(const std::string& manifest) {
     TempTree t;
     t.write("l/s.md", "# Step\n");
     t.write("l/lesson.toml", manifest);
-    try {
-        kl::load_lesson(t.path("l/lesson.toml"), shipped_ladders());
-    } catch (const kl::InputError& e) {
-        return e.what();
-    }
-    return "";
+    return input_error_of([&] { kl::load_lesson(t.path("l/lesson.toml"), shipped_ladders()); });
 }
 }  // namespace
 

@@ -17,17 +17,7 @@ const char* kKernel = R"(extern "C" __global__ void scale2(float* y, const float
 )";
 
 std::string good_manifest(const std::string& extra_rung_fields = "", const std::string& param = "default = 128\n  values = [64, 128]") {
-    return std::string(R"TOML([ladder]
-id = "tiny"
-title = "Tiny"
-operation = "gelu"
-sizes = { n = 1000 }
-
-[[rung]]
-id = "one"
-title = "One"
-file = "01_one.cu"
-)TOML") + extra_rung_fields + R"TOML(
+    return kTinyLadderHead + extra_rung_fields + R"TOML(
   [rung.params.TPB]
   )TOML" + param + R"TOML(
   [[rung.constraint]]
@@ -44,12 +34,15 @@ file = "01_one.cu"
 }
 
 std::string load_error(const TempTree& t) {
-    try {
-        kl::load_ladder(t.path("tiny/ladder.toml"));
-    } catch (const kl::InputError& e) {
-        return e.what();
-    }
-    return "";
+    return input_error_of([&] { kl::load_ladder(t.path("tiny/ladder.toml")); });
+}
+
+// The error the tiny ladder with its kernel and this manifest is refused with ("" if it loads).
+std::string error_of(const std::string& manifest) {
+    TempTree t;
+    t.write("tiny/01_one.cu", kKernel);
+    t.write("tiny/ladder.toml", manifest);
+    return load_error(t);
 }
 
 }  // namespace
@@ -90,18 +83,12 @@ TEST(Manifest, MissingSourceFileNamesLineAndField) {
 }
 
 TEST(Manifest, UnknownFieldIsRefused) {
-    TempTree t;
-    t.write("tiny/01_one.cu", kKernel);
-    t.write("tiny/ladder.toml", good_manifest("colour = \"red\"\n"));
-    std::string e = load_error(t);
+    std::string e = error_of(good_manifest("colour = \"red\"\n"));
     EXPECT_NE(e.find(":11: rung[0].colour: unknown field"), std::string::npos) << e;
 }
 
 TEST(Manifest, WrongTypeIsRefused) {
-    TempTree t;
-    t.write("tiny/01_one.cu", kKernel);
-    t.write("tiny/ladder.toml", good_manifest("reference = \"yes\"\n"));
-    std::string e = load_error(t);
+    std::string e = error_of(good_manifest("reference = \"yes\"\n"));
     EXPECT_NE(e.find("rung[0].reference: expected true or false, found a string"), std::string::npos) << e;
 }
 
@@ -124,8 +111,7 @@ TEST(Manifest, ComputePrecisionIsReadAndChecked) {
     t.write("tiny/01_one.cu", kKernel);
     t.write("tiny/ladder.toml", good_manifest("compute = \"tf32\"\n"));
     EXPECT_EQ(kl::load_ladder(t.path("tiny/ladder.toml")).rungs.at(0).compute, "tf32");
-    t.write("tiny/ladder.toml", good_manifest("compute = \"fp8\"\n"));
-    std::string e = load_error(t);
+    std::string e = error_of(good_manifest("compute = \"fp8\"\n"));
     EXPECT_NE(e.find(":11: rung[0].compute: unknown precision 'fp8'"), std::string::npos) << e;
 }
 
@@ -145,27 +131,19 @@ TEST(MatmulTolerance, Fp32IsTighterThanTheErrorTf32Makes) {
 }
 
 TEST(Manifest, DefaultOutsideItsRangeIsRefused) {
-    TempTree t;
-    t.write("tiny/01_one.cu", kKernel);
-    t.write("tiny/ladder.toml", good_manifest("", "default = 100\n  min = 32\n  max = 1024\n  pow2 = true"));
-    std::string e = load_error(t);
+    std::string e = error_of(good_manifest("", "default = 100\n  min = 32\n  max = 1024\n  pow2 = true"));
     EXPECT_NE(e.find("params.TPB.default: 100 is not allowed (32..1024, powers of two)"), std::string::npos) << e;
 }
 
 TEST(Manifest, UnknownNameInAnExpressionIsRefused) {
-    TempTree t;
-    t.write("tiny/01_one.cu", kKernel);
     std::string m = good_manifest();
     m.replace(m.find("cdiv(n, TPB)"), 12, "cdiv(n, TBP)");
-    t.write("tiny/ladder.toml", m);
-    std::string e = load_error(t);
+    std::string e = error_of(m);
     EXPECT_NE(e.find("unknown name 'TBP'"), std::string::npos) << e;
 }
 
 TEST(Manifest, SyntaxErrorNamesTheLine) {
-    TempTree t;
-    t.write("tiny/ladder.toml", "[ladder]\nid = \"x\"\ntitle = \n");
-    std::string e = load_error(t);
+    std::string e = error_of("[ladder]\nid = \"x\"\ntitle = \n");
     EXPECT_NE(e.find("ladder.toml:3"), std::string::npos) << e;
 }
 

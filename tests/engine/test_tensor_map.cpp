@@ -17,17 +17,7 @@ namespace {
 // at the args line (18); name errors, found once the operation is known, at the [[rung.launch]]
 // line (14), as for every other launch expression.
 std::string manifest_with_arg(const std::string& arg) {
-    return R"TOML([ladder]
-id = "tiny"
-title = "Tiny"
-operation = "gelu"
-sizes = { n = 1000 }
-
-[[rung]]
-id = "one"
-title = "One"
-file = "01_one.cu"
-  [rung.params.TPB]
+    return kTinyLadderHead + R"TOML(  [rung.params.TPB]
   default = 128
   values = [64, 128]
   [[rung.launch]]
@@ -46,12 +36,7 @@ kl::Ladder load(const TempTree& t, const std::string& arg) {
 
 std::string load_error(const std::string& arg) {
     TempTree t;
-    try {
-        load(t, arg);
-    } catch (const kl::InputError& e) {
-        return e.what();
-    }
-    return "";
+    return input_error_of([&] { load(t, arg); });
 }
 
 kl::TensorMapRequest bf16_request(int64_t rows, int64_t cols, int64_t box_rows, int64_t box_cols, int swizzle) {
