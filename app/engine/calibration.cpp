@@ -9,42 +9,11 @@
 #include "cuda_check.h"
 #include "gpu_context.h"
 #include "paths.h"
+#include "timing.h"
 
 namespace kl {
 
 namespace {
-
-// Median time of `fn` measured the way the runner measures a rung (runner.cpp): two warm-up
-// calls, then timed calls, each after `before_each` (untimed), until there are `min_reps` of
-// them and 0.4 s of timed work (at most 300). Ceilings measured like this sit on the same scale
-// as the rungs drawn against them. How much the protocol matters, cuBLAS bf16 at 4096^3 on an
-// H100 (2026-11-22, one session): 634-639 TFLOP/s back to back for 0.3 s (the clocks drop under
-// sustained tensor-core load), 692 with one warm-up and ten calls, 751-756 with the L2 flushed
-// before each call as the runner does.
-template <class F, class G> double median_ms(GpuContext& gpu, int min_reps, F fn, G before_each) {
-    for (int i = 0; i < 2; ++i) fn();
-    gpu.synchronize();
-    cudaEvent_t a, b;
-    KL_CUDA_CALL(cudaEventCreate(&a));
-    KL_CUDA_CALL(cudaEventCreate(&b));
-    std::vector<double> t;
-    double total_ms = 0;
-    while ((int(t.size()) < min_reps || total_ms < 400.0) && t.size() < 300) {
-        before_each(int(t.size()));
-        KL_CUDA_CALL(cudaEventRecord(a, gpu.stream()));
-        fn();
-        KL_CUDA_CALL(cudaEventRecord(b, gpu.stream()));
-        KL_CUDA_CALL(cudaEventSynchronize(b));
-        float ms = 0;
-        KL_CUDA_CALL(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-        total_ms += ms;
-    }
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
 
 double gemm_tflops(GpuContext& gpu, const char* builtin, DType in_type, int n) {
     DeviceBuffer A("calib_a", in_type, int64_t(n) * n), B("calib_b", in_type, int64_t(n) * n), C("calib_c", DType::F32, int64_t(n) * n);
@@ -52,11 +21,13 @@ double gemm_tflops(GpuContext& gpu, const char* builtin, DType in_type, int n) {
     gpu.fill_uniform(B, 2);
     std::vector<KernelArg> args = {KernelArg::pointer(C.data()), KernelArg::pointer(A.data()), KernelArg::pointer(B.data()),
                                    KernelArg::i32v(n), KernelArg::i32v(n), KernelArg::i32v(n)};
-    // The runner's cold-L2 protocol: a buffer twice the L2 size written before each call.
-    DeviceBuffer flush("calib_l2_flush", DType::F32, std::max<int64_t>(2 * int64_t(gpu.device().l2_bytes) / 4, 1));
-    double ms = median_ms(gpu, 10, [&] { run_builtin(builtin, args, gpu); }, [&](int rep) {
-        KL_CUDA_CALL(cudaMemsetAsync(flush.data(), rep & 0xff, flush.bytes(), gpu.stream()));
-    });
+    // Timed as the runner times a rung (timing.h: two warm-ups, L2 flushed before each call,
+    // 0.4 s), so that the ceiling and the rungs drawn against it sit on one scale. How much the
+    // protocol matters, cuBLAS bf16 at 4096^3 on an H100 (2026-11-22, one session): 634-639
+    // TFLOP/s back to back for 0.3 s (the clocks drop under sustained tensor-core load), 692 with
+    // one warm-up and ten calls, 741-758 like this, against 756-761 for the `cublas_bf16` rung.
+    L2Flush flush(gpu);
+    double ms = time_repetitions(gpu, RepetitionPlan{}, &flush, [&] { run_builtin(builtin, args, gpu); }).median_ms;
     return 2.0 * n * n * double(n) / (ms * 1e-3) / 1e12;
 }
 
@@ -72,9 +43,12 @@ Calibration measure_calibration(GpuContext& gpu) {
         const int64_t bytes = int64_t(1) << 30;
         DeviceBuffer src("calib_src", DType::F32, bytes / 4), dst("calib_dst", DType::F32, bytes / 4);
         gpu.fill_uniform(src, 3);
-        double ms = median_ms(gpu, 20, [&] {
+        RepetitionPlan plan;
+        plan.min_reps = 20;
+        // 1 GiB each way: L2 holds none of it anyway, so no flush.
+        double ms = time_repetitions(gpu, plan, nullptr, [&] {
             KL_CUDA_CALL(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, gpu.stream()));
-        }, [](int) {});  // 1 GiB each way: L2 holds none of it anyway
+        }).median_ms;
         c.copy_gbps = 2.0 * double(bytes) / (ms * 1e-3) / 1e9;  // bytes read + bytes written
     }
     c.sgemm_tflops = gemm_tflops(gpu, "cublas_sgemm", DType::F32, 4096);

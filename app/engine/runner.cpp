@@ -10,6 +10,7 @@
 #include "gpu_context.h"
 #include "kernel_cache.h"
 #include "tensor_map.h"
+#include "timing.h"
 
 namespace kl {
 
@@ -56,7 +57,7 @@ struct Runner::ProblemCache {
     std::string key;  // operation + sizes + dtype + seed
     ReferenceOutputs reference;
     std::vector<BufferDecl> buffers;
-    std::unique_ptr<DeviceBuffer> flush;  // 2 x L2, written before each cold repetition
+    std::unique_ptr<L2Flush> flush;  // made on the first cold timing, kept for the next ones
 };
 
 struct Runner::Prepared {
@@ -194,49 +195,14 @@ Correctness Runner::check(const Operation& op, const Problem& p, Prepared& prep)
 
 // [SECTION] Timing
 
-// Writes a buffer twice the size of L2, a different byte each time, so no layer can skip it.
-// A write, not a read: on the H100 a 100 MiB streaming read left a 12 MiB working set mostly in
-// L2 (vector add at 2^20: 7.4 us after a read flush, 7.1 us warm, 9.0 us after this write).
-// The cost: the timed kernel pays for writing back some of the flush's dirty lines, which
-// puts our times ~1.5-3% above Nsight Compute's (its cache control flushes outside the
-// kernel); see docs/tuning/elementwise.md.
-void Runner::flush_l2(int rep) {
-    KL_CUDA_CALL(cudaMemsetAsync(cache_->flush->data(), rep & 0xff, cache_->flush->bytes(), gpu_.stream()));
-}
-
 TimingStats Runner::time_rung(Prepared& prep, const RunOptions& opt) {
-    if (opt.cold_l2 && !cache_->flush) {
-        int64_t bytes = std::max<int64_t>(2 * gpu_.device().l2_bytes, 64 << 20);
-        cache_->flush = std::make_unique<DeviceBuffer>("l2_flush", DType::F32, bytes / 4);
-    }
-    for (int i = 0; i < opt.warmup; ++i) launch_all(prep);
-    gpu_.synchronize();
-    cudaEvent_t start, stop;
-    KL_CUDA_CALL(cudaEventCreate(&start));
-    KL_CUDA_CALL(cudaEventCreate(&stop));
-    std::vector<double> samples;
-    double total_ms = 0;
-    try {
-        while (static_cast<int>(samples.size()) < opt.max_reps &&
-               (static_cast<int>(samples.size()) < opt.min_reps || total_ms < opt.budget_ms)) {
-            if (opt.cold_l2) flush_l2(static_cast<int>(samples.size()));
-            KL_CUDA_CALL(cudaEventRecord(start, gpu_.stream()));
-            launch_all(prep);
-            KL_CUDA_CALL(cudaEventRecord(stop, gpu_.stream()));
-            KL_CUDA_CALL(cudaEventSynchronize(stop));
-            float ms = 0;
-            KL_CUDA_CALL(cudaEventElapsedTime(&ms, start, stop));
-            samples.push_back(ms);
-            total_ms += ms;
-        }
-    } catch (...) {
-        cudaEventDestroy(start);
-        cudaEventDestroy(stop);
-        throw;
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    return summarize(samples);
+    if (opt.cold_l2 && !cache_->flush) cache_->flush = std::make_unique<L2Flush>(gpu_);
+    RepetitionPlan plan;
+    plan.warmup = opt.warmup;
+    plan.min_reps = opt.min_reps;
+    plan.max_reps = opt.max_reps;
+    plan.budget_ms = opt.budget_ms;
+    return time_repetitions(gpu_, plan, opt.cold_l2 ? cache_->flush.get() : nullptr, [&] { launch_all(prep); });
 }
 
 // [SECTION] Run

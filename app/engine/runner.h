@@ -57,7 +57,6 @@ class Runner {
     Correctness check(const Operation& op, const Problem& p, Prepared& prep);
     TimingStats time_rung(Prepared& prep, const RunOptions& opt);
     void launch_all(Prepared& prep);
-    void flush_l2(int rep);
 
     GpuContext& gpu_;
     std::optional<Calibration> calibration_;
