@@ -116,18 +116,18 @@ BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetr
     bars.value_labels = true;
     bars.color = 0;
 
+    // One look-up per rung (each scans the store): the time unit needs every run before the bars.
+    for (const auto& r : L.rungs) out.bar_runs.push_back(run_for(store, ctx, r));
     double max_ms = 0;
-    for (const auto& r : L.rungs) {
-        const StoredRun* s = run_for(store, ctx, r);
+    for (const StoredRun* s : out.bar_runs)
         if (measured(s)) max_ms = std::max(max_ms, s->record.timing->median_ms);
-    }
     TimeUnit tu = time_unit_for(max_ms);
     int with_data = 0;
     std::vector<double> ideal_bytes;  // per rung (NaN without a measured run)
-    for (const auto& r : L.rungs) {
+    for (size_t i = 0; i < L.rungs.size(); ++i) {
+        const Rung& r = L.rungs[i];
         f.x.categories.push_back(r.title);
-        const StoredRun* s = run_for(store, ctx, r);
-        out.bar_runs.push_back(s);
+        const StoredRun* s = out.bar_runs[i];
         out.bar_colors.push_back(rung_color(r));
         bars.point_colors.push_back(rung_color(r));
         ideal_bytes.push_back(measured(s) && s->record.ideal_bytes > 0 ? s->record.ideal_bytes : plot::kNoValue);
@@ -602,9 +602,12 @@ BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx) {
     // Below the plot: rung names beside it took four tenths of the page.
     f.legend.placement = plot::LegendPlacement::Below;
     double xmin = 1e9, xmax = 0;
+    bool any_measured = false;
     for (const auto& r : ctx.ladder->rungs) {
         const StoredRun* s = run_for(store, ctx, r);
-        if (!measured(s) || s->record.flops <= 0) continue;
+        if (!measured(s)) continue;
+        any_measured = true;
+        if (s->record.flops <= 0) continue;
         const RunRecord& rec = s->record;
         // Intensity from measured DRAM bytes when the counters pass ran, else the rung's model,
         // else the ideal bytes (docs/counters.md).
@@ -630,9 +633,7 @@ BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx) {
         xmax = std::max(xmax, x);
     }
     if (out.point_runs.empty()) {
-        bool any = false;
-        for (const auto& r : ctx.ladder->rungs) any |= measured(run_for(store, ctx, r));
-        out.empty_reason = any ? "These rungs do no arithmetic: they have no place on a roofline (see Traffic)."
+        out.empty_reason = any_measured ? "These rungs do no arithmetic: they have no place on a roofline (see Traffic)."
                                : "No measured rung with a FLOP count at these settings yet.";
         return out;
     }
