@@ -31,8 +31,6 @@ TimeUnit time_unit_for(double max_ms) { return max_ms < 1.0 ? TimeUnit{"\xC2\xB5
 
 int rung_color(const Rung& r) { return r.index; }
 
-std::string dtype_label(const std::string& dtype) { return dtype; }
-
 }  // namespace
 
 std::string format_size_value(int64_t v) {
@@ -48,7 +46,7 @@ std::string format_sizes(const Sizes& sizes) {
 }
 
 std::string problem_caption(const PlotContext& ctx) {
-    return plot::caption_of({ctx.device, format_sizes(ctx.sizes), dtype_label(ctx.dtype)});
+    return plot::caption_of({ctx.device, format_sizes(ctx.sizes), ctx.dtype});
 }
 
 // [SECTION] Choosing runs
@@ -68,6 +66,27 @@ const StoredRun* run_for(const ResultsStore& store, const PlotContext& ctx, cons
 }
 
 bool measured(const StoredRun* s) { return s && s->record.error.empty() && s->record.timing; }
+
+// A counter as a number (docs/counters.md: keys hold dots, so whole-string look-ups), or NaN
+// when the counters pass did not run or the metric is null.
+double counter(const RunRecord& rec, const char* key) {
+    const auto& k = rec.counters;
+    if (!k.is_object()) return plot::kNoValue;
+    auto it = k.find(key);
+    if (it == k.end() || !it->is_number()) return plot::kNoValue;
+    return it->get<double>();
+}
+
+// The calibration's ceiling for a rate axis, as the bars and the sweeps draw it: cuBLAS at the
+// dtype for FLOP-bound ladders, else the measured copy bandwidth; nothing without a calibration.
+std::optional<Series> calibration_rate_roof(const PlotContext& ctx, bool flops) {
+    const auto& cal = ctx.calibration;
+    if (!cal || !cal->valid()) return std::nullopt;
+    if (!flops) return plot::make_hline("copy roof (measured)", cal->copy_gbps);
+    double roof = ctx.dtype == "fp32" ? cal->sgemm_tflops : cal->bf16_tflops;
+    if (!(roof > 0)) return std::nullopt;
+    return plot::make_hline(std::string("cuBLAS ") + ctx.dtype + " (calibration, 4096^3)", roof);
+}
 
 }  // namespace
 
@@ -201,15 +220,14 @@ BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetr
                 if (const StoredRun* ref = library_reference_run(store, ctx)) {
                     // The library at these very sizes, from the same results: the bar to reach.
                     f.series.push_back(plot::make_hline(ref->record.title + " at these sizes", ref->record.tflops));
-                } else if (cal && cal->valid()) {
-                    double roof = ctx.dtype == "fp32" ? cal->sgemm_tflops : cal->bf16_tflops;
-                    if (roof > 0) f.series.push_back(plot::make_hline(std::string("cuBLAS ") + ctx.dtype + " (calibration, 4096^3)", roof));
+                } else if (auto roof = calibration_rate_roof(ctx, true)) {
+                    f.series.push_back(*roof);
                 }
             } else {
                 f.title = "Achieved bandwidth per rung (ideal bytes / time)";
                 f.y.label = "Bandwidth";
                 f.y.unit = "GB/s";
-                if (cal && cal->valid()) f.series.push_back(plot::make_hline("copy roof (measured)", cal->copy_gbps));
+                if (auto roof = calibration_rate_roof(ctx, false)) f.series.push_back(*roof);
             }
             out.unit = f.y.unit;
             break;
@@ -367,17 +385,14 @@ BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const
         f.y.unit = "TFLOP/s";
         f.y.include_zero = true;
         out.unit = "TFLOP/s";
-        if (ctx.calibration && ctx.calibration->valid()) {
-            double roof = ctx.dtype == "fp32" ? ctx.calibration->sgemm_tflops : ctx.calibration->bf16_tflops;
-            if (roof > 0) f.series.push_back(plot::make_hline(std::string("cuBLAS ") + ctx.dtype + " (calibration, 4096^3)", roof));
-        }
+        if (auto roof = calibration_rate_roof(ctx, true)) f.series.push_back(*roof);
     } else {
         f.title = "Bandwidth vs " + axis;
         f.y.label = "Bandwidth";
         f.y.unit = "GB/s";
         f.y.include_zero = true;
         out.unit = "GB/s";
-        if (ctx.calibration && ctx.calibration->valid()) f.series.push_back(plot::make_hline("copy roof (measured)", ctx.calibration->copy_gbps));
+        if (auto roof = calibration_rate_roof(ctx, false)) f.series.push_back(*roof);
     }
     f.legend.placement = plot::LegendPlacement::Auto;
     if (lines.empty()) out.empty_reason = "No sweep over " + axis + " at these settings yet: press Sweep.";
@@ -477,20 +492,6 @@ BuiltFigure correctness(const ResultsStore& store, const PlotContext& ctx, const
 }
 
 // [SECTION] Traffic
-
-namespace {
-
-// A counter as a number (docs/counters.md: keys hold dots, so whole-string look-ups), or NaN
-// when the counters pass did not run or the metric is null.
-double counter(const RunRecord& rec, const char* key) {
-    const auto& k = rec.counters;
-    if (!k.is_object()) return plot::kNoValue;
-    auto it = k.find(key);
-    if (it == k.end() || !it->is_number()) return plot::kNoValue;
-    return it->get<double>();
-}
-
-}  // namespace
 
 BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx) { return traffic_bars(store, ctx, TrafficMetric::Bytes); }
 
@@ -615,9 +616,8 @@ BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx) {
         // above the DRAM roof, so its legend entry says "(model)".
         double bytes = rec.model_bytes ? *rec.model_bytes : rec.ideal_bytes;
         const char* source = rec.model_bytes ? " (model)" : " (ideal bytes)";
-        if (rec.counters.is_object() && rec.counters.contains("dram_bytes") && rec.counters["dram_bytes"].is_number() &&
-            rec.counters["dram_bytes"].get<double>() > 0) {
-            bytes = rec.counters["dram_bytes"].get<double>();
+        if (double dram = counter(rec, "dram_bytes"); dram > 0) {
+            bytes = dram;
             source = "";
         }
         if (bytes <= 0) continue;
