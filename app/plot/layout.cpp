@@ -128,6 +128,12 @@ struct Context {
   // colour bar) must stay inside it.
   double room_top = 0;
   double room_bottom = 0;
+  // What the data alone decides, computed once: every layout pass (up to seven per placement,
+  // several placements per figure) reads them, and they scan every point or heatmap cell.
+  Range x_range{};
+  Range y_range{};             // before make_headroom(), which depends on the plot height
+  Range heatmap_values{};      // the colour scale; only with a heatmap
+  bool heatmap_has_nan = false;
 };
 
 double label_gap(const Theme& theme) { return 0.3 * theme.tick_size; }
@@ -350,11 +356,8 @@ ColorBarLayout layout_color_bar(const Context& c, const Rect& plot) {
   cb.bar = {plot.right() + 1.5 * th.pad, plot.top(), bar_width, plot.h};
   const double label_x = cb.bar.right() + th.tick_length + label_gap(th);
 
-  bool any_nan = false;
-  for (int r = 0; r < h.rows && !any_nan; ++r)
-    for (int col = 0; col < h.cols && !any_nan; ++col) any_nan = std::isnan(h.at(r, col));
   double key = bar_width;
-  if (any_nan && plot.h > 4 * key) {
+  if (c.heatmap_has_nan && plot.h > 4 * key) {
     cb.nan_key = true;
     cb.nan_swatch = {cb.bar.x, plot.bottom() - key, key, key};
     cb.nan_label = place_text("NaN", th.tick_size, false, th.ink, {label_x, plot.bottom() - 0.5 * key}, HAlign::Left,
@@ -366,7 +369,7 @@ ColorBarLayout layout_color_bar(const Context& c, const Rect& plot) {
   value_axis.scale = h.value_scale;
   AxisLayout& a = cb.axis;
   a.scale = h.value_scale;
-  a.range = heatmap_value_range(h);
+  a.range = c.heatmap_values;
   a.transform = Transform(a.scale, a.range, cb.bar.bottom(), cb.bar.top());
   a.ticks = numeric_ticks(c, value_axis, a.scale, a.range, cb.bar.h, 2.0 * th.tick_size, false,
                           [&](const std::vector<Tick>& ticks) { return place_y_ticks(c, ticks, a.transform, label_x, HAlign::Left); });
@@ -449,9 +452,8 @@ PassResult layout_pass(const Context& c, const Margins& m, double top_block, dou
   const Theme& th = c.theme;
   PassResult r;
   r.plot = plot_rect(c, m);
-  Range x_range = axis_range(c.figure, AxisId::X);
-  Range y_range = make_headroom(c, axis_range(c.figure, AxisId::Y), r.plot.h);
-  r.x = layout_x_axis(c, x_range, r.plot);
+  Range y_range = make_headroom(c, c.y_range, r.plot.h);
+  r.x = layout_x_axis(c, c.x_range, r.plot);
   r.y = layout_y_axis(c, y_range, r.plot, c.figure.heatmap.has_value());
   r.color_bar = layout_color_bar(c, r.plot);
 
@@ -1014,6 +1016,14 @@ Layout compute_layout(const Figure& figure, double width, double height, const M
   width = std::isfinite(width) ? std::max(width, 1.0) : 1.0;
   height = std::isfinite(height) ? std::max(height, 1.0) : 1.0;
   Context c{figure, theme, measure, width, height};
+  c.x_range = axis_range(figure, AxisId::X);
+  c.y_range = axis_range(figure, AxisId::Y);
+  if (figure.heatmap) {
+    const Heatmap& h = *figure.heatmap;
+    c.heatmap_values = heatmap_value_range(h);
+    for (int r = 0; r < h.rows && !c.heatmap_has_nan; ++r)
+      for (int col = 0; col < h.cols && !c.heatmap_has_nan; ++col) c.heatmap_has_nan = std::isnan(h.at(r, col));
+  }
   // The plot is the point of a figure: on small pages the caption, then the title, give way.
   const double min_w = std::max(24.0, 0.25 * width), min_h = std::max(24.0, 0.25 * height);
   Layout L;
