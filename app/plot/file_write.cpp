@@ -15,7 +15,7 @@ namespace {
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
-WriteResult failure(const std::string& path, const std::string& why) { return {path, "cannot write " + quoted(path) + ": " + why}; }
+WriteResult failure(const std::string& path, const std::string& why) { return {path, "cannot write " + quoted(path) + ": " + why, why}; }
 
 std::string errno_text(int err) { return std::strerror(err); }
 
@@ -30,7 +30,7 @@ mode_t default_file_mode() {
 
 WriteResult write_file_atomically(const std::string& path, std::string_view bytes) {
   namespace fs = std::filesystem;
-  if (path.empty()) return {path, "cannot write a file with an empty path"};
+  if (path.empty()) return {path, "cannot write a file with an empty path", "the path is empty"};
   fs::path target(path);
   if (!target.has_filename() || target.filename() == "." || target.filename() == "..")
     return failure(path, "the path names a folder, not a file");

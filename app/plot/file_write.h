@@ -7,9 +7,12 @@
 namespace kl::plot {
 
 // The outcome of writing one file. `error` is one readable line naming the path; empty on success.
+// `reason` (set by write_file_atomically) is that line without the path ("folder '/x' does not
+// exist"), for callers that name the file otherwise (a staging copy written for its final place).
 struct WriteResult {
   std::string path;
   std::string error;
+  std::string reason{};
   bool ok() const { return error.empty(); }
   explicit operator bool() const { return ok(); }
 };

@@ -56,11 +56,8 @@ class Staging {
     }
     void write(const std::string& name, const std::string& bytes) {
         plot::WriteResult r = plot::write_file_atomically((fs::path(dir_) / name).string(), bytes);
-        if (!r) {
-            // Name the file as asked for, not its staging path: "cannot write 'DIR/x.png': <why>".
-            size_t why = r.error.find("': ");
-            throw InputError("cannot write '" + (fs::path(out_dir_) / name).string() + "': " + (why == std::string::npos ? r.error : r.error.substr(why + 3)));
-        }
+        // Name the file as asked for, not its staging path: "cannot write 'DIR/x.png': <why>".
+        if (!r) throw InputError("cannot write '" + (fs::path(out_dir_) / name).string() + "': " + r.reason);
         names_.push_back(name);
     }
     // Moves every staged file into the destination (renames within one file system).
