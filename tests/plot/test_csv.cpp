@@ -5,36 +5,13 @@
 
 #include "plot/csv_export.h"
 #include "plot/sample_figures.h"
+#include "csv_test_reader.h"
 #include "plot_test_util.h"
 
 namespace kl::plot {
 namespace {
 
-// A strict RFC 4180 reader, so the test checks the CSV rather than trusting the writer.
-std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> row;
-  std::string field;
-  bool quoted = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
-      else if (c == '"') quoted = false;
-      else field += c;
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      row.push_back(field), field.clear();
-    } else if (c == '\n') {
-      row.push_back(field), field.clear();
-      rows.push_back(row), row.clear();
-    } else {
-      field += c;
-    }
-  }
-  return rows;
-}
+using testing::parse_csv;
 
 double number(const std::string& s) {
   if (s == "NaN") return NAN;

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <fstream>
 #include <map>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +18,7 @@
 #include "plot/layout.h"
 #include "plot/theme.h"
 #include "report/figure_request.h"
+#include "../plot/csv_test_reader.h"
 
 using namespace kl;
 using namespace kl::report;
@@ -42,28 +42,13 @@ nlohmann::json raw(const std::string& name) {
     return nlohmann::json::parse(in);
 }
 
-// CSV rows as maps from column name to field (the files hold no quoted commas in these figures).
+// CSV rows as maps from column name to field.
 std::vector<std::map<std::string, std::string>> csv_rows(const plot::Figure& f) {
-    std::stringstream in(plot::figure_to_csv(f));
-    std::string line;
-    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> table = plot::testing::parse_csv(plot::figure_to_csv(f));
     std::vector<std::map<std::string, std::string>> rows;
-    while (std::getline(in, line)) {
-        std::vector<std::string> fields;
-        std::string field;
-        bool quoted = false;
-        for (char c : line) {
-            if (c == '"') quoted = !quoted;
-            else if (c == ',' && !quoted) fields.push_back(field), field.clear();
-            else field += c;
-        }
-        fields.push_back(field);
-        if (header.empty()) {
-            header = fields;
-            continue;
-        }
+    for (size_t r = 1; r < table.size(); ++r) {
         std::map<std::string, std::string> row;
-        for (size_t i = 0; i < header.size() && i < fields.size(); ++i) row[header[i]] = fields[i];
+        for (size_t i = 0; i < table[0].size() && i < table[r].size(); ++i) row[table[0][i]] = table[r][i];
         rows.push_back(row);
     }
     return rows;

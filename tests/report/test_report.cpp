@@ -22,6 +22,7 @@
 #include "report/figures.h"
 #include "report/handout.h"
 #include "report/lesson_export.h"
+#include "../plot/csv_test_reader.h"
 
 namespace fs = std::filesystem;
 using namespace kl;
@@ -136,26 +137,7 @@ FigureRequest bars_request() {
     return r;
 }
 
-std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
-    std::vector<std::vector<std::string>> rows(1);
-    std::string field;
-    bool quoted = false;
-    for (size_t i = 0; i < text.size(); ++i) {
-        char c = text[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
-            else if (c == '"') quoted = false;
-            else field += c;
-        } else if (c == '"') quoted = true;
-        else if (c == ',') rows.back().push_back(field), field.clear();
-        else if (c == '\n') {
-            rows.back().push_back(field), field.clear();
-            rows.emplace_back();
-        } else if (c != '\r') field += c;
-    }
-    if (rows.back().empty()) rows.pop_back();
-    return rows;
-}
+using plot::testing::parse_csv;
 
 }  // namespace
 
