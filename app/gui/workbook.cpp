@@ -188,17 +188,26 @@ std::string Workbook::constraint_problem() const {
     if (!ladder_ || !rung_) return "";
     try {
         ParamValues p = resolve_params(*rung_, params_);
-        auto d = parse_dtype(dtype_);
-        check_constraints(*rung_, make_scope(sizes_, p, d ? *d : DType::F32, runner_.num_sms));
+        if (auto broken = broken_constraint(*rung_, sizes_, p)) return *broken;
         RunOptions o;
         o.sizes = sizes_;
         o.params = params_;
-        o.dtype = d;
+        o.dtype = parse_dtype(dtype_);
         resolve_problem(*ladder_, *rung_, o);
     } catch (const Error& e) {
         return e.what();
     }
     return "";
+}
+
+std::optional<std::string> Workbook::broken_constraint(const Rung& r, const Sizes& sizes, const ParamValues& params) const {
+    auto d = parse_dtype(dtype_);
+    try {
+        check_constraints(r, make_scope(sizes, params, d ? *d : DType::F32, runner_.num_sms));
+    } catch (const Error& e) {
+        return std::string(e.what());
+    }
+    return std::nullopt;
 }
 
 PlotContext Workbook::plot_context() const {

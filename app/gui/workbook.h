@@ -151,6 +151,9 @@ class Workbook {
         bool hello = false, gpu = false;
         std::string device, no_gpu_reason;
         nlohmann::json device_json;       // the hello's device object (exported results name it)
+    // The message of the constraint of `r` that these sizes and parameters break (current dtype
+    // and device), or nullopt when they keep every one.
+    std::optional<std::string> broken_constraint(const Rung& r, const Sizes& sizes, const ParamValues& params) const;
         std::optional<Calibration> calibration;
         int num_sms = 0;
         std::string device_arch;          // "sm_90"
@@ -205,6 +208,8 @@ class Workbook {
     }
     const Rung* strip_scrolled_to_ = nullptr;  // the strip scrolls to the selected rung once
 
+    void submit_to(Job& job, const Rung& r, const ParamValues& params, const Sizes& sizes);
+    void start_job(Job job, const std::string& why_empty);  // why_empty: shown when it has no request
     struct ParamsState {
         std::string sweep_axis;  // what Sweep varies
         bool counters = false;   // ask the runner for a hardware-counters pass (not saved)

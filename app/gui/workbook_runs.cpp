@@ -65,7 +65,31 @@ bool supports_dtype(const Rung& r, const std::string& dtype) {
         if (to_string(d) == dtype) return true;
     return r.dtypes.empty();
 }
+
+Job new_job(Job::Kind kind, std::string label) {
+    Job job;
+    job.kind = kind;
+    job.label = std::move(label);
+    job.started = std::chrono::steady_clock::now();
+    return job;
+}
 }  // namespace
+
+void Workbook::submit_to(Job& job, const Rung& r, const ParamValues& params, const Sizes& sizes) {
+    uint64_t id = runner_.client->submit(make_request(r, params, sizes));
+    job.requests.push_back(id);
+    job.open.insert(id);
+}
+
+void Workbook::start_job(Job job, const std::string& why_empty) {
+    if (job.requests.empty()) {
+        runner_.last_error_title = "Not run";
+        runner_.last_error = why_empty;
+        return;
+    }
+    runner_.job = std::move(job);
+    runner_.last_error.clear();
+}
 
 void Workbook::run_rung() {
     if (!runner_.client || !ladder_ || !rung_ || runner_.job) return;
@@ -75,46 +99,28 @@ void Workbook::run_rung() {
         runner_.last_error = problem;
         return;
     }
-    Job job;
-    job.kind = Job::Kind::Rung;
-    job.label = rung_->title;
-    job.started = std::chrono::steady_clock::now();
-    uint64_t id = runner_.client->submit(make_request(*rung_, resolve_params(*rung_, params_), sizes_));
-    job.requests.push_back(id);
-    job.open.insert(id);
-    runner_.job = job;
-    runner_.last_error.clear();
+    Job job = new_job(Job::Kind::Rung, rung_->title);
+    submit_to(job, *rung_, resolve_params(*rung_, params_), sizes_);
+    start_job(std::move(job), "");
     log("run " + ladder_->id + "/" + rung_->id + " at " + format_sizes(sizes_));
 }
 
 void Workbook::run_ladder() {
     if (!runner_.client || !ladder_ || runner_.job) return;
-    Job job;
-    job.kind = Job::Kind::Ladder;
-    job.label = "the " + ladder_->title + " ladder";
-    job.started = std::chrono::steady_clock::now();
-    auto d = parse_dtype(dtype_);
+    Job job = new_job(Job::Kind::Ladder, "the " + ladder_->title + " ladder");
     for (const auto& r : ladder_->rungs) {
         if (!supports_dtype(r, dtype_)) continue;
         ParamValues p = resolved_params(r);
-        try {
-            check_constraints(r, make_scope(sizes_, p, d ? *d : DType::F32, runner_.num_sms));
-        } catch (const Error& e) {
-            log("skipped " + r.id + ": " + e.what());
+        if (auto broken = broken_constraint(r, sizes_, p)) {
+            log("skipped " + r.id + ": " + *broken);
             continue;
         }
-        uint64_t id = runner_.client->submit(make_request(r, p, sizes_));
-        job.requests.push_back(id);
-        job.open.insert(id);
+        submit_to(job, r, p, sizes_);
     }
-    if (job.requests.empty()) {
-        runner_.last_error_title = "Not run";
-        runner_.last_error = "no rung of this ladder can run with " + dtype_ + " at these sizes";
-        return;
-    }
-    runner_.job = job;
-    runner_.last_error.clear();
-    log("run ladder " + ladder_->id + " (" + std::to_string(job.requests.size()) + " rungs) at " + format_sizes(sizes_));
+    size_t submitted = job.requests.size();
+    start_job(std::move(job), "no rung of this ladder can run with " + dtype_ + " at these sizes");
+    if (!submitted) return;
+    log("run ladder " + ladder_->id + " (" + std::to_string(submitted) + " rungs) at " + format_sizes(sizes_));
 }
 
 // [SECTION] Sweeps
@@ -157,37 +163,25 @@ std::vector<int64_t> Workbook::sweep_values(const std::string& axis) const {
 void Workbook::run_sweep(const std::string& axis) {
     if (!runner_.client || !ladder_ || !rung_ || runner_.job || axis.empty()) return;
     std::vector<int64_t> values = sweep_values(axis);
-    Job job;
-    job.kind = Job::Kind::Sweep;
-    job.label = "sweep of " + axis;
-    job.started = std::chrono::steady_clock::now();
+    Job job = new_job(Job::Kind::Sweep, "sweep of " + axis);
     bool is_param = rung_->find_param(axis) != nullptr;
-    auto d = parse_dtype(dtype_);
     int skipped = 0;
     for (int64_t v : values) {
         ParamValues p = resolved_params(*rung_);
         Sizes z = sizes_;
         (is_param ? p[axis] : z[axis]) = v;
         // Invalid combinations are skipped with their reason, as nvbench does.
-        try {
-            check_constraints(*rung_, make_scope(z, p, d ? *d : DType::F32, runner_.num_sms));
-        } catch (const Error& e) {
-            log("sweep: skipped " + axis + "=" + std::to_string(v) + ": " + e.what());
+        if (auto broken = broken_constraint(*rung_, z, p)) {
+            log("sweep: skipped " + axis + "=" + std::to_string(v) + ": " + *broken);
             ++skipped;
             continue;
         }
-        uint64_t id = runner_.client->submit(make_request(*rung_, p, z));
-        job.requests.push_back(id);
-        job.open.insert(id);
+        submit_to(job, *rung_, p, z);
     }
-    if (job.requests.empty()) {
-        runner_.last_error_title = "Not run";
-        runner_.last_error = "every value of " + axis + " breaks a constraint at these settings";
-        return;
-    }
-    runner_.job = job;
-    runner_.last_error.clear();
-    log("sweep " + ladder_->id + "/" + rung_->id + " over " + axis + ": " + std::to_string(job.requests.size()) + " points" +
+    size_t submitted = job.requests.size();
+    start_job(std::move(job), "every value of " + axis + " breaks a constraint at these settings");
+    if (!submitted) return;
+    log("sweep " + ladder_->id + "/" + rung_->id + " over " + axis + ": " + std::to_string(submitted) + " points" +
         (skipped ? ", " + std::to_string(skipped) + " skipped" : ""));
 }
 
