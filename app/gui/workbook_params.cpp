@@ -41,8 +41,6 @@ void Workbook::draw_params() {
     const Rung& r = *rung_;
     std::string problem = constraint_problem();
     bool busy = runner_.job.has_value();
-    auto d = parse_dtype(dtype_);
-    DType dt = d ? *d : DType::F32;
 
     // Title line: which rung the controls act on.
     section_label("RUNG");
@@ -88,10 +86,12 @@ void Workbook::draw_params() {
         plots_.tab = 1;
     }
     test_target("button:sweep");
-    std::vector<int64_t> preview = sweep_values(params_ui_.sweep_axis);
-    std::string list;
-    for (size_t i = 0; i < preview.size(); ++i) list += (i ? ", " : "") + plot::format_fixed(double(preview[i]), 0, true);
-    item_tooltip("Run this rung at each value of " + params_ui_.sweep_axis + ": " + list + " (S).");
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {  // the values are listed only when asked for
+        std::vector<int64_t> preview = sweep_values(params_ui_.sweep_axis);
+        std::string list;
+        for (size_t i = 0; i < preview.size(); ++i) list += (i ? ", " : "") + plot::format_fixed(double(preview[i]), 0, true);
+        item_tooltip("Run this rung at each value of " + params_ui_.sweep_axis + ": " + list + " (S).");
+    }
     ImGui::SameLine(0, 4 * s);
     ImGui::SetNextItemWidth(90 * s);
     if (ImGui::BeginCombo("##sweep_axis", params_ui_.sweep_axis.c_str())) {
@@ -156,6 +156,8 @@ void Workbook::draw_params() {
     for (const auto& [axis, v] : sizes_) widen(axis);
     float widget_w = std::max(120 * s, ImGui::GetContentRegionAvail().x - label_w - 40 * s);
     ParamValues current = resolved_params(r);
+    // The values as set break a constraint: every parameter shows in red.
+    const bool values_ok = !broken_constraint(r, sizes_, current);
     for (const auto& spec : r.params) {
         ImGui::PushID(spec.name.c_str());
         std::vector<int64_t> allowed = spec.allowed();
@@ -168,14 +170,7 @@ void Workbook::draw_params() {
         ImGui::TextUnformatted(spec.name.c_str());
         ImGui::PopFont();
         ImGui::SameLine(label_w);
-        // A value that breaks a constraint (with the others as they are) shows in red.
-        bool value_ok = true;
-        try {
-            check_constraints(r, make_scope(sizes_, current, dt, runner_.num_sms));
-        } catch (const Error&) {
-            value_ok = false;
-        }
-        if (!value_ok) ImGui::PushStyleColor(ImGuiCol_FrameBg, ImGui::ColorConvertU32ToFloat4(with_alpha(pal.bad, 0.35f)));
+        if (!values_ok) ImGui::PushStyleColor(ImGuiCol_FrameBg, ImGui::ColorConvertU32ToFloat4(with_alpha(pal.bad, 0.35f)));
         ImGui::SetNextItemWidth(widget_w);
         bool changed = false;
         std::string shown = plot::format_fixed(double(value), 0, true);
@@ -187,12 +182,7 @@ void Workbook::draw_params() {
                 for (int i = 0; i < int(allowed.size()); ++i) {
                     ParamValues trial = current;
                     trial[spec.name] = allowed[i];
-                    std::string why;
-                    try {
-                        check_constraints(r, make_scope(sizes_, trial, dt, runner_.num_sms));
-                    } catch (const Error& e) {
-                        why = e.what();
-                    }
+                    std::string why = broken_constraint(r, sizes_, trial).value_or("");
                     std::string item = plot::format_fixed(double(allowed[i]), 0, true) + (why.empty() ? "" : "   (breaks a constraint)");
                     if (ImGui::Selectable(item.c_str(), i == index)) {
                         index = i;
@@ -208,7 +198,7 @@ void Workbook::draw_params() {
             for (char c : shown) fmt += c == '%' ? std::string("%%") : std::string(1, c);
             if (ImGui::SliderInt("##value", &index, 0, int(allowed.size()) - 1, fmt.c_str(), ImGuiSliderFlags_AlwaysClamp)) changed = true;
         }
-        if (!value_ok) ImGui::PopStyleColor();
+        if (!values_ok) ImGui::PopStyleColor();
         std::string tip = spec.help.empty() ? spec.name : spec.name + ": " + spec.help;
         tip += "\nAllowed: " + spec.describe_allowed() + ".  Default: " + std::to_string(spec.default_value) + ".";
         if (!r.constraints.empty()) tip += "\n\nConstraints of this rung:" + constraints_text(r);
