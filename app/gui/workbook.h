@@ -139,6 +139,9 @@ class Workbook {
     const Ladder* find_ladder(const std::string& id) const;
     ParamValues resolved_params(const Rung& r) const;  // defaults + overrides (no validation)
     std::string constraint_problem() const;             // empty when the current settings are valid
+    // The message of the constraint of `r` that these sizes and parameters break (current dtype
+    // and device), or nullopt when they keep every one.
+    std::optional<std::string> broken_constraint(const Rung& r, const Sizes& sizes, const ParamValues& params) const;
     PlotContext plot_context() const;
     // The ladder's library reference (cuBLAS) measured at a record's sizes and dtype, or nullptr.
     const StoredRun* library_run_for(const RunRecord& record) const;
@@ -151,9 +154,6 @@ class Workbook {
         bool hello = false, gpu = false;
         std::string device, no_gpu_reason;
         nlohmann::json device_json;       // the hello's device object (exported results name it)
-    // The message of the constraint of `r` that these sizes and parameters break (current dtype
-    // and device), or nullopt when they keep every one.
-    std::optional<std::string> broken_constraint(const Rung& r, const Sizes& sizes, const ParamValues& params) const;
         std::optional<Calibration> calibration;
         int num_sms = 0;
         std::string device_arch;          // "sm_90"
@@ -172,6 +172,8 @@ class Workbook {
     void run_ladder();
     void run_sweep(const std::string& axis);
     void cancel_job();
+    void submit_to(Job& job, const Rung& r, const ParamValues& params, const Sizes& sizes);
+    void start_job(Job job, const std::string& why_empty);  // why_empty: shown when it has no request
     nlohmann::json make_request(const Rung& r, const ParamValues& params, const Sizes& sizes) const;
     std::vector<int64_t> sweep_values(const std::string& axis) const;
     void log(const std::string& line, bool error = false);
@@ -208,8 +210,6 @@ class Workbook {
     }
     const Rung* strip_scrolled_to_ = nullptr;  // the strip scrolls to the selected rung once
 
-    void submit_to(Job& job, const Rung& r, const ParamValues& params, const Sizes& sizes);
-    void start_job(Job job, const std::string& why_empty);  // why_empty: shown when it has no request
     struct ParamsState {
         std::string sweep_axis;  // what Sweep varies
         bool counters = false;   // ask the runner for a hardware-counters pass (not saved)
