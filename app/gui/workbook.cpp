@@ -223,6 +223,29 @@ PlotContext Workbook::plot_context() const {
     return c;
 }
 
+const Workbook::SelectionView& Workbook::selection_view() {
+    SelectionView& v = view_;
+    if (v.version && v.ladder == ladder_ && v.rung == rung_ && v.sizes == sizes_ && v.overrides == params_ && v.dtype == dtype_ &&
+        v.store_generation == store_.generation() && v.gpu == runner_.gpu && v.runner_device == runner_.device && v.num_sms == runner_.num_sms)
+        return v;
+    v.ladder = ladder_;
+    v.rung = rung_;
+    v.sizes = sizes_;
+    v.overrides = params_;
+    v.dtype = dtype_;
+    v.store_generation = store_.generation();
+    v.gpu = runner_.gpu;
+    v.runner_device = runner_.device;
+    v.num_sms = runner_.num_sms;
+    ++v.version;
+    v.ctx = plot_context();
+    v.flops = prefers_flops(v.ctx, store_);
+    v.library = v.flops ? library_reference_run(store_, v.ctx) : nullptr;
+    v.rung_run = ladder_ && rung_ ? store_.latest(ladder_->id, rung_->id, sizes_, dtype_, &v.ctx.params) : nullptr;
+    v.problem = constraint_problem();
+    return v;
+}
+
 // [SECTION] Frame and layout
 
 void Workbook::frame() {

@@ -143,6 +143,30 @@ class Workbook {
     // and device), or nullopt when they keep every one.
     std::optional<std::string> broken_constraint(const Rung& r, const Sizes& sizes, const ParamValues& params) const;
     PlotContext plot_context() const;
+    // What the strip, the plots and the controls read every frame, derived from the selection,
+    // the store and the runner's device. selection_view() compares those inputs with the ones it
+    // was built from (no allocation) and rebuilds only when one changed, instead of every panel
+    // building a PlotContext and scanning the store every frame.
+    struct SelectionView {
+        // Built from:
+        const Ladder* ladder = nullptr;
+        const Rung* rung = nullptr;
+        Sizes sizes;
+        ParamValues overrides;
+        std::string dtype;
+        uint64_t store_generation = 0;
+        bool gpu = false;
+        std::string runner_device;
+        int num_sms = 0;
+        uint64_t version = 0;                 // 0: never built; changes at every rebuild
+        // Holds:
+        PlotContext ctx;                      // plot_context()
+        bool flops = false;                   // prefers_flops(ctx, store_)
+        const StoredRun* library = nullptr;   // library_reference_run(store_, ctx) when flops
+        const StoredRun* rung_run = nullptr;  // the rung's latest run at these settings, its parameters preferred
+        std::string problem;                  // constraint_problem()
+    } view_;
+    const SelectionView& selection_view();
     // The ladder's library reference (cuBLAS) measured at a record's sizes and dtype, or nullptr.
     const StoredRun* library_run_for(const RunRecord& record) const;
     LessonProgress& progress();
@@ -221,8 +245,15 @@ class Workbook {
         int bar_metric = 1;                // BarMetric
         int sweep_metric = 0;              // SweepMetric
         int traffic_metric = 0;            // TrafficMetric
-        uint64_t built_generation = 0;
-        std::string built_key;
+        struct Built {  // what `built` shows
+            uint64_t view_version = 0;     // SelectionView::version: the data and the selection
+            int tab = -1, bar_metric = -1, sweep_metric = -1, traffic_metric = -1;
+            bool operator==(const Built& o) const {
+                return view_version == o.view_version && tab == o.tab && bar_metric == o.bar_metric && sweep_metric == o.sweep_metric &&
+                       traffic_metric == o.traffic_metric;
+            }
+        } built_for;
+        std::string built_axis;            // params_ui_.sweep_axis
         BuiltFigure built;
         plot::Figure shown;                // built.figure as laid out (short labels when needed)
         plot::Layout layout;

@@ -39,7 +39,7 @@ void Workbook::draw_params() {
         return;
     }
     const Rung& r = *rung_;
-    std::string problem = constraint_problem();
+    const std::string problem = selection_view().problem;
     bool busy = runner_.job.has_value();
 
     // Title line: which rung the controls act on.

@@ -100,8 +100,8 @@ void Workbook::draw_plots() {
     test_target("button:export");
     item_tooltip("Write this figure as SVG, PDF, PNG or CSV: page size, theme and folder in the next step");
     draw_figure_export_popup();
-    PlotContext ctx = plot_context();
-    bool flops = prefers_flops(ctx, store_);
+    const SelectionView& view = selection_view();
+    const bool flops = view.flops;
     // What the plot shows, on its own line under the tabs.
     if (plots_.tab == 0) {
         const char* metrics[] = {"Time", flops ? "TFLOP/s" : "GB/s", "% of reference"};
@@ -135,7 +135,7 @@ void Workbook::draw_plots() {
 
     // Correctness: a one-line summary of the rung's check above the map.
     if (plots_.tab == 2 && rung_) {
-        const StoredRun* run = store_.latest(ladder_->id, rung_->id, sizes_, dtype_, &ctx.params);
+        const StoredRun* run = view.rung_run;
         plots_.error_map_run = run;
         if (run && run->record.correctness) {
             const Correctness& c = *run->record.correctness;
@@ -161,14 +161,13 @@ void Workbook::draw_plots() {
 
 void Workbook::draw_plot_canvas(float width, float height) {
     const float s = fonts_.scale;
-    PlotContext ctx = plot_context();
-    // Rebuild when the data, the selection, the size or the theme changed.
-    std::string key = std::to_string(plots_.tab) + "|" + std::to_string(plots_.bar_metric) + "|" + std::to_string(plots_.sweep_metric) + "|" + std::to_string(plots_.traffic_metric) + "|" +
-                      ladder_->id + "|" + (rung_ ? rung_->id : "") + "|" + format_sizes(sizes_) + "|" + dtype_ + "|" +
-                      params_ui_.sweep_axis + "|" + ctx.device;
-    for (const auto& [k, v] : ctx.params) key += "|" + k + "=" + std::to_string(v);
+    const SelectionView& view = selection_view();
+    const PlotContext& ctx = view.ctx;
+    // Rebuild when the data or the selection (both in the view's version), the figure asked for,
+    // the size or the theme changed.
+    const PlotsState::Built asked{view.version, plots_.tab, plots_.bar_metric, plots_.sweep_metric, plots_.traffic_metric};
     bool dark = theme_is_dark();
-    bool rebuild = key != plots_.built_key || store_.generation() != plots_.built_generation;
+    bool rebuild = !(asked == plots_.built_for) || params_ui_.sweep_axis != plots_.built_axis;
     if (rebuild) {
         switch (plots_.tab) {
             case 0: plots_.built = rung_bars(store_, ctx, BarMetric(plots_.bar_metric)); break;
@@ -177,8 +176,8 @@ void Workbook::draw_plot_canvas(float width, float height) {
             case 3: plots_.built = traffic_bars(store_, ctx, TrafficMetric(plots_.traffic_metric)); break;
             default: plots_.built = roofline(store_, ctx); break;
         }
-        plots_.built_key = key;
-        plots_.built_generation = store_.generation();
+        plots_.built_for = asked;
+        plots_.built_axis = params_ui_.sweep_axis;
     }
     if (rebuild || width != plots_.built_w || height != plots_.built_h || dark != plots_.built_dark) {
         plot::Theme theme = screen_theme(dark, s);
