@@ -74,6 +74,17 @@ struct Job {
     std::chrono::steady_clock::time_point started;
 };
 
+// One card of the ladder strip, as text ready to draw (workbook_ladder_strip.cpp); its tooltip
+// is written on hover.
+struct StripCard {
+    const StoredRun* run = nullptr;  // at these settings, else (elsewhere) the newest at any
+    bool elsewhere = false;
+    bool other_params = false;       // measured at other parameters than the ones set
+    std::string target;              // "card:<rung id>" (scripted tests)
+    std::string time, rate, chip, source, detail;  // detail: the error, or where it was measured
+    std::string fit_title, fit_rate, fit_source, fit_detail;
+};
+
 class Workbook {
   public:
     Workbook(AppOptions options, Settings settings, Fonts fonts);
@@ -98,6 +109,7 @@ class Workbook {
     void set_fonts(const Fonts& fonts) {
         fonts_ = fonts;
         plots_.built_w = 0;  // lay the plot out again with the new glyphs
+        strip_.fitted_w = -1;
     }
     // Test hooks and reports.
     bool idle_for_screenshot() const;
@@ -233,6 +245,14 @@ class Workbook {
         return n ? n * strip_card_min_width() + (n - 1) * 8 * fonts_.scale : 0;
     }
     const Rung* strip_scrolled_to_ = nullptr;  // the strip scrolls to the selected rung once
+    // The cards' text, built again when the selection view changes and fitted again when the
+    // card width or the fonts change (not formatted every frame for every card).
+    struct StripState {
+        uint64_t built_view = 0;         // SelectionView::version the cards were built from
+        float fitted_w = -1;             // -1: fit again
+        std::vector<StripCard> cards;
+    } strip_;
+    const std::vector<StripCard>& strip_cards(float text_w);  // text_w: the width of a card's text
 
     struct ParamsState {
         std::string sweep_axis;  // what Sweep varies

@@ -23,7 +23,88 @@ std::string format_ms(double ms) {
     return b;
 }
 
+// Everything a card knows, for its tooltip.
+std::string card_tooltip(const Rung& r, bool usable, const std::string& dtype, const StripCard& card) {
+    std::string tip = r.title + (r.reference ? "  (reference)" : "") + "\n" + r.idea;
+    if (!usable) tip += "\nNot available in " + dtype + ".";
+    const StoredRun* run = card.run;
+    if (run && !card.elsewhere && run->record.error.empty() && run->record.timing) {
+        const RunRecord& rec = run->record;
+        tip += "\n\nmedian " + format_ms(rec.timing->median_ms) + " (min " + format_ms(rec.timing->min_ms) + ", max " +
+               format_ms(rec.timing->max_ms) + ", " + std::to_string(rec.timing->reps) + " reps, L2 " + rec.l2 + ")";
+        tip += "\n" + plot::format_value(rec.gbps, 4) + " GB/s, " + plot::format_value(rec.tflops, 3) + " TFLOP/s";
+        if (rec.correctness) tip += "\n" + rec.correctness->summary();
+        std::string params;
+        for (const auto& [k, v] : rec.params) params += (params.empty() ? "" : ", ") + k + " = " + std::to_string(v);
+        if (!params.empty()) tip += "\nparameters: " + params;
+        tip += "\n" + (run->live ? std::string("measured live") : "recorded: " + run->origin);
+    } else if (run && !card.elsewhere && !run->record.error.empty()) {
+        tip += "\n\n" + run->record.error_kind + ": " + run->record.error;
+    } else if (card.elsewhere) {
+        tip += "\n\nNo result at the current sizes; the last one was " + card.detail + ".";
+    }
+    return tip;
+}
+
 }  // namespace
+
+const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
+    const SelectionView& view = selection_view();
+    const Ladder& L = *ladder_;
+    if (strip_.built_view != view.version || strip_.cards.size() != L.rungs.size()) {
+        strip_.cards.assign(L.rungs.size(), StripCard{});
+        for (size_t i = 0; i < L.rungs.size(); ++i) {
+            const Rung& r = L.rungs[i];
+            StripCard& card = strip_.cards[i];
+            card.target = "card:" + r.id;
+            ParamValues preferred = resolved_params(r);
+            const StoredRun* run = store_.latest(L.id, r.id, sizes_, dtype_, &preferred);
+            if (!run) {
+                run = store_.latest_any(L.id, r.id);
+                card.elsewhere = run != nullptr;
+            }
+            card.run = run;
+            if (run && !card.elsewhere && run->record.error.empty() && run->record.timing) {
+                const RunRecord& rec = run->record;
+                card.time = format_ms(rec.timing->median_ms);
+                // "% cuBLAS": against the library's run at these sizes when there is one (the
+                // same bar the plots draw), else against the calibrated rate.
+                const bool flops = view.flops;
+                const StoredRun* library = view.library;
+                card.rate = flops ? plot::format_value(rec.tflops, 3) + " TFLOP/s" : plot::format_value(rec.gbps, 4) + " GB/s";
+                if (!flops && rec.pct_copy) card.rate += " \xC2\xB7 " + plot::format_value(*rec.pct_copy, 2) + "% copy";
+                else if (flops && library && library->record.tflops > 0)
+                    card.rate += " \xC2\xB7 " + plot::format_value(100.0 * rec.tflops / library->record.tflops, 2) + "% cuBLAS";
+                else if (flops && rec.pct_gemm) card.rate += " \xC2\xB7 " + plot::format_value(*rec.pct_gemm, 2) + "% cuBLAS (cal.)";
+                bool pass = rec.correctness && rec.correctness->passed;
+                card.chip = !rec.correctness ? "unchecked" : pass ? "PASS" : "FAIL";
+                card.other_params = rec.params != preferred;
+                card.source = std::string(run->live ? "live" : "recorded") + (card.other_params ? " \xC2\xB7 other params" : "");
+            } else if (run && !card.elsewhere && !run->record.error.empty()) {
+                card.detail = run->record.error_kind + ": " + run->record.error;
+            } else if (card.elsewhere) {
+                card.detail = run->record.dtype != dtype_ ? "measured in " + run->record.dtype : "measured at " + format_sizes(run->record.sizes);
+            }
+        }
+        strip_.built_view = view.version;
+        strip_.fitted_w = -1;
+    }
+    if (strip_.fitted_w != text_w) {
+        const float s = fonts_.scale;
+        for (size_t i = 0; i < L.rungs.size(); ++i) {
+            StripCard& card = strip_.cards[i];
+            const char* idx = L.rungs[i].number.c_str();
+            float iw = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, idx).x + 7 * s;
+            card.fit_title = fit_text(fonts_.bold, L.rungs[i].title, text_w - iw);
+            card.fit_rate = fit_text(fonts_.small, card.rate, text_w);
+            float chip_w = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, card.chip.c_str()).x;
+            card.fit_source = fit_text(fonts_.small, card.source, text_w - chip_w - 20 * s);
+            card.fit_detail = fit_text(fonts_.small, card.detail, text_w);
+        }
+        strip_.fitted_w = text_w;
+    }
+    return strip_.cards;
+}
 
 void Workbook::draw_ladder_strip() {
     const Palette& pal = palette();
@@ -72,13 +153,10 @@ void Workbook::draw_ladder_strip() {
     float avail = ImGui::GetContentRegionAvail().x;
     float card_w = std::clamp((avail - gap * (n - 1)) / n, strip_card_min_width(), 270 * s);
     float card_h = strip_card_height();
+    float w = card_w - 22 * s;  // the text's width
     ImDrawList* dl = ImGui::GetWindowDrawList();
     bool dark = theme_is_dark();
-    const PlotContext ctx = plot_context();
-    bool flops = prefers_flops(ctx, store_);
-    // "% cuBLAS" on a card: against the library's run at these sizes when there is one (the
-    // same bar the plots draw), else against the calibrated rate.
-    const StoredRun* library = flops ? library_reference_run(store_, ctx) : nullptr;
+    const std::vector<StripCard>* cards = &strip_cards(w);
 
     for (int i = 0; i < n; ++i) {
         const Rung& r = L.rungs[i];
@@ -88,8 +166,12 @@ void Workbook::draw_ladder_strip() {
         bool selected = rung_ && rung_->id == r.id;
         bool usable = false;
         for (DType d : r.dtypes) usable |= to_string(d) == dtype_;
-        if (ImGui::InvisibleButton("##card", ImVec2(card_w, card_h))) select_rung(&r, false);
-        test_target("card:" + r.id);
+        if (ImGui::InvisibleButton("##card", ImVec2(card_w, card_h))) {
+            select_rung(&r, false);
+            cards = &strip_cards(w);  // the rest of the strip reads the new selection
+        }
+        const StripCard& card = (*cards)[i];
+        test_target(card.target);
         if (selected && strip_scrolled_to_ != rung_) {
             ImGui::SetScrollHereX(0.5f);  // long ladders: bring the step's rung into view
             strip_scrolled_to_ = rung_;
@@ -101,72 +183,43 @@ void Workbook::draw_ladder_strip() {
         dl->AddRect(p, q, selected ? pal.accent : pal.border, 7 * s, 0, selected ? 2.0f * s : 1.0f);
         dl->AddRectFilled(ImVec2(p.x + 1, p.y + 1), ImVec2(p.x + 5 * s, q.y - 1), color, 7 * s, ImDrawFlags_RoundCornersLeft);
 
-        float x = p.x + 14 * s, y = p.y + 7 * s, w = card_w - 22 * s;
+        float x = p.x + 14 * s, y = p.y + 7 * s;
         const char* idx = r.number.c_str();
         dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y + 2 * s), pal.muted, idx);
         float iw = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, idx).x + 7 * s;
-        std::string title = fit_text(fonts_.bold, r.title, w - iw);
-        dl->AddText(fonts_.bold, fonts_.bold->FontSize, ImVec2(x + iw, y), usable ? pal.text : pal.faint, title.c_str());
+        dl->AddText(fonts_.bold, fonts_.bold->FontSize, ImVec2(x + iw, y), usable ? pal.text : pal.faint, card.fit_title.c_str());
         y += fonts_.bold->FontSize + 6 * s;
 
-        ParamValues preferred = resolved_params(r);
-        const StoredRun* run = store_.latest(L.id, r.id, sizes_, dtype_, &preferred);
-        bool elsewhere = false;
-        if (!run) {
-            run = store_.latest_any(L.id, r.id);
-            elsewhere = run != nullptr;
-        }
-        std::string tip = r.title + (r.reference ? "  (reference)" : "") + "\n" + r.idea;
-        if (!usable) tip += "\nNot available in " + dtype_ + ".";
+        const StoredRun* run = card.run;
+        const bool elsewhere = card.elsewhere;
         if (run && !elsewhere && run->record.error.empty() && run->record.timing) {
             const RunRecord& rec = run->record;
-            dl->AddText(fonts_.big, fonts_.big->FontSize * 0.9f, ImVec2(x, y), pal.text, format_ms(rec.timing->median_ms).c_str());
+            dl->AddText(fonts_.big, fonts_.big->FontSize * 0.9f, ImVec2(x, y), pal.text, card.time.c_str());
             y += fonts_.big->FontSize * 0.9f + 3 * s;
-            std::string rate = flops ? plot::format_value(rec.tflops, 3) + " TFLOP/s" : plot::format_value(rec.gbps, 4) + " GB/s";
-            if (!flops && rec.pct_copy) rate += " \xC2\xB7 " + plot::format_value(*rec.pct_copy, 2) + "% copy";
-            else if (flops && library && library->record.tflops > 0)
-                rate += " \xC2\xB7 " + plot::format_value(100.0 * rec.tflops / library->record.tflops, 2) + "% cuBLAS";
-            else if (flops && rec.pct_gemm) rate += " \xC2\xB7 " + plot::format_value(*rec.pct_gemm, 2) + "% cuBLAS (cal.)";
-            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.muted, fit_text(fonts_.small, rate, w).c_str());
+            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.muted, card.fit_rate.c_str());
             y += fonts_.small->FontSize + 5 * s;
             // Pass / fail chip, and where the number came from.
             bool pass = rec.correctness && rec.correctness->passed;
-            std::string chip = !rec.correctness ? "unchecked" : pass ? "PASS" : "FAIL";
             ImU32 chip_col = !rec.correctness ? pal.faint : pass ? pal.good : pal.bad;
-            ImVec2 cs = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, chip.c_str());
+            ImVec2 cs = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, card.chip.c_str());
             dl->AddRectFilled(ImVec2(x, y - 1), ImVec2(x + cs.x + 12 * s, y + cs.y + 2), with_alpha(chip_col, 0.2f), 8 * s);
-            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x + 6 * s, y), chip_col, chip.c_str());
+            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x + 6 * s, y), chip_col, card.chip.c_str());
             // A result at other parameters than the ones set is shown, but says so.
-            bool other_params = rec.params != preferred;
-            std::string src = std::string(run->live ? "live" : "recorded") + (other_params ? " \xC2\xB7 other params" : "");
-            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x + cs.x + 20 * s, y), other_params ? pal.warn : pal.faint,
-                        fit_text(fonts_.small, src, w - cs.x - 20 * s).c_str());
-            tip += "\n\nmedian " + format_ms(rec.timing->median_ms) + " (min " + format_ms(rec.timing->min_ms) + ", max " +
-                   format_ms(rec.timing->max_ms) + ", " + std::to_string(rec.timing->reps) + " reps, L2 " + rec.l2 + ")";
-            tip += "\n" + plot::format_value(rec.gbps, 4) + " GB/s, " + plot::format_value(rec.tflops, 3) + " TFLOP/s";
-            if (rec.correctness) tip += "\n" + rec.correctness->summary();
-            std::string params;
-            for (const auto& [k, v] : rec.params) params += (params.empty() ? "" : ", ") + k + " = " + std::to_string(v);
-            if (!params.empty()) tip += "\nparameters: " + params;
-            tip += "\n" + (run->live ? std::string("measured live") : "recorded: " + run->origin);
+            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x + cs.x + 20 * s, y), card.other_params ? pal.warn : pal.faint,
+                        card.fit_source.c_str());
         } else if (run && !elsewhere && !run->record.error.empty()) {
             dl->AddText(fonts_.bold, fonts_.bold->FontSize, ImVec2(x, y), pal.bad, "failed");
             y += fonts_.bold->FontSize + 3 * s;
-            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.bad, fit_text(fonts_.small, run->record.error_kind + ": " + run->record.error, w).c_str());
-            tip += "\n\n" + run->record.error_kind + ": " + run->record.error;
+            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.bad, card.fit_detail.c_str());
         } else {
             dl->AddText(fonts_.body, fonts_.body->FontSize, ImVec2(x, y + 2 * s), pal.faint, "no result yet");
             y += fonts_.body->FontSize + 6 * s;
-            if (elsewhere) {
-                std::string at = run->record.dtype != dtype_ ? "measured in " + run->record.dtype : "measured at " + format_sizes(run->record.sizes);
-                dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.faint, fit_text(fonts_.small, at, w).c_str());
-                tip += "\n\nNo result at the current sizes; the last one was " + at + ".";
-            }
+            if (elsewhere) dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.faint, card.fit_detail.c_str());
         }
         if (hovered) {
             ImGui::BeginTooltip();
             ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
-            ImGui::TextUnformatted(tip.c_str());
+            ImGui::TextUnformatted(card_tooltip(r, usable, dtype_, card).c_str());
             ImGui::PopTextWrapPos();
             ImGui::EndTooltip();
         }
