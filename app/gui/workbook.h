@@ -345,6 +345,8 @@ class Workbook {
     int pending_right_tab_ = -1;  // selected on the next frame (--view)
     bool view_forced_ = false;    // --view given: steps do not change the plot tab
     int frames_drawn_ = 0;
+    std::string status_frame_text_;  // "frame 0.52 ms, p99 0.76 ms", refreshed every 30 frames
+    int status_frame_text_at_ = 0;
     bool start_job_submitted_ = false;  // --run
     int start_jobs_ = 0;                // --run jobs started (several with --run-for)
     std::chrono::steady_clock::time_point start_job_time_;
