@@ -22,7 +22,8 @@ std::vector<Ladder> load_ladders_or_throw() {
     errors_store().clear();
     auto ladders = load_all_ladders(kernels_dir(), &errors_store());
     if (ladders.empty() && !errors_store().empty()) throw InputError(errors_store().front());
-    if (ladders.empty()) throw InputError("no ladders found under " + kernels_dir() + " (set KLADDER_ROOT to the checkout)");
+    if (ladders.empty())
+        throw InputError("no ladders found under " + kernels_dir() + " (set KLADDER_ROOT to the checkout)");
     return ladders;
 }
 
@@ -45,15 +46,18 @@ int64_t parse_integer(const std::string& text, const std::string& what) {
         if (e < 0 || e > 62) throw InputError(what + ": exponent out of range in '" + text + "'");
         return int64_t(1) << e;
     }
-    if (!t.empty() && (t.back() == 'k' || t.back() == 'K')) { mult = 1024; t.pop_back(); }
-    else if (!t.empty() && (t.back() == 'm' || t.back() == 'M')) { mult = 1024 * 1024; t.pop_back(); }
+    if (!t.empty() && (t.back() == 'k' || t.back() == 'K')) {
+        mult = 1024;
+        t.pop_back();
+    } else if (!t.empty() && (t.back() == 'm' || t.back() == 'M')) {
+        mult = 1024 * 1024;
+        t.pop_back();
+    }
     size_t pos = 0;
     long long v = 0;
     try {
         v = std::stoll(t, &pos);
-    } catch (...) {
-        pos = 0;
-    }
+    } catch (...) { pos = 0; }
     if (t.empty() || pos != t.size()) throw InputError(what + ": '" + text + "' is not an integer");
     return v * mult;
 }
@@ -65,14 +69,17 @@ std::map<std::string, int64_t> parse_assignments(const std::vector<std::string>&
         std::string part;
         while (std::getline(ss, part, ',')) {
             auto eq = part.find('=');
-            if (eq == std::string::npos || eq == 0) throw InputError(what + ": expected NAME=VALUE, got '" + part + "'");
+            if (eq == std::string::npos || eq == 0)
+                throw InputError(what + ": expected NAME=VALUE, got '" + part + "'");
             const std::string name = part.substr(0, eq);
             const int64_t value = parse_integer(part.substr(eq + 1), what + " " + name);
             // Several flags may split the names between them, but one name twice is ambiguous:
             // running only the last value would silently skip the others.
             if (auto it = out.find(name); it != out.end())
-                throw InputError(what + ": " + name + " is given twice (" + std::to_string(it->second) + " and " + std::to_string(value) +
-                                 "); one command runs one problem: repeat the command per value, or use `kladder sweep`");
+                throw InputError(
+                    what + ": " + name + " is given twice (" + std::to_string(it->second) + " and " +
+                    std::to_string(value) +
+                    "); one command runs one problem: repeat the command per value, or use `kladder sweep`");
             out[name] = value;
         }
     }
@@ -107,16 +114,22 @@ std::string format_table(const std::vector<std::string>& header, const std::vect
 std::string fmt(double v, int precision) {
     if (std::isnan(v)) return "-";
     char b[64];
-    if (v != 0 && (std::fabs(v) >= 1e6 || std::fabs(v) < 1e-3)) std::snprintf(b, sizeof b, "%.*e", precision - 1, v);
-    else if (std::fabs(v) >= 100) std::snprintf(b, sizeof b, "%.0f", v);
-    else std::snprintf(b, sizeof b, "%.*g", precision, v);
+    if (v != 0 && (std::fabs(v) >= 1e6 || std::fabs(v) < 1e-3))
+        std::snprintf(b, sizeof b, "%.*e", precision - 1, v);
+    else if (std::fabs(v) >= 100)
+        std::snprintf(b, sizeof b, "%.0f", v);
+    else
+        std::snprintf(b, sizeof b, "%.*g", precision, v);
     return b;
 }
 
 std::string human_bytes(double bytes) {
     const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int i = 0;
-    while (bytes >= 1024 && i < 4) { bytes /= 1024; ++i; }
+    while (bytes >= 1024 && i < 4) {
+        bytes /= 1024;
+        ++i;
+    }
     char b[32];
     std::snprintf(b, sizeof b, i ? "%.1f %s" : "%.0f %s", bytes, unit[i]);
     return b;

@@ -70,7 +70,9 @@ Action add_check_kernels_command(CLI::App& app) {
                             check_constraints(r, make_scope(p.sizes, pv, dt, 132));
                         } catch (const InputError& e) {
                             ++skipped;
-                            if (opt->verbose) std::printf("skip  %s/%s %s: %s\n", L.id.c_str(), r.id.c_str(), describe(pv).c_str(), e.what());
+                            if (opt->verbose)
+                                std::printf("skip  %s/%s %s: %s\n", L.id.c_str(), r.id.c_str(), describe(pv).c_str(),
+                                            e.what());
                             continue;
                         }
                         CompileRequest req;
@@ -82,13 +84,13 @@ Action add_check_kernels_command(CLI::App& app) {
                             CompiledCode c = compile_kernel(req);
                             ++compiled;
                             if (opt->verbose)
-                                std::printf("ok    %s %s %s %s%s\n", req.label.c_str(), to_string(dt).c_str(), req.arch.c_str(),
-                                            describe(pv).c_str(), c.from_cache ? " (cached)" : "");
+                                std::printf("ok    %s %s %s %s%s\n", req.label.c_str(), to_string(dt).c_str(),
+                                            req.arch.c_str(), describe(pv).c_str(), c.from_cache ? " (cached)" : "");
                             if (opt->verbose && !c.log.empty()) std::printf("%s\n", c.log.c_str());
                         } catch (const CompileError& e) {
                             ++failed;
-                            std::printf("FAIL  %s %s %s %s\n%s\n", req.label.c_str(), to_string(dt).c_str(), req.arch.c_str(),
-                                        describe(pv).c_str(), e.log().c_str());
+                            std::printf("FAIL  %s %s %s %s\n%s\n", req.label.c_str(), to_string(dt).c_str(),
+                                        req.arch.c_str(), describe(pv).c_str(), e.log().c_str());
                         }
                     }
                 }
@@ -126,8 +128,8 @@ Action add_check_kernels_command(CLI::App& app) {
             std::printf("FAIL  %s\n", e.c_str());
             ++failed;
         }
-        std::printf("check-kernels: %d compiled, %d failed, %d skipped by constraints (%.1f s, NVRTC %s)\n", compiled, failed, skipped,
-                    s, nvrtc_version_string().c_str());
+        std::printf("check-kernels: %d compiled, %d failed, %d skipped by constraints (%.1f s, NVRTC %s)\n", compiled,
+                    failed, skipped, s, nvrtc_version_string().c_str());
         return failed ? static_cast<int>(ExitCode::BadInput) : 0;
     };
 }

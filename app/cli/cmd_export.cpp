@@ -24,12 +24,16 @@ struct PageOptions {
 };
 
 void add_page_options(CLI::App& app, PageOptions& o) {
-    app.add_option("--width", o.width_pt, "page width in points (default 468 = 6.5 in)")->check(CLI::Range(72.0, 7200.0));
-    app.add_option("--height", o.height_pt, "page height in points (default 288 = 4 in)")->check(CLI::Range(72.0, 7200.0));
-    app.add_option("--scale", o.scale, "PNG pixels per point (default 2; 300/72 for 300 dpi)")->check(CLI::Range(0.25, 16.0));
+    app.add_option("--width", o.width_pt, "page width in points (default 468 = 6.5 in)")
+        ->check(CLI::Range(72.0, 7200.0));
+    app.add_option("--height", o.height_pt, "page height in points (default 288 = 4 in)")
+        ->check(CLI::Range(72.0, 7200.0));
+    app.add_option("--scale", o.scale, "PNG pixels per point (default 2; 300/72 for 300 dpi)")
+        ->check(CLI::Range(0.25, 16.0));
     app.add_option("--theme", o.theme, "print (white, for paper) or screen (dark, larger text, for slides)")
         ->check(CLI::IsMember({"print", "screen"}));
-    app.add_flag("--caption,!--no-caption", o.caption, "print device, date and problem size under the plot (default on)");
+    app.add_flag("--caption,!--no-caption", o.caption,
+                 "print device, date and problem size under the plot (default on)");
 }
 
 plot::ExportOptions export_options(const PageOptions& o) {
@@ -56,12 +60,15 @@ struct LessonCliOptions {
 
 Action add_export_command(CLI::App& app) {
     auto o = std::make_shared<ExportCliOptions>();
-    app.add_option("--results", o->results, "results JSON (from `kladder run --json`, or assets/recorded/*.json)")->required();
+    app.add_option("--results", o->results, "results JSON (from `kladder run --json`, or assets/recorded/*.json)")
+        ->required();
     app.add_option("--plot", o->plot, "bars, sweep, roofline, traffic or errors")
         ->required()
         ->check(CLI::IsMember({"bars", "sweep", "roofline", "traffic", "errors"}));
-    app.add_option("--format", o->format, "svg, pdf, png or csv (default: from the file name)")->check(CLI::IsMember({"svg", "pdf", "png", "csv"}));
-    app.add_option("-o,--output", o->output, "the figure file; the results are copied beside it as NAME.results.json")->required();
+    app.add_option("--format", o->format, "svg, pdf, png or csv (default: from the file name)")
+        ->check(CLI::IsMember({"svg", "pdf", "png", "csv"}));
+    app.add_option("-o,--output", o->output, "the figure file; the results are copied beside it as NAME.results.json")
+        ->required();
     app.add_option("--ladder", o->ladder, "ladder id (default: the only ladder in the results)");
     app.add_option("--rung", o->rung, "rung to highlight or sweep (default: the rung with the most runs)");
     app.add_option("--axis", o->axis, "sweep: a size axis (n) or a parameter (TPB)");
@@ -87,18 +94,22 @@ Action add_export_command(CLI::App& app) {
 
         plot::ExportFormat format;
         if (!o->format.empty()) {
-            format = o->format == "svg" ? plot::ExportFormat::Svg : o->format == "pdf" ? plot::ExportFormat::Pdf
-                   : o->format == "png" ? plot::ExportFormat::Png : plot::ExportFormat::Csv;
+            format = o->format == "svg"   ? plot::ExportFormat::Svg
+                     : o->format == "pdf" ? plot::ExportFormat::Pdf
+                     : o->format == "png" ? plot::ExportFormat::Png
+                                          : plot::ExportFormat::Csv;
         } else if (auto f = plot::format_from_path(o->output)) {
             format = *f;
         } else {
-            throw InputError("-o '" + o->output + "': give --format svg|pdf|png|csv or a file name ending in one of them");
+            throw InputError("-o '" + o->output +
+                             "': give --format svg|pdf|png|csv or a file name ending in one of them");
         }
 
         report::LoadedResults results = report::load_results_for_export(o->results);
         report::ExportFigure fig = report::build_export_figure(results, ladders, req, o->page.caption);
         report::write_figure_with_results(fig.built.figure, o->output, format, export_options(o->page), results.bytes);
-        std::printf("wrote %s (%s) and %s\n", o->output.c_str(), plot::format_name(format), report::results_copy_path(o->output).c_str());
+        std::printf("wrote %s (%s) and %s\n", o->output.c_str(), plot::format_name(format),
+                    report::results_copy_path(o->output).c_str());
         return static_cast<int>(ExitCode::Ok);
     };
 }
@@ -106,9 +117,11 @@ Action add_export_command(CLI::App& app) {
 Action add_export_lesson_command(CLI::App& app) {
     auto o = std::make_shared<LessonCliOptions>();
     app.add_option("lesson", o->lesson, "lesson id or number (see `kladder list lessons`)")->required();
-    app.add_option("--results", o->results, "results JSON the figures are drawn from (assets/recorded/*.json works without a GPU)")
+    app.add_option("--results", o->results,
+                   "results JSON the figures are drawn from (assets/recorded/*.json works without a GPU)")
         ->required();
-    app.add_option("-o,--output", o->output, "folder for the figures, results.json, handout.md and handout.html (created if its parent exists)")
+    app.add_option("-o,--output", o->output,
+                   "folder for the figures, results.json, handout.md and handout.html (created if its parent exists)")
         ->required();
     add_page_options(app, o->page);
     return [o] {
@@ -127,7 +140,8 @@ Action add_export_lesson_command(CLI::App& app) {
             throw InputError("unknown lesson '" + o->lesson + "' (lessons: " + known + ")");
         }
         report::LoadedResults results = report::load_results_for_export(o->results);
-        report::LessonExportSummary s = report::export_lesson(*lesson, results, ladders, o->output, export_options(o->page), o->page.caption);
+        report::LessonExportSummary s =
+            report::export_lesson(*lesson, results, ladders, o->output, export_options(o->page), o->page.caption);
         for (const auto& skip : s.skipped) std::printf("no figure for %s\n", skip.c_str());
         std::printf("wrote %d figure%s (SVG, PDF, PNG), results.json, handout.md and handout.html to %s\n", s.figures,
                     s.figures == 1 ? "" : "s", o->output.c_str());

@@ -24,11 +24,12 @@ void print_rungs(const Ladder& L) {
     for (const auto& r : L.rungs) {
         std::string params;
         for (const auto& p : r.params)
-            params += (params.empty() ? "" : "; ") + p.name + "=" + std::to_string(p.default_value) + " (" + p.describe_allowed() + ")";
+            params += (params.empty() ? "" : "; ") + p.name + "=" + std::to_string(p.default_value) + " (" +
+                      p.describe_allowed() + ")";
         std::string dtypes;
         for (DType d : r.dtypes) dtypes += (dtypes.empty() ? "" : ",") + to_string(d);
-        rows.push_back({std::to_string(r.index + 1), r.id + (r.reference ? " (reference)" : ""), dtypes, params.empty() ? "-" : params,
-                        r.title});
+        rows.push_back({std::to_string(r.index + 1), r.id + (r.reference ? " (reference)" : ""), dtypes,
+                        params.empty() ? "-" : params, r.title});
     }
     std::printf("%s", format_table({"#", "rung", "dtypes", "parameters (default, allowed)", "title"}, rows).c_str());
 }
@@ -48,7 +49,8 @@ Action add_list_command(CLI::App& app) {
             std::printf("%s", format_table({"ladder", "rungs", "operation", "title"}, rows).c_str());
         }
         if (all || opt->what == "rungs") {
-            if (!opt->ladder.empty()) print_rungs(find_ladder_or_throw(ladders, opt->ladder));
+            if (!opt->ladder.empty())
+                print_rungs(find_ladder_or_throw(ladders, opt->ladder));
             else
                 for (const auto& L : ladders) print_rungs(L);
         }
@@ -57,10 +59,11 @@ Action add_list_command(CLI::App& app) {
             auto lessons = load_all_lessons(lessons_dir(), ladders, &errors);
             std::vector<std::vector<std::string>> rows;
             for (const auto& l : lessons)
-                rows.push_back({std::to_string(l.number), l.id, std::to_string(l.steps.size()), std::to_string(l.checks.size()),
-                                std::to_string(l.cards.size()), l.title});
+                rows.push_back({std::to_string(l.number), l.id, std::to_string(l.steps.size()),
+                                std::to_string(l.checks.size()), std::to_string(l.cards.size()), l.title});
             std::printf("\n%s", format_table({"#", "lesson", "steps", "checks", "cards", "title"}, rows).c_str());
-            for (const auto& e : errors) std::fprintf(stderr, "kladder: lesson %s not loaded: %s\n", e.folder.c_str(), e.message.c_str());
+            for (const auto& e : errors)
+                std::fprintf(stderr, "kladder: lesson %s not loaded: %s\n", e.folder.c_str(), e.message.c_str());
             if (!errors.empty()) return static_cast<int>(ExitCode::BadInput);
         }
         for (const auto& e : load_errors()) std::fprintf(stderr, "kladder: %s\n", e.c_str());

@@ -27,15 +27,19 @@ struct MeasureOptions {
 
 void add_measure_options(CLI::App& app, MeasureOptions& o) {
     app.add_option("ladder", o.ladder, "ladder id (see `kladder list ladders`)")->required();
-    app.add_option("--size,-s", o.sizes, "problem size, e.g. --size n=2^20+3 is not allowed; --size M=4096,N=4096,K=4096");
+    app.add_option("--size,-s", o.sizes,
+                   "problem size, e.g. --size n=2^20+3 is not allowed; --size M=4096,N=4096,K=4096");
     app.add_option("--param,-p", o.params, "rung parameter, e.g. --param TPB=128 (repeatable)");
     app.add_option("--dtype", o.dtype, "element type: fp32, bf16 or fp16 (default: the rung's first)");
     app.add_option("--json", o.json_path, "write the results (schema kernel-ladder/results v1) to this file");
     app.add_option("--warmup", o.warmup, "untimed runs before timing (default 2)")->check(CLI::Range(0, 1000));
-    app.add_option("--reps", o.reps, "timed repetitions (default: 10 to 300, about 0.4 s of GPU time)")->check(CLI::Range(1, 100000));
+    app.add_option("--reps", o.reps, "timed repetitions (default: 10 to 300, about 0.4 s of GPU time)")
+        ->check(CLI::Range(1, 100000));
     app.add_flag("--warm-l2", o.warm_l2, "do not flush L2 between repetitions (measures the cache for small buffers)");
     app.add_flag("--no-check", o.no_check, "skip the correctness check");
-    app.add_flag("--counters", o.counters, "also read hardware counters (DRAM, L2, shared memory) with CUPTI in a separate replay pass after timing");
+    app.add_flag(
+        "--counters", o.counters,
+        "also read hardware counters (DRAM, L2, shared memory) with CUPTI in a separate replay pass after timing");
     app.add_option("--seed", o.seed, "seed of the random inputs");
 }
 
@@ -77,7 +81,8 @@ void print_runs(const std::vector<RunRecord>& runs, const std::string& first_col
         std::string key = first_column == "rung" ? r.rung : first_column;
         if (first_column != "rung") {
             auto it = r.params.find(first_column);
-            key = it != r.params.end() ? std::to_string(it->second) : std::to_string(r.sizes.count(first_column) ? r.sizes.at(first_column) : 0);
+            key = it != r.params.end() ? std::to_string(it->second)
+                                       : std::to_string(r.sizes.count(first_column) ? r.sizes.at(first_column) : 0);
         }
         if (!r.error.empty()) {
             rows.push_back({key, params_text(r), "-", "-", "-", "-", "-", "-", r.error_kind + ": " + r.error});
@@ -86,10 +91,13 @@ void print_runs(const std::vector<RunRecord>& runs, const std::string& first_col
         auto pct = [](const std::optional<double>& v) { return v ? fmt(*v, 3) + "%" : std::string("-"); };
         std::string time = r.timing ? fmt(r.timing->median_ms, 4) : "-";
         std::string spread = r.timing ? fmt(100 * r.timing->rel_spread, 2) + "%" : "-";
-        rows.push_back({key, params_text(r), time, spread, fmt(r.gbps, 4), pct(r.pct_copy), fmt(r.tflops, 3), pct(r.pct_reference),
-                        r.correctness ? r.correctness->summary() : "not checked"});
+        rows.push_back({key, params_text(r), time, spread, fmt(r.gbps, 4), pct(r.pct_copy), fmt(r.tflops, 3),
+                        pct(r.pct_reference), r.correctness ? r.correctness->summary() : "not checked"});
     }
-    std::printf("%s", format_table({first_column, "params", "median ms", "spread", "GB/s", "% copy", "TFLOP/s", "% ref", "check"}, rows).c_str());
+    std::printf(
+        "%s", format_table(
+                  {first_column, "params", "median ms", "spread", "GB/s", "% copy", "TFLOP/s", "% ref", "check"}, rows)
+                  .c_str());
 }
 
 // Runs the list of (rung, options) on one GPU context, recording errors per rung. Returns the
@@ -110,9 +118,11 @@ int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions
     out.command = invocation();
     out.device = gpu.device();
     out.calibration = cal;
-    std::printf("device: %s (%s, %d SMs, %s L2); copy %.0f GB/s, cuBLAS fp32 %.1f / bf16 %.0f TFLOP/s (calibrated %s)\n",
-                gpu.device().name.c_str(), gpu.device().arch().c_str(), gpu.device().sm_count, human_bytes(double(gpu.device().l2_bytes)).c_str(),
-                cal.copy_gbps, cal.sgemm_tflops, cal.bf16_tflops, cal.measured_at.c_str());
+    std::printf(
+        "device: %s (%s, %d SMs, %s L2); copy %.0f GB/s, cuBLAS fp32 %.1f / bf16 %.0f TFLOP/s (calibrated %s)\n",
+        gpu.device().name.c_str(), gpu.device().arch().c_str(), gpu.device().sm_count,
+        human_bytes(double(gpu.device().l2_bytes)).c_str(), cal.copy_gbps, cal.sgemm_tflops, cal.bf16_tflops,
+        cal.measured_at.c_str());
     int code = 0;
     for (const auto& [rung, ro] : jobs) {
         RunRecord rec;
@@ -138,32 +148,34 @@ int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions
                 Problem p = resolve_problem(L, *rung, ro);
                 rec.sizes = p.sizes;
                 rec.dtype = to_string(p.dtype);
-            } catch (const Error&) {
-            }
+            } catch (const Error&) {}
             rec.error = e.what();
             rec.error_kind = dynamic_cast<const CompileError*>(&e) ? "compile"
-                             : dynamic_cast<const GpuError*>(&e) ? (runner.context_lost() ? "fault" : "gpu")
-                                                                 : "input";
+                             : dynamic_cast<const GpuError*>(&e)   ? (runner.context_lost() ? "fault" : "gpu")
+                                                                   : "input";
             if (auto* ce = dynamic_cast<const CompileError*>(&e)) std::fprintf(stderr, "%s\n", ce->log().c_str());
             code = std::max(code, static_cast<int>(e.code()));
         }
         out.runs.push_back(rec);
     }
     fill_reference_ratios(out.runs);
-    if (!out.runs.empty()) std::printf("ladder %s, %s, L2 %s\n", L.id.c_str(), sizes_text(out.runs.front().sizes).c_str(), mo.warm_l2 ? "warm" : "cold (flushed)");
+    if (!out.runs.empty())
+        std::printf("ladder %s, %s, L2 %s\n", L.id.c_str(), sizes_text(out.runs.front().sizes).c_str(),
+                    mo.warm_l2 ? "warm" : "cold (flushed)");
     print_runs(out.runs, first_column);
     if (mo.counters)  // [counters] one line per run: the traffic, or why it could not be read
         for (const auto& r : out.runs)
-            if (r.error.empty()) std::printf("counters %s: %s\n", r.rung.c_str(), counters_summary(r.counters, r.counters_note).c_str());
+            if (r.error.empty())
+                std::printf("counters %s: %s\n", r.rung.c_str(), counters_summary(r.counters, r.counters_note).c_str());
     if (!mo.json_path.empty()) {
         save_results(mo.json_path, out);
         std::printf("results written to %s\n", mo.json_path.c_str());
     }
     for (const auto& r : out.runs)
-        if (!r.error.empty()) std::fprintf(stderr, "kladder: %s/%s: %s\n", r.ladder.c_str(), r.rung.c_str(), r.error.c_str());
+        if (!r.error.empty())
+            std::fprintf(stderr, "kladder: %s/%s: %s\n", r.ladder.c_str(), r.rung.c_str(), r.error.c_str());
     return code;
 }
-
 
 }  // namespace
 
@@ -211,7 +223,9 @@ Action add_sweep_command(CLI::App& app) {
     add_measure_options(app, *mo);
     app.add_option("--rung,-r", mo->rung, "rung id")->required();
     app.add_option("--axis", *axis, "size axis or parameter to vary")->required();
-    app.add_option("--values", *values, "values, e.g. --values 1792,1793,2048,2049 or 2^10,2^12")->required()->delimiter(',');
+    app.add_option("--values", *values, "values, e.g. --values 1792,1793,2048,2049 or 2^10,2^12")
+        ->required()
+        ->delimiter(',');
     return [mo, axis, values] {
         auto ladders = load_ladders_or_throw();
         const Ladder& L = find_ladder_or_throw(ladders, mo->ladder);
@@ -221,7 +235,9 @@ Action add_sweep_command(CLI::App& app) {
         bool is_param = r->find_param(*axis) != nullptr;
         bool is_size = false;
         for (const auto& [k, v] : L.default_sizes) is_size |= k == *axis;
-        if (!is_param && !is_size) throw InputError("--axis: '" + *axis + "' is neither a size axis of " + L.id + " nor a parameter of " + r->id);
+        if (!is_param && !is_size)
+            throw InputError("--axis: '" + *axis + "' is neither a size axis of " + L.id + " nor a parameter of " +
+                             r->id);
         std::vector<std::pair<const Rung*, RunOptions>> jobs;
         for (const auto& v : *values) {
             RunOptions ro = base;
@@ -241,13 +257,14 @@ Action add_calibrate_command(CLI::App& app) {
     return [force] {
         GpuContext gpu;
         Calibration c = load_or_measure_calibration(gpu, *force);
-        std::printf("device            %s (%s, %d SMs)\n", gpu.device().name.c_str(), gpu.device().arch().c_str(), gpu.device().sm_count);
+        std::printf("device            %s (%s, %d SMs)\n", gpu.device().name.c_str(), gpu.device().arch().c_str(),
+                    gpu.device().sm_count);
         std::printf("measured at       %s\n", c.measured_at.c_str());
         std::printf("copy bandwidth    %.0f GB/s (device-to-device, read + write)\n", c.copy_gbps);
         std::printf("cuBLAS fp32       %.1f TFLOP/s (4096^3, TF32 off)\n", c.sgemm_tflops);
         std::printf("cuBLAS bf16       %.0f TFLOP/s (4096^3, fp32 accumulate)\n", c.bf16_tflops);
-        std::printf("fp32 peak (model) %.1f TFLOP/s from %d SMs x 128 lanes x 2 x %.2f GHz\n", c.fp32_peak_tflops, gpu.device().sm_count,
-                    gpu.device().sm_clock_khz / 1e6);
+        std::printf("fp32 peak (model) %.1f TFLOP/s from %d SMs x 128 lanes x 2 x %.2f GHz\n", c.fp32_peak_tflops,
+                    gpu.device().sm_count, gpu.device().sm_clock_khz / 1e6);
         return 0;
     };
 }

@@ -102,7 +102,8 @@ std::map<std::string, int64_t> int_map(const json& req, const char* key) {
     const json& m = req[key];
     if (!m.is_object()) throw InputError(std::string("request field '") + key + "': expected an object of integers");
     for (auto it = m.begin(); it != m.end(); ++it) {
-        if (!it->is_number_integer()) throw InputError(std::string("request field '") + key + "." + it.key() + "': expected an integer");
+        if (!it->is_number_integer())
+            throw InputError(std::string("request field '") + key + "." + it.key() + "': expected an integer");
         out[it.key()] = it->get<int64_t>();
     }
     return out;
@@ -122,11 +123,12 @@ RunOptions run_options_from(const json& req) {
         const json& opt = req["options"];
         auto integer = [&](const char* key, int lo, int hi, int fallback) {
             if (!opt.contains(key)) return fallback;
-            if (!opt[key].is_number_integer()) throw InputError(std::string("request field 'options.") + key + "': expected an integer");
+            if (!opt[key].is_number_integer())
+                throw InputError(std::string("request field 'options.") + key + "': expected an integer");
             int64_t v = opt[key].get<int64_t>();
             if (v < lo || v > hi)
-                throw InputError(std::string("request field 'options.") + key + "': " + std::to_string(v) + " is outside " +
-                                 std::to_string(lo) + ".." + std::to_string(hi));
+                throw InputError(std::string("request field 'options.") + key + "': " + std::to_string(v) +
+                                 " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
             return static_cast<int>(v);
         };
         o.warmup = integer("warmup", 0, 1000, o.warmup);
@@ -134,7 +136,8 @@ RunOptions run_options_from(const json& req) {
         if (reps > 0) o.min_reps = o.max_reps = reps;
         auto flag = [&](const char* key, bool fallback) {
             if (!opt.contains(key)) return fallback;
-            if (!opt[key].is_boolean()) throw InputError(std::string("request field 'options.") + key + "': expected true or false");
+            if (!opt[key].is_boolean())
+                throw InputError(std::string("request field 'options.") + key + "': expected true or false");
             return opt[key].get<bool>();
         };
         o.cold_l2 = flag("cold_l2", o.cold_l2);
@@ -183,7 +186,8 @@ bool handle_run(ServeState& st, const json& req, const json& id) {
         // Input problems surface before the GPU is touched.
         problem = resolve_problem(*L, *rung, opt);
         params = resolve_params(*rung, opt.params);
-        check_constraints(*rung, make_scope(problem.sizes, params, problem.dtype, st.gpu ? st.gpu->device().sm_count : 0));
+        check_constraints(*rung,
+                          make_scope(problem.sizes, params, problem.dtype, st.gpu ? st.gpu->device().sm_count : 0));
     } catch (const Error& e) {
         reply_error(id, "input", e.what());
         return true;
@@ -224,7 +228,8 @@ bool handle_run(ServeState& st, const json& req, const json& id) {
 int serve() {
     take_over_stdout();
     ServeState st;
-    json hello = {{"type", "hello"}, {"protocol", kServeProtocol}, {"tool", "kladder 0.1.0"}, {"data_root", data_root()}};
+    json hello = {
+        {"type", "hello"}, {"protocol", kServeProtocol}, {"tool", "kladder 0.1.0"}, {"data_root", data_root()}};
     std::vector<std::string> load_errors;
     load_all_ladders(kernels_dir(), &load_errors);
     hello["ladder_errors"] = load_errors;
@@ -266,7 +271,8 @@ int serve() {
             reply({{"type", "pong"}, {"id", id}});
         } else if (type == "run") {
             if (!handle_run(st, req, id)) {
-                std::fprintf(stderr, "kladder serve: the CUDA context was lost; exiting so that a fresh runner starts\n");
+                std::fprintf(stderr,
+                             "kladder serve: the CUDA context was lost; exiting so that a fresh runner starts\n");
                 return static_cast<int>(ExitCode::GpuError);
             }
         } else {

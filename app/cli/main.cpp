@@ -9,8 +9,9 @@
 #include "engine/errors.h"
 
 int main(int argc, char** argv) {
-    CLI::App app{"kladder: run, check and measure the rungs of Kernel Ladder's GPU kernel ladders.\n"
-                 "Exit codes: 0 ok, 1 a rung failed its correctness check, 2 bad input, 3 no GPU or a CUDA error."};
+    CLI::App app{
+        "kladder: run, check and measure the rungs of Kernel Ladder's GPU kernel ladders.\n"
+        "Exit codes: 0 ok, 1 a rung failed its correctness check, 2 bad input, 3 no GPU or a CUDA error."};
     app.set_version_flag("--version", "kladder 0.1.0");
     app.require_subcommand(1);
     std::map<CLI::App*, kl::cli::Action> actions;
@@ -21,13 +22,17 @@ int main(int argc, char** argv) {
     add("list", "List lessons, ladders, rungs and their parameters", kl::cli::add_list_command);
     add("run", "Run rungs of a ladder on the GPU: check against the reference, then time", kl::cli::add_run_command);
     add("sweep", "Run one rung over a range of a size axis or a parameter", kl::cli::add_sweep_command);
-    add("calibrate", "Measure this GPU's copy bandwidth and cuBLAS GEMM rates (cached per device)", kl::cli::add_calibrate_command);
+    add("calibrate", "Measure this GPU's copy bandwidth and cuBLAS GEMM rates (cached per device)",
+        kl::cli::add_calibrate_command);
     add("check-kernels", "Compile every rung with NVRTC at default parameters and range ends (no GPU needed)",
         kl::cli::add_check_kernels_command);
-    add("serve", "Runner process for the GUI: JSON-line requests on stdin, replies on stdout", kl::cli::add_serve_command);
+    add("serve", "Runner process for the GUI: JSON-line requests on stdin, replies on stdout",
+        kl::cli::add_serve_command);
 #ifndef KL_NO_EXPORT  // kladder-core leaves out export, and with it cairo
-    add("export", "Draw one figure from a results file as SVG, PDF, PNG or CSV (no GPU needed)", kl::cli::add_export_command);
-    add("export-lesson", "Every figure of a lesson plus a Markdown/HTML handout, from a results file", kl::cli::add_export_lesson_command);
+    add("export", "Draw one figure from a results file as SVG, PDF, PNG or CSV (no GPU needed)",
+        kl::cli::add_export_command);
+    add("export-lesson", "Every figure of a lesson plus a Markdown/HTML handout, from a results file",
+        kl::cli::add_export_lesson_command);
 #endif
     for (int i = 0; i < argc; ++i) kl::cli::invocation() += (i ? " " : "") + std::string(argv[i]);
     try {

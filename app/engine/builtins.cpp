@@ -25,9 +25,7 @@ GemmArgs gemm_args(const std::string& name, const std::vector<KernelArg>& args) 
     if (args.size() != 6 || args[0].kind != KernelArg::Kind::Pointer || args[1].kind != KernelArg::Kind::Pointer ||
         args[2].kind != KernelArg::Kind::Pointer)
         throw InputError("builtin " + name + " takes args [C, A, B, M, N, K] (three buffers, three sizes)");
-    auto as_int = [&](const KernelArg& a) {
-        return a.kind == KernelArg::Kind::I64 ? static_cast<int>(a.i64) : a.i32;
-    };
+    auto as_int = [&](const KernelArg& a) { return a.kind == KernelArg::Kind::I64 ? static_cast<int>(a.i64) : a.i32; };
     return {args[0].ptr, args[1].ptr, args[2].ptr, as_int(args[3]), as_int(args[4]), as_int(args[5])};
 }
 
@@ -44,9 +42,10 @@ BatchedGemmArgs batched_gemm_args(const std::string& name, const std::vector<Ker
     auto as_i64 = [](const KernelArg& a) { return a.kind == KernelArg::Kind::I64 ? a.i64 : int64_t(a.i32); };
     if (args.size() != 8 || args[0].kind != KernelArg::Kind::Pointer || args[1].kind != KernelArg::Kind::Pointer ||
         args[2].kind != KernelArg::Kind::Pointer || (as_i64(args[7]) != 2 && as_i64(args[7]) != 4))
-        throw InputError("builtin " + name + " takes args [C, A, B, M, N, K, batch, esize] with esize 4 (fp32) or 2 (bf16)");
-    return {args[0].ptr,     args[1].ptr,     args[2].ptr,     as_i64(args[3]), as_i64(args[4]),
-            as_i64(args[5]), as_i64(args[6]), as_i64(args[7]) == 4 ? CUDA_R_32F : CUDA_R_16BF};
+        throw InputError("builtin " + name +
+                         " takes args [C, A, B, M, N, K, batch, esize] with esize 4 (fp32) or 2 (bf16)");
+    return {args[0].ptr,     args[1].ptr,     args[2].ptr,     as_i64(args[3]),
+            as_i64(args[4]), as_i64(args[5]), as_i64(args[6]), as_i64(args[7]) == 4 ? CUDA_R_32F : CUDA_R_16BF};
 }
 
 // fp32 in, fp32 out; `tf32` lets cuBLAS round inputs to TF32 on the tensor cores.
@@ -55,8 +54,8 @@ void sgemm(const std::string& name, const std::vector<KernelArg>& args, GpuConte
     cublasHandle_t h = gpu.cublas();
     KL_CUBLAS_CALL(cublasSetMathMode(h, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH));
     const float one = 1.f, zero = 0.f;
-    KL_CUBLAS_CALL(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &one, g.b, CUDA_R_32F, g.n, g.a, CUDA_R_32F, g.k,
-                                &zero, g.c, CUDA_R_32F, g.n,
+    KL_CUBLAS_CALL(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &one, g.b, CUDA_R_32F, g.n, g.a, CUDA_R_32F,
+                                g.k, &zero, g.c, CUDA_R_32F, g.n,
                                 tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
@@ -66,8 +65,9 @@ void bf16_gemm(const std::string& name, const std::vector<KernelArg>& args, GpuC
     cublasHandle_t h = gpu.cublas();
     KL_CUBLAS_CALL(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
     const float one = 1.f, zero = 0.f;
-    KL_CUBLAS_CALL(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &one, g.b, CUDA_R_16BF, g.n, g.a, CUDA_R_16BF, g.k,
-                                &zero, g.c, CUDA_R_32F, g.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    KL_CUBLAS_CALL(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &one, g.b, CUDA_R_16BF, g.n, g.a,
+                                CUDA_R_16BF, g.k, &zero, g.c, CUDA_R_32F, g.n, CUBLAS_COMPUTE_32F,
+                                CUBLAS_GEMM_DEFAULT));
 }
 
 using Routine = std::function<void(const std::string&, const std::vector<KernelArg>&, GpuContext&)>;
@@ -89,9 +89,9 @@ const std::map<std::string, Routine>& routines() {
              KL_CUBLAS_CALL(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
              const float one = 1.f, zero = 0.f;
              // Column-major view: C^T (N x M) = B (N x K, stored as K x N: transpose) * A^T (K x M).
-             KL_CUBLAS_CALL(cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, int(n), int(m), int(k), &one, g.b, ab,
-                                                       int(k), n * k, g.a, ab, int(k), m * k, &zero, g.c, CUDA_R_32F,
-                                                       int(n), m * n, int(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+             KL_CUBLAS_CALL(cublasGemmStridedBatchedEx(
+                 h, CUBLAS_OP_T, CUBLAS_OP_N, int(n), int(m), int(k), &one, g.b, ab, int(k), n * k, g.a, ab, int(k),
+                 m * k, &zero, g.c, CUDA_R_32F, int(n), m * n, int(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
          }},
         // Naive attention, output: C[i] = A[i] B[i] for i < batch, A M x K, B K x N, C M x N, all
         // of one type, row-major, packed. args [C, A, B, M, N, K, batch, esize]: esize 4 = fp32
@@ -107,9 +107,9 @@ const std::map<std::string, Routine>& routines() {
                  h, static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
              const float one = 1.f, zero = 0.f;
              // Column-major view: C^T (N x M) = B^T (N x K) * A^T (K x M), no transposes.
-             KL_CUBLAS_CALL(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one, g.b, t, int(n),
-                                                       k * n, g.a, t, int(k), m * k, &zero, g.c, t, int(n), m * n,
-                                                       int(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+             KL_CUBLAS_CALL(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one, g.b,
+                                                       t, int(n), k * n, g.a, t, int(k), m * k, &zero, g.c, t, int(n),
+                                                       m * n, int(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
          }},
     };
     return r;

@@ -16,11 +16,13 @@ namespace kl {
 namespace {
 
 double gemm_tflops(GpuContext& gpu, const char* builtin, DType in_type, int n) {
-    DeviceBuffer A("calib_a", in_type, int64_t(n) * n), B("calib_b", in_type, int64_t(n) * n), C("calib_c", DType::F32, int64_t(n) * n);
+    DeviceBuffer A("calib_a", in_type, int64_t(n) * n), B("calib_b", in_type, int64_t(n) * n),
+        C("calib_c", DType::F32, int64_t(n) * n);
     gpu.fill_uniform(A, 1);  // random, never zeros: zeros run faster than real data
     gpu.fill_uniform(B, 2);
-    std::vector<KernelArg> args = {KernelArg::pointer(C.data()), KernelArg::pointer(A.data()), KernelArg::pointer(B.data()),
-                                   KernelArg::i32v(n), KernelArg::i32v(n), KernelArg::i32v(n)};
+    std::vector<KernelArg> args = {KernelArg::pointer(C.data()), KernelArg::pointer(A.data()),
+                                   KernelArg::pointer(B.data()), KernelArg::i32v(n),
+                                   KernelArg::i32v(n),           KernelArg::i32v(n)};
     // Timed as the runner times a rung (timing.h: two warm-ups, L2 flushed before each call,
     // 0.4 s), so that the ceiling and the rungs drawn against it sit on one scale. How much the
     // protocol matters, cuBLAS bf16 at 4096^3 on an H100 (2026-11-22, one session): 634-639
@@ -46,9 +48,10 @@ Calibration measure_calibration(GpuContext& gpu) {
         RepetitionPlan plan;
         plan.min_reps = 20;
         // 1 GiB each way: L2 holds none of it anyway, so no flush.
-        double ms = time_repetitions(gpu, plan, nullptr, [&] {
-            KL_CUDA_CALL(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, gpu.stream()));
-        }).median_ms;
+        double ms =
+            time_repetitions(gpu, plan, nullptr, [&] {
+                KL_CUDA_CALL(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, gpu.stream()));
+            }).median_ms;
         c.copy_gbps = 2.0 * double(bytes) / (ms * 1e-3) / 1e9;  // bytes read + bytes written
     }
     c.sgemm_tflops = gemm_tflops(gpu, "cublas_sgemm", DType::F32, 4096);

@@ -48,7 +48,8 @@ Correctness compare_outputs(const std::vector<float>& actual, const std::vector<
         }
         if (map2d) {
             int64_t r = static_cast<int64_t>(i) / shape.second, col = static_cast<int64_t>(i) % shape.second;
-            size_t cell = size_t(r * c.error_map.rows / shape.first) * c.error_map.cols + size_t(col * c.error_map.cols / shape.second);
+            size_t cell = size_t(r * c.error_map.rows / shape.first) * c.error_map.cols +
+                          size_t(col * c.error_map.cols / shape.second);
             ++cell_total[cell];
             cell_bad[cell] += bad;
         }
@@ -70,12 +71,13 @@ std::string Correctness::summary() const {
         return buf;
     }
     std::snprintf(buf, sizeof buf, "FAIL %lld of %lld elements wrong (%lld NaN/inf, %lld unwritten), rel_l2 %.2e",
-                  static_cast<long long>(mismatches), static_cast<long long>(elements), static_cast<long long>(nan_count),
-                  static_cast<long long>(unwritten), rel_l2);
+                  static_cast<long long>(mismatches), static_cast<long long>(elements),
+                  static_cast<long long>(nan_count), static_cast<long long>(unwritten), rel_l2);
     std::string s = buf;
     if (!first_mismatches.empty()) {
         const auto& m = first_mismatches.front();
-        std::snprintf(buf, sizeof buf, "; first at [%lld]: expected %.6g, got %.6g", static_cast<long long>(m.index), m.expected, m.actual);
+        std::snprintf(buf, sizeof buf, "; first at [%lld]: expected %.6g, got %.6g", static_cast<long long>(m.index),
+                      m.expected, m.actual);
         s += buf;
     }
     return s;

@@ -16,19 +16,19 @@ struct Mismatch {
 };
 
 struct ErrorMap {
-    int rows = 0, cols = 0;            // map cells (<= 64 x 64)
+    int rows = 0, cols = 0;  // map cells (<= 64 x 64)
     int64_t source_rows = 0, source_cols = 0;
-    std::vector<float> fraction_bad;   // per cell: share of elements failing (NaN counts as failing)
+    std::vector<float> fraction_bad;  // per cell: share of elements failing (NaN counts as failing)
 };
 
 struct Correctness {
     bool passed = false;
-    double rel_l2 = 0;        // ||out - ref|| / ||ref|| over finite elements
+    double rel_l2 = 0;  // ||out - ref|| / ||ref|| over finite elements
     double max_abs = 0;
     int64_t elements = 0;
-    int64_t mismatches = 0;   // elements outside tolerance (NaN/inf included)
-    int64_t nan_count = 0;    // NaN or inf where the reference is finite
-    int64_t unwritten = 0;    // NaN elements: the output was poisoned with NaN before the run
+    int64_t mismatches = 0;  // elements outside tolerance (NaN/inf included)
+    int64_t nan_count = 0;   // NaN or inf where the reference is finite
+    int64_t unwritten = 0;   // NaN elements: the output was poisoned with NaN before the run
     Tolerance tolerance;
     std::vector<Mismatch> first_mismatches;  // up to 8, for the message
     ErrorMap error_map;                      // empty for 1-D outputs

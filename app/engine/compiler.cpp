@@ -76,7 +76,8 @@ std::string nvrtc_version_string() {
 CompiledCode compile_kernel(const CompileRequest& req) {
     std::error_code ec;
     if (!fs::exists(req.source_path, ec))
-        throw InputError("kernel source not found: " + req.source_path + (req.label.empty() ? "" : " (rung " + req.label + ")"));
+        throw InputError("kernel source not found: " + req.source_path +
+                         (req.label.empty() ? "" : " (rung " + req.label + ")"));
     const std::string source = read_file(req.source_path);
     const auto opts = nvrtc_options(req);
 
@@ -96,7 +97,8 @@ CompiledCode compile_kernel(const CompileRequest& req) {
 
     auto start = std::chrono::steady_clock::now();
     nvrtcProgram prog;
-    KL_NVRTC_CALL(nvrtcCreateProgram(&prog, source.c_str(), fs::path(req.source_path).filename().c_str(), 0, nullptr, nullptr));
+    KL_NVRTC_CALL(
+        nvrtcCreateProgram(&prog, source.c_str(), fs::path(req.source_path).filename().c_str(), 0, nullptr, nullptr));
     std::vector<const char*> argv;
     for (const auto& o : opts) argv.push_back(o.c_str());
     nvrtcResult res = nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());

@@ -12,12 +12,12 @@ struct CompileRequest {
     std::vector<std::string> defines;  // "TPB=256", "ELEM=float", ...
     std::string arch = "sm_90";        // "sm_90", "sm_90a", "sm_80" ...
     enum class Output { Cubin, Ptx } output = Output::Cubin;
-    std::string label;                 // for messages: "elementwise/gelu_fused"
+    std::string label;  // for messages: "elementwise/gelu_fused"
 };
 
 struct CompiledCode {
-    std::string code;        // CUBIN bytes, or PTX text
-    std::string log;         // NVRTC's log (warnings too)
+    std::string code;  // CUBIN bytes, or PTX text
+    std::string log;   // NVRTC's log (warnings too)
     std::string cache_key;
     bool from_cache = false;
     double compile_ms = 0;

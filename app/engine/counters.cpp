@@ -20,18 +20,28 @@ const std::vector<std::string>& counter_metric_names() {
     // throughput percentages cost 4 of them, the rest share passes.
     static const std::vector<std::string> names = {
         // DRAM: what crossed the HBM interface.
-        "dram__bytes_read.sum", "dram__bytes_write.sum", "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+        "dram__bytes_read.sum",
+        "dram__bytes_write.sum",
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed",
         // L2: every request that reached the L2 slices (hits and misses).
-        "lts__t_bytes.sum", "lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum",
+        "lts__t_bytes.sum",
+        "lts__t_sectors_op_read.sum",
+        "lts__t_sectors_op_write.sum",
         // L1 / global: 32-byte sectors per warp-wide request (4 is a perfectly coalesced fp32 access).
-        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
         // Shared memory: wavefronts (passes through the 32 banks) and the extra ones conflicts cost.
-        "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
-        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
         // SMs: achieved occupancy and how busy the busiest SM pipeline was.
-        "sm__warps_active.avg.pct_of_peak_sustained_active", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        "sm__warps_active.avg.pct_of_peak_sustained_active",
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed",
         // Duration of the profiled range (under profiling: not the rung's time, which timing measures).
         "gpu__time_duration.sum",
     };
@@ -76,7 +86,8 @@ CountersReport counters_to_json(const RawCounters& raw) {
             missing[name] = "not collected";
         } else if (!std::isfinite(v->second)) {
             obj[name] = nullptr;
-            missing[name] = "undefined for this workload (CUPTI returned " + std::string(std::isnan(v->second) ? "NaN" : "infinity") + ")";
+            missing[name] = "undefined for this workload (CUPTI returned " +
+                            std::string(std::isnan(v->second) ? "NaN" : "infinity") + ")";
         } else {
             obj[name] = v->second;
             ++with_value;
@@ -97,13 +108,15 @@ CountersReport counters_to_json(const RawCounters& raw) {
         return value(num).get<double>() / value(den).get<double>();
     };
     obj["dram_bytes"] = sum("dram__bytes_read.sum", "dram__bytes_write.sum");
-    obj["sectors_per_request_ld"] = ratio("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
-    obj["sectors_per_request_st"] = ratio("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum");
+    obj["sectors_per_request_ld"] =
+        ratio("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
+    obj["sectors_per_request_st"] =
+        ratio("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum");
 
     CountersReport out;
     out.counters = std::move(obj);
-    out.note = "measured with CUPTI's range profiler" + (raw.chip.empty() ? std::string() : " on " + raw.chip) + " in " +
-               std::to_string(raw.passes) + " replay pass" + (raw.passes == 1 ? "" : "es") +
+    out.note = "measured with CUPTI's range profiler" + (raw.chip.empty() ? std::string() : " on " + raw.chip) +
+               " in " + std::to_string(raw.passes) + " replay pass" + (raw.passes == 1 ? "" : "es") +
                " after timing, L2 emptied before each pass";
     if (!missing.empty()) out.note += "; no value for " + join_reasons(missing);
     return out;
@@ -129,11 +142,13 @@ std::string number(const json& j, const char* key, double scale, const char* for
 
 std::string counters_summary(const json& counters, const std::string& note) {
     if (!counters.is_object()) return note;
-    return "DRAM " + number(counters, "dram_bytes", 1e-6, "%.1f") + " MB (R " + number(counters, "dram__bytes_read.sum", 1e-6, "%.1f") +
-           " + W " + number(counters, "dram__bytes_write.sum", 1e-6, "%.1f") + "), L2 " +
+    return "DRAM " + number(counters, "dram_bytes", 1e-6, "%.1f") + " MB (R " +
+           number(counters, "dram__bytes_read.sum", 1e-6, "%.1f") + " + W " +
+           number(counters, "dram__bytes_write.sum", 1e-6, "%.1f") + "), L2 " +
            number(counters, "lts__t_bytes.sum", 1e-6, "%.1f") + " MB, sectors/request ld " +
-           number(counters, "sectors_per_request_ld", 1, "%.2f") + " st " + number(counters, "sectors_per_request_st", 1, "%.2f") +
-           ", smem wavefronts " + number(counters, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", 1, "%.0f") + " (bank conflicts " +
+           number(counters, "sectors_per_request_ld", 1, "%.2f") + " st " +
+           number(counters, "sectors_per_request_st", 1, "%.2f") + ", smem wavefronts " +
+           number(counters, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", 1, "%.0f") + " (bank conflicts " +
            number(counters, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", 1, "%.0f") + "), occupancy " +
            number(counters, "sm__warps_active.avg.pct_of_peak_sustained_active", 1, "%.1f") + "%, SM throughput " +
            number(counters, "sm__throughput.avg.pct_of_peak_sustained_elapsed", 1, "%.1f") + "%";
@@ -145,12 +160,16 @@ std::string explain_cupti_result(int result, const std::string& call, const std:
     std::string what;
     switch (result) {
         case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-            what = "the driver restricts GPU performance counters to administrators on this machine (ERR_NVGPUCTRPERM); "
-                   "an administrator can allow them for everyone (nvidia module option NVreg_RestrictProfilingToAdminUsers=0), "
-                   "see https://developer.nvidia.com/ERR_NVGPUCTRPERM";
+            what =
+                "the driver restricts GPU performance counters to administrators on this machine (ERR_NVGPUCTRPERM); "
+                "an administrator can allow them for everyone (nvidia module option "
+                "NVreg_RestrictProfilingToAdminUsers=0), "
+                "see https://developer.nvidia.com/ERR_NVGPUCTRPERM";
             break;
         case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-            what = "this is a virtualized GPU (vGPU or passthrough without profiling support): its performance counters cannot be read";
+            what =
+                "this is a virtualized GPU (vGPU or passthrough without profiling support): its performance counters "
+                "cannot be read";
             break;
         case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
             what = "this virtual GPU's host has not enabled profiling for it (vGPU profiling is off)";
@@ -159,14 +178,20 @@ std::string explain_cupti_result(int result, const std::string& call, const std:
             what = "the GPU runs in confidential-computing mode, which forbids reading performance counters";
             break;
         case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED: what = "this GPU (a CMP part) does not support profiling"; break;
-        case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED: what = "this GPU is a MIG instance, which the range profiler does not support"; break;
+        case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+            what = "this GPU is a MIG instance, which the range profiler does not support";
+            break;
         case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED: what = "profiling is not supported with SLI enabled"; break;
         case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED: what = "profiling is not supported for this GPU under WSL"; break;
         case CUPTI_ERROR_HARDWARE_BUSY:
         case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-            what = "the performance monitors are in use by another profiler (Nsight Compute, Nsight Systems or another CUPTI client)";
+            what =
+                "the performance monitors are in use by another profiler (Nsight Compute, Nsight Systems or another "
+                "CUPTI client)";
             break;
-        case CUPTI_ERROR_INVALID_CHIP_NAME: what = "this CUPTI does not know the GPU's chip (a newer CUDA toolkit may)"; break;
+        case CUPTI_ERROR_INVALID_CHIP_NAME:
+            what = "this CUPTI does not know the GPU's chip (a newer CUDA toolkit may)";
+            break;
         case CUPTI_ERROR_NOT_SUPPORTED:
         case CUPTI_ERROR_NOT_COMPATIBLE:
         case CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED:
@@ -175,7 +200,8 @@ std::string explain_cupti_result(int result, const std::string& call, const std:
         case CUPTI_ERROR_NOT_INITIALIZED: what = "CUPTI could not connect to the CUDA driver"; break;
         default: break;
     }
-    std::string detail = call + " returned " + std::to_string(result) + (cupti_text.empty() ? "" : " (" + cupti_text + ")");
+    std::string detail =
+        call + " returned " + std::to_string(result) + (cupti_text.empty() ? "" : " (" + cupti_text + ")");
     if (what.empty()) return "hardware counters unavailable: " + detail;
     return "hardware counters unavailable: " + what + " [" + detail + "]";
 }

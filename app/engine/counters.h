@@ -35,10 +35,10 @@ const std::vector<std::string>& derived_counter_names();
 
 // [SECTION] From raw values to the results schema (pure: no GPU, no CUPTI)
 struct RawCounters {
-    std::map<std::string, double> values;             // metric -> value as CUPTI evaluated it
-    std::map<std::string, std::string> missing;       // metric -> why it has no value
-    int passes = 0;                                   // replay passes the metrics took
-    std::string chip;                                 // CUPTI's chip name, e.g. "GH100"
+    std::map<std::string, double> values;        // metric -> value as CUPTI evaluated it
+    std::map<std::string, std::string> missing;  // metric -> why it has no value
+    int passes = 0;                              // replay passes the metrics took
+    std::string chip;                            // CUPTI's chip name, e.g. "GH100"
 };
 
 struct CountersReport {

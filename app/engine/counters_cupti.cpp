@@ -30,15 +30,34 @@ namespace kl {
 
 namespace {
 
-#define KL_CUPTI_FUNCTIONS(X)                                                                                      \
-    X(cuptiGetResultString) X(cuptiProfilerInitialize) X(cuptiProfilerDeInitialize) X(cuptiDeviceGetChipName)      \
-    X(cuptiProfilerDeviceSupported) X(cuptiProfilerGetCounterAvailability) X(cuptiProfilerHostInitialize)          \
-    X(cuptiProfilerHostDeinitialize) X(cuptiProfilerHostGetMetricProperties) X(cuptiProfilerHostConfigAddMetrics)  \
-    X(cuptiProfilerHostGetConfigImageSize) X(cuptiProfilerHostGetConfigImage) X(cuptiProfilerHostGetNumOfPasses)   \
-    X(cuptiProfilerHostEvaluateToGpuValues) X(cuptiRangeProfilerEnable) X(cuptiRangeProfilerDisable)               \
-    X(cuptiRangeProfilerSetConfig) X(cuptiRangeProfilerStart) X(cuptiRangeProfilerStop) X(cuptiRangeProfilerPushRange) \
-    X(cuptiRangeProfilerPopRange) X(cuptiRangeProfilerDecodeData) X(cuptiRangeProfilerGetCounterDataSize)          \
-    X(cuptiRangeProfilerCounterDataImageInitialize) X(cuptiRangeProfilerGetCounterDataInfo)
+// clang-format off
+#define KL_CUPTI_FUNCTIONS(X) \
+    X(cuptiGetResultString) \
+    X(cuptiProfilerInitialize) \
+    X(cuptiProfilerDeInitialize) \
+    X(cuptiDeviceGetChipName) \
+    X(cuptiProfilerDeviceSupported) \
+    X(cuptiProfilerGetCounterAvailability) \
+    X(cuptiProfilerHostInitialize) \
+    X(cuptiProfilerHostDeinitialize) \
+    X(cuptiProfilerHostGetMetricProperties) \
+    X(cuptiProfilerHostConfigAddMetrics) \
+    X(cuptiProfilerHostGetConfigImageSize) \
+    X(cuptiProfilerHostGetConfigImage) \
+    X(cuptiProfilerHostGetNumOfPasses) \
+    X(cuptiProfilerHostEvaluateToGpuValues) \
+    X(cuptiRangeProfilerEnable) \
+    X(cuptiRangeProfilerDisable) \
+    X(cuptiRangeProfilerSetConfig) \
+    X(cuptiRangeProfilerStart) \
+    X(cuptiRangeProfilerStop) \
+    X(cuptiRangeProfilerPushRange) \
+    X(cuptiRangeProfilerPopRange) \
+    X(cuptiRangeProfilerDecodeData) \
+    X(cuptiRangeProfilerGetCounterDataSize) \
+    X(cuptiRangeProfilerCounterDataImageInitialize) \
+    X(cuptiRangeProfilerGetCounterDataInfo)
+// clang-format on
 
 struct CuptiLibrary {
 #define KL_DECLARE_POINTER(name) decltype(&::name) name = nullptr;
@@ -66,7 +85,8 @@ std::vector<std::string> cupti_candidates() {
         if (const char* v = std::getenv(var)) roots.push_back(v);
     roots.push_back("/usr/local/cuda");
     for (const auto& r : roots)
-        for (const char* sub : {"/lib64", "/extras/CUPTI/lib64", "/targets/x86_64-linux/lib", "/targets/sbsa-linux/lib"})
+        for (const char* sub :
+             {"/lib64", "/extras/CUPTI/lib64", "/targets/x86_64-linux/lib", "/targets/sbsa-linux/lib"})
             out.push_back(r + sub + "/libcupti.so.13");
     return out;
 }
@@ -91,9 +111,9 @@ const CuptiLibrary& cupti_library() {
             for (const char* dep : {"/libnvperf_host.so", "/libnvperf_target.so"})
                 dlopen((std::string(origin) + dep).c_str(), RTLD_NOW | RTLD_GLOBAL);  // best effort, see above
         }
-#define KL_RESOLVE(name)                                                                                     \
-    L.name = reinterpret_cast<decltype(L.name)>(dlsym(handle, #name));                                      \
-    if (!L.name && L.failure.empty())                                                                        \
+#define KL_RESOLVE(name)                                               \
+    L.name = reinterpret_cast<decltype(L.name)>(dlsym(handle, #name)); \
+    if (!L.name && L.failure.empty())                                  \
         L.failure = "hardware counters unavailable: " + L.path + " has no " #name " (CUPTI older than CUDA 13?)";
         KL_CUPTI_FUNCTIONS(KL_RESOLVE)
 #undef KL_RESOLVE
@@ -118,7 +138,9 @@ void check(CUptiResult r, const char* call) {
 }
 
 // Params structs start with structSize, the rest zero: CUPTI reads only what the size covers.
-#define KL_CUPTI_PARAMS(Type, var) Type var{}; var.structSize = Type##_STRUCT_SIZE
+#define KL_CUPTI_PARAMS(Type, var) \
+    Type var{};                    \
+    var.structSize = Type##_STRUCT_SIZE
 #define KL_CUPTI_CALL(fn, params) check(cupti().fn(&(params)), #fn)
 
 class HostObject {
@@ -174,7 +196,8 @@ Plan make_plan(const HostObject& host, const std::string& chip, const std::vecto
         else
             plan.metrics.unsupported[m] = "not a metric of " + chip + " in this CUPTI";
     }
-    if (plan.metrics.supported.empty()) throw CountersUnavailable("hardware counters unavailable: CUPTI knows none of the metrics for " + chip);
+    if (plan.metrics.supported.empty())
+        throw CountersUnavailable("hardware counters unavailable: CUPTI knows none of the metrics for " + chip);
     std::vector<const char*> names;
     for (const auto& m : plan.metrics.supported) names.push_back(m.c_str());
     KL_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
@@ -203,10 +226,13 @@ Plan make_plan(const HostObject& host, const std::string& chip, const std::vecto
 
 std::string unsupported_device_reason(const CUpti_Profiler_DeviceSupported_Params& s) {
     auto bad = [](CUpti_Profiler_Support_Level l) { return l != CUPTI_PROFILER_CONFIGURATION_SUPPORTED; };
-    if (bad(s.architecture)) return "the GPU's architecture is too old for the range profiler (it needs compute capability 7.0 or newer)";
-    if (s.vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED) return "this is a virtual GPU whose host has not enabled profiling for it";
+    if (bad(s.architecture))
+        return "the GPU's architecture is too old for the range profiler (it needs compute capability 7.0 or newer)";
+    if (s.vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED)
+        return "this is a virtual GPU whose host has not enabled profiling for it";
     if (bad(s.vGpu)) return "this is a virtualized GPU that does not support profiling";
-    if (bad(s.confidentialCompute)) return "the GPU runs in confidential-computing mode, which forbids reading performance counters";
+    if (bad(s.confidentialCompute))
+        return "the GPU runs in confidential-computing mode, which forbids reading performance counters";
     if (bad(s.cmp)) return "this GPU (a CMP part) does not support profiling";
     if (bad(s.wsl)) return "profiling is not supported for this GPU under WSL";
     if (bad(s.sli)) return "profiling is not supported with SLI enabled";
@@ -248,7 +274,9 @@ struct CounterCollector::Impl {
         using CtxGetCurrent = CUresult (*)(CUcontext*);
         void* fn = nullptr;
         cudaDriverEntryPointQueryResult found{};
-        if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, CUDART_VERSION, cudaEnableDefault, &found) != cudaSuccess || !fn) {
+        if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, CUDART_VERSION, cudaEnableDefault, &found) !=
+                cudaSuccess ||
+            !fn) {
             cudaGetLastError();
             throw CountersUnavailable("hardware counters unavailable: the driver gave no cuCtxGetCurrent entry point");
         }
@@ -289,7 +317,9 @@ struct CounterCollector::Impl {
             gpu.synchronize();
         } catch (const GpuError& e) {
             cudaGetLastError();
-            throw CountersUnavailable(std::string("hardware counters unavailable: no room for the buffer that empties L2 (") + e.what() + ")");
+            throw CountersUnavailable(
+                std::string("hardware counters unavailable: no room for the buffer that empties L2 (") + e.what() +
+                ")");
         }
         opened = true;
     }
@@ -301,7 +331,8 @@ struct CounterCollector::Impl {
     void empty_l2() {
         float ignored = 0;
         KL_CUBLAS_CALL(cublasSetPointerMode(gpu.cublas(), CUBLAS_POINTER_MODE_HOST));
-        KL_CUBLAS_CALL(cublasSasum(gpu.cublas(), static_cast<int>(l2_evict->elements()), l2_evict->as<float>(), 1, &ignored));
+        KL_CUBLAS_CALL(
+            cublasSasum(gpu.cublas(), static_cast<int>(l2_evict->elements()), l2_evict->as<float>(), 1, &ignored));
         gpu.synchronize();
     }
 
@@ -357,7 +388,8 @@ struct CounterCollector::Impl {
         const int max_passes = plan.metrics.passes + 2;  // CUPTI says when it is done; this only stops a runaway
         while (!all_submitted) {
             if (passes >= max_passes)
-                throw CountersUnavailable("hardware counters unavailable: CUPTI wanted more than " + std::to_string(max_passes) + " passes");
+                throw CountersUnavailable("hardware counters unavailable: CUPTI wanted more than " +
+                                          std::to_string(max_passes) + " passes");
             empty_l2();
             KL_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params, start);
             start.pRangeProfilerObject = object;
@@ -387,12 +419,14 @@ struct CounterCollector::Impl {
         KL_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params, decode);
         decode.pRangeProfilerObject = object;
         KL_CUPTI_CALL(cuptiRangeProfilerDecodeData, decode);
-        if (decode.numOfRangeDropped != 0) throw CountersUnavailable("hardware counters unavailable: CUPTI dropped the profiling range");
+        if (decode.numOfRangeDropped != 0)
+            throw CountersUnavailable("hardware counters unavailable: CUPTI dropped the profiling range");
         KL_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params, info);
         info.pCounterDataImage = data.data();
         info.counterDataImageSize = data.size();
         KL_CUPTI_CALL(cuptiRangeProfilerGetCounterDataInfo, info);
-        if (info.numTotalRanges < 1) throw CountersUnavailable("hardware counters unavailable: CUPTI recorded no range");
+        if (info.numTotalRanges < 1)
+            throw CountersUnavailable("hardware counters unavailable: CUPTI recorded no range");
 
         RawCounters raw;
         raw.passes = passes;
@@ -436,9 +470,7 @@ void CounterCollector::collect(const std::function<void()>& workload, RunRecord&
                 }
             }
             report = counters_to_json(impl_->measure(workload));
-        } catch (const CountersUnavailable& e) {
-            report = counters_unavailable(e.what());
-        }
+        } catch (const CountersUnavailable& e) { report = counters_unavailable(e.what()); }
     }
     rec.counters = report.counters;
     rec.counters_note = report.note;

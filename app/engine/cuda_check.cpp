@@ -26,8 +26,8 @@ ScopedContext::~ScopedContext() { g_context.resize(previous_length_); }
 std::string ScopedContext::current() { return g_context; }
 
 void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
-    std::string msg = std::string("CUDA error ") + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) +
-                      ") in " + where(call, file, line);
+    std::string msg = std::string("CUDA error ") + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ") in " +
+                      where(call, file, line);
     throw GpuError(msg);
 }
 

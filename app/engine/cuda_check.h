@@ -30,23 +30,23 @@ class ScopedContext {
 
 }  // namespace kl
 
-#define KL_CUDA_CALL(call)                                                           \
-    do {                                                                             \
-        cudaError_t kl_err_ = (call);                                                \
+#define KL_CUDA_CALL(call)                                                                      \
+    do {                                                                                        \
+        cudaError_t kl_err_ = (call);                                                           \
         if (kl_err_ != cudaSuccess) ::kl::throw_cuda_error(kl_err_, #call, __FILE__, __LINE__); \
     } while (0)
 
 // After a kernel launch: catches launch-configuration errors immediately.
 #define KL_CHECK_LAUNCH() KL_CUDA_CALL(cudaGetLastError())
 
-#define KL_NVRTC_CALL(call)                                                          \
-    do {                                                                             \
-        int kl_err_ = static_cast<int>(call);                                        \
+#define KL_NVRTC_CALL(call)                                                            \
+    do {                                                                               \
+        int kl_err_ = static_cast<int>(call);                                          \
         if (kl_err_ != 0) ::kl::throw_nvrtc_error(kl_err_, #call, __FILE__, __LINE__); \
     } while (0)
 
-#define KL_CUBLAS_CALL(call)                                                         \
-    do {                                                                             \
-        int kl_err_ = static_cast<int>(call);                                        \
+#define KL_CUBLAS_CALL(call)                                                            \
+    do {                                                                                \
+        int kl_err_ = static_cast<int>(call);                                           \
         if (kl_err_ != 0) ::kl::throw_cublas_error(kl_err_, #call, __FILE__, __LINE__); \
     } while (0)

@@ -24,8 +24,8 @@ DeviceBuffer::DeviceBuffer(std::string name, DType dtype, int64_t elements)
         cudaGetLastError();  // not sticky: clear it
         size_t free_b = 0, total_b = 0;
         cudaMemGetInfo(&free_b, &total_b);
-        throw InputError("problem too large for GPU memory: buffer '" + name_ + "' needs " + gib(double(bytes())) + ", " +
-                         gib(double(free_b)) + " free of " + gib(double(total_b)));
+        throw InputError("problem too large for GPU memory: buffer '" + name_ + "' needs " + gib(double(bytes())) +
+                         ", " + gib(double(free_b)) + " free of " + gib(double(total_b)));
     }
     if (err != cudaSuccess) throw_cuda_error(err, "cudaMalloc", __FILE__, __LINE__);
 }

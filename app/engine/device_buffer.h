@@ -19,7 +19,10 @@ class DeviceBuffer {
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
     void* data() const { return ptr_; }
-    template <class T> T* as() const { return static_cast<T*>(ptr_); }
+    template <class T>
+    T* as() const {
+        return static_cast<T*>(ptr_);
+    }
     size_t bytes() const { return static_cast<size_t>(elements_) * dtype_size(dtype_); }
     int64_t elements() const { return elements_; }
     DType dtype() const { return dtype_; }

@@ -9,9 +9,9 @@ namespace kl {
 // Exit codes of every program built on the engine (documented in README and `kladder --help`).
 enum class ExitCode : int {
     Ok = 0,
-    Incorrect = 1,   // a rung ran but failed its correctness check
-    BadInput = 2,    // a bad file, field, value or command line
-    GpuError = 3,    // no usable GPU, or a CUDA / NVRTC / cuBLAS failure
+    Incorrect = 1,  // a rung ran but failed its correctness check
+    BadInput = 2,   // a bad file, field, value or command line
+    GpuError = 3,   // no usable GPU, or a CUDA / NVRTC / cuBLAS failure
 };
 
 class Error : public std::runtime_error {

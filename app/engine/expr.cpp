@@ -102,9 +102,7 @@ class Parser {
             n->kind = Expr::Node::Number;
             try {
                 n->value = std::stoll(s_.substr(start, pos_ - start));
-            } catch (...) {
-                fail("number out of range");
-            }
+            } catch (...) { fail("number out of range"); }
             return n;
         }
         if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
@@ -122,8 +120,14 @@ class Parser {
                     for (;;) {
                         n->kids.push_back(parse_binary(0));
                         skip_space();
-                        if (pos_ < s_.size() && s_[pos_] == ',') { ++pos_; continue; }
-                        if (pos_ < s_.size() && s_[pos_] == ')') { ++pos_; break; }
+                        if (pos_ < s_.size() && s_[pos_] == ',') {
+                            ++pos_;
+                            continue;
+                        }
+                        if (pos_ < s_.size() && s_[pos_] == ')') {
+                            ++pos_;
+                            break;
+                        }
                         fail("expected ',' or ')' in call of " + n->text);
                     }
                 }
@@ -160,7 +164,10 @@ int64_t evaluate(const Expr::Node& n, const Scope& scope, const std::string& tex
             if (n.text == "log2") {
                 if (a <= 0) throw err("log2 of " + std::to_string(a));
                 int64_t r = 0;
-                while (a > 1) { a >>= 1; ++r; }
+                while (a > 1) {
+                    a >>= 1;
+                    ++r;
+                }
                 return r;
             }
             int64_t b = evaluate(*n.kids[1], scope, text);

@@ -98,7 +98,8 @@ DeviceBuffer& GpuContext::add_buffer(const std::string& name, DType dtype, int64
 // [SECTION] Helpers
 
 void GpuContext::launch_helper(const std::string& file, const std::string& entry, dim3 grid, dim3 block,
-                               std::vector<KernelArg> args, const std::vector<std::string>& defines, size_t smem_bytes) {
+                               std::vector<KernelArg> args, const std::vector<std::string>& defines,
+                               size_t smem_bytes) {
     CompileRequest req;
     req.source_path = kernels_dir() + "/" + file;
     req.defines = defines;
@@ -115,14 +116,12 @@ void GpuContext::fill_uniform(DeviceBuffer& buf, uint64_t seed, float lo, float 
     if (buf.elements() == 0) return;
     int64_t blocks = std::min<int64_t>((buf.elements() + 255) / 256, int64_t(info_.sm_count) * 32);
     launch_helper("common/fill.cu", "kl_fill_uniform", dim3(static_cast<unsigned>(blocks)), dim3(256),
-                  {KernelArg::pointer(buf.data()), KernelArg::i64v(buf.elements()), KernelArg::i64v(static_cast<int64_t>(seed)),
-                   KernelArg::f32v(lo), KernelArg::f32v(hi)},
+                  {KernelArg::pointer(buf.data()), KernelArg::i64v(buf.elements()),
+                   KernelArg::i64v(static_cast<int64_t>(seed)), KernelArg::f32v(lo), KernelArg::f32v(hi)},
                   {"ELEM=" + dtype_cuda_name(buf.dtype())});
 }
 
-void GpuContext::poison(DeviceBuffer& buf) {
-    KL_CUDA_CALL(cudaMemsetAsync(buf.data(), 0xFF, buf.bytes(), stream_));
-}
+void GpuContext::poison(DeviceBuffer& buf) { KL_CUDA_CALL(cudaMemsetAsync(buf.data(), 0xFF, buf.bytes(), stream_)); }
 
 std::vector<float> GpuContext::download_as_float(const DeviceBuffer& buf) {
     std::vector<float> out(static_cast<size_t>(buf.elements()));
@@ -133,7 +132,8 @@ std::vector<float> GpuContext::download_as_float(const DeviceBuffer& buf) {
     }
     std::vector<uint16_t> raw(out.size());
     KL_CUDA_CALL(cudaMemcpy(raw.data(), buf.data(), buf.bytes(), cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < raw.size(); ++i) out[i] = buf.dtype() == DType::BF16 ? bf16_to_float(raw[i]) : half_to_float(raw[i]);
+    for (size_t i = 0; i < raw.size(); ++i)
+        out[i] = buf.dtype() == DType::BF16 ? bf16_to_float(raw[i]) : half_to_float(raw[i]);
     return out;
 }
 
@@ -147,7 +147,8 @@ void GpuContext::upload_from_float(DeviceBuffer& buf, const std::vector<float>& 
         return;
     }
     std::vector<uint16_t> raw(values.size());
-    for (size_t i = 0; i < raw.size(); ++i) raw[i] = buf.dtype() == DType::BF16 ? float_to_bf16(values[i]) : float_to_half(values[i]);
+    for (size_t i = 0; i < raw.size(); ++i)
+        raw[i] = buf.dtype() == DType::BF16 ? float_to_bf16(values[i]) : float_to_half(values[i]);
     KL_CUDA_CALL(cudaMemcpy(buf.data(), raw.data(), buf.bytes(), cudaMemcpyHostToDevice));
 }
 

@@ -38,18 +38,40 @@ struct KernelArg {
         float f32;
         double f64;
     };
-    static KernelArg pointer(const void* p) { KernelArg a(Kind::Pointer); a.ptr = const_cast<void*>(p); return a; }
-    static KernelArg i32v(int32_t v) { KernelArg a(Kind::I32); a.i32 = v; return a; }
-    static KernelArg i64v(int64_t v) { KernelArg a(Kind::I64); a.i64 = v; return a; }
-    static KernelArg f32v(float v) { KernelArg a(Kind::F32); a.f32 = v; return a; }
-    static KernelArg f64v(double v) { KernelArg a(Kind::F64); a.f64 = v; return a; }
+    static KernelArg pointer(const void* p) {
+        KernelArg a(Kind::Pointer);
+        a.ptr = const_cast<void*>(p);
+        return a;
+    }
+    static KernelArg i32v(int32_t v) {
+        KernelArg a(Kind::I32);
+        a.i32 = v;
+        return a;
+    }
+    static KernelArg i64v(int64_t v) {
+        KernelArg a(Kind::I64);
+        a.i64 = v;
+        return a;
+    }
+    static KernelArg f32v(float v) {
+        KernelArg a(Kind::F32);
+        a.f32 = v;
+        return a;
+    }
+    static KernelArg f64v(double v) {
+        KernelArg a(Kind::F64);
+        a.f64 = v;
+        return a;
+    }
     static KernelArg tensor_map(std::shared_ptr<const TensorMapBytes> map) {
         KernelArg a(Kind::TensorMap);
         a.map = std::move(map);
         return a;
     }
     // What cudaLaunchKernel wants in its argument array: the address of the value's bytes.
-    void* address() { return kind == Kind::TensorMap ? const_cast<unsigned char*>(map->bytes) : static_cast<void*>(&ptr); }
+    void* address() {
+        return kind == Kind::TensorMap ? const_cast<unsigned char*>(map->bytes) : static_cast<void*>(&ptr);
+    }
     std::shared_ptr<const TensorMapBytes> map;  // Kind::TensorMap only; shared so copies stay cheap
 };
 

@@ -20,7 +20,8 @@ const Ladder* find_ladder(const std::vector<Ladder>& ladders, const std::string&
     return nullptr;
 }
 
-std::map<std::string, int64_t> read_int_table(TomlReader& r, const toml::table& t, const char* key, const std::string& field) {
+std::map<std::string, int64_t> read_int_table(TomlReader& r, const toml::table& t, const char* key,
+                                              const std::string& field) {
     std::map<std::string, int64_t> out;
     const toml::node* n = t.get(key);
     if (!n) return out;
@@ -33,7 +34,8 @@ std::map<std::string, int64_t> read_int_table(TomlReader& r, const toml::table& 
     return out;
 }
 
-std::string read_text_file(TomlReader& r, const std::string& dir, const toml::table& t, const char* key, const std::string& field) {
+std::string read_text_file(TomlReader& r, const std::string& dir, const toml::table& t, const char* key,
+                           const std::string& field) {
     std::string rel = r.string(t, key, field);
     std::string path = (fs::path(dir) / rel).string();
     std::error_code ec;
@@ -43,8 +45,9 @@ std::string read_text_file(TomlReader& r, const std::string& dir, const toml::ta
 
 LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir,
                      const std::vector<Ladder>& ladders) {
-    r.allow_only(t, field, {"title", "text", "ladder", "rung", "params", "sizes", "dtype", "plot", "metric", "sweep", "look_at",
-                            "question", "answer", "runner"});
+    r.allow_only(t, field,
+                 {"title", "text", "ladder", "rung", "params", "sizes", "dtype", "plot", "metric", "sweep", "look_at",
+                  "question", "answer", "runner"});
     LessonStep s;
     s.line = line_of(t);
     s.title = r.string(t, "title", field);
@@ -74,20 +77,25 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
         if (rt->get("reps")) s.runner.reps = static_cast<int>(r.integer(*rt, "reps", field + ".runner"));
         if (rt->get("l2")) {
             std::string l2 = r.string(*rt, "l2", field + ".runner");
-            if (l2 != "cold" && l2 != "warm") r.fail(line_of(*rt->get("l2")), field + ".runner.l2", "expected \"cold\" or \"warm\"");
+            if (l2 != "cold" && l2 != "warm")
+                r.fail(line_of(*rt->get("l2")), field + ".runner.l2", "expected \"cold\" or \"warm\"");
             s.runner.cold_l2 = l2 == "cold";
         }
     }
     static const std::set<std::string> plots = {"", "bars", "sweep", "traffic", "roofline", "errors"};
-    if (!plots.count(s.plot)) r.fail(s.line, field + ".plot", "unknown plot '" + s.plot + "' (bars, sweep, traffic, roofline, errors)");
+    if (!plots.count(s.plot))
+        r.fail(s.line, field + ".plot", "unknown plot '" + s.plot + "' (bars, sweep, traffic, roofline, errors)");
     // Which metric fits which plot: bars time|rate|pct; sweep time|rate|memory; traffic bytes|sectors|conflicts.
     static const std::map<std::string, std::set<std::string>> metrics = {
-        {"bars", {"time", "rate", "pct"}}, {"sweep", {"time", "rate", "memory"}}, {"traffic", {"bytes", "sectors", "conflicts"}}};
+        {"bars", {"time", "rate", "pct"}},
+        {"sweep", {"time", "rate", "memory"}},
+        {"traffic", {"bytes", "sectors", "conflicts"}}};
     if (!s.metric.empty()) {
         auto it = metrics.find(s.plot);
         if (it == metrics.end() || !it->second.count(s.metric))
             r.fail(line_of(*t.get("metric")), field + ".metric",
-                   "'" + s.metric + "' does not fit plot '" + s.plot + "' (bars: time, rate, pct; sweep: time, rate, memory; traffic: bytes, sectors, conflicts)");
+                   "'" + s.metric + "' does not fit plot '" + s.plot +
+                       "' (bars: time, rate, pct; sweep: time, rate, memory; traffic: bytes, sectors, conflicts)");
     }
     if (!s.dtype.empty() && !parse_dtype(s.dtype)) r.fail(s.line, field + ".dtype", "unknown dtype '" + s.dtype + "'");
 
@@ -102,13 +110,18 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
     const Rung* rung = nullptr;
     if (!s.rung.empty()) {
         rung = L->find_rung(s.rung);
-        if (!rung) r.fail(line_of(*t.get("rung")), field + ".rung", "ladder " + L->id + " has no rung '" + s.rung + "'");
+        if (!rung)
+            r.fail(line_of(*t.get("rung")), field + ".rung", "ladder " + L->id + " has no rung '" + s.rung + "'");
     }
     for (const auto& [name, v] : s.params) {
         if (!rung) r.fail(s.line, field + ".params", "params need a rung");
         const ParamSpec* p = rung->find_param(name);
-        if (!p) r.fail(line_of(*t.get("params")), field + ".params." + name, "rung " + rung->id + " has no parameter '" + name + "'");
-        if (!p->accepts(v)) r.fail(line_of(*t.get("params")), field + ".params." + name, std::to_string(v) + " is not allowed (" + p->describe_allowed() + ")");
+        if (!p)
+            r.fail(line_of(*t.get("params")), field + ".params." + name,
+                   "rung " + rung->id + " has no parameter '" + name + "'");
+        if (!p->accepts(v))
+            r.fail(line_of(*t.get("params")), field + ".params." + name,
+                   std::to_string(v) + " is not allowed (" + p->describe_allowed() + ")");
     }
     auto has_axis = [&](const std::string& name) {
         for (const auto& [k, v] : L->default_sizes)
@@ -116,12 +129,15 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
         return false;
     };
     for (const auto& [name, v] : s.sizes) {
-        if (!has_axis(name)) r.fail(line_of(*t.get("sizes")), field + ".sizes." + name, "ladder " + L->id + " has no size axis '" + name + "'");
+        if (!has_axis(name))
+            r.fail(line_of(*t.get("sizes")), field + ".sizes." + name,
+                   "ladder " + L->id + " has no size axis '" + name + "'");
         if (v < 0) r.fail(line_of(*t.get("sizes")), field + ".sizes." + name, "must not be negative");
     }
     if (!s.sweep_axis.empty() && !has_axis(s.sweep_axis) && !(rung && rung->find_param(s.sweep_axis)))
-        r.fail(line_of(*t.get("sweep")), field + ".sweep.axis", "'" + s.sweep_axis + "' is neither a size axis of " + L->id +
-                                                                    (rung ? " nor a parameter of " + rung->id : ""));
+        r.fail(line_of(*t.get("sweep")), field + ".sweep.axis",
+               "'" + s.sweep_axis + "' is neither a size axis of " + L->id +
+                   (rung ? " nor a parameter of " + rung->id : ""));
     return s;
 }
 
@@ -164,8 +180,9 @@ Lesson load_lesson(const std::string& manifest_path, const std::vector<Ladder>& 
             if (t->get("correct")) {
                 q.correct = static_cast<int>(r.integer(*t, "correct", f));
                 if (q.correct < 0 || q.correct >= static_cast<int>(q.choices.size()))
-                    r.fail(line_of(*t->get("correct")), f + ".correct", "index " + std::to_string(q.correct) + " is not one of the " +
-                                                                          std::to_string(q.choices.size()) + " choices");
+                    r.fail(line_of(*t->get("correct")), f + ".correct",
+                           "index " + std::to_string(q.correct) + " is not one of the " +
+                               std::to_string(q.choices.size()) + " choices");
             } else if (!q.choices.empty()) {
                 r.fail(line_of(*t), f + ".correct", "missing: multiple choice needs the index of the right choice");
             }
@@ -205,7 +222,8 @@ std::vector<Lesson> load_all_lessons(const std::string& lessons_root, const std:
     for (const auto& f : folders) {
         try {
             Lesson l = load_lesson(f + "/lesson.toml", ladders);
-            if (!ids.insert(l.id).second) throw InputError(f + "/lesson.toml: lesson.id: duplicate lesson id '" + l.id + "'");
+            if (!ids.insert(l.id).second)
+                throw InputError(f + "/lesson.toml: lesson.id: duplicate lesson id '" + l.id + "'");
             out.push_back(std::move(l));
         } catch (const Error& e) {
             if (errors) errors->push_back({fs::path(f).filename().string(), e.what()});

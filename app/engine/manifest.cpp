@@ -67,7 +67,8 @@ namespace {
 bool valid_id(const std::string& s) {
     if (s.empty()) return false;
     for (char c : s)
-        if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_')) return false;
+        if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'))
+            return false;
     return true;
 }
 
@@ -83,14 +84,15 @@ std::vector<DType> read_dtypes(TomlReader& r, const toml::table& t, const std::s
 
 Expr read_expr(TomlReader& r, const toml::node& n, const std::string& field) {
     std::string text;
-    if (auto s = n.value<std::string>()) text = *s;
-    else if (auto i = n.value<int64_t>()) text = std::to_string(*i);
-    else r.fail(line_of(n), field, "expected an expression (string or integer)");
+    if (auto s = n.value<std::string>())
+        text = *s;
+    else if (auto i = n.value<int64_t>())
+        text = std::to_string(*i);
+    else
+        r.fail(line_of(n), field, "expected an expression (string or integer)");
     try {
         return Expr::parse(text);
-    } catch (const InputError& e) {
-        r.fail(line_of(n), field, e.what());
-    }
+    } catch (const InputError& e) { r.fail(line_of(n), field, e.what()); }
 }
 
 std::vector<Expr> read_dims(TomlReader& r, const toml::table& t, const std::string& field) {
@@ -99,7 +101,8 @@ std::vector<Expr> read_dims(TomlReader& r, const toml::table& t, const std::stri
     std::vector<Expr> out;
     if (auto arr = n->as_array()) {
         if (arr->empty() || arr->size() > 3) r.fail(line_of(*n), field, "expected 1 to 3 expressions");
-        for (size_t i = 0; i < arr->size(); ++i) out.push_back(read_expr(r, *arr->get(i), field + "[" + std::to_string(i) + "]"));
+        for (size_t i = 0; i < arr->size(); ++i)
+            out.push_back(read_expr(r, *arr->get(i), field + "[" + std::to_string(i) + "]"));
     } else {
         out.push_back(read_expr(r, *n, field));
     }
@@ -122,10 +125,12 @@ ParamSpec read_param(TomlReader& r, const std::string& name, const toml::node& n
         p.min = r.integer(*t, "min", field);
         p.max = r.integer(*t, "max", field);
         p.pow2 = r.boolean_or(*t, "pow2", false, field);
-        if (p.min > p.max) r.fail(line_of(*t), field, "min " + std::to_string(p.min) + " > max " + std::to_string(p.max));
+        if (p.min > p.max)
+            r.fail(line_of(*t), field, "min " + std::to_string(p.min) + " > max " + std::to_string(p.max));
     }
     if (!p.accepts(p.default_value))
-        r.fail(line_of(*t), field + ".default", std::to_string(p.default_value) + " is not allowed (" + p.describe_allowed() + ")");
+        r.fail(line_of(*t), field + ".default",
+               std::to_string(p.default_value) + " is not allowed (" + p.describe_allowed() + ")");
     return p;
 }
 
@@ -137,7 +142,8 @@ std::string trim(const std::string& s) {
 // "tmap(A, rows=M, cols=K, box_rows=BM, box_cols=64, swizzle=128)". The buffer name is checked
 // against the operation's buffers later (check_names), like a plain buffer argument.
 void read_tensor_map(TomlReader& r, int line, const std::string& field, ArgSpec& a) {
-    const std::string usage = " (expected tmap(<buffer>, rows=<expr>, cols=<expr>, box_rows=<expr>, box_cols=<expr>[, swizzle=0|32|64|128]))";
+    const std::string usage =
+        " (expected tmap(<buffer>, rows=<expr>, cols=<expr>, box_rows=<expr>, box_cols=<expr>[, swizzle=0|32|64|128]))";
     std::string body = trim(a.text);
     if (body.size() < 6 || body.back() != ')') r.fail(line, field, "'" + a.text + "': missing ')'" + usage);
     body = body.substr(5, body.size() - 6);  // between "tmap(" and the last ')'
@@ -162,8 +168,7 @@ void read_tensor_map(TomlReader& r, int line, const std::string& field, ArgSpec&
     a.tmap.buffer = parts[0];
     bool name_ok = !a.tmap.buffer.empty();
     for (char c : a.tmap.buffer) name_ok = name_ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-    if (!name_ok)
-        r.fail(line, field, "'" + a.text + "': the first item must be a buffer name" + usage);
+    if (!name_ok) r.fail(line, field, "'" + a.text + "': the first item must be a buffer name" + usage);
     std::set<std::string> seen;
     for (size_t i = 1; i < parts.size(); ++i) {
         auto eq = parts[i].find('=');
@@ -171,21 +176,27 @@ void read_tensor_map(TomlReader& r, int line, const std::string& field, ArgSpec&
         std::string key = trim(parts[i].substr(0, eq)), value = trim(parts[i].substr(eq + 1));
         if (!seen.insert(key).second) r.fail(line, field, "'" + key + "' given twice in '" + a.text + "'");
         if (key == "swizzle") {
-            if (value == "0") a.tmap.swizzle = 0;
-            else if (value == "32") a.tmap.swizzle = 32;
-            else if (value == "64") a.tmap.swizzle = 64;
-            else if (value == "128") a.tmap.swizzle = 128;
-            else r.fail(line, field, "swizzle=" + value + ": expected 0, 32, 64 or 128 (bytes)");
+            if (value == "0")
+                a.tmap.swizzle = 0;
+            else if (value == "32")
+                a.tmap.swizzle = 32;
+            else if (value == "64")
+                a.tmap.swizzle = 64;
+            else if (value == "128")
+                a.tmap.swizzle = 128;
+            else
+                r.fail(line, field, "swizzle=" + value + ": expected 0, 32, 64 or 128 (bytes)");
             continue;
         }
-        Expr* target = key == "rows" ? &a.tmap.rows : key == "cols" ? &a.tmap.cols : key == "box_rows" ? &a.tmap.box_rows
-                     : key == "box_cols" ? &a.tmap.box_cols : nullptr;
+        Expr* target = key == "rows"       ? &a.tmap.rows
+                       : key == "cols"     ? &a.tmap.cols
+                       : key == "box_rows" ? &a.tmap.box_rows
+                       : key == "box_cols" ? &a.tmap.box_cols
+                                           : nullptr;
         if (!target) r.fail(line, field, "unknown key '" + key + "' in '" + a.text + "'" + usage);
         try {
             *target = Expr::parse(value);
-        } catch (const InputError& e) {
-            r.fail(line, field, key + ": " + e.what());
-        }
+        } catch (const InputError& e) { r.fail(line, field, key + ": " + e.what()); }
     }
     for (const char* key : {"rows", "cols", "box_rows", "box_cols"})
         if (!seen.count(key)) r.fail(line, field, "'" + a.text + "': missing " + key + usage);
@@ -206,10 +217,14 @@ ArgSpec read_arg(TomlReader& r, const toml::node& n, const std::string& field) {
     if (colon != std::string::npos) {
         std::string type = body.substr(colon + 1);
         body = body.substr(0, colon);
-        if (type == "i32") a.type = ArgSpec::Type::I32;
-        else if (type == "i64") a.type = ArgSpec::Type::I64;
-        else if (type == "f32") a.type = ArgSpec::Type::F32;
-        else r.fail(line_of(n), field, "unknown scalar type ':" + type + "' (expected i32, i64 or f32)");
+        if (type == "i32")
+            a.type = ArgSpec::Type::I32;
+        else if (type == "i64")
+            a.type = ArgSpec::Type::I64;
+        else if (type == "f32")
+            a.type = ArgSpec::Type::F32;
+        else
+            r.fail(line_of(n), field, "unknown scalar type ':" + type + "' (expected i32, i64 or f32)");
     }
     if (a.type == ArgSpec::Type::F32) {
         char* end = nullptr;
@@ -222,9 +237,7 @@ ArgSpec read_arg(TomlReader& r, const toml::node& n, const std::string& field) {
     }
     try {
         a.value = Expr::parse(body);
-    } catch (const InputError& e) {
-        r.fail(line_of(n), field, e.what());
-    }
+    } catch (const InputError& e) { r.fail(line_of(n), field, e.what()); }
     return a;
 }
 
@@ -242,17 +255,20 @@ LaunchSpec read_launch(TomlReader& r, const toml::table& t, const std::string& f
     }
     const toml::array* args = t.get("args") ? t.get("args")->as_array() : nullptr;
     if (!args) r.fail(l.line, field + ".args", "missing (a list of buffer names and expressions)");
-    for (size_t i = 0; i < args->size(); ++i) l.args.push_back(read_arg(r, *args->get(i), field + ".args[" + std::to_string(i) + "]"));
+    for (size_t i = 0; i < args->size(); ++i)
+        l.args.push_back(read_arg(r, *args->get(i), field + ".args[" + std::to_string(i) + "]"));
     return l;
 }
 
 Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir) {
-    r.allow_only(t, field, {"id", "title", "file", "operation", "idea", "dtypes", "arch", "compute", "reference", "params",
-                            "constraint", "launch", "scratch", "model"});
+    r.allow_only(t, field,
+                 {"id", "title", "file", "operation", "idea", "dtypes", "arch", "compute", "reference", "params",
+                  "constraint", "launch", "scratch", "model"});
     Rung rung;
     rung.line = line_of(t);
     rung.id = r.string(t, "id", field);
-    if (!valid_id(rung.id)) r.fail(rung.line, field + ".id", "'" + rung.id + "' must be lower-case letters, digits and _");
+    if (!valid_id(rung.id))
+        r.fail(rung.line, field + ".id", "'" + rung.id + "' must be lower-case letters, digits and _");
     rung.title = r.string(t, "title", field);
     rung.idea = r.string_or(t, "idea", "", field);
     rung.file = r.string_or(t, "file", "", field);
@@ -260,13 +276,15 @@ Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, co
     rung.arch = r.string_or(t, "arch", "", field);
     rung.compute = r.string_or(t, "compute", "", field);
     if (!rung.compute.empty() && rung.compute != "tf32")
-        r.fail(line_of(*t.get("compute")), field + ".compute", "unknown precision '" + rung.compute + "' (expected tf32, or leave it out)");
+        r.fail(line_of(*t.get("compute")), field + ".compute",
+               "unknown precision '" + rung.compute + "' (expected tf32, or leave it out)");
     rung.reference = r.boolean_or(t, "reference", false, field);
     if (t.get("dtypes")) rung.dtypes = read_dtypes(r, t, "dtypes");
     if (!rung.file.empty()) {
         rung.source_path = (fs::path(dir) / rung.file).lexically_normal().string();
         std::error_code ec;
-        if (!fs::exists(rung.source_path, ec)) r.fail(line_of(*t.get("file")), field + ".file", "no such file: " + rung.source_path);
+        if (!fs::exists(rung.source_path, ec))
+            r.fail(line_of(*t.get("file")), field + ".file", "no such file: " + rung.source_path);
     }
     if (const toml::node* params = t.get("params")) {
         const toml::table* pt = params->as_table();
@@ -298,7 +316,8 @@ Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, co
     }
     const toml::node* ls = t.get("launch");
     const toml::array* larr = ls ? ls->as_array() : nullptr;
-    if (!larr || larr->empty()) r.fail(rung.line, field + ".launch", "missing: a rung needs at least one [[rung.launch]]");
+    if (!larr || larr->empty())
+        r.fail(rung.line, field + ".launch", "missing: a rung needs at least one [[rung.launch]]");
     for (size_t i = 0; i < larr->size(); ++i) {
         std::string f = field + ".launch[" + std::to_string(i) + "]";
         const toml::table* lt = larr->get(i)->as_table();
@@ -325,9 +344,7 @@ Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, co
             }
             try {
                 s.elements = Expr::parse(body);
-            } catch (const InputError& e) {
-                r.fail(line_of(node), f, e.what());
-            }
+            } catch (const InputError& e) { r.fail(line_of(node), f, e.what()); }
             rung.scratch.push_back(s);
         }
     }
@@ -367,8 +384,10 @@ void check_names(TomlReader& r, Rung& rung, const Operation& op, const std::stri
             if (a.kind == ArgSpec::Kind::TensorMap) {
                 const std::string f = field + ".launch.args '" + a.text + "'";
                 if (!buffers.count(a.tmap.buffer)) r.fail(l.line, f, "unknown buffer '" + a.tmap.buffer + "'");
-                for (const Expr* e : {&a.tmap.rows, &a.tmap.cols, &a.tmap.box_rows, &a.tmap.box_cols}) check(*e, l.line, f);
-                if (!l.builtin.empty()) r.fail(l.line, f, "a tensor map can only be passed to a kernel, not to builtin " + l.builtin);
+                for (const Expr* e : {&a.tmap.rows, &a.tmap.cols, &a.tmap.box_rows, &a.tmap.box_cols})
+                    check(*e, l.line, f);
+                if (!l.builtin.empty())
+                    r.fail(l.line, f, "a tensor map can only be passed to a kernel, not to builtin " + l.builtin);
                 continue;
             }
             auto names = a.value.names();
@@ -404,13 +423,15 @@ Ladder load_ladder(const std::string& manifest_path) {
     L.summary = r.string_or(*lt, "summary", "", "ladder");
     L.dtypes = lt->get("dtypes") ? read_dtypes(r, *lt, "dtypes") : std::vector<DType>{DType::F32};
     const Operation* ladder_op = find_operation(L.operation);
-    if (!ladder_op) r.fail(line_of(*lt->get("operation")), "ladder.operation", "unknown operation '" + L.operation + "'");
+    if (!ladder_op)
+        r.fail(line_of(*lt->get("operation")), "ladder.operation", "unknown operation '" + L.operation + "'");
     if (const toml::node* s = lt->get("sizes")) {
         const toml::table* st = s->as_table();
         if (!st) r.fail(line_of(*s), "ladder.sizes", "expected a table { axis = value }");
         for (const auto& [key, node] : *st) {
             auto v = node.value<int64_t>();
-            if (!v || *v < 0) r.fail(line_of(node), "ladder.sizes." + std::string(key.str()), "expected a non-negative integer");
+            if (!v || *v < 0)
+                r.fail(line_of(node), "ladder.sizes." + std::string(key.str()), "expected a non-negative integer");
             L.default_sizes.emplace_back(std::string(key.str()), *v);
         }
         std::sort(L.default_sizes.begin(), L.default_sizes.end(), [&](const auto& a, const auto& b) {
@@ -420,7 +441,8 @@ Ladder load_ladder(const std::string& manifest_path) {
     for (const auto& axis : ladder_op->size_axes()) {
         bool found = false;
         for (const auto& [name, v] : L.default_sizes) found |= name == axis.name;
-        if (!found) r.fail(line_of(*lt), "ladder.sizes", "missing size axis '" + axis.name + "' of operation " + L.operation);
+        if (!found)
+            r.fail(line_of(*lt), "ladder.sizes", "missing size axis '" + axis.name + "' of operation " + L.operation);
     }
     const toml::array* rungs = root.get("rung") ? root.get("rung")->as_array() : nullptr;
     if (!rungs || rungs->empty()) r.fail(1, "rung", "a ladder needs at least one [[rung]]");
@@ -442,7 +464,9 @@ Ladder load_ladder(const std::string& manifest_path) {
         for (const auto& axis : op->size_axes()) {
             bool found = false;
             for (const auto& [name, v] : L.default_sizes) found |= name == axis.name;
-            if (!found) r.fail(rung.line, field + ".operation", "operation " + rung.operation + " needs size axis '" + axis.name + "' in [ladder].sizes");
+            if (!found)
+                r.fail(rung.line, field + ".operation",
+                       "operation " + rung.operation + " needs size axis '" + axis.name + "' in [ladder].sizes");
         }
         check_names(r, rung, *op, field);
         rung.index = static_cast<int>(L.rungs.size());
@@ -456,8 +480,8 @@ Ladder load_ladder(const std::string& manifest_path) {
         char position[16];
         std::snprintf(position, sizeof position, "%02d", rung.index + 1);
         rung.number = digits > 0 && digits < stem.size() && stem[digits] == '_' ? stem.substr(0, digits)
-                      : rung.file.empty() && rung.reference ? "R" + std::to_string(++references)
-                                                             : std::string(position);
+                      : rung.file.empty() && rung.reference                     ? "R" + std::to_string(++references)
+                                                                                : std::string(position);
     }
     return L;
 }
@@ -499,8 +523,8 @@ ParamValues resolve_params(const Rung& rung, const ParamValues& overrides) {
                              (known.empty() ? " (it has none)" : " (it has " + known + ")"));
         }
         if (!p->accepts(v))
-            throw InputError("parameter " + name + "=" + std::to_string(v) + " is out of range for rung " + rung.id + " (" +
-                             p->describe_allowed() + ")");
+            throw InputError("parameter " + name + "=" + std::to_string(v) + " is out of range for rung " + rung.id +
+                             " (" + p->describe_allowed() + ")");
         out[name] = v;
     }
     return out;
@@ -519,7 +543,8 @@ void check_constraints(const Rung& rung, const Scope& scope) {
     for (const auto& c : rung.constraints) {
         if (c.expr.eval(scope)) continue;
         std::string values;
-        for (const auto& n : c.expr.names()) values += (values.empty() ? "" : ", ") + n + "=" + std::to_string(scope.at(n));
+        for (const auto& n : c.expr.names())
+            values += (values.empty() ? "" : ", ") + n + "=" + std::to_string(scope.at(n));
         throw InputError("rung " + rung.id + ": " + c.message + " (" + c.expr.text() + " fails with " + values + ")");
     }
 }

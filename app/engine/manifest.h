@@ -44,17 +44,17 @@ struct TensorMapSpec {
 struct ArgSpec {
     enum class Kind { Buffer, Scalar, TensorMap } kind = Kind::Scalar;
     enum class Type { I32, I64, F32 } type = Type::I32;
-    std::string buffer;  // for Kind::Buffer
-    Expr value;          // for Kind::Scalar
-    TensorMapSpec tmap;  // for Kind::TensorMap
+    std::string buffer;       // for Kind::Buffer
+    Expr value;               // for Kind::Scalar
+    TensorMapSpec tmap;       // for Kind::TensorMap
     bool is_literal = false;  // "0.5:f32": a floating-point constant, not an expression
     double literal = 0;
-    std::string text;    // as written
+    std::string text;  // as written
 };
 
 struct LaunchSpec {
-    std::string entry;    // kernel function, or empty when builtin is set
-    std::string builtin;  // engine routine ("cublas_sgemm"), or empty
+    std::string entry;              // kernel function, or empty when builtin is set
+    std::string builtin;            // engine routine ("cublas_sgemm"), or empty
     std::vector<Expr> grid, block;  // 1..3 each
     Expr smem;
     std::vector<ArgSpec> args;

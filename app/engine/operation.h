@@ -23,7 +23,7 @@ namespace kl {
 class GpuContext;  // gpu_context.h: stream, cuBLAS handle, helper kernels, device buffers
 
 struct SizeAxis {
-    std::string name;         // "n", "rows", "M", ...
+    std::string name;  // "n", "rows", "M", ...
     int64_t min = 1;
     int64_t max = int64_t(1) << 40;
     std::string description;  // "elements", "matrix rows", ...
@@ -33,7 +33,7 @@ struct SizeAxis {
 struct Problem {
     std::map<std::string, int64_t> sizes;
     DType dtype = DType::F32;
-    std::string compute;  // the rung's declared lower precision (Rung::compute), "" if none
+    std::string compute;                          // the rung's declared lower precision (Rung::compute), "" if none
     int64_t size(const std::string& axis) const;  // throws InputError if missing
     std::string describe() const;                 // "n=268435456 fp32"
 };
@@ -89,8 +89,8 @@ std::vector<std::string> operation_names();
 
 }  // namespace kl
 
-#define KL_REGISTER_OPERATION(Class)                                                   \
-    namespace {                                                                          \
-    const bool kl_registered_##Class =                                                   \
+#define KL_REGISTER_OPERATION(Class)                                                        \
+    namespace {                                                                             \
+    const bool kl_registered_##Class =                                                      \
         ::kl::register_operation(Class().name(), [] { return std::make_unique<Class>(); }); \
     }

@@ -21,29 +21,47 @@ std::string iso_now_utc() {
 // [SECTION] Writing
 
 json to_json(const DeviceInfo& d) {
-    return {{"name", d.name}, {"uuid", d.uuid}, {"arch", d.arch()}, {"sm_count", d.sm_count}, {"l2_bytes", d.l2_bytes},
-            {"global_mem_bytes", d.global_mem_bytes}, {"smem_per_block_optin", d.smem_per_block_optin},
-            {"smem_per_sm", d.smem_per_sm}, {"sm_clock_khz", d.sm_clock_khz}, {"mem_clock_khz", d.mem_clock_khz},
-            {"mem_bus_bits", d.mem_bus_bits}, {"driver_version", d.driver_version}, {"runtime_version", d.runtime_version}};
+    return {{"name", d.name},
+            {"uuid", d.uuid},
+            {"arch", d.arch()},
+            {"sm_count", d.sm_count},
+            {"l2_bytes", d.l2_bytes},
+            {"global_mem_bytes", d.global_mem_bytes},
+            {"smem_per_block_optin", d.smem_per_block_optin},
+            {"smem_per_sm", d.smem_per_sm},
+            {"sm_clock_khz", d.sm_clock_khz},
+            {"mem_clock_khz", d.mem_clock_khz},
+            {"mem_bus_bits", d.mem_bus_bits},
+            {"driver_version", d.driver_version},
+            {"runtime_version", d.runtime_version}};
 }
 
 json to_json(const Calibration& c) {
-    return {{"device_uuid", c.device_uuid}, {"measured_at", c.measured_at}, {"copy_gbps", c.copy_gbps},
+    return {{"device_uuid", c.device_uuid},   {"measured_at", c.measured_at}, {"copy_gbps", c.copy_gbps},
             {"sgemm_tflops", c.sgemm_tflops}, {"bf16_tflops", c.bf16_tflops}, {"fp32_peak_tflops", c.fp32_peak_tflops}};
 }
 
 namespace {
-template <class T> json opt(const std::optional<T>& v) { return v ? json(*v) : json(nullptr); }
+template <class T>
+json opt(const std::optional<T>& v) {
+    return v ? json(*v) : json(nullptr);
+}
 
 json to_json(const Correctness& c) {
     json mism = json::array();
-    for (const auto& m : c.first_mismatches) mism.push_back({{"index", m.index}, {"expected", m.expected}, {"actual", m.actual}});
-    json j = {{"passed", c.passed}, {"rel_l2", c.rel_l2}, {"max_abs", c.max_abs}, {"elements", c.elements},
-              {"mismatches", c.mismatches}, {"nan_count", c.nan_count}, {"unwritten", c.unwritten},
-              {"tolerance", {{"abs", c.tolerance.abs}, {"rel", c.tolerance.rel}}}, {"first_mismatches", mism}};
+    for (const auto& m : c.first_mismatches)
+        mism.push_back({{"index", m.index}, {"expected", m.expected}, {"actual", m.actual}});
+    json j = {{"passed", c.passed},         {"rel_l2", c.rel_l2},
+              {"max_abs", c.max_abs},       {"elements", c.elements},
+              {"mismatches", c.mismatches}, {"nan_count", c.nan_count},
+              {"unwritten", c.unwritten},   {"tolerance", {{"abs", c.tolerance.abs}, {"rel", c.tolerance.rel}}},
+              {"first_mismatches", mism}};
     if (c.error_map.rows > 0)
-        j["error_map"] = {{"rows", c.error_map.rows}, {"cols", c.error_map.cols}, {"source_rows", c.error_map.source_rows},
-                          {"source_cols", c.error_map.source_cols}, {"fraction_bad", c.error_map.fraction_bad}};
+        j["error_map"] = {{"rows", c.error_map.rows},
+                          {"cols", c.error_map.cols},
+                          {"source_rows", c.error_map.source_rows},
+                          {"source_cols", c.error_map.source_cols},
+                          {"fraction_bad", c.error_map.fraction_bad}};
     else
         j["error_map"] = nullptr;
     return j;
@@ -63,12 +81,19 @@ json to_json(const RunRecord& r) {
     j["l2"] = r.l2;
     j["warmup"] = r.warmup;
     if (r.timing)
-        j["timing"] = {{"median_ms", r.timing->median_ms}, {"min_ms", r.timing->min_ms}, {"max_ms", r.timing->max_ms},
-                       {"mean_ms", r.timing->mean_ms}, {"rel_spread", r.timing->rel_spread}, {"reps", r.timing->reps}};
+        j["timing"] = {{"median_ms", r.timing->median_ms},   {"min_ms", r.timing->min_ms},
+                       {"max_ms", r.timing->max_ms},         {"mean_ms", r.timing->mean_ms},
+                       {"rel_spread", r.timing->rel_spread}, {"reps", r.timing->reps}};
     else
         j["timing"] = nullptr;
-    j["work"] = {{"flops", r.flops}, {"ideal_bytes", r.ideal_bytes}, {"model_bytes", opt(r.model_bytes)}, {"model_note", r.model_note}};
-    j["rates"] = {{"gbps", r.gbps}, {"tflops", r.tflops}, {"pct_copy", opt(r.pct_copy)}, {"pct_gemm", opt(r.pct_gemm)},
+    j["work"] = {{"flops", r.flops},
+                 {"ideal_bytes", r.ideal_bytes},
+                 {"model_bytes", opt(r.model_bytes)},
+                 {"model_note", r.model_note}};
+    j["rates"] = {{"gbps", r.gbps},
+                  {"tflops", r.tflops},
+                  {"pct_copy", opt(r.pct_copy)},
+                  {"pct_gemm", opt(r.pct_gemm)},
                   {"pct_reference", opt(r.pct_reference)}};
     j["correctness"] = r.correctness ? to_json(*r.correctness) : json(nullptr);
     j["counters"] = r.counters;
@@ -81,9 +106,14 @@ json to_json(const RunRecord& r) {
 json to_json(const ResultsFile& r) {
     json runs = json::array();
     for (const auto& run : r.runs) runs.push_back(to_json(run));
-    return {{"schema", kResultsSchema}, {"version", r.version}, {"created", r.created}, {"tool", r.tool},
-            {"command", r.command}, {"device", r.device ? to_json(*r.device) : json(nullptr)},
-            {"calibration", r.calibration ? to_json(*r.calibration) : json(nullptr)}, {"runs", runs}};
+    return {{"schema", kResultsSchema},
+            {"version", r.version},
+            {"created", r.created},
+            {"tool", r.tool},
+            {"command", r.command},
+            {"device", r.device ? to_json(*r.device) : json(nullptr)},
+            {"calibration", r.calibration ? to_json(*r.calibration) : json(nullptr)},
+            {"runs", runs}};
 }
 
 // [SECTION] Reading (strict about types, tolerant of unknown extra fields)
@@ -164,17 +194,20 @@ Correctness correctness_from_json(const Reader& rd, const json& j, const std::st
     }
     if (j.contains("first_mismatches") && j["first_mismatches"].is_array())
         for (const auto& m : j["first_mismatches"])
-            c.first_mismatches.push_back({m.value("index", int64_t(0)), m.value("expected", 0.0), m.value("actual", 0.0)});
+            c.first_mismatches.push_back(
+                {m.value("index", int64_t(0)), m.value("expected", 0.0), m.value("actual", 0.0)});
     if (j.contains("error_map") && j["error_map"].is_object()) {
         const json& m = j["error_map"];
         c.error_map.rows = m.value("rows", 0);
         c.error_map.cols = m.value("cols", 0);
         c.error_map.source_rows = m.value("source_rows", int64_t(0));
         c.error_map.source_cols = m.value("source_cols", int64_t(0));
-        if (m.contains("fraction_bad") && m["fraction_bad"].is_array()) c.error_map.fraction_bad = m["fraction_bad"].get<std::vector<float>>();
+        if (m.contains("fraction_bad") && m["fraction_bad"].is_array())
+            c.error_map.fraction_bad = m["fraction_bad"].get<std::vector<float>>();
         if (c.error_map.fraction_bad.size() != size_t(c.error_map.rows) * size_t(c.error_map.cols))
-            rd.fail(f + ".error_map", "fraction_bad has " + std::to_string(c.error_map.fraction_bad.size()) + " cells for " +
-                                          std::to_string(c.error_map.rows) + " x " + std::to_string(c.error_map.cols));
+            rd.fail(f + ".error_map", "fraction_bad has " + std::to_string(c.error_map.fraction_bad.size()) +
+                                          " cells for " + std::to_string(c.error_map.rows) + " x " +
+                                          std::to_string(c.error_map.cols));
     }
     return c;
 }
@@ -201,7 +234,8 @@ RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f) {
         s.mean_ms = t.value("mean_ms", s.median_ms);
         s.rel_spread = t.value("rel_spread", 0.0);
         s.reps = t.value("reps", 0);
-        if (s.median_ms < 0 || s.min_ms > s.median_ms || s.median_ms > s.max_ms) rd.fail(f + ".timing", "min <= median <= max does not hold");
+        if (s.median_ms < 0 || s.min_ms > s.median_ms || s.median_ms > s.max_ms)
+            rd.fail(f + ".timing", "min <= median <= max does not hold");
         r.timing = s;
     }
     const json& w = rd.need(j, "work", f);
@@ -215,7 +249,8 @@ RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f) {
     r.pct_copy = rd.opt_num(rates, "pct_copy", f + ".rates");
     r.pct_gemm = rd.opt_num(rates, "pct_gemm", f + ".rates");
     r.pct_reference = rd.opt_num(rates, "pct_reference", f + ".rates");
-    if (j.contains("correctness") && !j["correctness"].is_null()) r.correctness = correctness_from_json(rd, j["correctness"], f + ".correctness");
+    if (j.contains("correctness") && !j["correctness"].is_null())
+        r.correctness = correctness_from_json(rd, j["correctness"], f + ".correctness");
     r.counters = j.value("counters", json(nullptr));
     r.counters_note = j.value("counters_note", "");
     r.peak_memory_bytes = rd.opt_num(j, "peak_memory_bytes", f);
@@ -243,19 +278,23 @@ Calibration calibration_from_json(const json& j, const std::string& origin) {
 ResultsFile results_from_json(const json& j, const std::string& origin) {
     Reader rd{origin};
     if (!j.is_object()) rd.fail("(top level)", "expected a JSON object");
-    if (rd.str(j, "schema", "") != kResultsSchema) rd.fail("schema", std::string("expected \"") + kResultsSchema + "\"");
+    if (rd.str(j, "schema", "") != kResultsSchema)
+        rd.fail("schema", std::string("expected \"") + kResultsSchema + "\"");
     ResultsFile r;
     r.version = static_cast<int>(rd.num(j, "version", ""));
     if (r.version > kResultsVersion)
-        rd.fail("version", std::to_string(r.version) + " is newer than this program understands (" + std::to_string(kResultsVersion) + ")");
+        rd.fail("version", std::to_string(r.version) + " is newer than this program understands (" +
+                               std::to_string(kResultsVersion) + ")");
     r.created = j.value("created", "");
     r.tool = j.value("tool", "");
     r.command = j.value("command", "");
     if (j.contains("device") && !j["device"].is_null()) r.device = device_from_json(rd, j["device"]);
-    if (j.contains("calibration") && !j["calibration"].is_null()) r.calibration = calibration_from_json(j["calibration"], origin);
+    if (j.contains("calibration") && !j["calibration"].is_null())
+        r.calibration = calibration_from_json(j["calibration"], origin);
     const json& runs = rd.need(j, "runs", "");
     if (!runs.is_array()) rd.fail("runs", "expected a list");
-    for (size_t i = 0; i < runs.size(); ++i) r.runs.push_back(run_from_json(rd, runs[i], "runs[" + std::to_string(i) + "]"));
+    for (size_t i = 0; i < runs.size(); ++i)
+        r.runs.push_back(run_from_json(rd, runs[i], "runs[" + std::to_string(i) + "]"));
     return r;
 }
 
@@ -270,6 +309,8 @@ ResultsFile load_results(const std::string& path) {
     return results_from_json(j, path);
 }
 
-void save_results(const std::string& path, const ResultsFile& r) { write_file_atomically(path, to_json(r).dump(1) + "\n"); }
+void save_results(const std::string& path, const ResultsFile& r) {
+    write_file_atomically(path, to_json(r).dump(1) + "\n");
+}
 
 }  // namespace kl

@@ -23,11 +23,11 @@ constexpr const char* kResultsSchema = "kernel-ladder/results";
 // Ceilings measured on this device at first start and cached per device.
 struct Calibration {
     std::string device_uuid;
-    std::string measured_at;     // ISO 8601 UTC
-    double copy_gbps = 0;        // device-to-device copy, bytes read + written per second / 1e9
-    double sgemm_tflops = 0;     // cuBLAS fp32 (no TF32) at 4096^3
-    double bf16_tflops = 0;      // cuBLAS bf16 in, fp32 accumulate, at 4096^3
-    double fp32_peak_tflops = 0; // from the clock: SMs x 128 x 2 x clock (a model, not measured)
+    std::string measured_at;      // ISO 8601 UTC
+    double copy_gbps = 0;         // device-to-device copy, bytes read + written per second / 1e9
+    double sgemm_tflops = 0;      // cuBLAS fp32 (no TF32) at 4096^3
+    double bf16_tflops = 0;       // cuBLAS bf16 in, fp32 accumulate, at 4096^3
+    double fp32_peak_tflops = 0;  // from the clock: SMs x 128 x 2 x clock (a model, not measured)
     bool valid() const { return copy_gbps > 0; }
 };
 
@@ -38,21 +38,21 @@ struct RunRecord {
     std::map<std::string, int64_t> params, sizes;
     std::string dtype = "fp32";
     // How it was timed
-    std::string l2 = "cold";     // "cold": L2 flushed before every repetition; "warm": not
+    std::string l2 = "cold";  // "cold": L2 flushed before every repetition; "warm": not
     int warmup = 0;
     std::optional<TimingStats> timing;
     // Work and derived rates (rates against the median time)
     double flops = 0, ideal_bytes = 0;
     std::optional<double> model_bytes;  // the rung's manifest model
     std::string model_note;
-    double gbps = 0, tflops = 0;        // ideal bytes / time, FLOPs / time
-    std::optional<double> pct_copy;     // gbps as % of the calibrated copy bandwidth
-    std::optional<double> pct_gemm;     // tflops as % of the calibrated cuBLAS rate for the dtype
-    std::optional<double> pct_reference;// reference rung's time / this time, x100 (same run)
+    double gbps = 0, tflops = 0;          // ideal bytes / time, FLOPs / time
+    std::optional<double> pct_copy;       // gbps as % of the calibrated copy bandwidth
+    std::optional<double> pct_gemm;       // tflops as % of the calibrated cuBLAS rate for the dtype
+    std::optional<double> pct_reference;  // reference rung's time / this time, x100 (same run)
     // Correctness
     std::optional<Correctness> correctness;
     // Hardware counters (filled by the counters pass); null with a reason until measured.
-    nlohmann::json counters;            // null or an object of metric -> value
+    nlohmann::json counters;  // null or an object of metric -> value
     std::string counters_note = "hardware counters not collected (run with --counters)";
     std::optional<double> peak_memory_bytes;  // device memory the rung's buffers took
     // Failure, if any: kind is "compile", "input", "gpu", "fault" or "skipped".
@@ -61,9 +61,9 @@ struct RunRecord {
 
 struct ResultsFile {
     int version = kResultsVersion;
-    std::string created;      // ISO 8601 UTC
-    std::string tool;         // "kladder 0.1.0"
-    std::string command;      // the command line that produced it
+    std::string created;  // ISO 8601 UTC
+    std::string tool;     // "kladder 0.1.0"
+    std::string command;  // the command line that produced it
     std::optional<DeviceInfo> device;
     std::optional<Calibration> calibration;
     std::vector<RunRecord> runs;

@@ -23,11 +23,13 @@ Problem resolve_problem(const Ladder& ladder, const Rung& rung, const RunOptions
     p.dtype = opt.dtype ? *opt.dtype : rung.dtypes.front();
     p.compute = rung.compute;
     if (!p.compute.empty() && p.dtype != DType::F32)
-        throw InputError("rung " + rung.id + ": compute = \"" + p.compute + "\" applies to fp32 data only, not " + to_string(p.dtype));
+        throw InputError("rung " + rung.id + ": compute = \"" + p.compute + "\" applies to fp32 data only, not " +
+                         to_string(p.dtype));
     if (std::find(rung.dtypes.begin(), rung.dtypes.end(), p.dtype) == rung.dtypes.end()) {
         std::string list;
         for (DType d : rung.dtypes) list += (list.empty() ? "" : ", ") + to_string(d);
-        throw InputError("rung " + rung.id + " does not support dtype " + to_string(p.dtype) + " (it supports " + list + ")");
+        throw InputError("rung " + rung.id + " does not support dtype " + to_string(p.dtype) + " (it supports " + list +
+                         ")");
     }
     for (const auto& [name, v] : ladder.default_sizes) p.sizes[name] = v;
     for (const auto& [name, v] : opt.sizes) {
@@ -43,8 +45,8 @@ Problem resolve_problem(const Ladder& ladder, const Rung& rung, const RunOptions
     for (const auto& axis : op->size_axes()) {
         int64_t v = p.sizes.at(axis.name);
         if (v < axis.min || v > axis.max)
-            throw InputError("size " + axis.name + "=" + std::to_string(v) + " is out of range for " + op->name() + " (" +
-                             std::to_string(axis.min) + ".." + std::to_string(axis.max) + ")");
+            throw InputError("size " + axis.name + "=" + std::to_string(v) + " is out of range for " + op->name() +
+                             " (" + std::to_string(axis.min) + ".." + std::to_string(axis.max) + ")");
         own[axis.name] = v;
     }
     p.sizes = own;
@@ -78,12 +80,14 @@ dim3 make_dim(const std::vector<Expr>& e, const Scope& s, const std::string& wha
     for (size_t i = 0; i < e.size(); ++i) v[i] = e[i].eval(s);
     for (int i = 0; i < 3; ++i)
         if (v[i] < 1 || v[i] > (i == 0 && what == "grid" ? 2147483647LL : 65535LL))
-            throw InputError(label + ": " + what + " dimension " + std::to_string(i) + " = " + std::to_string(v[i]) + " is not launchable");
+            throw InputError(label + ": " + what + " dimension " + std::to_string(i) + " = " + std::to_string(v[i]) +
+                             " is not launchable");
     return dim3(static_cast<unsigned>(v[0]), static_cast<unsigned>(v[1]), static_cast<unsigned>(v[2]));
 }
 
 // A `tmap(...)` argument: its expressions evaluated, checked against the buffer, encoded.
-std::shared_ptr<const TensorMapBytes> tensor_map_arg(GpuContext& gpu, const ArgSpec& a, const Scope& scope, const std::string& label) {
+std::shared_ptr<const TensorMapBytes> tensor_map_arg(GpuContext& gpu, const ArgSpec& a, const Scope& scope,
+                                                     const std::string& label) {
     DeviceBuffer& buf = gpu.buffer(a.tmap.buffer);
     TensorMapRequest req;
     req.base = buf.data();
@@ -95,8 +99,8 @@ std::shared_ptr<const TensorMapBytes> tensor_map_arg(GpuContext& gpu, const ArgS
     req.swizzle = a.tmap.swizzle;
     const std::string what = label + ": argument '" + a.text + "'";
     if (req.rows > 0 && req.cols > 0 && req.rows * req.cols > buf.elements())
-        throw InputError(what + ": " + std::to_string(req.rows) + " x " + std::to_string(req.cols) + " elements exceed buffer " +
-                         a.tmap.buffer + " (" + std::to_string(buf.elements()) + ")");
+        throw InputError(what + ": " + std::to_string(req.rows) + " x " + std::to_string(req.cols) +
+                         " elements exceed buffer " + a.tmap.buffer + " (" + std::to_string(buf.elements()) + ")");
     return encode_tensor_map_2d(req, what);
 }
 
@@ -118,8 +122,8 @@ Runner::Runner(GpuContext& gpu, std::optional<Calibration> calibration)
 
 Runner::~Runner() = default;
 
-void Runner::prepare_problem(const Operation& op, const Problem& p, uint64_t seed, const std::string& label, double scratch,
-                             const std::string& scratch_list) {
+void Runner::prepare_problem(const Operation& op, const Problem& p, uint64_t seed, const std::string& label,
+                             double scratch, const std::string& scratch_list) {
     std::string key = op.name() + "|" + p.describe() + "|" + std::to_string(seed);
     const bool prepared = key == cache_->key;
     if (!prepared) {
@@ -139,8 +143,8 @@ void Runner::prepare_problem(const Operation& op, const Problem& p, uint64_t see
         std::string what = label + " needs " + gib(buffers + scratch) + " (inputs and outputs " + gib(buffers);
         if (scratch > 0) what += ", scratch " + gib(scratch) + ": " + scratch_list;
         what += ")";
-        throw InputError("problem too large for GPU memory: " + what + "; " + gib(double(free_b) + (prepared ? buffers : 0)) +
-                         " free of " + gib(double(total_b)));
+        throw InputError("problem too large for GPU memory: " + what + "; " +
+                         gib(double(free_b) + (prepared ? buffers : 0)) + " free of " + gib(double(total_b)));
     }
     if (prepared) return;
     for (const auto& b : cache_->buffers) gpu_.add_buffer(b.name, b.dtype, b.elements);
@@ -158,7 +162,8 @@ void Runner::launch_all(Prepared& prep) {
         }
         std::vector<void*> ptrs;
         for (auto& a : l.args) ptrs.push_back(a.address());
-        KL_CUDA_CALL(cudaLaunchKernel(reinterpret_cast<const void*>(l.kernel), l.grid, l.block, ptrs.data(), l.smem, gpu_.stream()));
+        KL_CUDA_CALL(cudaLaunchKernel(reinterpret_cast<const void*>(l.kernel), l.grid, l.block, ptrs.data(), l.smem,
+                                      gpu_.stream()));
     }
 }
 
@@ -174,7 +179,8 @@ Correctness Runner::check(const Operation& op, const Problem& p, Prepared& prep)
     for (const auto& b : cache_->buffers) {
         if (b.role != BufferDecl::Role::Output) continue;
         auto actual = gpu_.download_as_float(gpu_.buffer(b.name));
-        Correctness c = compare_outputs(actual, cache_->reference.at(b.name), op.tolerance(p), op.output_shape(p, b.name));
+        Correctness c =
+            compare_outputs(actual, cache_->reference.at(b.name), op.tolerance(p), op.output_shape(p, b.name));
         if (first) {
             total = c;
             first = false;
@@ -252,11 +258,13 @@ RunRecord Runner::run(const Ladder& ladder, const Rung& rung, const RunOptions& 
             l.block = make_dim(spec.block, scope, "block", prep.label);
             int64_t smem = spec.smem.empty() ? 0 : spec.smem.eval(scope);
             if (smem < 0 || smem > gpu_.device().smem_per_block_optin)
-                throw InputError(prep.label + ": needs " + std::to_string(smem) + " bytes of shared memory per block; this GPU allows " +
+                throw InputError(prep.label + ": needs " + std::to_string(smem) +
+                                 " bytes of shared memory per block; this GPU allows " +
                                  std::to_string(gpu_.device().smem_per_block_optin));
             l.smem = static_cast<size_t>(smem);
             if (l.smem > 48 * 1024)
-                KL_CUDA_CALL(cudaFuncSetAttribute(reinterpret_cast<const void*>(l.kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                KL_CUDA_CALL(cudaFuncSetAttribute(reinterpret_cast<const void*>(l.kernel),
+                                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                   static_cast<int>(l.smem)));
         }
         prep.launches.push_back(std::move(l));
@@ -266,7 +274,8 @@ RunRecord Runner::run(const Ladder& ladder, const Rung& rung, const RunOptions& 
     double scratch_need = 0;
     std::string scratch_list;
     for (const auto& s : rung.scratch) {
-        const double bytes = double(std::max<int64_t>(s.elements.eval(scope), 1)) * dtype_size(s.dtype ? *s.dtype : p.dtype);
+        const double bytes =
+            double(std::max<int64_t>(s.elements.eval(scope), 1)) * dtype_size(s.dtype ? *s.dtype : p.dtype);
         scratch_need += bytes;
         scratch_list += (scratch_list.empty() ? "" : ", ") + s.name + " " + gib(bytes);
     }
@@ -299,7 +308,8 @@ RunRecord Runner::run(const Ladder& ladder, const Rung& rung, const RunOptions& 
                 int64_t v = a.value.eval(scope);
                 if (a.type == ArgSpec::Type::I32) {
                     if (v > 2147483647LL || v < -2147483648LL)
-                        throw InputError(prep.label + ": argument '" + a.text + "' = " + std::to_string(v) + " does not fit in 32 bits");
+                        throw InputError(prep.label + ": argument '" + a.text + "' = " + std::to_string(v) +
+                                         " does not fit in 32 bits");
                     l.args.push_back(KernelArg::i32v(static_cast<int32_t>(v)));
                 } else if (a.type == ArgSpec::Type::I64) {
                     l.args.push_back(KernelArg::i64v(v));

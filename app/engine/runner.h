@@ -20,15 +20,15 @@ class CounterCollector;  // [counters]
 
 struct RunOptions {
     std::map<std::string, int64_t> sizes;  // overrides of the ladder's default sizes
-    ParamValues params;                     // overrides of the rung's defaults
-    std::optional<DType> dtype;             // default: the rung's first dtype
-    int warmup = 2;                         // untimed runs after the checked one
+    ParamValues params;                    // overrides of the rung's defaults
+    std::optional<DType> dtype;            // default: the rung's first dtype
+    int warmup = 2;                        // untimed runs after the checked one
     int min_reps = 10, max_reps = 300;
-    double budget_ms = 400;                 // stop repeating after this much timed GPU time (past min_reps)
-    bool cold_l2 = true;                    // flush L2 before every timed repetition
-    bool check = true;                      // compare against the reference
+    double budget_ms = 400;  // stop repeating after this much timed GPU time (past min_reps)
+    bool cold_l2 = true;     // flush L2 before every timed repetition
+    bool check = true;       // compare against the reference
     bool time = true;
-    bool counters = false;                  // [counters] read hardware counters in a replay pass after timing (counters.h)
+    bool counters = false;  // [counters] read hardware counters in a replay pass after timing (counters.h)
     uint64_t seed = 20261122;
 };
 

@@ -38,9 +38,11 @@ PFN_cuTensorMapEncodeTiled_v12000 encoder() {
 std::string tensor_map_box_problem(const TensorMapRequest& r) {
     const int64_t esize = dtype_size(r.dtype);
     if (r.box_rows < 1 || r.box_rows > 256 || r.box_cols < 1 || r.box_cols > 256)
-        return "box " + std::to_string(r.box_rows) + " x " + std::to_string(r.box_cols) + ": each side must be 1..256 elements";
+        return "box " + std::to_string(r.box_rows) + " x " + std::to_string(r.box_cols) +
+               ": each side must be 1..256 elements";
     if ((r.box_cols * esize) % 16 != 0)
-        return "box_cols " + std::to_string(r.box_cols) + " x " + std::to_string(esize) + " bytes is not a multiple of 16 bytes";
+        return "box_cols " + std::to_string(r.box_cols) + " x " + std::to_string(esize) +
+               " bytes is not a multiple of 16 bytes";
     if (r.swizzle != 0 && r.swizzle != 32 && r.swizzle != 64 && r.swizzle != 128)
         return "swizzle " + std::to_string(r.swizzle) + ": expected 0, 32, 64 or 128 bytes";
     if (r.swizzle != 0 && r.box_cols * esize > r.swizzle)
@@ -65,9 +67,9 @@ std::shared_ptr<const TensorMapBytes> encode_tensor_map_2d(const TensorMapReques
         throw GpuError(label + ": tensor map storage is not 64-byte aligned");
     if (!tensor_map_describable(r)) return map;
 
-    CUtensorMapDataType type = r.dtype == DType::BF16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                               : r.dtype == DType::F16  ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    CUtensorMapDataType type = r.dtype == DType::BF16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                               : r.dtype == DType::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                       : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
     CUtensorMapSwizzle swizzle = r.swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
                                  : r.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                  : r.swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
@@ -77,12 +79,13 @@ std::shared_ptr<const TensorMapBytes> encode_tensor_map_2d(const TensorMapReques
     const cuuint64_t strides[1] = {static_cast<cuuint64_t>(r.cols * dtype_size(r.dtype))};
     const cuuint32_t box[2] = {static_cast<cuuint32_t>(r.box_cols), static_cast<cuuint32_t>(r.box_rows)};
     const cuuint32_t element_strides[2] = {1, 1};
-    CUresult res = encoder()(reinterpret_cast<CUtensorMap*>(map->bytes), type, 2, const_cast<void*>(r.base), dims, strides, box,
-                             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);  // out-of-bounds elements arrive as zeros
+    CUresult res =
+        encoder()(reinterpret_cast<CUtensorMap*>(map->bytes), type, 2, const_cast<void*>(r.base), dims, strides, box,
+                  element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);  // out-of-bounds elements arrive as zeros
     if (res != CUDA_SUCCESS)
-        throw GpuError(label + ": cuTensorMapEncodeTiled failed with CUresult " + std::to_string(static_cast<int>(res)) + " for " +
-                       describe(r));
+        throw GpuError(label + ": cuTensorMapEncodeTiled failed with CUresult " +
+                       std::to_string(static_cast<int>(res)) + " for " + describe(r));
     return map;
 }
 

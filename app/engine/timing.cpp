@@ -15,7 +15,8 @@ void L2Flush::write(int rep) {
     KL_CUDA_CALL(cudaMemsetAsync(buffer_.data(), rep & 0xff, buffer_.bytes(), gpu_.stream()));
 }
 
-TimingStats time_repetitions(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush, const std::function<void()>& launch) {
+TimingStats time_repetitions(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush,
+                             const std::function<void()>& launch) {
     for (int i = 0; i < plan.warmup; ++i) launch();
     gpu.synchronize();
     struct Events {

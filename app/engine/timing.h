@@ -13,9 +13,9 @@ namespace kl {
 class GpuContext;
 
 struct RepetitionPlan {
-    int warmup = 2;                    // untimed calls first
+    int warmup = 2;  // untimed calls first
     int min_reps = 10, max_reps = 300;
-    double budget_ms = 400;            // stop after this much timed GPU time (past min_reps)
+    double budget_ms = 400;  // stop after this much timed GPU time (past min_reps)
 };
 
 // A buffer twice the size of L2 (at least 64 MiB), written before each cold repetition, a
@@ -37,6 +37,7 @@ class L2Flush {
 
 // Times `launch` (which enqueues its work on gpu.stream()) by `plan`; `flush` may be null (warm
 // L2). Every CUDA call is checked; events are released on every way out.
-TimingStats time_repetitions(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush, const std::function<void()>& launch);
+TimingStats time_repetitions(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush,
+                             const std::function<void()>& launch);
 
 }  // namespace kl

@@ -22,9 +22,7 @@ class TomlReader {
             root_ = toml::parse_file(path_);
         } catch (const toml::parse_error& e) {
             throw InputError(path_ + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
-        } catch (const std::exception& e) {
-            throw InputError(path_ + ": cannot read: " + e.what());
-        }
+        } catch (const std::exception& e) { throw InputError(path_ + ": cannot read: " + e.what()); }
     }
     const toml::table& root() const { return root_; }
     const std::string& path() const { return path_; }
@@ -52,7 +50,8 @@ class TomlReader {
         if (!v || !n->is_string()) fail(line_of(*n), join(field, key), "expected a string, found " + type_name(*n));
         return *v;
     }
-    std::string string_or(const toml::table& t, const char* key, const std::string& fallback, const std::string& field) const {
+    std::string string_or(const toml::table& t, const char* key, const std::string& fallback,
+                          const std::string& field) const {
         return t.get(key) ? string(t, key, field) : fallback;
     }
     int64_t integer(const toml::table& t, const char* key, const std::string& field) const {
@@ -79,7 +78,8 @@ class TomlReader {
         }
         return out;
     }
-    std::vector<std::pair<int64_t, int>> integers(const toml::table& t, const std::string& key, const std::string& field) const {
+    std::vector<std::pair<int64_t, int>> integers(const toml::table& t, const std::string& key,
+                                                  const std::string& field) const {
         std::vector<std::pair<int64_t, int>> out;
         const toml::node* n = t.get(key);
         if (!n) return out;

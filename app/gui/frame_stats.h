@@ -3,8 +3,8 @@
 // draw, ImGui::Render), submitting GL draw calls, presenting (glfwSwapBuffers, where a software
 // rasterizer such as llvmpipe under Xvfb does its work or vsync waits; glFinish when headless),
 // the frame's work (all of those: the frame start to the end of present, before the pacing
-// sleep), and the whole interval between frames (what the user sees). Percentiles over the last few thousand frames; the debug
-// overlay (F12), the exit log line and the --report JSON print them.
+// sleep), and the whole interval between frames (what the user sees). Percentiles over the last few thousand frames;
+// the debug overlay (F12), the exit log line and the --report JSON print them.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -28,10 +28,13 @@ class FrameStats {
     enum Stage { Events, Build, Render, Swap, Other, Work, Interval, kStages };
 
     void add(const FrameSample& s) {
-        const std::array<double, kStages> v = {s.events_ms, s.build_ms, s.render_ms, s.swap_ms, s.other_ms, s.work_ms, s.interval_ms};
+        const std::array<double, kStages> v = {s.events_ms, s.build_ms, s.render_ms,  s.swap_ms,
+                                               s.other_ms,  s.work_ms,  s.interval_ms};
         for (int i = 0; i < kStages; ++i) {
-            if (series_[i].size() < kKeep) series_[i].push_back(v[i]);
-            else series_[i][next_] = v[i];
+            if (series_[i].size() < kKeep)
+                series_[i].push_back(v[i]);
+            else
+                series_[i][next_] = v[i];
         }
         next_ = (next_ + 1) % kKeep;
         ++count_;

@@ -19,12 +19,15 @@ std::vector<std::string> split_lines(const std::string& text) {
     return lines;
 }
 
-std::vector<DiffLine> diff_lines(const std::vector<std::string>& a, const std::vector<std::string>& b, size_t max_cells) {
+std::vector<DiffLine> diff_lines(const std::vector<std::string>& a, const std::vector<std::string>& b,
+                                 size_t max_cells) {
     std::vector<DiffLine> out;
     size_t prefix = 0;
     while (prefix < a.size() && prefix < b.size() && a[prefix] == b[prefix]) ++prefix;
     size_t suffix = 0;
-    while (suffix < a.size() - prefix && suffix < b.size() - prefix && a[a.size() - 1 - suffix] == b[b.size() - 1 - suffix]) ++suffix;
+    while (suffix < a.size() - prefix && suffix < b.size() - prefix &&
+           a[a.size() - 1 - suffix] == b[b.size() - 1 - suffix])
+        ++suffix;
     for (size_t i = 0; i < prefix; ++i) out.push_back({DiffLine::Op::Same, a[i], int(i + 1), int(i + 1)});
 
     const size_t n = a.size() - prefix - suffix, m = b.size() - prefix - suffix;

@@ -74,33 +74,48 @@ int main(int argc, char** argv) {
     app.add_option("--screenshot", opt.screenshot_path, "render a few frames, save this PNG, exit");
     app.add_option("--results", opt.results_paths, "results file(s) to show besides assets/recorded (repeatable)");
     app.add_flag("--no-recorded", opt.no_recorded, "do not load assets/recorded (show only --results and live runs)");
-    app.add_option("--frames", opt.frames, "frames to render before the screenshot (default 6)")->check(CLI::Range(2, 100000));
-    app.add_option("--view", opt.view, "tab to show: bars, sweep, errors, traffic, roofline, source, diff, ptx, questions, cards, exercise");
+    app.add_option("--frames", opt.frames, "frames to render before the screenshot (default 6)")
+        ->check(CLI::Range(2, 100000));
+    app.add_option(
+        "--view", opt.view,
+        "tab to show: bars, sweep, errors, traffic, roofline, source, diff, ptx, questions, cards, exercise");
     std::string theme;
     app.add_option("--theme", theme, "dark or light (not saved)")->check(CLI::IsMember({"dark", "light"}));
     app.add_flag("--no-runner", opt.no_runner, "do not start the GPU runner (show recorded results only)");
     app.add_flag("--no-save", opt.no_save, "do not read or write the saved settings");
-    app.add_option("--size", [&](CLI::results_t r) {
-        return std::sscanf(r[0].c_str(), "%dx%d", &opt.width, &opt.height) == 2 && opt.width >= 320 && opt.height >= 240;
-    }, "window size, e.g. 1600x960");
-    app.add_option("--run", opt.run_on_start, "test hook: start a job at once (rung, ladder or sweep)")->check(CLI::IsMember({"rung", "ladder", "sweep"}));
-    app.add_option("--run-for", opt.run_for_s, "test hook: start the --run job again as it ends, until this many seconds have passed")
+    app.add_option(
+        "--size",
+        [&](CLI::results_t r) {
+            return std::sscanf(r[0].c_str(), "%dx%d", &opt.width, &opt.height) == 2 && opt.width >= 320 &&
+                   opt.height >= 240;
+        },
+        "window size, e.g. 1600x960");
+    app.add_option("--run", opt.run_on_start, "test hook: start a job at once (rung, ladder or sweep)")
+        ->check(CLI::IsMember({"rung", "ladder", "sweep"}));
+    app.add_option("--run-for", opt.run_for_s,
+                   "test hook: start the --run job again as it ends, until this many seconds have passed")
         ->check(CLI::Range(0.0, 3600.0));
-    app.add_option("--kill-runner-after", opt.kill_runner_after, "test hook: SIGKILL the runner after this many results");
+    app.add_option("--kill-runner-after", opt.kill_runner_after,
+                   "test hook: SIGKILL the runner after this many results");
     app.add_option("--max-seconds", opt.max_seconds, "test hook: leave after this many seconds");
     app.add_flag("--exit-when-idle", opt.exit_when_idle, "test hook: leave when the --run job is over");
     app.add_option("--report", opt.report_path, "test hook: write a JSON report of what happened here");
     float hover_x = -1, hover_y = -1;
-    app.add_option("--hover", [&](CLI::results_t r) { return std::sscanf(r[0].c_str(), "%f,%f", &hover_x, &hover_y) == 2; },
-                   "screenshots: put the mouse at X,Y (window pixels) to show a tooltip; otherwise it stays outside");
+    app.add_option(
+        "--hover", [&](CLI::results_t r) { return std::sscanf(r[0].c_str(), "%f,%f", &hover_x, &hover_y) == 2; },
+        "screenshots: put the mouse at X,Y (window pixels) to show a tooltip; otherwise it stays outside");
     std::string script_path;
-    app.add_option("--script", script_path, "test hook: play scripted keys and clicks (see app/gui/script_player.h), then exit");
+    app.add_option("--script", script_path,
+                   "test hook: play scripted keys and clicks (see app/gui/script_player.h), then exit");
     bool list_steps = false;
-    app.add_flag("--list-steps", list_steps, "print each lesson's id and number of steps (tab-separated), then exit; no window");
-    app.add_option("--request-timeout", opt.request_timeout_s, "seconds a rung may run before the runner is stopped (default 120)");
+    app.add_flag("--list-steps", list_steps,
+                 "print each lesson's id and number of steps (tab-separated), then exit; no window");
+    app.add_option("--request-timeout", opt.request_timeout_s,
+                   "seconds a rung may run before the runner is stopped (default 120)");
     bool headless = false;
     app.add_flag("--headless", headless,
-                 "no window: draw off screen through EGL on the GPU (or Mesa); needs --screenshot, --exit-when-idle, --max-seconds or --script");
+                 "no window: draw off screen through EGL on the GPU (or Mesa); needs --screenshot, --exit-when-idle, "
+                 "--max-seconds or --script");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -116,12 +131,15 @@ int main(int argc, char** argv) {
         auto lessons = kl::load_all_lessons(kl::lessons_dir(), ladders, &lesson_errors);
         for (const auto& l : lessons) std::printf("%s\t%zu\n", l.id.c_str(), l.steps.size());
         for (const auto& e : ladder_errors) std::fprintf(stderr, "kernel-ladder: %s\n", e.c_str());
-        for (const auto& e : lesson_errors) std::fprintf(stderr, "kernel-ladder: lesson %s: %s\n", e.folder.c_str(), e.message.c_str());
+        for (const auto& e : lesson_errors)
+            std::fprintf(stderr, "kernel-ladder: lesson %s: %s\n", e.folder.c_str(), e.message.c_str());
         return ladder_errors.empty() && lesson_errors.empty() ? 0 : 2;
     }
     bool screenshot_mode = !opt.screenshot_path.empty();
     if (headless && !screenshot_mode && !opt.exit_when_idle && opt.max_seconds <= 0 && script_path.empty()) {
-        std::fprintf(stderr, "kernel-ladder: --headless has no window to close: add --screenshot, --exit-when-idle, --max-seconds or --script\n");
+        std::fprintf(stderr,
+                     "kernel-ladder: --headless has no window to close: add --screenshot, --exit-when-idle, "
+                     "--max-seconds or --script\n");
         return 2;
     }
 
@@ -145,7 +163,8 @@ int main(int argc, char** argv) {
     surface_options.height = opt.height ? opt.height : settings.window_height;
     surface_options.vsync = !screenshot_mode;
     std::string surface_error;
-    std::unique_ptr<Surface> surface = headless ? open_headless(surface_options, &surface_error) : open_window(surface_options, &surface_error);
+    std::unique_ptr<Surface> surface =
+        headless ? open_headless(surface_options, &surface_error) : open_window(surface_options, &surface_error);
     if (!surface) {
         std::fprintf(stderr, "kernel-ladder: %s\n", surface_error.c_str());
         ImGui::DestroyContext();
@@ -239,7 +258,8 @@ int main(int argc, char** argv) {
             ++frames;
             if (std::string shot; !script_path.empty() && script.take_screenshot(&shot)) {
                 std::string error;
-                if (!save_screenshot(shot, surface->read_buffer(), display_w, display_h, &error)) std::fprintf(stderr, "kernel-ladder: script shot: %s\n", error.c_str());
+                if (!save_screenshot(shot, surface->read_buffer(), display_w, display_h, &error))
+                    std::fprintf(stderr, "kernel-ladder: script shot: %s\n", error.c_str());
             }
             if (!script_path.empty() && script.done() && !screenshot_mode) workbook.request_quit();
             if (screenshot_mode && !screenshot_taken) {
@@ -255,8 +275,10 @@ int main(int argc, char** argv) {
                     if (!opt.exit_when_idle || workbook.idle_for_screenshot()) workbook.request_quit();
                 }
             }
-            if (opt.exit_when_idle && !screenshot_mode && workbook.idle_for_screenshot() && frames > 3) workbook.request_quit();
-            if (opt.max_seconds > 0 && std::chrono::duration<double>(Clock::now() - started).count() > opt.max_seconds) {
+            if (opt.exit_when_idle && !screenshot_mode && workbook.idle_for_screenshot() && frames > 3)
+                workbook.request_quit();
+            if (opt.max_seconds > 0 &&
+                std::chrono::duration<double>(Clock::now() - started).count() > opt.max_seconds) {
                 std::fprintf(stderr, "kernel-ladder: --max-seconds reached\n");
                 workbook.request_quit();
             }
@@ -304,23 +326,28 @@ int main(int argc, char** argv) {
         for (int i = 0; i < FrameStats::kStages; ++i) {
             auto st = FrameStats::Stage(i);
             char part[96];
-            std::snprintf(part, sizeof part, "%s%s p50 %.2f p99 %.2f", i ? "; " : "", FrameStats::stage_name(st), fs.percentile(st, 50), fs.percentile(st, 99));
+            std::snprintf(part, sizeof part, "%s%s p50 %.2f p99 %.2f", i ? "; " : "", FrameStats::stage_name(st),
+                          fs.percentile(st, 50), fs.percentile(st, 99));
             stages += part;
         }
         std::printf("kernel-ladder: %zu frames; ms: %s\n", fs.count(), stages.c_str());
         const FrameStats& js = workbook.job_frame_stats();
         if (js.count() > 0)
-            std::printf("kernel-ladder: %zu frames during jobs; ms: work p50 %.2f p99 %.2f; interval p50 %.2f p99 %.2f\n", js.count(),
-                        js.percentile(FrameStats::Work, 50), js.percentile(FrameStats::Work, 99), js.percentile(FrameStats::Interval, 50),
-                        js.percentile(FrameStats::Interval, 99));
+            std::printf(
+                "kernel-ladder: %zu frames during jobs; ms: work p50 %.2f p99 %.2f; interval p50 %.2f p99 %.2f\n",
+                js.count(), js.percentile(FrameStats::Work, 50), js.percentile(FrameStats::Work, 99),
+                js.percentile(FrameStats::Interval, 50), js.percentile(FrameStats::Interval, 99));
         if (!opt.report_path.empty()) {
             nlohmann::json report = workbook.report();
-            if (!script_path.empty()) report["script"] = {{"errors", script.errors()}, {"played", script.done_lines()}, {"finished", script.done()}};
+            if (!script_path.empty())
+                report["script"] = {
+                    {"errors", script.errors()}, {"played", script.done_lines()}, {"finished", script.done()}};
             std::ofstream out(opt.report_path);
             out << report.dump(1) << "\n";
             if (!out) std::fprintf(stderr, "kernel-ladder: cannot write %s\n", opt.report_path.c_str());
         }
-        for (const auto& e : workbook.logged_errors()) std::fprintf(stderr, "kernel-ladder: error shown: %s\n", e.c_str());
+        for (const auto& e : workbook.logged_errors())
+            std::fprintf(stderr, "kernel-ladder: error shown: %s\n", e.c_str());
         for (const auto& e : script.errors()) std::fprintf(stderr, "kernel-ladder: script: %s\n", e.c_str());
         if (!script.errors().empty() && exit_code == 0) exit_code = 3;
     }

@@ -41,10 +41,21 @@ std::string decode_entity(const std::string& e) {
         return out;
     }
     static const std::pair<const char*, const char*> named[] = {
-        {"&amp;", "&"},        {"&lt;", "<"},          {"&gt;", ">"},          {"&quot;", "\""},
-        {"&apos;", "'"},       {"&nbsp;", "\xC2\xA0"}, {"&times;", "\xC3\x97"}, {"&middot;", "\xC2\xB7"},
-        {"&mdash;", "\xE2\x80\x94"}, {"&ndash;", "\xE2\x80\x93"}, {"&hellip;", "\xE2\x80\xA6"},
-        {"&le;", "\xE2\x89\xA4"}, {"&ge;", "\xE2\x89\xA5"}, {"&rarr;", "\xE2\x86\x92"}, {"&approx;", "\xE2\x89\x88"},
+        {"&amp;", "&"},
+        {"&lt;", "<"},
+        {"&gt;", ">"},
+        {"&quot;", "\""},
+        {"&apos;", "'"},
+        {"&nbsp;", "\xC2\xA0"},
+        {"&times;", "\xC3\x97"},
+        {"&middot;", "\xC2\xB7"},
+        {"&mdash;", "\xE2\x80\x94"},
+        {"&ndash;", "\xE2\x80\x93"},
+        {"&hellip;", "\xE2\x80\xA6"},
+        {"&le;", "\xE2\x89\xA4"},
+        {"&ge;", "\xE2\x89\xA5"},
+        {"&rarr;", "\xE2\x86\x92"},
+        {"&approx;", "\xE2\x89\x88"},
     };
     for (const auto& [name, text] : named)
         if (e == name) return text;
@@ -63,8 +74,8 @@ struct Builder {
         unsigned next;
     };
     std::vector<List> lists;
-    bool item_open = false;        // an LI whose first paragraph has not been placed yet
-    std::string pending_marker;    // the marker waiting for that paragraph
+    bool item_open = false;      // an LI whose first paragraph has not been placed yet
+    std::string pending_marker;  // the marker waiting for that paragraph
     // Where inline text goes right now.
     Inline* target = nullptr;
     std::string* code_target = nullptr;
@@ -209,7 +220,10 @@ int leave_block(MD_BLOCKTYPE type, void*, void* user) {
     switch (type) {
         case MD_BLOCK_QUOTE: --b.quote_depth; break;
         case MD_BLOCK_UL:
-        case MD_BLOCK_OL: b.lists.pop_back(); b.target = nullptr; break;
+        case MD_BLOCK_OL:
+            b.lists.pop_back();
+            b.target = nullptr;
+            break;
         case MD_BLOCK_LI:
             // An empty item still shows its marker.
             if (b.item_open) {
@@ -225,13 +239,17 @@ int leave_block(MD_BLOCKTYPE type, void*, void* user) {
             b.code_target = nullptr;
             break;
         }
-        case MD_BLOCK_TABLE: b.in_table = false; b.target = nullptr; break;
+        case MD_BLOCK_TABLE:
+            b.in_table = false;
+            b.target = nullptr;
+            break;
         case MD_BLOCK_TH:
         case MD_BLOCK_TD: b.target = nullptr; break;
         case MD_BLOCK_HTML:
             // Raw HTML arrives line by line with its newlines: drop the trailing ones.
             if (b.target) {
-                while (!b.target->empty() && b.target->back().text.find_last_not_of(" \n") == std::string::npos) b.target->pop_back();
+                while (!b.target->empty() && b.target->back().text.find_last_not_of(" \n") == std::string::npos)
+                    b.target->pop_back();
                 if (!b.target->empty()) {
                     std::string& t = b.target->back().text;
                     t.erase(t.find_last_not_of(" \n") + 1);
@@ -288,9 +306,12 @@ int text(MD_TEXTTYPE type, const MD_CHAR* data, MD_SIZE size, void* user) {
         case MD_TEXT_HTML: {
             // Inline HTML: drop tags people use for layout, keep anything else readable.
             if (t.rfind("<!--", 0) == 0) break;  // comments are for authors
-            if (t == "<br>" || t == "<br/>" || t == "<br />") b.add_text("\n");
-            else if (!t.empty() && t.front() == '<' && t.back() == '>' && t.find(' ') == std::string::npos) break;
-            else b.add_text(t);
+            if (t == "<br>" || t == "<br/>" || t == "<br />")
+                b.add_text("\n");
+            else if (!t.empty() && t.front() == '<' && t.back() == '>' && t.find(' ') == std::string::npos)
+                break;
+            else
+                b.add_text(t);
             break;
         }
         default: b.add_text(t); break;
@@ -324,7 +345,8 @@ Document parse(const std::string& markdown) {
     // Drop paragraphs that ended up empty (e.g. an HTML comment block).
     Document doc;
     for (auto& blk : b.blocks) {
-        bool empty_text = (blk.kind == Block::Kind::Paragraph) && plain_text(blk.spans).find_first_not_of(" \n\t") == std::string::npos;
+        bool empty_text = (blk.kind == Block::Kind::Paragraph) &&
+                          plain_text(blk.spans).find_first_not_of(" \n\t") == std::string::npos;
         if (!empty_text) doc.blocks.push_back(std::move(blk));
     }
     return doc;

@@ -30,12 +30,12 @@ using Inline = std::vector<Span>;
 
 struct Block {
     enum class Kind { Paragraph, Heading, CodeBlock, ListItem, Table, Rule } kind = Kind::Paragraph;
-    int level = 0;          // heading level 1..6; list nesting depth (1 = top level)
-    int quote_depth = 0;    // inside how many block quotes
-    std::string marker;     // list item marker: "•", "◦", "3."; empty for a continuation paragraph
-    Inline spans;           // Paragraph, Heading, ListItem
-    std::string code;       // CodeBlock text (no trailing newline)
-    std::string language;   // CodeBlock info string ("cuda", "text", ...)
+    int level = 0;         // heading level 1..6; list nesting depth (1 = top level)
+    int quote_depth = 0;   // inside how many block quotes
+    std::string marker;    // list item marker: "•", "◦", "3."; empty for a continuation paragraph
+    Inline spans;          // Paragraph, Heading, ListItem
+    std::string code;      // CodeBlock text (no trailing newline)
+    std::string language;  // CodeBlock info string ("cuda", "text", ...)
     // Table: rows of cells, row 0 is the header; align per column: 0 left, 1 centre, 2 right.
     std::vector<std::vector<Inline>> rows;
     std::vector<int> align;

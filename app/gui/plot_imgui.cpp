@@ -19,8 +19,10 @@ ImFont* PlotFonts::pick(double size, bool bold) const {
             continue;
         }
         bool best_fits = best->size >= size * 0.9;
-        if (fits && (!best_fits || f.size < best->size)) best = &f;
-        else if (!fits && !best_fits && f.size > best->size) best = &f;
+        if (fits && (!best_fits || f.size < best->size))
+            best = &f;
+        else if (!fits && !best_fits && f.size > best->size)
+            best = &f;
     }
     if (!best && bold) return pick(size, false);
     return best ? best->font : ImGui::GetFont();
@@ -121,7 +123,8 @@ void draw_marker(ImDrawList* dl, ImVec2 o, const plot::MarkerCmd& c) {
     for (const auto& p : g.points) v.push_back(at(o, p));
     if (g.filled) {
         dl->AddConvexPolyFilled(v.data(), int(v.size()), to_imgui(c.fill));
-        if (c.stroke_width > 0) dl->AddPolyline(v.data(), int(v.size()), to_imgui(c.stroke), ImDrawFlags_Closed, float(c.stroke_width));
+        if (c.stroke_width > 0)
+            dl->AddPolyline(v.data(), int(v.size()), to_imgui(c.stroke), ImDrawFlags_Closed, float(c.stroke_width));
     } else {
         float w = float(std::max(c.stroke_width, c.size * 0.18));
         for (size_t i = 0; i + 1 < v.size(); i += 2) dl->AddLine(v[i], v[i + 1], to_imgui(c.fill), w);
@@ -169,10 +172,14 @@ void draw_scene(ImDrawList* dl, const plot::Scene& scene, ImVec2 origin, const P
     dl->AddRectFilled(origin, end, to_imgui(scene.background));
     int clips = 0;
     for (const auto& cmd : scene.commands) {
-        if (auto* l = std::get_if<plot::LineCmd>(&cmd)) draw_line(dl, origin, *l);
-        else if (auto* r = std::get_if<plot::RectCmd>(&cmd)) draw_rect(dl, origin, *r);
-        else if (auto* m = std::get_if<plot::MarkerCmd>(&cmd)) draw_marker(dl, origin, *m);
-        else if (auto* t = std::get_if<plot::TextCmd>(&cmd)) draw_text(dl, origin, *t, fonts);
+        if (auto* l = std::get_if<plot::LineCmd>(&cmd))
+            draw_line(dl, origin, *l);
+        else if (auto* r = std::get_if<plot::RectCmd>(&cmd))
+            draw_rect(dl, origin, *r);
+        else if (auto* m = std::get_if<plot::MarkerCmd>(&cmd))
+            draw_marker(dl, origin, *m);
+        else if (auto* t = std::get_if<plot::TextCmd>(&cmd))
+            draw_text(dl, origin, *t, fonts);
         else if (auto* c = std::get_if<plot::PushClipCmd>(&cmd)) {
             dl->PushClipRect(at(origin, {c->rect.x, c->rect.y}), at(origin, {c->rect.right(), c->rect.bottom()}), true);
             ++clips;

@@ -27,8 +27,8 @@ json encode_run_request(const RunRequest& r) {
     if (r.cold_l2) options["cold_l2"] = *r.cold_l2;
     // Only sent when asked for: a runner that predates the field then sees the same request.
     if (r.counters) options["counters"] = true;
-    return {{"type", "run"}, {"ladder", r.ladder}, {"rung", r.rung}, {"sizes", r.sizes},
-            {"params", r.params}, {"dtype", r.dtype}, {"options", options}};
+    return {{"type", "run"},      {"ladder", r.ladder}, {"rung", r.rung},    {"sizes", r.sizes},
+            {"params", r.params}, {"dtype", r.dtype},   {"options", options}};
 }
 
 RunnerClient::RunnerClient(RunnerOptions options) : options_(std::move(options)) {
@@ -143,10 +143,15 @@ std::string RunnerClient::reap(const std::string& reason_if_killed) {
         if (*fd >= 0) close(*fd), *fd = -1;
     pid_ = -1;
     std::string how;
-    if (!reason_if_killed.empty()) how = reason_if_killed;
-    else if (done == pid && WIFSIGNALED(status)) how = std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
-    else if (done == pid && WIFEXITED(status)) how = "exit code " + std::to_string(WEXITSTATUS(status));
-    else how = "ended";
+    if (!reason_if_killed.empty())
+        how = reason_if_killed;
+    else if (done == pid && WIFSIGNALED(status))
+        how = std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
+              ")";
+    else if (done == pid && WIFEXITED(status))
+        how = "exit code " + std::to_string(WEXITSTATUS(status));
+    else
+        how = "ended";
     emit({RunnerEvent::Kind::Exited, 0, how, {{"pid", pid}}});
     return how;
 }
@@ -194,8 +199,10 @@ bool RunnerClient::pump(int wait_ms, std::vector<json>& lines) {
         if (text.empty()) continue;
         try {
             json j = json::parse(text);
-            if (j.is_object()) lines.push_back(std::move(j));
-            else emit({RunnerEvent::Kind::Log, 0, "runner wrote a non-object line: " + text.substr(0, 200), nullptr});
+            if (j.is_object())
+                lines.push_back(std::move(j));
+            else
+                emit({RunnerEvent::Kind::Log, 0, "runner wrote a non-object line: " + text.substr(0, 200), nullptr});
         } catch (const json::parse_error&) {
             emit({RunnerEvent::Kind::Log, 0, "runner wrote a line that is not JSON: " + text.substr(0, 200), nullptr});
         }
@@ -231,7 +238,11 @@ void RunnerClient::worker_loop() {
         if (pid_ > 0 && !child_alive()) reap("");
         if (pid_ <= 0) {
             if (failures_in_a_row_ >= options_.max_restarts_in_a_row) {
-                if (job.id) emit({RunnerEvent::Kind::Failed, job.id, "the runner failed to start " + std::to_string(failures_in_a_row_) + " times in a row; not retrying until the next request", nullptr});
+                if (job.id)
+                    emit({RunnerEvent::Kind::Failed, job.id,
+                          "the runner failed to start " + std::to_string(failures_in_a_row_) +
+                              " times in a row; not retrying until the next request",
+                          nullptr});
                 std::lock_guard<std::mutex> lock(mutex_);
                 in_flight_ = 0;
                 failures_in_a_row_ = 0;  // the next submit tries again
@@ -260,10 +271,11 @@ void RunnerClient::worker_loop() {
                 }
             }
             if (!hello_seen_) {
-                std::string why = !open ? "the runner ended before saying hello"
+                std::string why = !open               ? "the runner ended before saying hello"
                                   : cancel_in_flight_ ? "cancelled"
-                                  : kill_requested_ ? "killed on request"
-                                                    : "the runner did not say hello within " + std::to_string(int(options_.hello_timeout_s)) + " s";
+                                  : kill_requested_   ? "killed on request"
+                                                      : "the runner did not say hello within " +
+                                                          std::to_string(int(options_.hello_timeout_s)) + " s";
                 reap(open ? why : "");
                 if (why != "cancelled") ++failures_in_a_row_;
                 if (job.id) emit({RunnerEvent::Kind::Failed, job.id, why, nullptr});
@@ -295,7 +307,8 @@ void RunnerClient::worker_loop() {
                     break;
                 }
                 if (Clock::now() > deadline) {
-                    failure = "no reply within " + std::to_string(int(options_.request_timeout_s)) + " s: the rung was stopped";
+                    failure = "no reply within " + std::to_string(int(options_.request_timeout_s)) +
+                              " s: the rung was stopped";
                     reap("killed after a time-out");
                     break;
                 }
@@ -315,8 +328,10 @@ void RunnerClient::worker_loop() {
                         emit({RunnerEvent::Kind::Result, job.id, "", l});
                         finished = true;
                     } else if ((type == "error" && (ours || l["id"].is_null())) || (type == "pong" && ours)) {
-                        if (type == "error") failure = l.value("message", "error");
-                        else emit({RunnerEvent::Kind::Result, job.id, "", l});
+                        if (type == "error")
+                            failure = l.value("message", "error");
+                        else
+                            emit({RunnerEvent::Kind::Result, job.id, "", l});
                         finished = true;
                     }
                 }

@@ -53,10 +53,10 @@ struct RunRequest {
 nlohmann::json encode_run_request(const RunRequest& r);
 
 struct RunnerOptions {
-    std::vector<std::string> command;          // argv of the runner, e.g. {"/path/kladder", "serve"}
-    double hello_timeout_s = 180;              // first start may calibrate the device
-    double request_timeout_s = 120;            // a rung that runs longer is considered hung
-    int max_restarts_in_a_row = 3;             // then give up until the next submit()
+    std::vector<std::string> command;  // argv of the runner, e.g. {"/path/kladder", "serve"}
+    double hello_timeout_s = 180;      // first start may calibrate the device
+    double request_timeout_s = 120;    // a rung that runs longer is considered hung
+    int max_restarts_in_a_row = 3;     // then give up until the next submit()
 };
 
 class RunnerClient {
@@ -106,9 +106,9 @@ class RunnerClient {
     std::deque<Pending> queue_;
     std::vector<RunnerEvent> events_;
     uint64_t next_id_ = 1;
-    uint64_t in_flight_ = 0;      // guarded by mutex_
-    bool stop_ = false;           // guarded by mutex_
-    bool want_start_ = false;     // guarded by mutex_
+    uint64_t in_flight_ = 0;   // guarded by mutex_
+    bool stop_ = false;        // guarded by mutex_
+    bool want_start_ = false;  // guarded by mutex_
     std::atomic<bool> cancel_in_flight_{false};
     std::atomic<bool> kill_requested_{false};
     std::atomic<pid_t> pid_{-1};

@@ -19,7 +19,8 @@ int key_code(const std::string& name) {
     if (name == "Enter") return 257;
     if (name == "Space") return 32;
     if (name == "F12") return 301;
-    if (name.size() == 1 && std::isalnum(static_cast<unsigned char>(name[0]))) return std::toupper(static_cast<unsigned char>(name[0]));
+    if (name.size() == 1 && std::isalnum(static_cast<unsigned char>(name[0])))
+        return std::toupper(static_cast<unsigned char>(name[0]));
     return -1;
 }
 }  // namespace
@@ -116,8 +117,10 @@ void ScriptPlayer::apply(ImGuiIO& io, bool busy) {
             rest.clear();
             for (const auto& w : words) rest += (rest.empty() ? "" : " ") + w;
         }
-        std::string target = rest.substr(rest.find_first_not_of(" \t") == std::string::npos ? rest.size() : rest.find_first_not_of(" \t"));
-        while (!target.empty() && (target.back() == ' ' || target.back() == '\t' || target.back() == '\r')) target.pop_back();
+        std::string target = rest.substr(
+            rest.find_first_not_of(" \t") == std::string::npos ? rest.size() : rest.find_first_not_of(" \t"));
+        while (!target.empty() && (target.back() == ' ' || target.back() == '\t' || target.back() == '\r'))
+            target.pop_back();
         ImVec2 a, b;
         if (!find_test_target(target, &a, &b)) {
             errors_.push_back("no widget '" + target + "' on screen for '" + line + "'");

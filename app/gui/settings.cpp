@@ -28,7 +28,9 @@ std::string settings_to_json(const Settings& s) {
               {"zoom", s.zoom},
               {"window", {{"width", s.window_width}, {"height", s.window_height}}},
               {"layout",
-               {{"navigator_width", s.navigator_width}, {"text_fraction", s.text_fraction}, {"controls_height", s.controls_height}}},
+               {{"navigator_width", s.navigator_width},
+                {"text_fraction", s.text_fraction},
+                {"controls_height", s.controls_height}}},
               {"frame_overlay", s.show_frame_overlay},
               {"position", {{"lesson", s.lesson_id}, {"step", s.step}}},
               {"progress", progress}};
@@ -67,7 +69,8 @@ Settings load_settings(const std::string& path, std::string* warning) {
                 for (int x : v.value("visited_steps", std::vector<int>{})) p.visited_steps.insert(x);
                 for (int x : v.value("cards_known", std::vector<int>{})) p.cards_known.insert(x);
                 if (v.contains("answers") && v["answers"].is_object())
-                    for (auto a = v["answers"].begin(); a != v["answers"].end(); ++a) p.answers[std::stoi(a.key())] = a.value().get<int>();
+                    for (auto a = v["answers"].begin(); a != v["answers"].end(); ++a)
+                        p.answers[std::stoi(a.key())] = a.value().get<int>();
                 s.progress[it.key()] = p;
             }
         }

@@ -11,20 +11,20 @@ namespace kl::gui {
 
 struct LessonProgress {
     std::set<int> visited_steps;
-    std::map<int, int> answers;   // self-check question -> chosen choice, or kRevealed for open questions
+    std::map<int, int> answers;  // self-check question -> chosen choice, or kRevealed for open questions
     std::set<int> cards_known;
     static constexpr int kRevealed = -2;
 };
 
 struct Settings {
     bool dark = true;
-    float zoom = 1.0f;            // on top of the monitor's content scale
+    float zoom = 1.0f;  // on top of the monitor's content scale
     int window_width = 1600, window_height = 960;
     float navigator_width = 270;  // pixels at zoom 1
     float text_fraction = 0.44f;  // share of the area right of the navigator given to the step text
     float controls_height = 250;  // parameters panel under the step text
     bool show_frame_overlay = false;
-    std::string lesson_id;        // where the reader was
+    std::string lesson_id;  // where the reader was
     int step = 0;
     std::map<std::string, LessonProgress> progress;  // by lesson id
 };

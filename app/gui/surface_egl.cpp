@@ -44,7 +44,8 @@ bool has_extension(const char* list, const char* name) {
 EGLDisplay open_display(std::string* which, std::string* error) {
     auto query_devices = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
     auto device_string = reinterpret_cast<PFNEGLQUERYDEVICESTRINGEXTPROC>(eglGetProcAddress("eglQueryDeviceStringEXT"));
-    auto platform_display = reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
+    auto platform_display =
+        reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
     if (!platform_display) {
         *error = "headless EGL: eglGetPlatformDisplayEXT is missing (no EGL vendor library installed?)";
         return EGL_NO_DISPLAY;
@@ -100,14 +101,26 @@ class EglSurface final : public Surface {
         display_ = open_display(&which_, error);
         if (display_ == EGL_NO_DISPLAY) return false;
         if (!eglBindAPI(EGL_OPENGL_API)) return fail(egl_error_text("eglBindAPI(OpenGL)"), error);
-        const EGLint config_attribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
-                                         EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8, EGL_NONE};
+        const EGLint config_attribs[] = {EGL_SURFACE_TYPE,
+                                         EGL_PBUFFER_BIT,
+                                         EGL_RENDERABLE_TYPE,
+                                         EGL_OPENGL_BIT,
+                                         EGL_RED_SIZE,
+                                         8,
+                                         EGL_GREEN_SIZE,
+                                         8,
+                                         EGL_BLUE_SIZE,
+                                         8,
+                                         EGL_ALPHA_SIZE,
+                                         8,
+                                         EGL_NONE};
         EGLConfig config = nullptr;
         EGLint configs = 0;
         if (!eglChooseConfig(display_, config_attribs, &config, 1, &configs) || configs < 1)
             return fail(egl_error_text("eglChooseConfig (RGBA8, OpenGL, pbuffer)"), error);
-        const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
-                                          EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+        const EGLint context_attribs[] = {
+            EGL_CONTEXT_MAJOR_VERSION,           3,       EGL_CONTEXT_MINOR_VERSION, 3, EGL_CONTEXT_OPENGL_PROFILE_MASK,
+            EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
         context_ = eglCreateContext(display_, config, EGL_NO_CONTEXT, context_attribs);
         if (context_ == EGL_NO_CONTEXT) return fail(egl_error_text("eglCreateContext (OpenGL 3.3 core)"), error);
         // The frame goes to our framebuffer object, so no surface is needed where the driver
@@ -117,7 +130,8 @@ class EglSurface final : public Surface {
             pbuffer_ = eglCreatePbufferSurface(display_, config, pbuffer_attribs);
             if (pbuffer_ == EGL_NO_SURFACE) return fail(egl_error_text("eglCreatePbufferSurface"), error);
         }
-        if (!eglMakeCurrent(display_, pbuffer_, pbuffer_, context_)) return fail(egl_error_text("eglMakeCurrent"), error);
+        if (!eglMakeCurrent(display_, pbuffer_, pbuffer_, context_))
+            return fail(egl_error_text("eglMakeCurrent"), error);
 
         glGenRenderbuffers(1, &colour_);
         glBindRenderbuffer(GL_RENDERBUFFER, colour_);
@@ -128,22 +142,35 @@ class EglSurface final : public Surface {
         if (GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER); status != GL_FRAMEBUFFER_COMPLETE) {
             char code[16];
             std::snprintf(code, sizeof code, "0x%04X", status);
-            return fail(std::string("headless EGL: framebuffer ") + std::to_string(width_) + "x" + std::to_string(height_) +
-                            " incomplete (status " + code + ")",
+            return fail(std::string("headless EGL: framebuffer ") + std::to_string(width_) + "x" +
+                            std::to_string(height_) + " incomplete (status " + code + ")",
                         error);
         }
         ImGuiIO& io = ImGui::GetIO();
         io.BackendPlatformName = "kernel-ladder headless EGL";
         // The same key map as ImGui's GLFW backend, so scripted keys mean the same here.
-        const std::pair<ImGuiKey_, int> keys[] = {
-            {ImGuiKey_Tab, GLFW_KEY_TAB},         {ImGuiKey_LeftArrow, GLFW_KEY_LEFT}, {ImGuiKey_RightArrow, GLFW_KEY_RIGHT},
-            {ImGuiKey_UpArrow, GLFW_KEY_UP},      {ImGuiKey_DownArrow, GLFW_KEY_DOWN}, {ImGuiKey_PageUp, GLFW_KEY_PAGE_UP},
-            {ImGuiKey_PageDown, GLFW_KEY_PAGE_DOWN}, {ImGuiKey_Home, GLFW_KEY_HOME},  {ImGuiKey_End, GLFW_KEY_END},
-            {ImGuiKey_Insert, GLFW_KEY_INSERT},   {ImGuiKey_Delete, GLFW_KEY_DELETE},  {ImGuiKey_Backspace, GLFW_KEY_BACKSPACE},
-            {ImGuiKey_Space, GLFW_KEY_SPACE},     {ImGuiKey_Enter, GLFW_KEY_ENTER},    {ImGuiKey_Escape, GLFW_KEY_ESCAPE},
-            {ImGuiKey_KeyPadEnter, GLFW_KEY_KP_ENTER}, {ImGuiKey_A, GLFW_KEY_A},       {ImGuiKey_C, GLFW_KEY_C},
-            {ImGuiKey_V, GLFW_KEY_V},             {ImGuiKey_X, GLFW_KEY_X},            {ImGuiKey_Y, GLFW_KEY_Y},
-            {ImGuiKey_Z, GLFW_KEY_Z}};
+        const std::pair<ImGuiKey_, int> keys[] = {{ImGuiKey_Tab, GLFW_KEY_TAB},
+                                                  {ImGuiKey_LeftArrow, GLFW_KEY_LEFT},
+                                                  {ImGuiKey_RightArrow, GLFW_KEY_RIGHT},
+                                                  {ImGuiKey_UpArrow, GLFW_KEY_UP},
+                                                  {ImGuiKey_DownArrow, GLFW_KEY_DOWN},
+                                                  {ImGuiKey_PageUp, GLFW_KEY_PAGE_UP},
+                                                  {ImGuiKey_PageDown, GLFW_KEY_PAGE_DOWN},
+                                                  {ImGuiKey_Home, GLFW_KEY_HOME},
+                                                  {ImGuiKey_End, GLFW_KEY_END},
+                                                  {ImGuiKey_Insert, GLFW_KEY_INSERT},
+                                                  {ImGuiKey_Delete, GLFW_KEY_DELETE},
+                                                  {ImGuiKey_Backspace, GLFW_KEY_BACKSPACE},
+                                                  {ImGuiKey_Space, GLFW_KEY_SPACE},
+                                                  {ImGuiKey_Enter, GLFW_KEY_ENTER},
+                                                  {ImGuiKey_Escape, GLFW_KEY_ESCAPE},
+                                                  {ImGuiKey_KeyPadEnter, GLFW_KEY_KP_ENTER},
+                                                  {ImGuiKey_A, GLFW_KEY_A},
+                                                  {ImGuiKey_C, GLFW_KEY_C},
+                                                  {ImGuiKey_V, GLFW_KEY_V},
+                                                  {ImGuiKey_X, GLFW_KEY_X},
+                                                  {ImGuiKey_Y, GLFW_KEY_Y},
+                                                  {ImGuiKey_Z, GLFW_KEY_Z}};
         for (const auto& [imgui_key, glfw_key] : keys) io.KeyMap[imgui_key] = glfw_key;
         last_frame_ = std::chrono::steady_clock::now();
         return true;

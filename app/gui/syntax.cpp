@@ -11,27 +11,99 @@ bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) ||
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 TokenKind classify_cuda(const std::string& word) {
-    static const std::unordered_set<std::string> keywords = {
-        "if", "else", "for", "while", "do", "return", "break", "continue", "switch", "case", "default", "const",
-        "constexpr", "static", "inline", "extern", "template", "typename", "struct", "class", "namespace", "using",
-        "sizeof", "static_assert", "volatile", "auto", "goto", "true", "false", "nullptr", "__restrict__",
-        "__global__", "__device__", "__host__", "__shared__", "__constant__", "__forceinline__", "__launch_bounds__",
-        "__noinline__", "asm", "alignas", "reinterpret_cast", "static_cast", "const_cast", "unsigned", "signed"};
+    static const std::unordered_set<std::string> keywords = {"if",
+                                                             "else",
+                                                             "for",
+                                                             "while",
+                                                             "do",
+                                                             "return",
+                                                             "break",
+                                                             "continue",
+                                                             "switch",
+                                                             "case",
+                                                             "default",
+                                                             "const",
+                                                             "constexpr",
+                                                             "static",
+                                                             "inline",
+                                                             "extern",
+                                                             "template",
+                                                             "typename",
+                                                             "struct",
+                                                             "class",
+                                                             "namespace",
+                                                             "using",
+                                                             "sizeof",
+                                                             "static_assert",
+                                                             "volatile",
+                                                             "auto",
+                                                             "goto",
+                                                             "true",
+                                                             "false",
+                                                             "nullptr",
+                                                             "__restrict__",
+                                                             "__global__",
+                                                             "__device__",
+                                                             "__host__",
+                                                             "__shared__",
+                                                             "__constant__",
+                                                             "__forceinline__",
+                                                             "__launch_bounds__",
+                                                             "__noinline__",
+                                                             "asm",
+                                                             "alignas",
+                                                             "reinterpret_cast",
+                                                             "static_cast",
+                                                             "const_cast",
+                                                             "unsigned",
+                                                             "signed"};
     static const std::unordered_set<std::string> types = {
-        "void", "bool", "char", "short", "int", "long", "float", "double", "size_t", "int8_t", "int16_t", "int32_t",
-        "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "float2", "float4", "int2", "int4", "uint2", "uint4",
-        "half", "__half", "__half2", "__nv_bfloat16", "__nv_bfloat162", "dim3", "ELEM"};
-    static const std::unordered_set<std::string> builtins = {
-        "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "__syncthreads", "__syncwarp", "__shfl_sync",
-        "__shfl_down_sync", "__shfl_xor_sync", "__shfl_up_sync", "__ldg", "atomicAdd", "atomicMax", "__expf", "expf",
-        "tanhf", "sqrtf", "rsqrtf", "fmaxf", "fminf", "__fdividef", "max", "min", "__float2bfloat16", "__bfloat162float",
-        "__float2half", "__half2float", "__fmaf_rn", "fmaf", "sinf", "cosf", "logf", "__activemask", "__ballot_sync"};
+        "void",     "bool",    "char",          "short",          "int",     "long",    "float",    "double",
+        "size_t",   "int8_t",  "int16_t",       "int32_t",        "int64_t", "uint8_t", "uint16_t", "uint32_t",
+        "uint64_t", "float2",  "float4",        "int2",           "int4",    "uint2",   "uint4",    "half",
+        "__half",   "__half2", "__nv_bfloat16", "__nv_bfloat162", "dim3",    "ELEM"};
+    static const std::unordered_set<std::string> builtins = {"threadIdx",
+                                                             "blockIdx",
+                                                             "blockDim",
+                                                             "gridDim",
+                                                             "warpSize",
+                                                             "__syncthreads",
+                                                             "__syncwarp",
+                                                             "__shfl_sync",
+                                                             "__shfl_down_sync",
+                                                             "__shfl_xor_sync",
+                                                             "__shfl_up_sync",
+                                                             "__ldg",
+                                                             "atomicAdd",
+                                                             "atomicMax",
+                                                             "__expf",
+                                                             "expf",
+                                                             "tanhf",
+                                                             "sqrtf",
+                                                             "rsqrtf",
+                                                             "fmaxf",
+                                                             "fminf",
+                                                             "__fdividef",
+                                                             "max",
+                                                             "min",
+                                                             "__float2bfloat16",
+                                                             "__bfloat162float",
+                                                             "__float2half",
+                                                             "__half2float",
+                                                             "__fmaf_rn",
+                                                             "fmaf",
+                                                             "sinf",
+                                                             "cosf",
+                                                             "logf",
+                                                             "__activemask",
+                                                             "__ballot_sync"};
     if (keywords.count(word)) return TokenKind::Keyword;
     if (types.count(word)) return TokenKind::Type;
     if (builtins.count(word)) return TokenKind::Builtin;
     // UPPER_CASE names of two or more characters: rung parameters and macros.
     bool upper = word.size() >= 2;
-    for (char c : word) upper &= std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+    for (char c : word)
+        upper &= std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_';
     if (upper) return TokenKind::Parameter;
     return TokenKind::Plain;
 }
@@ -49,7 +121,8 @@ size_t scan_number(const std::string& s, size_t i) {
             while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
         }
     }
-    while (j < s.size() && (s[j] == 'f' || s[j] == 'F' || s[j] == 'u' || s[j] == 'U' || s[j] == 'l' || s[j] == 'L')) ++j;
+    while (j < s.size() && (s[j] == 'f' || s[j] == 'F' || s[j] == 'u' || s[j] == 'U' || s[j] == 'l' || s[j] == 'L'))
+        ++j;
     return j;
 }
 
@@ -59,8 +132,10 @@ std::vector<Token> tokenize_line(const std::string& s, Language lang, LexState& 
     std::vector<Token> out;
     auto push = [&](TokenKind k, size_t b, size_t e) {
         if (e <= b) return;
-        if (!out.empty() && out.back().kind == k && out.back().end == b) out.back().end = e;
-        else out.push_back({k, b, e});
+        if (!out.empty() && out.back().kind == k && out.back().end == b)
+            out.back().end = e;
+        else
+            out.push_back({k, b, e});
     };
     size_t i = 0;
     if (state.in_block_comment) {
@@ -106,8 +181,9 @@ std::vector<Token> tokenize_line(const std::string& s, Language lang, LexState& 
             i = j;
             continue;
         }
-        if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])) &&
-                                                             lang == Language::Cuda)) {
+        if (std::isdigit(static_cast<unsigned char>(c)) ||
+            (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])) &&
+             lang == Language::Cuda)) {
             size_t j = scan_number(s, i);
             push(TokenKind::Number, i, j);
             i = j;
@@ -130,8 +206,9 @@ std::vector<Token> tokenize_line(const std::string& s, Language lang, LexState& 
             } else {
                 // PTX: the first word of an instruction line is the opcode (with its suffixes).
                 size_t line_first = s.find_first_not_of(" \t");
-                bool first_word = i == line_first || (line_first != std::string::npos && s[line_first] == '@' && i > line_first &&
-                                                      s.find_first_not_of(" \t", s.find_first_of(" \t", line_first)) == i);
+                bool first_word =
+                    i == line_first || (line_first != std::string::npos && s[line_first] == '@' && i > line_first &&
+                                        s.find_first_not_of(" \t", s.find_first_of(" \t", line_first)) == i);
                 k = first_word ? TokenKind::Keyword : TokenKind::Plain;
             }
             push(k, i, j);

@@ -7,7 +7,19 @@
 
 namespace kl::gui {
 
-enum class TokenKind { Plain, Keyword, Type, Builtin, Parameter, Number, String, Comment, Preprocessor, Directive, Register };
+enum class TokenKind {
+    Plain,
+    Keyword,
+    Type,
+    Builtin,
+    Parameter,
+    Number,
+    String,
+    Comment,
+    Preprocessor,
+    Directive,
+    Register
+};
 
 struct Token {
     TokenKind kind = TokenKind::Plain;

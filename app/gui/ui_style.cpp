@@ -13,8 +13,8 @@ bool g_dark = true;
 // super- and subscripts (10⁻⁶), arrows, math operators (≤ ≈ ×), Greek, box drawing, check marks.
 const ImWchar* glyph_ranges() {
     static const ImWchar ranges[] = {
-        0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x206F, 0x2070, 0x209F, 0x2190, 0x21FF,
-        0x2200, 0x22FF, 0x2300, 0x23FF, 0x2500, 0x257F, 0x25A0, 0x25FF, 0x2600, 0x26FF, 0x2700, 0x27BF, 0,
+        0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x206F, 0x2070, 0x209F, 0x2190, 0x21FF, 0x2200, 0x22FF,
+        0x2300, 0x23FF, 0x2500, 0x257F, 0x25A0, 0x25FF, 0x2600, 0x26FF, 0x2700, 0x27BF, 0,
     };
     return ranges;
 }
@@ -31,7 +31,8 @@ Fonts load_fonts(float scale) {
         std::error_code ec;
         return std::filesystem::is_regular_file(p, ec);
     };
-    f.dejavu = exists(dir + "DejaVuSans.ttf") && exists(dir + "DejaVuSans-Bold.ttf") && exists(dir + "DejaVuSansMono.ttf");
+    f.dejavu =
+        exists(dir + "DejaVuSans.ttf") && exists(dir + "DejaVuSans-Bold.ttf") && exists(dir + "DejaVuSansMono.ttf");
     if (!f.dejavu) {
         ImFontConfig cfg;
         cfg.SizePixels = 13.0f * scale;
@@ -76,8 +77,10 @@ Fonts load_fonts(float scale) {
 void apply_theme(bool dark, float scale) {
     g_dark = dark;
     ImGuiStyle style;
-    if (dark) ImGui::StyleColorsDark(&style);
-    else ImGui::StyleColorsLight(&style);
+    if (dark)
+        ImGui::StyleColorsDark(&style);
+    else
+        ImGui::StyleColorsLight(&style);
     style.WindowPadding = ImVec2(14, 12);
     style.FramePadding = ImVec2(9, 5);
     style.ItemSpacing = ImVec2(9, 7);

@@ -11,20 +11,20 @@
 namespace kl::gui {
 
 struct Fonts {
-    ImFont* body = nullptr;         // running text and widgets
+    ImFont* body = nullptr;  // running text and widgets
     ImFont* bold = nullptr;
     ImFont* italic = nullptr;
     ImFont* bold_italic = nullptr;
-    ImFont* mono = nullptr;         // code
-    ImFont* small = nullptr;        // captions, status bar
+    ImFont* mono = nullptr;   // code
+    ImFont* small = nullptr;  // captions, status bar
     ImFont* h1 = nullptr;
     ImFont* h2 = nullptr;
     ImFont* h3 = nullptr;
-    ImFont* big = nullptr;          // flashcards, big numbers
+    ImFont* big = nullptr;  // flashcards, big numbers
     PlotFonts plot;
-    bool dejavu = false;            // false: ImGui's default font (DejaVu not installed)
-    std::string note;               // what was loaded, or why not
-    float scale = 1;                // content scale x zoom the fonts were baked for
+    bool dejavu = false;  // false: ImGui's default font (DejaVu not installed)
+    std::string note;     // what was loaded, or why not
+    float scale = 1;      // content scale x zoom the fonts were baked for
 };
 
 // Must run before the font atlas is built (before the first NewFrame).

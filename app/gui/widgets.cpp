@@ -87,7 +87,8 @@ void end_callout(ImU32 edge, ImU32 fill) {
     ImGui::Dummy(ImVec2(0, ImGui::GetStyle().ItemSpacing.y * 0.5f));
 }
 
-bool splitter(const char* id, bool vertical, float thickness, float length, float* value, float min_value, float max_value, float sign) {
+bool splitter(const char* id, bool vertical, float thickness, float length, float* value, float min_value,
+              float max_value, float sign) {
     ImVec2 size = vertical ? ImVec2(thickness, length) : ImVec2(length, thickness);
     ImGui::InvisibleButton(id, size);
     bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
@@ -95,8 +96,12 @@ bool splitter(const char* id, bool vertical, float thickness, float length, floa
     ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
     if (hovered || active) {
         ImU32 col = with_alpha(palette().accent, active ? 0.9f : 0.5f);
-        if (vertical) ImGui::GetWindowDrawList()->AddLine(ImVec2((a.x + b.x) * 0.5f, a.y), ImVec2((a.x + b.x) * 0.5f, b.y), col, 2);
-        else ImGui::GetWindowDrawList()->AddLine(ImVec2(a.x, (a.y + b.y) * 0.5f), ImVec2(b.x, (a.y + b.y) * 0.5f), col, 2);
+        if (vertical)
+            ImGui::GetWindowDrawList()->AddLine(ImVec2((a.x + b.x) * 0.5f, a.y), ImVec2((a.x + b.x) * 0.5f, b.y), col,
+                                                2);
+        else
+            ImGui::GetWindowDrawList()->AddLine(ImVec2(a.x, (a.y + b.y) * 0.5f), ImVec2(b.x, (a.y + b.y) * 0.5f), col,
+                                                2);
     }
     if (!active) return false;
     float delta = vertical ? ImGui::GetIO().MouseDelta.x : ImGui::GetIO().MouseDelta.y;
@@ -154,7 +159,8 @@ std::string fit_text(ImFont* font, const std::string& text, float width) {
     std::string t = text;
     while (!t.empty()) {
         t.pop_back();
-        while (!t.empty() && (static_cast<unsigned char>(t.back()) & 0xC0) == 0x80) t.pop_back();  // whole UTF-8 characters
+        while (!t.empty() && (static_cast<unsigned char>(t.back()) & 0xC0) == 0x80)
+            t.pop_back();  // whole UTF-8 characters
         while (!t.empty() && t.back() == ' ') t.pop_back();
         if (w(t + "\xE2\x80\xA6") <= width) return t + "\xE2\x80\xA6";
     }
@@ -188,7 +194,8 @@ ImU32 with_alpha(ImU32 color, float alpha) {
 
 ImU32 mix(ImU32 a, ImU32 b, float t) {
     ImVec4 x = ImGui::ColorConvertU32ToFloat4(a), y = ImGui::ColorConvertU32ToFloat4(b);
-    return ImGui::ColorConvertFloat4ToU32(ImVec4(x.x + (y.x - x.x) * t, x.y + (y.y - x.y) * t, x.z + (y.z - x.z) * t, x.w + (y.w - x.w) * t));
+    return ImGui::ColorConvertFloat4ToU32(
+        ImVec4(x.x + (y.x - x.x) * t, x.y + (y.y - x.y) * t, x.z + (y.z - x.z) * t, x.w + (y.w - x.w) * t));
 }
 
 }  // namespace kl::gui

@@ -21,8 +21,8 @@ void pill(const std::string& text, ImU32 fill, ImU32 ink);
 void begin_callout(const char* id);
 void end_callout(ImU32 edge, ImU32 fill);
 // A draggable divider of `thickness` pixels; adds the mouse movement to `value` (clamped).
-bool splitter(const char* id, bool vertical, float thickness, float length, float* value, float min_value, float max_value,
-              float sign = 1.0f);
+bool splitter(const char* id, bool vertical, float thickness, float length, float* value, float min_value,
+              float max_value, float sign = 1.0f);
 // A button drawn in the accent colour (the primary action of a panel).
 bool primary_button(const char* label, const ImVec2& size = ImVec2(0, 0), bool enabled = true);
 bool plain_button(const char* label, const ImVec2& size = ImVec2(0, 0), bool enabled = true);

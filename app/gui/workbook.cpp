@@ -59,26 +59,42 @@ Workbook::Workbook(AppOptions options, Settings settings, Fonts fonts)
     if (lesson < 0 && !lessons_.empty()) lesson = 0;
     if (lesson >= 0) select_lesson(lesson, step);
     if (options_.step > 0 && lesson >= 0 && options_.step > int(lessons_[lesson].steps.size()))
-        log("--step: lesson " + lessons_[lesson].id + " has " + std::to_string(lessons_[lesson].steps.size()) + " steps", true);
+        log("--step: lesson " + lessons_[lesson].id + " has " + std::to_string(lessons_[lesson].steps.size()) +
+                " steps",
+            true);
 
     const std::string& v = options_.view;
-    if (v == "plots" || v == "bars") right_tab_ = 0, plots_.tab = 0;
-    else if (v == "sweep") right_tab_ = 0, plots_.tab = 1;
-    else if (v == "errors" || v == "correctness") right_tab_ = 0, plots_.tab = 2;
-    else if (v == "traffic") right_tab_ = 0, plots_.tab = 3;
-    else if (v == "roofline") right_tab_ = 0, plots_.tab = 4;
-    else if (v == "source") right_tab_ = 1, source_.tab = 0;
-    else if (v == "diff") right_tab_ = 1, source_.tab = 1;
-    else if (v == "ptx") right_tab_ = 1, source_.tab = 2;
-    else if (v == "questions") right_tab_ = 2, selfcheck_.tab = 0;
-    else if (v == "cards") right_tab_ = 2, selfcheck_.tab = 1;
-    else if (v == "exercise") right_tab_ = 2, selfcheck_.tab = 2;
-    else if (!v.empty()) log("--view: unknown view '" + v + "'", true);
+    if (v == "plots" || v == "bars")
+        right_tab_ = 0, plots_.tab = 0;
+    else if (v == "sweep")
+        right_tab_ = 0, plots_.tab = 1;
+    else if (v == "errors" || v == "correctness")
+        right_tab_ = 0, plots_.tab = 2;
+    else if (v == "traffic")
+        right_tab_ = 0, plots_.tab = 3;
+    else if (v == "roofline")
+        right_tab_ = 0, plots_.tab = 4;
+    else if (v == "source")
+        right_tab_ = 1, source_.tab = 0;
+    else if (v == "diff")
+        right_tab_ = 1, source_.tab = 1;
+    else if (v == "ptx")
+        right_tab_ = 1, source_.tab = 2;
+    else if (v == "questions")
+        right_tab_ = 2, selfcheck_.tab = 0;
+    else if (v == "cards")
+        right_tab_ = 2, selfcheck_.tab = 1;
+    else if (v == "exercise")
+        right_tab_ = 2, selfcheck_.tab = 2;
+    else if (!v.empty())
+        log("--view: unknown view '" + v + "'", true);
     view_forced_ = !v.empty();
     if (view_forced_) pending_right_tab_ = right_tab_;
 
-    if (!options_.no_runner) start_runner();
-    else runner_.status = "live runs off (--no-runner)";
+    if (!options_.no_runner)
+        start_runner();
+    else
+        runner_.status = "live runs off (--no-runner)";
 }
 
 Workbook::~Workbook() {
@@ -134,30 +150,44 @@ void Workbook::apply_step() {
     sizes_.clear();
     for (const auto& [k, v] : ladder_->default_sizes) sizes_[k] = v;
     for (const auto& [k, v] : s->sizes) sizes_[k] = v;
-    const Rung* r = s->rung.empty() ? (ladder_->rungs.empty() ? nullptr : &ladder_->rungs.front()) : ladder_->find_rung(s->rung);
+    const Rung* r =
+        s->rung.empty() ? (ladder_->rungs.empty() ? nullptr : &ladder_->rungs.front()) : ladder_->find_rung(s->rung);
     params_ = s->params;
     select_rung(r, true);
     if (!s->dtype.empty()) dtype_ = s->dtype;
     params_ui_.sweep_axis = s->sweep_axis;
     if (!view_forced_) {
-        if (s->plot == "bars") plots_.tab = 0;
-        else if (s->plot == "sweep") plots_.tab = 1;
-        else if (s->plot == "errors") plots_.tab = 2;
-        else if (s->plot == "traffic") plots_.tab = 3;
-        else if (s->plot == "roofline") plots_.tab = 4;
-        else plots_.tab = s->sweep_axis.empty() ? 0 : 1;
+        if (s->plot == "bars")
+            plots_.tab = 0;
+        else if (s->plot == "sweep")
+            plots_.tab = 1;
+        else if (s->plot == "errors")
+            plots_.tab = 2;
+        else if (s->plot == "traffic")
+            plots_.tab = 3;
+        else if (s->plot == "roofline")
+            plots_.tab = 4;
+        else
+            plots_.tab = s->sweep_axis.empty() ? 0 : 1;
         // Size sweeps read best as time on log axes; parameter sweeps as throughput.
         plots_.sweep_metric = (!s->sweep_axis.empty() && sizes_.count(s->sweep_axis)) ? 1 : 0;
         plots_.traffic_metric = 0;
         // The step may name the metric its point needs (lesson.toml `metric`).
         const std::string& m = s->metric;
-        if (m == "time") plots_.bar_metric = 0, plots_.sweep_metric = 1;
-        else if (m == "rate") plots_.bar_metric = 1, plots_.sweep_metric = 0;
-        else if (m == "pct") plots_.bar_metric = 2;
-        else if (m == "memory") plots_.sweep_metric = 2;
-        else if (m == "bytes") plots_.traffic_metric = 0;
-        else if (m == "sectors") plots_.traffic_metric = 1;
-        else if (m == "conflicts") plots_.traffic_metric = 2;
+        if (m == "time")
+            plots_.bar_metric = 0, plots_.sweep_metric = 1;
+        else if (m == "rate")
+            plots_.bar_metric = 1, plots_.sweep_metric = 0;
+        else if (m == "pct")
+            plots_.bar_metric = 2;
+        else if (m == "memory")
+            plots_.sweep_metric = 2;
+        else if (m == "bytes")
+            plots_.traffic_metric = 0;
+        else if (m == "sectors")
+            plots_.traffic_metric = 1;
+        else if (m == "conflicts")
+            plots_.traffic_metric = 2;
     }
 }
 
@@ -171,7 +201,8 @@ void Workbook::select_rung(const Rung* rung, bool keep_params) {
     bool dtype_ok = false;
     for (DType d : rung_->dtypes) dtype_ok |= to_string(d) == dtype_;
     if (!dtype_ok && !rung_->dtypes.empty()) dtype_ = to_string(rung_->dtypes.front());
-    if (!params_ui_.sweep_axis.empty() && !rung_->find_param(params_ui_.sweep_axis) && !sizes_.count(params_ui_.sweep_axis))
+    if (!params_ui_.sweep_axis.empty() && !rung_->find_param(params_ui_.sweep_axis) &&
+        !sizes_.count(params_ui_.sweep_axis))
         params_ui_.sweep_axis.clear();
 }
 
@@ -194,19 +225,16 @@ std::string Workbook::constraint_problem() const {
         o.params = params_;
         o.dtype = parse_dtype(dtype_);
         resolve_problem(*ladder_, *rung_, o);
-    } catch (const Error& e) {
-        return e.what();
-    }
+    } catch (const Error& e) { return e.what(); }
     return "";
 }
 
-std::optional<std::string> Workbook::broken_constraint(const Rung& r, const Sizes& sizes, const ParamValues& params) const {
+std::optional<std::string> Workbook::broken_constraint(const Rung& r, const Sizes& sizes,
+                                                       const ParamValues& params) const {
     auto d = parse_dtype(dtype_);
     try {
         check_constraints(r, make_scope(sizes, params, d ? *d : DType::F32, runner_.num_sms));
-    } catch (const Error& e) {
-        return std::string(e.what());
-    }
+    } catch (const Error& e) { return std::string(e.what()); }
     return std::nullopt;
 }
 
@@ -218,15 +246,18 @@ PlotContext Workbook::plot_context() const {
     c.rung = rung_;
     if (rung_) c.params = resolved_params(*rung_);
     c.calibration = store_.calibration();
-    if (runner_.gpu) c.device = runner_.device;
-    else if (!store_.sources().empty()) c.device = store_.sources().back().device;
+    if (runner_.gpu)
+        c.device = runner_.device;
+    else if (!store_.sources().empty())
+        c.device = store_.sources().back().device;
     return c;
 }
 
 const Workbook::SelectionView& Workbook::selection_view() {
     SelectionView& v = view_;
-    if (v.version && v.ladder == ladder_ && v.rung == rung_ && v.sizes == sizes_ && v.overrides == params_ && v.dtype == dtype_ &&
-        v.store_generation == store_.generation() && v.gpu == runner_.gpu && v.runner_device == runner_.device && v.num_sms == runner_.num_sms)
+    if (v.version && v.ladder == ladder_ && v.rung == rung_ && v.sizes == sizes_ && v.overrides == params_ &&
+        v.dtype == dtype_ && v.store_generation == store_.generation() && v.gpu == runner_.gpu &&
+        v.runner_device == runner_.device && v.num_sms == runner_.num_sms)
         return v;
     v.ladder = ladder_;
     v.rung = rung_;
@@ -257,11 +288,17 @@ void Workbook::frame() {
         start_job_submitted_ = true;
         ++start_jobs_;
         const std::string& what = options_.run_on_start;
-        if (what == "rung") run_rung();
-        else if (what == "ladder") run_ladder();
-        else if (what == "sweep") run_sweep(params_ui_.sweep_axis.empty() && rung_ && !rung_->params.empty() ? rung_->params.front().name
-                                                                                                           : params_ui_.sweep_axis);
-        if (!runner_.job) log("--run " + what + ": nothing was started (" + (runner_.last_error.empty() ? "no runner or no rung" : runner_.last_error) + ")", true);
+        if (what == "rung")
+            run_rung();
+        else if (what == "ladder")
+            run_ladder();
+        else if (what == "sweep")
+            run_sweep(params_ui_.sweep_axis.empty() && rung_ && !rung_->params.empty() ? rung_->params.front().name
+                                                                                       : params_ui_.sweep_axis);
+        if (!runner_.job)
+            log("--run " + what + ": nothing was started (" +
+                    (runner_.last_error.empty() ? "no runner or no rung" : runner_.last_error) + ")",
+                true);
     }
 
     ImGuiIO& io = ImGui::GetIO();
@@ -269,8 +306,9 @@ void Workbook::frame() {
     ImGui::SetNextWindowPos(ImVec2(0, 0));
     ImGui::SetNextWindowSize(io.DisplaySize);
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(10 * s, 8 * s));
-    ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
-                             ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollWithMouse;
+    ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                             ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                             ImGuiWindowFlags_NoScrollWithMouse;
     ImGui::Begin("##workbook", nullptr, flags);
     ImGui::PopStyleVar();
 
@@ -303,11 +341,13 @@ void Workbook::frame() {
 
     float x1 = top.x + nav_w + gap;
     float right_w = avail.x - nav_w - gap;
-    float strip_h = 2 * ImGui::GetStyle().WindowPadding.y + ImGui::GetTextLineHeightWithSpacing() + strip_card_height() + 4 * s;
+    float strip_h =
+        2 * ImGui::GetStyle().WindowPadding.y + ImGui::GetTextLineHeightWithSpacing() + strip_card_height() + 4 * s;
     if (ladder_ && strip_min_width() > right_w - 2 * ImGui::GetStyle().WindowPadding.x)
         strip_h += ImGui::GetStyle().ScrollbarSize;  // long ladders scroll sideways
     ImGui::SetCursorScreenPos(ImVec2(x1, top.y));
-    ImGui::BeginChild("##strip", ImVec2(right_w, strip_h), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    ImGui::BeginChild("##strip", ImVec2(right_w, strip_h), true,
+                      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     draw_ladder_strip();
     ImGui::EndChild();
 
@@ -348,9 +388,12 @@ void Workbook::frame() {
             if (open) {
                 right_tab_ = i;
                 ImGui::Spacing();
-                if (i == 0) draw_plots();
-                else if (i == 1) draw_source();
-                else draw_selfcheck();
+                if (i == 0)
+                    draw_plots();
+                else if (i == 1)
+                    draw_source();
+                else
+                    draw_selfcheck();
                 ImGui::EndTabItem();
             }
         }
@@ -365,21 +408,24 @@ void Workbook::frame() {
 
     if (show_log_) draw_log_window();
     if (settings_.show_frame_overlay) {
-        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 16 * s, io.DisplaySize.y - 40 * s), ImGuiCond_Always, ImVec2(1, 1));
+        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 16 * s, io.DisplaySize.y - 40 * s), ImGuiCond_Always,
+                                ImVec2(1, 1));
         ImGui::SetNextWindowBgAlpha(0.96f);
         ImGui::Begin("##frame_overlay", nullptr,
-                     ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
-                         ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
+                     ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                         ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                         ImGuiWindowFlags_NoNav);
         // Every stage of the frame, so a slow interval can be blamed (docs/gui.md).
         ImGui::TextDisabled("ms          p50      p99      max");
         for (int i = 0; i < FrameStats::kStages; ++i) {
             auto st = FrameStats::Stage(i);
-            ImGui::Text("%-8s %7.2f  %7.2f  %7.2f", FrameStats::stage_name(st), frame_stats_.percentile(st, 50), frame_stats_.percentile(st, 99),
-                        frame_stats_.percentile(st, 100));
+            ImGui::Text("%-8s %7.2f  %7.2f  %7.2f", FrameStats::stage_name(st), frame_stats_.percentile(st, 50),
+                        frame_stats_.percentile(st, 99), frame_stats_.percentile(st, 100));
         }
         ImGui::Text("%zu frames, %.0f fps now", frame_stats_.count(), io.Framerate);
         if (job_frame_stats_.count() > 0)
-            ImGui::Text("during jobs: work p99 %.2f, interval p99 %.2f (%zu frames)", job_frame_stats_.percentile(FrameStats::Work, 99),
+            ImGui::Text("during jobs: work p99 %.2f, interval p99 %.2f (%zu frames)",
+                        job_frame_stats_.percentile(FrameStats::Work, 99),
                         job_frame_stats_.percentile(FrameStats::Interval, 99), job_frame_stats_.count());
         ImGui::TextDisabled("%s", renderer_.c_str());
         ImGui::TextDisabled("F12 hides this");
@@ -407,7 +453,8 @@ void Workbook::draw_top_bar() {
     float room = ImGui::GetWindowContentRegionMax().x - buttons_w - ImGui::GetCursorPosX();
     if (l) {
         std::string where = "Lesson " + std::to_string(l->number) + " \xC2\xB7 " + l->title;
-        std::string here = st ? "Step " + std::to_string(step_ + 1) + " of " + std::to_string(l->steps.size()) + ": " + st->title : "";
+        std::string here =
+            st ? "Step " + std::to_string(step_ + 1) + " of " + std::to_string(l->steps.size()) + ": " + st->title : "";
         float sep_w = ImGui::CalcTextSize("  \xE2\x80\xBA  ").x;
         float here_w = fonts_.bold->CalcTextSizeA(fonts_.bold->FontSize, FLT_MAX, 0, here.c_str()).x;
         float where_room = std::max(room * 0.35f, room - here_w - sep_w);
@@ -432,10 +479,13 @@ void Workbook::draw_top_bar() {
     float right = ImGui::GetWindowContentRegionMax().x;
     ImGui::SameLine(right - buttons_w + ImGui::GetStyle().ItemSpacing.x);
     ImGui::SetCursorPosY(y);
-    if (plain_button(lesson_export_running() ? "Exporting\xE2\x80\xA6" : "Export lesson\xE2\x80\xA6", ImVec2(export_w, 0), l != nullptr))
+    if (plain_button(lesson_export_running() ? "Exporting\xE2\x80\xA6" : "Export lesson\xE2\x80\xA6",
+                     ImVec2(export_w, 0), l != nullptr))
         ImGui::OpenPopup("##export_lesson");
     test_target("button:export_lesson");
-    item_tooltip("Every figure of this lesson and a handout (Markdown and HTML) into a folder, as `kladder export-lesson` writes them");
+    item_tooltip(
+        "Every figure of this lesson and a handout (Markdown and HTML) into a folder, as `kladder export-lesson` "
+        "writes them");
     draw_lesson_export_popup();
     ImGui::SameLine();
     bool has_prev = l && step_ > 0, has_next = l && step_ + 1 < int(l->steps.size());
@@ -455,9 +505,11 @@ void Workbook::draw_top_bar() {
     test_target("button:theme");
     ImGui::SameLine();
     ImGui::Button("?", ImVec2(40 * s, 0));
-    item_tooltip("Keys: Left / Right: previous / next step.  R: run this rung.  L: run the whole ladder.  "
-                 "S: sweep.  Esc: cancel.  F12: frame-time overlay.  Ctrl +/-: zoom.\n\n"
-                 "Data: " + data_root() + "\nSettings: " + settings_path() + "\nFonts: " + fonts_.note);
+    item_tooltip(
+        "Keys: Left / Right: previous / next step.  R: run this rung.  L: run the whole ladder.  "
+        "S: sweep.  Esc: cancel.  F12: frame-time overlay.  Ctrl +/-: zoom.\n\n"
+        "Data: " +
+        data_root() + "\nSettings: " + settings_path() + "\nFonts: " + fonts_.note);
     ImGui::Dummy(ImVec2(0, 2 * s));
 }
 
@@ -470,19 +522,23 @@ void Workbook::draw_banner() {
     std::vector<std::string> measured;
     for (const auto& src : store_.sources()) {
         std::string date = src.created.substr(0, 10);
-        std::string item = (src.device.empty() ? std::string("an unnamed device") : src.device) + " on " + (date.empty() ? "an unknown date" : date);
+        std::string item = (src.device.empty() ? std::string("an unnamed device") : src.device) + " on " +
+                           (date.empty() ? "an unknown date" : date);
         if (std::find(measured.begin(), measured.end(), item) == measured.end()) measured.push_back(item);
     }
     std::string why = !runner_.no_gpu_reason.empty() ? "No GPU: " + runner_.no_gpu_reason + "."
                       : !runner_.unavailable.empty() ? "Live runs unavailable: " + runner_.unavailable + "."
-                      : options_.no_runner ? "Live runs off."
-                      : runner_.hello ? "" : "Starting the GPU runner\xE2\x80\xA6";
+                      : options_.no_runner           ? "Live runs off."
+                      : runner_.hello                ? ""
+                                                     : "Starting the GPU runner\xE2\x80\xA6";
     if (!measured.empty()) {
         std::string list;
-        for (size_t i = 0; i < measured.size(); ++i) list += (i ? (i + 1 == measured.size() ? " and " : ", ") : "") + measured[i];
+        for (size_t i = 0; i < measured.size(); ++i)
+            list += (i ? (i + 1 == measured.size() ? " and " : ", ") : "") + measured[i];
         text = why + (why.empty() ? "" : "  ") + "Showing recorded results measured on " + list + ".";
     } else {
-        text = why + (why.empty() ? "" : "  ") + "No recorded results are installed: the lessons read, but plots stay empty until a GPU runs them.";
+        text = why + (why.empty() ? "" : "  ") +
+               "No recorded results are installed: the lessons read, but plots stay empty until a GPU runs them.";
     }
     for (const auto& e : results_errors_) text += "  " + e;
     ImGui::Spacing();
@@ -513,7 +569,8 @@ void Workbook::draw_status_bar() {
     // second), not on every frame they describe.
     if (frames_drawn_ - status_frame_text_at_ >= 30 || status_frame_text_.empty()) {
         char text[64];
-        std::snprintf(text, sizeof text, "frame %.2f ms, p99 %.2f ms", frame_stats_.build_percentile(50), frame_stats_.build_percentile(99));
+        std::snprintf(text, sizeof text, "frame %.2f ms, p99 %.2f ms", frame_stats_.build_percentile(50),
+                      frame_stats_.build_percentile(99));
         status_frame_text_ = text;
         status_frame_text_at_ = frames_drawn_;
     }
@@ -568,7 +625,8 @@ void Workbook::handle_keys() {
     // GLFW key codes equal the upper-case ASCII letters; the glfw backend fills io.KeysDown with them.
     if (!ctrl && ImGui::IsKeyPressed('R', false) && rung_ && !runner_.job) run_rung();
     if (!ctrl && ImGui::IsKeyPressed('L', false) && ladder_ && !runner_.job) run_ladder();
-    if (!ctrl && ImGui::IsKeyPressed('S', false) && rung_ && !runner_.job && !params_ui_.sweep_axis.empty()) run_sweep(params_ui_.sweep_axis);
+    if (!ctrl && ImGui::IsKeyPressed('S', false) && rung_ && !runner_.job && !params_ui_.sweep_axis.empty())
+        run_sweep(params_ui_.sweep_axis);
     if (ImGui::IsKeyPressed(301 /* GLFW_KEY_F12 */, false)) {
         settings_.show_frame_overlay = !settings_.show_frame_overlay;
         settings_dirty_ = true;
@@ -590,9 +648,7 @@ void Workbook::save_settings_now() {
     try {
         save_settings(settings_path(), settings_);
         settings_dirty_ = false;
-    } catch (const Error& e) {
-        log(std::string("settings: ") + e.what());
-    }
+    } catch (const Error& e) { log(std::string("settings: ") + e.what()); }
 }
 
 void Workbook::log(const std::string& line, bool error) {
@@ -613,7 +669,8 @@ bool Workbook::idle_for_screenshot() const {
 
 bool Workbook::start_job_again() const {
     if (options_.run_for_s <= 0 || !start_job_submitted_ || runner_.job || runner_.failures > 0) return false;
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_job_time_).count() < options_.run_for_s;
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_job_time_).count() <
+           options_.run_for_s;
 }
 
 nlohmann::json Workbook::report() const {
@@ -624,18 +681,26 @@ nlohmann::json Workbook::report() const {
     for (int i = 0; i < FrameStats::kStages; ++i) {
         auto st = FrameStats::Stage(i);
         std::string key = std::string("frame_") + FrameStats::stage_name(st) + "_ms";
-        j[key] = {{"p50", frame_stats_.percentile(st, 50)}, {"p99", frame_stats_.percentile(st, 99)}, {"max", frame_stats_.percentile(st, 100)}};
+        j[key] = {{"p50", frame_stats_.percentile(st, 50)},
+                  {"p99", frame_stats_.percentile(st, 99)},
+                  {"max", frame_stats_.percentile(st, 100)}};
         during_jobs[key] = {{"p50", job_frame_stats_.percentile(st, 50)},
                             {"p99", job_frame_stats_.percentile(st, 99)},
                             {"max", job_frame_stats_.percentile(st, 100)}};
     }
     j["frames_during_jobs"] = during_jobs;
-    j["runner"] = {{"hello", runner_.hello},          {"gpu", runner_.gpu},
-                   {"device", runner_.device},        {"no_gpu_reason", runner_.no_gpu_reason},
-                   {"results", runner_.results_received}, {"failures", runner_.failures},
-                   {"exits", runner_.exits_seen},     {"restarts", runner_.client ? runner_.client->restarts() : 0},
-                   {"killed_by_test", runner_.killed_by_hook}, {"last_error", runner_.last_error},
-                   {"job_active", runner_.job.has_value()},   {"start_jobs", start_jobs_}};
+    j["runner"] = {{"hello", runner_.hello},
+                   {"gpu", runner_.gpu},
+                   {"device", runner_.device},
+                   {"no_gpu_reason", runner_.no_gpu_reason},
+                   {"results", runner_.results_received},
+                   {"failures", runner_.failures},
+                   {"exits", runner_.exits_seen},
+                   {"restarts", runner_.client ? runner_.client->restarts() : 0},
+                   {"killed_by_test", runner_.killed_by_hook},
+                   {"last_error", runner_.last_error},
+                   {"job_active", runner_.job.has_value()},
+                   {"start_jobs", start_jobs_}};
     j["errors_shown"] = logged_errors_;
     j["log"] = runner_.log;
     j["lessons"] = lessons_.size();

@@ -43,25 +43,26 @@ namespace kl::gui {
 
 // Command-line options of kernel-ladder (main.cpp parses them).
 struct AppOptions {
-    std::string screenshot_path;   // render, save a PNG, exit
-    std::string lesson;            // lesson id, folder or number to open
-    int step = -1;                 // 1-based step to open
+    std::string screenshot_path;             // render, save a PNG, exit
+    std::string lesson;                      // lesson id, folder or number to open
+    int step = -1;                           // 1-based step to open
     std::vector<std::string> results_paths;  // results files shown besides assets/recorded
-    bool no_recorded = false;      // leave assets/recorded out
-    int frames = 6;                // frames rendered before a screenshot
-    std::string view;              // tab to show: plots, sweep, errors, traffic, roofline, source, diff, ptx, questions, cards, exercise
-    std::optional<bool> dark;      // theme override (not saved)
-    bool no_runner = false;        // never start the runner (screenshots of recorded results)
-    bool no_save = false;          // leave the saved settings alone (tests)
+    bool no_recorded = false;                // leave assets/recorded out
+    int frames = 6;                          // frames rendered before a screenshot
+    std::string
+        view;  // tab to show: plots, sweep, errors, traffic, roofline, source, diff, ptx, questions, cards, exercise
+    std::optional<bool> dark;  // theme override (not saved)
+    bool no_runner = false;    // never start the runner (screenshots of recorded results)
+    bool no_save = false;      // leave the saved settings alone (tests)
     // Test hooks: start a job at launch, kill the runner after some results, leave when idle.
-    std::string run_on_start;      // rung | ladder | sweep
-    double run_for_s = 0;          // start that job again as it ends, until this long has passed
-    int kill_runner_after = -1;    // results received before the runner is killed (once)
-    double max_seconds = 0;        // leave after this long (0: never)
-    bool exit_when_idle = false;   // leave once the start job is done (and a screenshot taken)
-    std::string report_path;       // JSON report of what happened (tests read it)
+    std::string run_on_start;     // rung | ladder | sweep
+    double run_for_s = 0;         // start that job again as it ends, until this long has passed
+    int kill_runner_after = -1;   // results received before the runner is killed (once)
+    double max_seconds = 0;       // leave after this long (0: never)
+    bool exit_when_idle = false;  // leave once the start job is done (and a screenshot taken)
+    std::string report_path;      // JSON report of what happened (tests read it)
     double request_timeout_s = 120;
-    int width = 0, height = 0;     // window size override
+    int width = 0, height = 0;  // window size override
 };
 
 struct Job {
@@ -79,8 +80,8 @@ struct Job {
 struct StripCard {
     const StoredRun* run = nullptr;  // at these settings, else (elsewhere) the newest at any
     bool elsewhere = false;
-    bool other_params = false;       // measured at other parameters than the ones set
-    std::string target;              // "card:<rung id>" (scripted tests)
+    bool other_params = false;                     // measured at other parameters than the ones set
+    std::string target;                            // "card:<rung id>" (scripted tests)
     std::string time, rate, chip, source, detail;  // detail: the error, or where it was measured
     std::string fit_title, fit_rate, fit_source, fit_detail;
 };
@@ -136,21 +137,23 @@ class Workbook {
     std::vector<std::string> logged_errors_;  // everything shown to the user as an error (report)
 
     // [SECTION] Current selection
-    int lesson_ = -1;          // index into lessons_, -1: none
+    int lesson_ = -1;  // index into lessons_, -1: none
     int step_ = 0;
     const Ladder* ladder_ = nullptr;
     const Rung* rung_ = nullptr;
     Sizes sizes_;
-    ParamValues params_;       // overrides the user or the step set (resolved on use)
+    ParamValues params_;  // overrides the user or the step set (resolved on use)
     std::string dtype_ = "fp32";
     void select_lesson(int lesson, int step);
     void apply_step();
     void select_rung(const Rung* rung, bool keep_params);
-    const Lesson* lesson() const { return lesson_ >= 0 && lesson_ < int(lessons_.size()) ? &lessons_[lesson_] : nullptr; }
+    const Lesson* lesson() const {
+        return lesson_ >= 0 && lesson_ < int(lessons_.size()) ? &lessons_[lesson_] : nullptr;
+    }
     const LessonStep* step() const;
     const Ladder* find_ladder(const std::string& id) const;
     ParamValues resolved_params(const Rung& r) const;  // defaults + overrides (no validation)
-    std::string constraint_problem() const;             // empty when the current settings are valid
+    std::string constraint_problem() const;            // empty when the current settings are valid
     // The message of the constraint of `r` that these sizes and parameters break (current dtype
     // and device), or nullopt when they keep every one.
     std::optional<std::string> broken_constraint(const Rung& r, const Sizes& sizes, const ParamValues& params) const;
@@ -170,7 +173,7 @@ class Workbook {
         bool gpu = false;
         std::string runner_device;
         int num_sms = 0;
-        uint64_t version = 0;                 // 0: never built; changes at every rebuild
+        uint64_t version = 0;  // 0: never built; changes at every rebuild
         // Holds:
         PlotContext ctx;                      // plot_context()
         bool flops = false;                   // prefers_flops(ctx, store_)
@@ -186,17 +189,17 @@ class Workbook {
     // [SECTION] Runner and jobs (workbook_runs.cpp)
     struct RunnerState {
         std::unique_ptr<RunnerClient> client;
-        std::string unavailable;          // why no runner can be started
+        std::string unavailable;  // why no runner can be started
         bool hello = false, gpu = false;
         std::string device, no_gpu_reason;
-        nlohmann::json device_json;       // the hello's device object (exported results name it)
+        nlohmann::json device_json;  // the hello's device object (exported results name it)
         std::optional<Calibration> calibration;
         int num_sms = 0;
-        std::string device_arch;          // "sm_90"
-        std::string status;               // one line for the status bar
-        std::vector<std::string> log;     // what happened, newest last
+        std::string device_arch;       // "sm_90"
+        std::string status;            // one line for the status bar
+        std::vector<std::string> log;  // what happened, newest last
         std::optional<Job> job;
-        std::string last_error;           // shown in the controls panel until the next run
+        std::string last_error;  // shown in the controls panel until the next run
         std::string last_error_title;
         int results_received = 0, restarts_seen = 0, exits_seen = 0, failures = 0;
         bool awaiting_exit = false;  // a fault was reported; the runner is on its way out
@@ -248,8 +251,8 @@ class Workbook {
     // The cards' text, built again when the selection view changes and fitted again when the
     // card width or the fonts change (not formatted every frame for every card).
     struct StripState {
-        uint64_t built_view = 0;         // SelectionView::version the cards were built from
-        float fitted_w = -1;             // -1: fit again
+        uint64_t built_view = 0;  // SelectionView::version the cards were built from
+        float fitted_w = -1;      // -1: fit again
         std::vector<StripCard> cards;
     } strip_;
     const std::vector<StripCard>& strip_cards(float text_w);  // text_w: the width of a card's text
@@ -261,21 +264,21 @@ class Workbook {
     void draw_params();
 
     struct PlotsState {
-        int tab = 0;                       // 0 rungs, 1 sweep, 2 correctness, 3 traffic, 4 roofline
-        int bar_metric = 1;                // BarMetric
-        int sweep_metric = 0;              // SweepMetric
-        int traffic_metric = 0;            // TrafficMetric
-        struct Built {  // what `built` shows
-            uint64_t view_version = 0;     // SelectionView::version: the data and the selection
+        int tab = 0;                    // 0 rungs, 1 sweep, 2 correctness, 3 traffic, 4 roofline
+        int bar_metric = 1;             // BarMetric
+        int sweep_metric = 0;           // SweepMetric
+        int traffic_metric = 0;         // TrafficMetric
+        struct Built {                  // what `built` shows
+            uint64_t view_version = 0;  // SelectionView::version: the data and the selection
             int tab = -1, bar_metric = -1, sweep_metric = -1, traffic_metric = -1;
             bool operator==(const Built& o) const {
-                return view_version == o.view_version && tab == o.tab && bar_metric == o.bar_metric && sweep_metric == o.sweep_metric &&
-                       traffic_metric == o.traffic_metric;
+                return view_version == o.view_version && tab == o.tab && bar_metric == o.bar_metric &&
+                       sweep_metric == o.sweep_metric && traffic_metric == o.traffic_metric;
             }
         } built_for;
-        std::string built_axis;            // params_ui_.sweep_axis
+        std::string built_axis;  // params_ui_.sweep_axis
         BuiltFigure built;
-        plot::Figure shown;                // built.figure as laid out (short labels when needed)
+        plot::Figure shown;  // built.figure as laid out (short labels when needed)
         plot::Layout layout;
         plot::Scene scene;
         float built_w = 0, built_h = 0;
@@ -291,11 +294,11 @@ class Workbook {
     struct ExportState {
         // Page, shared by both: size in points, PNG pixels per point, print or screen colours.
         float width_pt = 468, height_pt = 288, png_scale = 2;
-        int theme = 0;                                   // 0 print (white), 1 screen (dark, larger text)
-        bool formats[4] = {true, true, true, true};      // svg, pdf, png, csv
-        char figure_folder[512] = "";                    // empty until the popup first opens
+        int theme = 0;                               // 0 print (white), 1 screen (dark, larger text)
+        bool formats[4] = {true, true, true, true};  // svg, pdf, png, csv
+        char figure_folder[512] = "";                // empty until the popup first opens
         char lesson_folder[512] = "";
-        std::string lesson_folder_for;                   // lesson id the folder was prefilled for
+        std::string lesson_folder_for;                         // lesson id the folder was prefilled for
         std::future<std::pair<bool, std::string>> lesson_job;  // (ok, one-line outcome)
         std::string lesson_message;
         bool lesson_failed = false;
@@ -328,7 +331,7 @@ class Workbook {
     bool ptx_pending() const;
 
     struct SelfCheckState {
-        int tab = 0;   // 0 questions, 1 flashcards, 2 exercise
+        int tab = 0;  // 0 questions, 1 flashcards, 2 exercise
         int card = 0;
         bool flipped = false;
         std::vector<int> order;  // shuffled card order
@@ -350,7 +353,7 @@ class Workbook {
     bool start_job_submitted_ = false;  // --run
     int start_jobs_ = 0;                // --run jobs started (several with --run-for)
     std::chrono::steady_clock::time_point start_job_time_;
-    bool start_job_again() const;       // --run-for: time left, the last one ended cleanly
+    bool start_job_again() const;  // --run-for: time left, the last one ended cleanly
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 

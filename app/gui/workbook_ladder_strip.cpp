@@ -17,9 +17,12 @@ namespace {
 
 std::string format_ms(double ms) {
     char b[32];
-    if (ms < 1.0) std::snprintf(b, sizeof b, "%.1f \xC2\xB5s", ms * 1000.0);
-    else if (ms < 100.0) std::snprintf(b, sizeof b, "%.3f ms", ms);
-    else std::snprintf(b, sizeof b, "%.0f ms", ms);
+    if (ms < 1.0)
+        std::snprintf(b, sizeof b, "%.1f \xC2\xB5s", ms * 1000.0);
+    else if (ms < 100.0)
+        std::snprintf(b, sizeof b, "%.3f ms", ms);
+    else
+        std::snprintf(b, sizeof b, "%.0f ms", ms);
     return b;
 }
 
@@ -71,19 +74,25 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
                 // same bar the plots draw), else against the calibrated rate.
                 const bool flops = view.flops;
                 const StoredRun* library = view.library;
-                card.rate = flops ? plot::format_value(rec.tflops, 3) + " TFLOP/s" : plot::format_value(rec.gbps, 4) + " GB/s";
-                if (!flops && rec.pct_copy) card.rate += " \xC2\xB7 " + plot::format_value(*rec.pct_copy, 2) + "% copy";
+                card.rate =
+                    flops ? plot::format_value(rec.tflops, 3) + " TFLOP/s" : plot::format_value(rec.gbps, 4) + " GB/s";
+                if (!flops && rec.pct_copy)
+                    card.rate += " \xC2\xB7 " + plot::format_value(*rec.pct_copy, 2) + "% copy";
                 else if (flops && library && library->record.tflops > 0)
-                    card.rate += " \xC2\xB7 " + plot::format_value(100.0 * rec.tflops / library->record.tflops, 2) + "% cuBLAS";
-                else if (flops && rec.pct_gemm) card.rate += " \xC2\xB7 " + plot::format_value(*rec.pct_gemm, 2) + "% cuBLAS (cal.)";
+                    card.rate +=
+                        " \xC2\xB7 " + plot::format_value(100.0 * rec.tflops / library->record.tflops, 2) + "% cuBLAS";
+                else if (flops && rec.pct_gemm)
+                    card.rate += " \xC2\xB7 " + plot::format_value(*rec.pct_gemm, 2) + "% cuBLAS (cal.)";
                 bool pass = rec.correctness && rec.correctness->passed;
                 card.chip = !rec.correctness ? "unchecked" : pass ? "PASS" : "FAIL";
                 card.other_params = rec.params != preferred;
-                card.source = std::string(run->live ? "live" : "recorded") + (card.other_params ? " \xC2\xB7 other params" : "");
+                card.source =
+                    std::string(run->live ? "live" : "recorded") + (card.other_params ? " \xC2\xB7 other params" : "");
             } else if (run && !card.elsewhere && !run->record.error.empty()) {
                 card.detail = run->record.error_kind + ": " + run->record.error;
             } else if (card.elsewhere) {
-                card.detail = run->record.dtype != dtype_ ? "measured in " + run->record.dtype : "measured at " + format_sizes(run->record.sizes);
+                card.detail = run->record.dtype != dtype_ ? "measured in " + run->record.dtype
+                                                          : "measured at " + format_sizes(run->record.sizes);
             }
         }
         strip_.built_view = view.version;
@@ -112,9 +121,10 @@ void Workbook::draw_ladder_strip() {
     if (!ladder_) {
         const LessonStep* st = step();
         ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 1.2f));
-        std::string msg = st ? (st->ladder.empty() ? "This step is for reading and thinking: it runs no kernel."
-                                                   : "Ladder '" + st->ladder + "' is not available (see the navigator).")
-                             : "No step selected.";
+        std::string msg =
+            st ? (st->ladder.empty() ? "This step is for reading and thinking: it runs no kernel."
+                                     : "Ladder '" + st->ladder + "' is not available (see the navigator).")
+               : "No step selected.";
         text_centered(msg, pal.muted);
         // Where the lesson's first live step is.
         if (const Lesson* l = lesson()) {
@@ -181,13 +191,15 @@ void Workbook::draw_ladder_strip() {
         ImU32 color = rung_color(r.index, dark);
         dl->AddRectFilled(p, q, selected ? pal.highlight : hovered ? pal.panel_alt : pal.panel, 7 * s);
         dl->AddRect(p, q, selected ? pal.accent : pal.border, 7 * s, 0, selected ? 2.0f * s : 1.0f);
-        dl->AddRectFilled(ImVec2(p.x + 1, p.y + 1), ImVec2(p.x + 5 * s, q.y - 1), color, 7 * s, ImDrawFlags_RoundCornersLeft);
+        dl->AddRectFilled(ImVec2(p.x + 1, p.y + 1), ImVec2(p.x + 5 * s, q.y - 1), color, 7 * s,
+                          ImDrawFlags_RoundCornersLeft);
 
         float x = p.x + 14 * s, y = p.y + 7 * s;
         const char* idx = r.number.c_str();
         dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y + 2 * s), pal.muted, idx);
         float iw = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, idx).x + 7 * s;
-        dl->AddText(fonts_.bold, fonts_.bold->FontSize, ImVec2(x + iw, y), usable ? pal.text : pal.faint, card.fit_title.c_str());
+        dl->AddText(fonts_.bold, fonts_.bold->FontSize, ImVec2(x + iw, y), usable ? pal.text : pal.faint,
+                    card.fit_title.c_str());
         y += fonts_.bold->FontSize + 6 * s;
 
         const StoredRun* run = card.run;
@@ -202,11 +214,12 @@ void Workbook::draw_ladder_strip() {
             bool pass = rec.correctness && rec.correctness->passed;
             ImU32 chip_col = !rec.correctness ? pal.faint : pass ? pal.good : pal.bad;
             ImVec2 cs = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, card.chip.c_str());
-            dl->AddRectFilled(ImVec2(x, y - 1), ImVec2(x + cs.x + 12 * s, y + cs.y + 2), with_alpha(chip_col, 0.2f), 8 * s);
+            dl->AddRectFilled(ImVec2(x, y - 1), ImVec2(x + cs.x + 12 * s, y + cs.y + 2), with_alpha(chip_col, 0.2f),
+                              8 * s);
             dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x + 6 * s, y), chip_col, card.chip.c_str());
             // A result at other parameters than the ones set is shown, but says so.
-            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x + cs.x + 20 * s, y), card.other_params ? pal.warn : pal.faint,
-                        card.fit_source.c_str());
+            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x + cs.x + 20 * s, y),
+                        card.other_params ? pal.warn : pal.faint, card.fit_source.c_str());
         } else if (run && !elsewhere && !run->record.error.empty()) {
             dl->AddText(fonts_.bold, fonts_.bold->FontSize, ImVec2(x, y), pal.bad, "failed");
             y += fonts_.bold->FontSize + 3 * s;
@@ -214,7 +227,8 @@ void Workbook::draw_ladder_strip() {
         } else {
             dl->AddText(fonts_.body, fonts_.body->FontSize, ImVec2(x, y + 2 * s), pal.faint, "no result yet");
             y += fonts_.body->FontSize + 6 * s;
-            if (elsewhere) dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.faint, card.fit_detail.c_str());
+            if (elsewhere)
+                dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.faint, card.fit_detail.c_str());
         }
         if (hovered) {
             ImGui::BeginTooltip();

@@ -58,17 +58,19 @@ void Workbook::draw_navigator() {
         dl->AddCircle(bc, badge * 0.5f, current ? pal.accent : pal.border, 24, 1.0f);
         std::string num = std::to_string(l.number);
         ImVec2 ns = ImGui::CalcTextSize(num.c_str());
-        dl->AddText(fonts_.bold, fonts_.bold->FontSize, ImVec2(bc.x - ns.x * 0.5f, bc.y - ns.y * 0.5f), current ? IM_COL32_WHITE : pal.text,
-                    num.c_str());
+        dl->AddText(fonts_.bold, fonts_.bold->FontSize, ImVec2(bc.x - ns.x * 0.5f, bc.y - ns.y * 0.5f),
+                    current ? IM_COL32_WHITE : pal.text, num.c_str());
         float tx = start.x + badge + 12 * s;
         ImFont* tf = current ? fonts_.bold : fonts_.body;
         float max_w = start.x + w - tx - 4 * s;
         std::string title = fit_text(tf, l.title, max_w);
-        dl->AddText(tf, tf->FontSize, ImVec2(tx, start.y + title_h * 0.5f - ImGui::GetFontSize() * 0.95f), pal.text, title.c_str());
+        dl->AddText(tf, tf->FontSize, ImVec2(tx, start.y + title_h * 0.5f - ImGui::GetFontSize() * 0.95f), pal.text,
+                    title.c_str());
         std::string sub = std::to_string(visited) + " of " + std::to_string(steps) + " steps";
-        if (!l.checks.empty()) sub += " \xC2\xB7 " + std::to_string(answered) + "/" + std::to_string(l.checks.size()) + " checks";
-        dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(tx, start.y + title_h * 0.5f + ImGui::GetFontSize() * 0.12f), pal.muted,
-                    sub.c_str());
+        if (!l.checks.empty())
+            sub += " \xC2\xB7 " + std::to_string(answered) + "/" + std::to_string(l.checks.size()) + " checks";
+        dl->AddText(fonts_.small, fonts_.small->FontSize,
+                    ImVec2(tx, start.y + title_h * 0.5f + ImGui::GetFontSize() * 0.12f), pal.muted, sub.c_str());
 
         ImGui::SetCursorScreenPos(ImVec2(tx, ImGui::GetCursorScreenPos().y));
         progress_line(steps ? float(visited) / float(steps) : 0.0f, pal.good, pal.panel_alt, 3 * s);
@@ -85,7 +87,8 @@ void Workbook::draw_navigator() {
                 ImGui::SetCursorScreenPos(ImVec2(p.x + indent, p.y));
                 std::string item = "##step";
                 ImGui::PushStyleColor(ImGuiCol_Header, ImGui::ColorConvertU32ToFloat4(pal.accent_soft));
-                if (ImGui::Selectable(item.c_str(), here, 0, ImVec2(w - indent, ImGui::GetFontSize() * 1.45f))) select_lesson(li, si);
+                if (ImGui::Selectable(item.c_str(), here, 0, ImVec2(w - indent, ImGui::GetFontSize() * 1.45f)))
+                    select_lesson(li, si);
                 test_target("step:" + std::to_string(si + 1));
                 ImGui::PopStyleColor();
                 if (!st.rung.empty()) item_tooltip(st.title + "\nruns " + st.ladder + " / " + st.rung);
@@ -93,14 +96,18 @@ void Workbook::draw_navigator() {
                 float cy = a.y + ImGui::GetItemRectSize().y * 0.5f;
                 float r = ImGui::GetFontSize() * 0.26f;
                 ImVec2 c(a.x + r + 6 * s, cy);
-                if (here) dl->AddCircleFilled(c, r, pal.accent, 12);
-                else if (seen) dl->AddCircleFilled(c, r, pal.good, 12);
-                else dl->AddCircle(c, r, pal.faint, 12, 1.5f);
+                if (here)
+                    dl->AddCircleFilled(c, r, pal.accent, 12);
+                else if (seen)
+                    dl->AddCircleFilled(c, r, pal.good, 12);
+                else
+                    dl->AddCircle(c, r, pal.faint, 12, 1.5f);
                 std::string text = std::to_string(si + 1) + "  " + st.title;
                 ImFont* f = here ? fonts_.bold : fonts_.body;
                 float avail_w = w - indent - 2 * r - 18 * s;
                 std::string shown = fit_text(f, text, avail_w);
-                dl->AddText(f, f->FontSize, ImVec2(c.x + r + 8 * s, cy - ImGui::GetFontSize() * 0.5f), here ? pal.text : pal.muted, shown.c_str());
+                dl->AddText(f, f->FontSize, ImVec2(c.x + r + 8 * s, cy - ImGui::GetFontSize() * 0.5f),
+                            here ? pal.text : pal.muted, shown.c_str());
                 ImGui::PopID();
             }
         }

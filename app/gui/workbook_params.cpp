@@ -67,10 +67,12 @@ void Workbook::draw_params() {
     bool can_run = runner_.client && !busy && !(runner_.hello && !runner_.gpu);
     std::string why_not = !runner_.client ? (runner_.unavailable.empty() ? "live runs are off" : runner_.unavailable)
                           : runner_.hello && !runner_.gpu ? "no GPU: " + runner_.no_gpu_reason
-                          : busy ? "a job is running" : "";
+                          : busy                          ? "a job is running"
+                                                          : "";
     if (primary_button("\xE2\x96\xB6  Run rung", ImVec2(0, 0), can_run && problem.empty())) run_rung();
     test_target("button:run_rung");
-    item_tooltip(why_not.empty() ? "Check against the reference, then time this rung at these settings (R)." : "Cannot run: " + why_not);
+    item_tooltip(why_not.empty() ? "Check against the reference, then time this rung at these settings (R)."
+                                 : "Cannot run: " + why_not);
     ImGui::SameLine();
     if (plain_button("Run ladder", ImVec2(0, 0), can_run)) run_ladder();
     test_target("button:run_ladder");
@@ -89,7 +91,8 @@ void Workbook::draw_params() {
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {  // the values are listed only when asked for
         std::vector<int64_t> preview = sweep_values(params_ui_.sweep_axis);
         std::string list;
-        for (size_t i = 0; i < preview.size(); ++i) list += (i ? ", " : "") + plot::format_fixed(double(preview[i]), 0, true);
+        for (size_t i = 0; i < preview.size(); ++i)
+            list += (i ? ", " : "") + plot::format_fixed(double(preview[i]), 0, true);
         item_tooltip("Run this rung at each value of " + params_ui_.sweep_axis + ": " + list + " (S).");
     }
     ImGui::SameLine(0, 4 * s);
@@ -101,21 +104,24 @@ void Workbook::draw_params() {
     }
     item_tooltip("What Sweep varies");
     // Beside the run buttons when it fits, else on the next line.
-    float counters_w = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("Counters").x;
+    float counters_w =
+        ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("Counters").x;
     ImGui::SameLine();
     bool counters_own_line = ImGui::GetContentRegionAvail().x < counters_w;
     if (counters_own_line) ImGui::NewLine();
     ImGui::Checkbox("Counters", &params_ui_.counters);
     test_target("checkbox:counters");
-    item_tooltip("Also read hardware counters (DRAM and L2 bytes, coalescing, bank conflicts, occupancy) for each run: "
-                 "a separate replay pass after timing, several passes per rung, so runs take longer. "
-                 "The timings are never touched by it.\n\nWhere counters cannot be read (no permission, no CUPTI, "
-                 "a virtualized GPU) the run says why: in the log and in the plot's tooltip.");
+    item_tooltip(
+        "Also read hardware counters (DRAM and L2 bytes, coalescing, bank conflicts, occupancy) for each run: "
+        "a separate replay pass after timing, several passes per rung, so runs take longer. "
+        "The timings are never touched by it.\n\nWhere counters cannot be read (no permission, no CUPTI, "
+        "a virtualized GPU) the run says why: in the log and in the plot's tooltip.");
     if (busy) {
         const Job& j = *runner_.job;
         float fraction = j.requests.empty() ? 0.0f : float(j.done + j.failed) / float(j.requests.size());
         char overlay[160];
-        std::snprintf(overlay, sizeof overlay, "%d of %zu  \xC2\xB7  %s", j.done + j.failed, j.requests.size(), j.label.c_str());
+        std::snprintf(overlay, sizeof overlay, "%d of %zu  \xC2\xB7  %s", j.done + j.failed, j.requests.size(),
+                      j.label.c_str());
         ImGui::ProgressBar(fraction, ImVec2(ImGui::GetContentRegionAvail().x - 100 * s, 0), overlay);
         ImGui::SameLine();
         if (ImGui::Button("Cancel", ImVec2(-1, 0))) cancel_job();
@@ -150,7 +156,8 @@ void Workbook::draw_params() {
     // Labels as wide as the longest name (ROWS_PER_THREAD), in the code font they are shown in.
     float label_w = 56 * s;
     auto widen = [&](const std::string& name) {
-        label_w = std::max(label_w, fonts_.mono->CalcTextSizeA(fonts_.mono->FontSize, FLT_MAX, 0, name.c_str()).x + 14 * s);
+        label_w =
+            std::max(label_w, fonts_.mono->CalcTextSizeA(fonts_.mono->FontSize, FLT_MAX, 0, name.c_str()).x + 14 * s);
     };
     for (const auto& p : r.params) widen(p.name);
     for (const auto& [axis, v] : sizes_) widen(axis);
@@ -170,7 +177,8 @@ void Workbook::draw_params() {
         ImGui::TextUnformatted(spec.name.c_str());
         ImGui::PopFont();
         ImGui::SameLine(label_w);
-        if (!values_ok) ImGui::PushStyleColor(ImGuiCol_FrameBg, ImGui::ColorConvertU32ToFloat4(with_alpha(pal.bad, 0.35f)));
+        if (!values_ok)
+            ImGui::PushStyleColor(ImGuiCol_FrameBg, ImGui::ColorConvertU32ToFloat4(with_alpha(pal.bad, 0.35f)));
         ImGui::SetNextItemWidth(widget_w);
         bool changed = false;
         std::string shown = plot::format_fixed(double(value), 0, true);
@@ -183,7 +191,8 @@ void Workbook::draw_params() {
                     ParamValues trial = current;
                     trial[spec.name] = allowed[i];
                     std::string why = broken_constraint(r, sizes_, trial).value_or("");
-                    std::string item = plot::format_fixed(double(allowed[i]), 0, true) + (why.empty() ? "" : "   (breaks a constraint)");
+                    std::string item = plot::format_fixed(double(allowed[i]), 0, true) +
+                                       (why.empty() ? "" : "   (breaks a constraint)");
                     if (ImGui::Selectable(item.c_str(), i == index)) {
                         index = i;
                         changed = true;
@@ -196,7 +205,9 @@ void Workbook::draw_params() {
             // A range: a slider over the valid values only (so 48 can never be picked when pow2).
             std::string fmt;
             for (char c : shown) fmt += c == '%' ? std::string("%%") : std::string(1, c);
-            if (ImGui::SliderInt("##value", &index, 0, int(allowed.size()) - 1, fmt.c_str(), ImGuiSliderFlags_AlwaysClamp)) changed = true;
+            if (ImGui::SliderInt("##value", &index, 0, int(allowed.size()) - 1, fmt.c_str(),
+                                 ImGuiSliderFlags_AlwaysClamp))
+                changed = true;
         }
         if (!values_ok) ImGui::PopStyleColor();
         std::string tip = spec.help.empty() ? spec.name : spec.name + ": " + spec.help;
@@ -208,9 +219,7 @@ void Workbook::draw_params() {
         help_marker(tip.c_str());
         ImGui::PopID();
     }
-    if (r.params.empty()) {
-        ImGui::TextDisabled("This rung has no parameters.");
-    }
+    if (r.params.empty()) { ImGui::TextDisabled("This rung has no parameters."); }
 
     // [SECTION] Size widgets
     const Operation* op = find_operation(r.operation);
@@ -226,15 +235,22 @@ void Workbook::draw_params() {
         ImGui::TextUnformatted(axis.c_str());
         ImGui::PopFont();
         ImGui::SameLine(label_w);
-        if (ImGui::Button("\xC3\xB7" "2") && value / 2 >= lo) value /= 2;
+        if (ImGui::Button("\xC3\xB7"
+                          "2") &&
+            value / 2 >= lo)
+            value /= 2;
         item_tooltip("Halve " + axis);
         ImGui::SameLine(0, 4 * s);
         ImGui::SetNextItemWidth(std::max(110 * s, widget_w * 0.45f));
         int64_t v = value;
-        if (ImGui::InputScalar("##size", ImGuiDataType_S64, &v, nullptr, nullptr, "%lld", ImGuiInputTextFlags_EnterReturnsTrue))
+        if (ImGui::InputScalar("##size", ImGuiDataType_S64, &v, nullptr, nullptr, "%lld",
+                               ImGuiInputTextFlags_EnterReturnsTrue))
             value = std::clamp(v, lo, hi);
         ImGui::SameLine(0, 4 * s);
-        if (ImGui::Button("\xC3\x97" "2") && value <= hi / 2) value *= 2;
+        if (ImGui::Button("\xC3\x97"
+                          "2") &&
+            value <= hi / 2)
+            value *= 2;
         item_tooltip("Double " + axis);
         ImGui::SameLine();
         ImGui::TextDisabled("%s  %s", format_size_value(value).c_str(), what.c_str());
@@ -261,8 +277,6 @@ void Workbook::draw_params() {
         ImGui::PopStyleColor();
         if (!r.constraints.empty()) item_tooltip("Constraints of this rung:" + constraints_text(r));
     }
-
-
 }
 
 }  // namespace kl::gui

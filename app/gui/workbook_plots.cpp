@@ -30,8 +30,10 @@ namespace {
 
 std::string fmt_ms(double ms) {
     char b[48];
-    if (ms < 1.0) std::snprintf(b, sizeof b, "%.2f \xC2\xB5s", ms * 1000.0);
-    else std::snprintf(b, sizeof b, "%.4g ms", ms);
+    if (ms < 1.0)
+        std::snprintf(b, sizeof b, "%.2f \xC2\xB5s", ms * 1000.0);
+    else
+        std::snprintf(b, sizeof b, "%.4g ms", ms);
     return b;
 }
 
@@ -42,15 +44,18 @@ std::string describe_run(const StoredRun& s, const StoredRun* library) {
     std::string t = r.title.empty() ? r.rung : r.title;
     if (!r.error.empty()) return t + "\n" + r.error_kind + ": " + r.error;
     if (r.timing) {
-        t += "\nmedian " + fmt_ms(r.timing->median_ms) + "   min " + fmt_ms(r.timing->min_ms) + "   max " + fmt_ms(r.timing->max_ms);
-        t += "\n" + std::to_string(r.timing->reps) + " repetitions, spread " + plot::format_value(100 * r.timing->rel_spread, 2) + "%, L2 " + r.l2;
+        t += "\nmedian " + fmt_ms(r.timing->median_ms) + "   min " + fmt_ms(r.timing->min_ms) + "   max " +
+             fmt_ms(r.timing->max_ms);
+        t += "\n" + std::to_string(r.timing->reps) + " repetitions, spread " +
+             plot::format_value(100 * r.timing->rel_spread, 2) + "%, L2 " + r.l2;
     }
     t += "\n" + plot::format_value(r.gbps, 4) + " GB/s";
     if (r.pct_copy) t += " (" + plot::format_value(*r.pct_copy, 3) + "% of the copy roof)";
     if (r.flops > 0) {
         t += "\n" + plot::format_value(r.tflops, 4) + " TFLOP/s";
         if (library && library->record.tflops > 0)
-            t += " (" + plot::format_value(100.0 * r.tflops / library->record.tflops, 3) + "% of " + library->record.title + " at these sizes)";
+            t += " (" + plot::format_value(100.0 * r.tflops / library->record.tflops, 3) + "% of " +
+                 library->record.title + " at these sizes)";
         else if (r.pct_gemm)
             t += " (" + plot::format_value(*r.pct_gemm, 3) + "% of cuBLAS's calibrated rate)";
     }
@@ -60,13 +65,17 @@ std::string describe_run(const StoredRun& s, const StoredRun* library) {
     if (r.correctness) t += "\n" + r.correctness->summary();
     // Hardware counters, when the counters pass ran (docs/counters.md), else why not.
     const auto& k = r.counters;
-    auto num = [&](const char* key) { return k.is_object() && k.contains(key) && k[key].is_number() ? k[key].get<double>() : plot::kNoValue; };
+    auto num = [&](const char* key) {
+        return k.is_object() && k.contains(key) && k[key].is_number() ? k[key].get<double>() : plot::kNoValue;
+    };
     if (k.is_object()) {
         double dram = num("dram_bytes"), ld = num("sectors_per_request_ld"), st = num("sectors_per_request_st");
-        double occ = num("sm__warps_active.avg.pct_of_peak_sustained_active"), bank = num("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum");
+        double occ = num("sm__warps_active.avg.pct_of_peak_sustained_active"),
+               bank = num("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum");
         if (std::isfinite(dram)) t += "\nmeasured DRAM " + plot::format_value(dram / 1e6, 4) + " MB";
         if (std::isfinite(ld) || std::isfinite(st))
-            t += "\nsectors per request: loads " + plot::format_value(ld, 3) + ", stores " + plot::format_value(st, 3) + " (4 = coalesced fp32)";
+            t += "\nsectors per request: loads " + plot::format_value(ld, 3) + ", stores " + plot::format_value(st, 3) +
+                 " (4 = coalesced fp32)";
         if (std::isfinite(bank)) t += "\nshared-memory bank conflicts " + plot::format_value(bank, 3);
         if (std::isfinite(occ)) t += "\nachieved occupancy " + plot::format_value(occ, 3) + "%";
     } else if (!r.counters_note.empty()) {
@@ -76,7 +85,8 @@ std::string describe_run(const StoredRun& s, const StoredRun* library) {
     for (const auto& [k, v] : r.params) params += (params.empty() ? "" : ", ") + k + " = " + std::to_string(v);
     if (!params.empty()) t += "\n" + params;
     t += "\n" + format_sizes(r.sizes) + ", " + r.dtype;
-    t += "\n" + (s.live ? std::string("measured live") : "recorded (" + std::filesystem::path(s.origin).filename().string() + ")");
+    t += "\n" + (s.live ? std::string("measured live")
+                        : "recorded (" + std::filesystem::path(s.origin).filename().string() + ")");
     return t;
 }
 
@@ -89,7 +99,8 @@ void Workbook::draw_plots() {
     if (!ladder_) {
         ImGui::Dummy(ImVec2(0, 40 * s));
         text_centered("This step runs no kernel, so there is nothing to plot.", palette().muted);
-        text_centered("Its question is under the text; the self-check tab has the lesson's questions.", palette().faint);
+        text_centered("Its question is under the text; the self-check tab has the lesson's questions.",
+                      palette().faint);
         return;
     }
     const char* tabs[] = {"Rungs", "Sweep", "Correctness", "Traffic", "Roofline"};
@@ -128,9 +139,12 @@ void Workbook::draw_plots() {
         ImGui::SameLine();
         ImGui::SetNextItemWidth(190 * s);
         ImGui::Combo("##traffic_metric", &plots_.traffic_metric, metrics, 3);
-        item_tooltip("Bytes: ideal, the rung's model, measured DRAM and L2. Sectors per request: 4 is a coalesced fp32 warp access, "
-                     "32 one sector per thread. Bank conflicts: extra shared-memory wavefronts. Measured ones need hardware counters "
-                     "(the Counters box next to Run, or recorded results that carry them).");
+        item_tooltip(
+            "Bytes: ideal, the rung's model, measured DRAM and L2. Sectors per request: 4 is a coalesced fp32 warp "
+            "access, "
+            "32 one sector per thread. Bank conflicts: extra shared-memory wavefronts. Measured ones need hardware "
+            "counters "
+            "(the Counters box next to Run, or recorded results that carry them).");
     }
 
     // Correctness: a one-line summary of the rung's check above the map.
@@ -139,12 +153,14 @@ void Workbook::draw_plots() {
         plots_.error_map_run = run;
         if (run && run->record.correctness) {
             const Correctness& c = *run->record.correctness;
-            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(c.passed ? palette().good : palette().bad));
+            ImGui::PushStyleColor(ImGuiCol_Text,
+                                  ImGui::ColorConvertU32ToFloat4(c.passed ? palette().good : palette().bad));
             ImGui::TextUnformatted(c.summary().c_str());
             ImGui::PopStyleColor();
             ImGui::SameLine();
-            ImGui::TextDisabled("max |error| %s, %lld of %lld outside tolerance, %lld unwritten", plot::format_value(c.max_abs, 3).c_str(),
-                                (long long)c.mismatches, (long long)c.elements, (long long)c.unwritten);
+            ImGui::TextDisabled("max |error| %s, %lld of %lld outside tolerance, %lld unwritten",
+                                plot::format_value(c.max_abs, 3).c_str(), (long long)c.mismatches,
+                                (long long)c.elements, (long long)c.unwritten);
         }
     }
     if (!plots_.export_message.empty()) {
@@ -158,20 +174,22 @@ void Workbook::draw_plots() {
 
 // [SECTION] Building
 
-
 void Workbook::draw_plot_canvas(float width, float height) {
     const float s = fonts_.scale;
     const SelectionView& view = selection_view();
     const PlotContext& ctx = view.ctx;
     // Rebuild when the data or the selection (both in the view's version), the figure asked for,
     // the size or the theme changed.
-    const PlotsState::Built asked{view.version, plots_.tab, plots_.bar_metric, plots_.sweep_metric, plots_.traffic_metric};
+    const PlotsState::Built asked{view.version, plots_.tab, plots_.bar_metric, plots_.sweep_metric,
+                                  plots_.traffic_metric};
     bool dark = theme_is_dark();
     bool rebuild = !(asked == plots_.built_for) || params_ui_.sweep_axis != plots_.built_axis;
     if (rebuild) {
         switch (plots_.tab) {
             case 0: plots_.built = rung_bars(store_, ctx, BarMetric(plots_.bar_metric)); break;
-            case 1: plots_.built = sweep_lines(store_, ctx, params_ui_.sweep_axis, SweepMetric(plots_.sweep_metric)); break;
+            case 1:
+                plots_.built = sweep_lines(store_, ctx, params_ui_.sweep_axis, SweepMetric(plots_.sweep_metric));
+                break;
             case 2: plots_.built = correctness(store_, ctx, plots_.error_map_run); break;
             case 3: plots_.built = traffic_bars(store_, ctx, TrafficMetric(plots_.traffic_metric)); break;
             default: plots_.built = roofline(store_, ctx); break;
@@ -251,13 +269,14 @@ void Workbook::draw_plot_tooltip(const ImVec2& origin) {
         if (!hit.contains(p)) continue;
         const auto& series = B.figure.series[b.series];
         const auto& pt = series.points[b.point];
-        std::string head = (b.point < B.figure.x.categories.size() ? B.figure.x.categories[b.point] : series.name) + ":  " +
-                           plot::format_value(pt.y, 4) + " " + B.figure.y.unit;
+        std::string head = (b.point < B.figure.x.categories.size() ? B.figure.x.categories[b.point] : series.name) +
+                           ":  " + plot::format_value(pt.y, 4) + " " + B.figure.y.unit;
         int bar_series = 0;
         for (const auto& x : B.figure.series) bar_series += x.kind == plot::SeriesKind::Bars;
         if (bar_series > 1) head = series.name + "\n" + head;  // grouped bars: which group
         dl->AddRect(ImVec2(origin.x + float(b.rect.x), origin.y + float(b.rect.y)),
-                    ImVec2(origin.x + float(b.rect.right()), origin.y + float(b.rect.bottom())), palette().text, 0, 0, 1.5f);
+                    ImVec2(origin.x + float(b.rect.right()), origin.y + float(b.rect.bottom())), palette().text, 0, 0,
+                    1.5f);
         const StoredRun* run = b.point < B.bar_runs.size() ? B.bar_runs[b.point] : nullptr;
         tooltip(run ? head + "\n\n" + describe_run(*run, library_run_for(run->record)) : head);
         return;
@@ -279,9 +298,11 @@ void Workbook::draw_plot_tooltip(const ImVec2& origin) {
         const auto& pt = ser.points[bp];
         double px = L.x.transform.to_pixel(pt.x), py = L.y.transform.to_pixel(pt.y);
         dl->AddCircle(ImVec2(origin.x + float(px), origin.y + float(py)), 7 * s, palette().text, 16, 1.5f);
-        std::string xs = B.figure.x.is_category() && size_t(pt.x) < B.figure.x.categories.size() ? B.figure.x.categories[size_t(pt.x)]
-                                                                                               : plot::format_value(pt.x, 6);
-        std::string head = ser.name + "\n" + B.figure.x.label + " = " + xs + ":  " + plot::format_value(pt.y, 4) + " " + B.figure.y.unit;
+        std::string xs = B.figure.x.is_category() && size_t(pt.x) < B.figure.x.categories.size()
+                             ? B.figure.x.categories[size_t(pt.x)]
+                             : plot::format_value(pt.x, 6);
+        std::string head = ser.name + "\n" + B.figure.x.label + " = " + xs + ":  " + plot::format_value(pt.y, 4) + " " +
+                           B.figure.y.unit;
         const StoredRun* run = size_t(bp) < B.point_runs[bs].size() ? B.point_runs[bs][bp] : nullptr;
         tooltip(run ? head + "\n\n" + describe_run(*run, library_run_for(run->record)) : head);
         return;
@@ -296,9 +317,11 @@ void Workbook::draw_plot_tooltip(const ImVec2& origin) {
         if (col >= 0 && col < h.cols && row >= 0 && row < h.rows) {
             double per_col = cx.span() / h.cols, per_row = ry.span() / h.rows;
             char b[256];
-            std::snprintf(b, sizeof b, "cell row %d, column %d\nelements rows %.0f..%.0f, columns %.0f..%.0f\n%s%% of its elements fail",
-                          row, col, ry.min + row * per_row, ry.min + (row + 1) * per_row - 1, cx.min + col * per_col, cx.min + (col + 1) * per_col - 1,
-                          plot::format_value(h.at(row, col), 3).c_str());
+            std::snprintf(
+                b, sizeof b,
+                "cell row %d, column %d\nelements rows %.0f..%.0f, columns %.0f..%.0f\n%s%% of its elements fail", row,
+                col, ry.min + row * per_row, ry.min + (row + 1) * per_row - 1, cx.min + col * per_col,
+                cx.min + (col + 1) * per_col - 1, plot::format_value(h.at(row, col), 3).c_str());
             tooltip(b);
         }
     }
@@ -313,9 +336,7 @@ std::string home_folder(const std::string& name) {
     return (std::filesystem::path(home && *home ? home : "/tmp") / name).string();
 }
 
-void copy_to(char* buf, size_t size, const std::string& text) {
-    std::snprintf(buf, size, "%s", text.c_str());
-}
+void copy_to(char* buf, size_t size, const std::string& text) { std::snprintf(buf, size, "%s", text.c_str()); }
 
 // "~/x" -> "$HOME/x": the folder fields are typed by people.
 std::string expand_home(std::string path) {
@@ -354,7 +375,8 @@ void page_controls(float* width_pt, float* height_pt, float* png_scale, int* the
     ImGui::InputFloat("PNG pixels per point", png_scale, 0, 0, "%.2f");
     *png_scale = std::clamp(*png_scale, 0.25f, 16.0f);
     ImGui::SameLine();
-    ImGui::TextDisabled("= %.0f \xC3\x97 %.0f px, %.0f dpi", *width_pt * *png_scale, *height_pt * *png_scale, 72 * *png_scale);
+    ImGui::TextDisabled("= %.0f \xC3\x97 %.0f px, %.0f dpi", *width_pt * *png_scale, *height_pt * *png_scale,
+                        72 * *png_scale);
 }
 
 }  // namespace
@@ -373,10 +395,12 @@ ResultsFile Workbook::results_snapshot() const {
     if (live && runner_.device_json.is_object()) {
         // The runner's own description of its GPU, parsed the way a results file's is.
         try {
-            nlohmann::json doc = {{"schema", kResultsSchema}, {"version", kResultsVersion}, {"device", runner_.device_json}, {"runs", nlohmann::json::array()}};
+            nlohmann::json doc = {{"schema", kResultsSchema},
+                                  {"version", kResultsVersion},
+                                  {"device", runner_.device_json},
+                                  {"runs", nlohmann::json::array()}};
             f.device = results_from_json(doc, "runner hello").device;
-        } catch (const Error&) {
-        }
+        } catch (const Error&) {}
     }
     if (!f.device) {
         // Recorded results only: name the device when every file names the same one.
@@ -400,7 +424,8 @@ ResultsFile Workbook::results_snapshot() const {
 void Workbook::draw_figure_export_popup() {
     const float s = fonts_.scale;
     if (!ImGui::BeginPopup("##export_figure")) return;
-    if (!export_.figure_folder[0]) copy_to(export_.figure_folder, sizeof export_.figure_folder, home_folder("kernel-ladder-figures"));
+    if (!export_.figure_folder[0])
+        copy_to(export_.figure_folder, sizeof export_.figure_folder, home_folder("kernel-ladder-figures"));
     ImGui::PushFont(fonts_.bold);
     ImGui::TextUnformatted("Export this figure");
     ImGui::PopFont();
@@ -417,7 +442,8 @@ void Workbook::draw_figure_export_popup() {
     ImGui::SetNextItemWidth(520 * s);
     ImGui::InputText("Folder", export_.figure_folder, sizeof export_.figure_folder);
     test_target("input:export_folder");
-    item_tooltip("Created if missing. The results the figure was drawn from are written beside it (NAME.results.json).");
+    item_tooltip(
+        "Created if missing. The results the figure was drawn from are written beside it (NAME.results.json).");
     ImGui::Spacing();
     bool any = export_.formats[0] || export_.formats[1] || export_.formats[2] || export_.formats[3];
     if (primary_button("Export", ImVec2(120 * s, 0), any)) {
@@ -431,29 +457,31 @@ void Workbook::draw_figure_export_popup() {
 }
 
 void Workbook::export_current_figure() {
-    std::string dir = expand_home(export_.figure_folder[0] ? export_.figure_folder : home_folder("kernel-ladder-figures"));
+    std::string dir =
+        expand_home(export_.figure_folder[0] ? export_.figure_folder : home_folder("kernel-ladder-figures"));
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     const plot::Figure& f = plots_.built.figure;
     std::string base = (std::filesystem::path(dir) / f.id()).string();
     plot::ExportOptions page = page_options(export_.width_pt, export_.height_pt, export_.png_scale, export_.theme);
     std::string written, failed;
-    const plot::ExportFormat formats[] = {plot::ExportFormat::Svg, plot::ExportFormat::Pdf, plot::ExportFormat::Png, plot::ExportFormat::Csv};
+    const plot::ExportFormat formats[] = {plot::ExportFormat::Svg, plot::ExportFormat::Pdf, plot::ExportFormat::Png,
+                                          plot::ExportFormat::Csv};
     for (int i = 0; i < 4; ++i) {
         if (!export_.formats[i]) continue;
         std::string ext = plot::format_name(formats[i]);
         plot::WriteResult r = plot::export_figure(f, base + "." + ext, formats[i], page);
-        if (r.ok()) written += (written.empty() ? "" : ", ") + ext;
-        else failed += (failed.empty() ? "" : "; ") + r.error;
+        if (r.ok())
+            written += (written.empty() ? "" : ", ") + ext;
+        else
+            failed += (failed.empty() ? "" : "; ") + r.error;
     }
     if (failed.empty()) {
         // A figure never travels without the numbers it was drawn from (as with `kladder export`).
         try {
             save_results(base + ".results.json", results_snapshot());
             written += ", results.json";
-        } catch (const Error& e) {
-            failed = e.what();
-        }
+        } catch (const Error& e) { failed = e.what(); }
     }
     plots_.export_message = failed.empty() ? "Exported " + written + " to " + base + ".*" : "Export failed: " + failed;
     log(plots_.export_message, !failed.empty());
@@ -475,26 +503,30 @@ void Workbook::draw_lesson_export_popup() {
     ImGui::PopFont();
     if (l) ImGui::TextDisabled("Lesson %d: %s", l->number, l->title.c_str());
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 560 * s);
-    ImGui::TextWrapped("Every figure the lesson's steps show (SVG, PDF, PNG), the results they were drawn from, and a handout "
-                       "(handout.md, handout.html), drawn from the results loaded now, live runs included. "
-                       "Same output as `kladder export-lesson`.");
+    ImGui::TextWrapped(
+        "Every figure the lesson's steps show (SVG, PDF, PNG), the results they were drawn from, and a handout "
+        "(handout.md, handout.html), drawn from the results loaded now, live runs included. "
+        "Same output as `kladder export-lesson`.");
     ImGui::PopTextWrapPos();
     ImGui::Spacing();
     page_controls(&export_.width_pt, &export_.height_pt, &export_.png_scale, &export_.theme, s);
     ImGui::SetNextItemWidth(520 * s);
     ImGui::InputText("Folder", export_.lesson_folder, sizeof export_.lesson_folder);
     test_target("input:lesson_folder");
-    item_tooltip("Created if its parent exists (the parent is created too). Files of an earlier export there are replaced.");
+    item_tooltip(
+        "Created if its parent exists (the parent is created too). Files of an earlier export there are replaced.");
     ImGui::Spacing();
     bool running = lesson_export_running();
-    if (primary_button(running ? "Exporting\xE2\x80\xA6" : "Export lesson", ImVec2(160 * s, 0), l && !running && export_.lesson_folder[0]))
+    if (primary_button(running ? "Exporting\xE2\x80\xA6" : "Export lesson", ImVec2(160 * s, 0),
+                       l && !running && export_.lesson_folder[0]))
         start_lesson_export();
     test_target("button:export_lesson_go");
     ImGui::SameLine();
     if (ImGui::Button("Close")) ImGui::CloseCurrentPopup();
     if (!export_.lesson_message.empty()) {
         ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 560 * s);
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(export_.lesson_failed ? palette().bad : palette().good));
+        ImGui::PushStyleColor(ImGuiCol_Text,
+                              ImGui::ColorConvertU32ToFloat4(export_.lesson_failed ? palette().bad : palette().good));
         ImGui::TextWrapped("%s", export_.lesson_message.c_str());
         ImGui::PopStyleColor();
         ImGui::PopTextWrapPos();
@@ -509,7 +541,9 @@ void Workbook::start_lesson_export() {
     plot::ExportOptions page = page_options(export_.width_pt, export_.height_pt, export_.png_scale, export_.theme);
     // The store's runs go through a results file, as the CLI's would: the export copies that
     // file beside the figures and names its device and date in the handout.
-    std::string results_path = (std::filesystem::temp_directory_path() / ("kernel-ladder-export-" + std::to_string(::getpid()) + ".json")).string();
+    std::string results_path =
+        (std::filesystem::temp_directory_path() / ("kernel-ladder-export-" + std::to_string(::getpid()) + ".json"))
+            .string();
     try {
         save_results(results_path, results_snapshot());
     } catch (const Error& e) {
@@ -522,25 +556,30 @@ void Workbook::start_lesson_export() {
     export_.lesson_failed = false;
     log(export_.lesson_message);
     // Rendering every figure three times takes a moment: off the UI thread, on copies.
-    export_.lesson_job = std::async(std::launch::async, [lesson = *l, ladders = ladders_, dir, page, results_path]() -> std::pair<bool, std::string> {
-        std::pair<bool, std::string> outcome;
-        try {
-            std::error_code ec;
-            std::filesystem::path parent = std::filesystem::path(dir).parent_path();
-            if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-            report::LoadedResults results = report::load_results_for_export(results_path);
-            report::LessonExportSummary sum = report::export_lesson(lesson, results, ladders, dir, page);
-            std::string line = "Exported lesson " + std::to_string(lesson.number) + ": " + std::to_string(sum.figures) + " figure" +
-                               (sum.figures == 1 ? "" : "s") + " (SVG, PDF, PNG), results.json, handout.md and handout.html to " + dir;
-            if (!sum.skipped.empty()) line += "; no data for " + std::to_string(sum.skipped.size()) + " step figure(s): " + sum.skipped.front();
-            outcome = {true, line};
-        } catch (const std::exception& e) {
-            outcome = {false, std::string("Export lesson failed: ") + e.what()};
-        }
-        std::error_code ec;
-        std::filesystem::remove(results_path, ec);
-        return outcome;
-    });
+    export_.lesson_job =
+        std::async(std::launch::async,
+                   [lesson = *l, ladders = ladders_, dir, page, results_path]() -> std::pair<bool, std::string> {
+                       std::pair<bool, std::string> outcome;
+                       try {
+                           std::error_code ec;
+                           std::filesystem::path parent = std::filesystem::path(dir).parent_path();
+                           if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+                           report::LoadedResults results = report::load_results_for_export(results_path);
+                           report::LessonExportSummary sum = report::export_lesson(lesson, results, ladders, dir, page);
+                           std::string line = "Exported lesson " + std::to_string(lesson.number) + ": " +
+                                              std::to_string(sum.figures) + " figure" + (sum.figures == 1 ? "" : "s") +
+                                              " (SVG, PDF, PNG), results.json, handout.md and handout.html to " + dir;
+                           if (!sum.skipped.empty())
+                               line += "; no data for " + std::to_string(sum.skipped.size()) +
+                                       " step figure(s): " + sum.skipped.front();
+                           outcome = {true, line};
+                       } catch (const std::exception& e) {
+                           outcome = {false, std::string("Export lesson failed: ") + e.what()};
+                       }
+                       std::error_code ec;
+                       std::filesystem::remove(results_path, ec);
+                       return outcome;
+                   });
 }
 
 void Workbook::poll_lesson_export() {

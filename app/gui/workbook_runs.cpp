@@ -139,7 +139,8 @@ std::vector<int64_t> Workbook::sweep_values(const std::string& axis) const {
                 values = pow2;
             } else {
                 std::vector<int64_t> picked;
-                for (int i = 0; i < 12; ++i) picked.push_back(values[size_t(std::lround(double(i) * double(values.size() - 1) / 11.0))]);
+                for (int i = 0; i < 12; ++i)
+                    picked.push_back(values[size_t(std::lround(double(i) * double(values.size() - 1) / 11.0))]);
                 picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
                 values = picked;
             }
@@ -213,9 +214,7 @@ void Workbook::poll_runner() {
                             runner_.calibration = calibration_from_json(e.json["calibration"], "runner hello");
                             store_.set_live_calibration(runner_.calibration);
                         }
-                    } catch (const Error& err) {
-                        log(std::string("runner hello: ") + err.what());
-                    }
+                    } catch (const Error& err) { log(std::string("runner hello: ") + err.what()); }
                     runner_.status = "GPU runner ready: " + runner_.device;
                     runner_.no_gpu_reason.clear();
                 } else {
@@ -223,20 +222,24 @@ void Workbook::poll_runner() {
                     runner_.status = "no GPU: " + runner_.no_gpu_reason;
                 }
                 if (restart) ++runner_.restarts_seen;
-                log(std::string(restart ? "runner restarted: " : "runner ready: ") + (runner_.gpu ? runner_.device : "no GPU (" + runner_.no_gpu_reason + ")"));
+                log(std::string(restart ? "runner restarted: " : "runner ready: ") +
+                    (runner_.gpu ? runner_.device : "no GPU (" + runner_.no_gpu_reason + ")"));
                 break;
             }
             case RunnerEvent::Kind::Progress:
                 if (runner_.job) {
                     int answered = runner_.job->done + runner_.job->failed;
-                    runner_.status = "running " + std::to_string(answered + 1) + " of " + std::to_string(runner_.job->requests.size()) + ": " + e.message;
+                    runner_.status = "running " + std::to_string(answered + 1) + " of " +
+                                     std::to_string(runner_.job->requests.size()) + ": " + e.message;
                 }
                 break;
             case RunnerEvent::Kind::Result: {
                 if (!e.json.contains("record")) break;  // a pong
                 RunRecord rec;
                 try {
-                    json doc = {{"schema", kResultsSchema}, {"version", kResultsVersion}, {"runs", json::array({e.json["record"]})}};
+                    json doc = {{"schema", kResultsSchema},
+                                {"version", kResultsVersion},
+                                {"runs", json::array({e.json["record"]})}};
                     rec = results_from_json(doc, "runner reply").runs.at(0);
                 } catch (const Error& err) {
                     log(std::string("runner reply not understood: ") + err.what(), true);
@@ -260,7 +263,8 @@ void Workbook::poll_runner() {
                 }
                 if (runner_.job && runner_.job->open.erase(e.request_id)) ++runner_.job->done;
                 // Test hook: kill the runner the hard way, as a crash would.
-                if (options_.kill_runner_after >= 0 && !runner_.killed_by_hook && runner_.results_received >= options_.kill_runner_after) {
+                if (options_.kill_runner_after >= 0 && !runner_.killed_by_hook &&
+                    runner_.results_received >= options_.kill_runner_after) {
                     runner_.killed_by_hook = true;
                     pid_t pid = runner_.client->pid();
                     log("test hook: sending SIGKILL to the runner (pid " + std::to_string(pid) + ")");
@@ -282,7 +286,8 @@ void Workbook::poll_runner() {
             case RunnerEvent::Kind::Exited:
                 ++runner_.exits_seen;
                 runner_.awaiting_exit = false;
-                log("runner exited: " + e.message + (runner_.job && !runner_.job->cancelled ? "; a fresh runner takes the next request" : ""));
+                log("runner exited: " + e.message +
+                    (runner_.job && !runner_.job->cancelled ? "; a fresh runner takes the next request" : ""));
                 runner_.status = "runner exited (" + e.message + "); a fresh one starts with the next run";
                 break;
             case RunnerEvent::Kind::Log: log("runner: " + e.message); break;
@@ -293,10 +298,12 @@ void Workbook::poll_runner() {
         double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - j.started).count();
         char buf[64];
         std::snprintf(buf, sizeof buf, " in %.1f s", secs);
-        std::string summary = j.label + ": " + std::to_string(j.done) + " of " + std::to_string(j.requests.size()) + " done" +
-                              (j.failed ? ", " + std::to_string(j.failed) + (j.cancelled ? " cancelled" : " failed") : "") + buf;
+        std::string summary =
+            j.label + ": " + std::to_string(j.done) + " of " + std::to_string(j.requests.size()) + " done" +
+            (j.failed ? ", " + std::to_string(j.failed) + (j.cancelled ? " cancelled" : " failed") : "") + buf;
         log(summary);
-        runner_.status = (runner_.gpu ? "GPU runner ready: " + runner_.device + "  \xC2\xB7  " : std::string()) + "last: " + summary;
+        runner_.status =
+            (runner_.gpu ? "GPU runner ready: " + runner_.device + "  \xC2\xB7  " : std::string()) + "last: " + summary;
         runner_.job.reset();
     }
 }

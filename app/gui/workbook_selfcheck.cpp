@@ -27,7 +27,8 @@ void Workbook::draw_questions() {
         correct += l.checks[q].correct >= 0 && a == l.checks[q].correct;
     }
     char summary[128];
-    std::snprintf(summary, sizeof summary, "%d of %zu answered  \xC2\xB7  %d multiple-choice correct", answered, l.checks.size(), correct);
+    std::snprintf(summary, sizeof summary, "%d of %zu answered  \xC2\xB7  %d multiple-choice correct", answered,
+                  l.checks.size(), correct);
     ImGui::TextDisabled("%s", summary);
     // The reset button goes to the right end of the line if there is room, else under it.
     float reset_w = ImGui::CalcTextSize("Reset answers").x + 2 * ImGui::GetStyle().FramePadding.x;
@@ -53,10 +54,14 @@ void Workbook::draw_questions() {
             for (int c = 0; c < int(q.choices.size()); ++c) {
                 bool chosen = has_answer && it->second == c;
                 ImU32 col = 0;
-                if (has_answer && c == q.correct) col = pal.good;
-                else if (chosen) col = pal.bad;
+                if (has_answer && c == q.correct)
+                    col = pal.good;
+                else if (chosen)
+                    col = pal.bad;
                 if (col) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(col));
-                std::string label = q.choices[c] + (has_answer && c == q.correct ? "   \xE2\x9C\x93" : chosen ? "   \xE2\x9C\x97" : "");
+                std::string label = q.choices[c] + (has_answer && c == q.correct ? "   \xE2\x9C\x93"
+                                                    : chosen                     ? "   \xE2\x9C\x97"
+                                                                                 : "");
                 if (ImGui::RadioButton(label.c_str(), chosen) && !has_answer) {
                     prog.answers[i] = c;
                     settings_dirty_ = true;
@@ -82,7 +87,9 @@ void Workbook::draw_questions() {
                 settings_dirty_ = true;
             }
         }
-        ImU32 edge = !revealed ? pal.border : (q.correct < 0 || (has_answer && it->second == q.correct)) ? pal.good : pal.bad;
+        ImU32 edge = !revealed                                                    ? pal.border
+                     : (q.correct < 0 || (has_answer && it->second == q.correct)) ? pal.good
+                                                                                  : pal.bad;
         end_callout(edge, pal.panel_alt);
         ImGui::Dummy(ImVec2(0, 4 * s));
         ImGui::PopID();
@@ -129,7 +136,9 @@ void Workbook::draw_flashcards() {
     dl->AddRect(p, ImVec2(p.x + w, p.y + h), hovered ? pal.accent : pal.border, 12 * s, 0, 1.5f * s);
     const char* side = selfcheck_.flipped ? "ANSWER" : "QUESTION";
     dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(p.x + 16 * s, p.y + 12 * s), pal.muted, side);
-    if (known) dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(p.x + w - 80 * s, p.y + 12 * s), pal.good, "\xE2\x9C\x93 known");
+    if (known)
+        dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(p.x + w - 80 * s, p.y + 12 * s), pal.good,
+                    "\xE2\x9C\x93 known");
     ImFont* f = selfcheck_.flipped ? fonts_.body : fonts_.big;
     const std::string& text = selfcheck_.flipped ? card.back : card.front;
     float wrap = w - 48 * s;
@@ -137,7 +146,8 @@ void Workbook::draw_flashcards() {
     ImVec2 at(p.x + (w - ts.x) * 0.5f, p.y + std::max(36 * s, (h - ts.y) * 0.5f));
     dl->AddText(f, f->FontSize, at, pal.text, text.c_str(), nullptr, wrap);
     if (!selfcheck_.flipped)
-        dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(p.x + 16 * s, p.y + h - 26 * s), pal.faint, "click or press Space to flip");
+        dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(p.x + 16 * s, p.y + h - 26 * s), pal.faint,
+                    "click or press Space to flip");
 
     ImGui::Spacing();
     float bw = 110 * s;
@@ -148,7 +158,8 @@ void Workbook::draw_flashcards() {
         selfcheck_.flipped = false;
     }
     ImGui::SameLine();
-    if (primary_button(selfcheck_.flipped ? "Show question" : "Flip", ImVec2(bw, 0))) selfcheck_.flipped = !selfcheck_.flipped;
+    if (primary_button(selfcheck_.flipped ? "Show question" : "Flip", ImVec2(bw, 0)))
+        selfcheck_.flipped = !selfcheck_.flipped;
     ImGui::SameLine();
     if (plain_button("Next \xE2\x96\xB6", ImVec2(bw, 0), selfcheck_.card + 1 < n)) {
         ++selfcheck_.card;
@@ -165,8 +176,10 @@ void Workbook::draw_flashcards() {
     ImGui::SameLine();
     bool k = known;
     if (ImGui::Checkbox("I know this", &k)) {
-        if (k) prog.cards_known.insert(index);
-        else prog.cards_known.erase(index);
+        if (k)
+            prog.cards_known.insert(index);
+        else
+            prog.cards_known.erase(index);
         settings_dirty_ = true;
     }
     if (!ImGui::GetIO().WantTextInput && ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) &&
@@ -207,9 +220,12 @@ void Workbook::draw_selfcheck() {
     const char* tabs[] = {"Questions", "Flashcards", "Exercise"};
     segmented("##selfcheck_tabs", tabs, 3, &selfcheck_.tab);
     ImGui::Spacing();
-    if (selfcheck_.tab == 0) draw_questions();
-    else if (selfcheck_.tab == 1) draw_flashcards();
-    else draw_exercise();
+    if (selfcheck_.tab == 0)
+        draw_questions();
+    else if (selfcheck_.tab == 1)
+        draw_flashcards();
+    else
+        draw_exercise();
 }
 
 }  // namespace kl::gui

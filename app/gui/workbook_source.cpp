@@ -54,7 +54,8 @@ void Workbook::draw_code_lines(const std::vector<std::string>& lines, bool ptx) 
     LexState st;
     for (size_t i = 0; i < lines.size(); ++i) {
         states[i] = st;
-        if (!ptx && (st.in_block_comment || lines[i].find("/*") != std::string::npos)) tokenize_line(lines[i], Language::Cuda, st);
+        if (!ptx && (st.in_block_comment || lines[i].find("/*") != std::string::npos))
+            tokenize_line(lines[i], Language::Cuda, st);
     }
     while (clipper.Step()) {
         for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
@@ -63,7 +64,8 @@ void Workbook::draw_code_lines(const std::vector<std::string>& lines, bool ptx) 
             std::snprintf(num, sizeof num, "%4d", i + 1);
             dl->AddText(mono, mono->FontSize, p, palette().faint, num);
             LexState ls = states[size_t(i)];
-            draw_code_line(dl, mono, ImVec2(p.x + digits + 8, p.y), lines[size_t(i)], ptx ? Language::Ptx : Language::Cuda, ls);
+            draw_code_line(dl, mono, ImVec2(p.x + digits + 8, p.y), lines[size_t(i)],
+                           ptx ? Language::Ptx : Language::Cuda, ls);
             ImGui::Dummy(ImVec2(digits + 8 + widest * char_w, lh));
         }
     }
@@ -96,8 +98,8 @@ void Workbook::draw_diff() {
         } else {
             source_.diff = diff_lines(a, b);
             DiffStats st = count_changes(source_.diff);
-            source_.diff_title = prev.file + "  \xE2\x86\x92  " + r.file + "    +" + std::to_string(st.added) + " \xE2\x88\x92" +
-                                 std::to_string(st.removed) + " lines";
+            source_.diff_title = prev.file + "  \xE2\x86\x92  " + r.file + "    +" + std::to_string(st.added) +
+                                 " \xE2\x88\x92" + std::to_string(st.removed) + " lines";
         }
         source_.diff_key = key;
     }
@@ -119,7 +121,9 @@ void Workbook::draw_diff() {
         for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
             const DiffLine& d = source_.diff[size_t(i)];
             ImVec2 p = ImGui::GetCursorScreenPos();
-            ImU32 bg = d.op == DiffLine::Op::Added ? with_alpha(pal.good, 0.16f) : d.op == DiffLine::Op::Removed ? with_alpha(pal.bad, 0.16f) : 0;
+            ImU32 bg = d.op == DiffLine::Op::Added     ? with_alpha(pal.good, 0.16f)
+                       : d.op == DiffLine::Op::Removed ? with_alpha(pal.bad, 0.16f)
+                                                       : 0;
             if (bg) dl->AddRectFilled(p, ImVec2(p.x + full_w, p.y + lh), bg);
             char a[16] = "", b[16] = "";
             if (d.old_line) std::snprintf(a, sizeof a, "%4d", d.old_line);

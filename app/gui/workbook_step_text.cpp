@@ -83,7 +83,8 @@ float flow(const md::Inline& spans, const FlowFonts& fonts, float width, ImU32 c
             if (code) {
                 size_t whole = t.find('\n', i);
                 if (whole == std::string::npos) whole = t.size();
-                float ww = font->CalcTextSizeA(font->FontSize, FLT_MAX, 0, t.c_str() + i, t.c_str() + whole).x + 2 * pad;
+                float ww =
+                    font->CalcTextSizeA(font->FontSize, FLT_MAX, 0, t.c_str() + i, t.c_str() + whole).x + 2 * pad;
                 if (ww <= width) j = whole;
             }
             const char* b = t.c_str() + i;
@@ -94,17 +95,21 @@ float flow(const md::Inline& spans, const FlowFonts& fonts, float width, ImU32 c
                 y += line_h;
             }
             if (!measure_only) {
-                ImVec2 p(origin.x + x, origin.y + y + (base_ascent - font->Ascent) + (line_h - fonts.base->FontSize) * 0.3f);
+                ImVec2 p(origin.x + x,
+                         origin.y + y + (base_ascent - font->Ascent) + (line_h - fonts.base->FontSize) * 0.3f);
                 if (code) {
-                    dl->AddRectFilled(ImVec2(p.x, p.y - 1), ImVec2(p.x + w, p.y + font->FontSize + 2), pal.code_bg, 4.0f);
+                    dl->AddRectFilled(ImVec2(p.x, p.y - 1), ImVec2(p.x + w, p.y + font->FontSize + 2), pal.code_bg,
+                                      4.0f);
                 }
                 dl->AddText(font, font->FontSize, ImVec2(p.x + pad, p.y), ink, b, e);
                 if (span.style & md::kStrike)
-                    dl->AddLine(ImVec2(p.x, p.y + font->FontSize * 0.55f), ImVec2(p.x + w, p.y + font->FontSize * 0.55f), ink, 1.0f);
+                    dl->AddLine(ImVec2(p.x, p.y + font->FontSize * 0.55f),
+                                ImVec2(p.x + w, p.y + font->FontSize * 0.55f), ink, 1.0f);
                 if (link) {
                     ImVec2 a(p.x, p.y), z(p.x + w, p.y + font->FontSize + 2);
                     bool hover = ImGui::IsMouseHoveringRect(a, z) && ImGui::IsWindowHovered();
-                    dl->AddLine(ImVec2(a.x, z.y - 1), ImVec2(z.x, z.y - 1), with_alpha(ink, hover ? 1.0f : 0.45f), 1.0f);
+                    dl->AddLine(ImVec2(a.x, z.y - 1), ImVec2(z.x, z.y - 1), with_alpha(ink, hover ? 1.0f : 0.45f),
+                                1.0f);
                     if (hover) {
                         ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
                         ImGui::SetTooltip("%s", span.url.c_str());
@@ -127,7 +132,8 @@ float natural_width(const md::Inline& spans, const FlowFonts& fonts) {
     float w = 0;
     for (const auto& s : spans) {
         ImFont* f = fonts.for_style(s.style);
-        w += f->CalcTextSizeA(f->FontSize, FLT_MAX, 0, s.text.c_str()).x + ((s.style & md::kCode) ? f->FontSize * 0.56f : 0);
+        w += f->CalcTextSizeA(f->FontSize, FLT_MAX, 0, s.text.c_str()).x +
+             ((s.style & md::kCode) ? f->FontSize * 0.56f : 0);
     }
     return w;
 }
@@ -169,8 +175,10 @@ void Workbook::draw_markdown(const md::Document& doc) {
                     ImFont* mf = b.marker.back() == '.' ? fonts_.body : fonts_.bold;
                     float mw = mf->CalcTextSizeA(mf->FontSize, FLT_MAX, 0, b.marker.c_str()).x;
                     float line_h = fonts_.body->FontSize * 1.5f;
-                    ImGui::GetWindowDrawList()->AddText(mf, mf->FontSize, ImVec2(p.x + indent - mw - 8 * s, p.y + (line_h - fonts_.body->FontSize) * 0.3f),
-                                                        b.marker.back() == '.' ? pal.muted : pal.accent, b.marker.c_str());
+                    ImGui::GetWindowDrawList()->AddText(
+                        mf, mf->FontSize,
+                        ImVec2(p.x + indent - mw - 8 * s, p.y + (line_h - fonts_.body->FontSize) * 0.3f),
+                        b.marker.back() == '.' ? pal.muted : pal.accent, b.marker.c_str());
                 }
                 ImGui::SetCursorScreenPos(ImVec2(p.x + indent, p.y));
                 flow(b.spans, {fonts_, fonts_.body}, width - indent, ink);
@@ -188,12 +196,15 @@ void Workbook::draw_markdown(const md::Document& doc) {
                 dl->AddRectFilled(p, end, pal.code_bg, 6.0f);
                 dl->PushClipRect(p, end, true);
                 std::string lang = b.language;
-                bool colour = lang.empty() || lang == "cuda" || lang == "cu" || lang == "cpp" || lang == "c" || lang == "c++" || lang == "ptx";
+                bool colour = lang.empty() || lang == "cuda" || lang == "cu" || lang == "cpp" || lang == "c" ||
+                              lang == "c++" || lang == "ptx";
                 LexState st;
                 for (size_t i = 0; i < lines.size(); ++i) {
                     ImVec2 at(p.x + pad, p.y + pad + i * lh);
-                    if (colour) draw_code_line(dl, mono, at, lines[i], lang == "ptx" ? Language::Ptx : Language::Cuda, st);
-                    else dl->AddText(mono, mono->FontSize, at, pal.text, lines[i].c_str());
+                    if (colour)
+                        draw_code_line(dl, mono, at, lines[i], lang == "ptx" ? Language::Ptx : Language::Cuda, st);
+                    else
+                        dl->AddText(mono, mono->FontSize, at, pal.text, lines[i].c_str());
                 }
                 dl->PopClipRect();
                 ImGui::Dummy(ImVec2(width, end.y - p.y));
@@ -202,7 +213,8 @@ void Workbook::draw_markdown(const md::Document& doc) {
             }
             case md::Block::Kind::Rule: {
                 ImVec2 p = ImGui::GetCursorScreenPos();
-                ImGui::GetWindowDrawList()->AddLine(ImVec2(p.x, p.y + para_gap), ImVec2(p.x + width, p.y + para_gap), pal.border, 1.0f);
+                ImGui::GetWindowDrawList()->AddLine(ImVec2(p.x, p.y + para_gap), ImVec2(p.x + width, p.y + para_gap),
+                                                    pal.border, 1.0f);
                 ImGui::Dummy(ImVec2(width, 2 * para_gap));
                 break;
             }
@@ -214,23 +226,29 @@ void Workbook::draw_markdown(const md::Document& doc) {
                 std::vector<float> natural(cols, 0);
                 for (size_t r = 0; r < b.rows.size(); ++r)
                     for (size_t c = 0; c < b.rows[r].size(); ++c)
-                        natural[c] = std::max(natural[c], natural_width(b.rows[r][c], {fonts_, r == 0 ? fonts_.bold : fonts_.body}) + 2);
+                        natural[c] = std::max(
+                            natural[c], natural_width(b.rows[r][c], {fonts_, r == 0 ? fonts_.bold : fonts_.body}) + 2);
                 float cell_pad = ImGui::GetStyle().CellPadding.x * 2 + 2;
                 float total = 0;
                 for (float w : natural) total += w + cell_pad;
                 bool fits = total <= width;
-                ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_NoSavedSettings |
+                ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
+                                        ImGuiTableFlags_NoSavedSettings |
                                         (fits ? ImGuiTableFlags_SizingFixedFit : ImGuiTableFlags_SizingStretchProp);
                 ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(8 * s, 3 * s));
                 if (ImGui::BeginTable("##md_table", int(cols), flags, ImVec2(fits ? total : width, 0))) {
                     // Too wide: short columns keep their natural width, long ones share the rest.
                     for (size_t c = 0; c < cols; ++c) {
                         bool fixed = fits || natural[c] <= width * 0.2f;
-                        ImGui::TableSetupColumn("", fixed ? ImGuiTableColumnFlags_WidthFixed : ImGuiTableColumnFlags_WidthStretch, natural[c]);
+                        ImGui::TableSetupColumn(
+                            "", fixed ? ImGuiTableColumnFlags_WidthFixed : ImGuiTableColumnFlags_WidthStretch,
+                            natural[c]);
                     }
                     for (size_t r = 0; r < b.rows.size(); ++r) {
                         ImGui::TableNextRow();
-                        if (r == 0) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, ImGui::GetColorU32(ImGuiCol_TableHeaderBg));
+                        if (r == 0)
+                            ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0,
+                                                   ImGui::GetColorU32(ImGuiCol_TableHeaderBg));
                         for (size_t c = 0; c < cols; ++c) {
                             ImGui::TableSetColumnIndex(int(c));
                             if (c >= b.rows[r].size()) continue;
@@ -239,7 +257,9 @@ void Workbook::draw_markdown(const md::Document& doc) {
                             FlowFonts ff{fonts_, r == 0 ? fonts_.bold : fonts_.body};
                             if (align != 0) {
                                 float nw = natural_width(b.rows[r][c], ff);
-                                if (nw < cw) ImGui::SetCursorPosX(ImGui::GetCursorPosX() + (align == 2 ? cw - nw : (cw - nw) * 0.5f));
+                                if (nw < cw)
+                                    ImGui::SetCursorPosX(ImGui::GetCursorPosX() +
+                                                         (align == 2 ? cw - nw : (cw - nw) * 0.5f));
                                 cw = std::min(cw, nw + 2);
                             }
                             md::Inline cell = b.rows[r][c];
@@ -259,7 +279,8 @@ void Workbook::draw_markdown(const md::Document& doc) {
             ImVec2 end = ImGui::GetCursorScreenPos();
             for (int q = 0; q < b.quote_depth; ++q) {
                 float x = block_start.x + q * 16 * s + 3 * s;
-                ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(x, block_start.y), ImVec2(x + 3 * s, end.y - para_gap * 0.4f), pal.border);
+                ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(x, block_start.y),
+                                                          ImVec2(x + 3 * s, end.y - para_gap * 0.4f), pal.border);
             }
         }
         ImGui::SetCursorPosX(base_x);
@@ -282,8 +303,9 @@ void Workbook::draw_step_text() {
         ImGui::PushFont(fonts_.h2);
         ImGui::TextUnformatted("No lesson to show");
         ImGui::PopFont();
-        ImGui::TextWrapped("The lessons folder is %s. Lessons that failed to load are listed on the left with the reason.",
-                           lessons_dir().c_str());
+        ImGui::TextWrapped(
+            "The lessons folder is %s. Lessons that failed to load are listed on the left with the reason.",
+            lessons_dir().c_str());
         return;
     }
     if (!st) {

@@ -17,10 +17,10 @@ namespace kl::plot {
 enum class ExportFormat { Svg, Pdf, Png, Csv };
 
 struct ExportOptions {
-  double width_pt = 468.0;   // 6.5 in: a text column of a letter/A4 page
-  double height_pt = 288.0;  // 4 in
-  double png_scale = 2.0;    // PNG pixels per point (2 = 144 dpi; use 300/72 for 300 dpi)
-  Theme theme = print_theme();
+    double width_pt = 468.0;   // 6.5 in: a text column of a letter/A4 page
+    double height_pt = 288.0;  // 4 in
+    double png_scale = 2.0;    // PNG pixels per point (2 = 144 dpi; use 300/72 for 300 dpi)
+    Theme theme = print_theme();
 };
 
 // The format named by the file extension (case-insensitive), if it is one of ours.
@@ -29,7 +29,8 @@ const char* format_name(ExportFormat format);  // "svg", "pdf", "png", "csv"
 
 // Exports by the path's extension; an unknown extension is an error naming it.
 WriteResult export_figure(const Figure& figure, const std::string& path, const ExportOptions& options = {});
-WriteResult export_figure(const Figure& figure, const std::string& path, ExportFormat format, const ExportOptions& options = {});
+WriteResult export_figure(const Figure& figure, const std::string& path, ExportFormat format,
+                          const ExportOptions& options = {});
 
 // The bytes of an export, without touching the file system (tests, clipboard, previews).
 // On failure returns std::nullopt and sets `error`.

@@ -10,11 +10,11 @@ namespace kl::plot {
 // `reason` (set by write_file_atomically) is that line without the path ("folder '/x' does not
 // exist"), for callers that name the file otherwise (a staging copy written for its final place).
 struct WriteResult {
-  std::string path;
-  std::string error;
-  std::string reason{};
-  bool ok() const { return error.empty(); }
-  explicit operator bool() const { return ok(); }
+    std::string path;
+    std::string error;
+    std::string reason{};
+    bool ok() const { return error.empty(); }
+    explicit operator bool() const { return ok(); }
 };
 
 // Writes `bytes` to a temporary file in the destination folder, flushes it to disk and renames

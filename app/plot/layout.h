@@ -32,9 +32,9 @@ namespace kl::plot {
 // [SECTION] Text measurement ----------------------------------------------------------------
 
 struct TextMetrics {
-  double width = 0;    // advance width of the whole string
-  double ascent = 0;   // font ascent above the baseline (positive)
-  double descent = 0;  // font descent below the baseline (positive)
+    double width = 0;    // advance width of the whole string
+    double ascent = 0;   // font ascent above the baseline (positive)
+    double descent = 0;  // font descent below the baseline (positive)
 };
 
 // Measures one line of UTF-8 text at a font size (page units) in the regular or bold face.
@@ -47,81 +47,82 @@ MeasureText approximate_measure();
 // [SECTION] Layout results ------------------------------------------------------------------
 
 struct PlacedTick {
-  double value = 0;
-  double pixel = 0;   // position along the axis (x for the x axis, y for the y axis)
-  bool major = true;
-  std::vector<TextCmd> label;  // none (minor or unlabelled), one line, or a wrapped category name
+    double value = 0;
+    double pixel = 0;  // position along the axis (x for the x axis, y for the y axis)
+    bool major = true;
+    std::vector<TextCmd> label;  // none (minor or unlabelled), one line, or a wrapped category name
 };
 
 struct AxisLayout {
-  Scale scale = Scale::Linear;
-  Range range;
-  Transform transform;
-  std::vector<PlacedTick> ticks;
-  std::optional<TextCmd> title;
-  bool category = false;
-  bool vertical_labels = false;  // category names set vertically because they did not fit
+    Scale scale = Scale::Linear;
+    Range range;
+    Transform transform;
+    std::vector<PlacedTick> ticks;
+    std::optional<TextCmd> title;
+    bool category = false;
+    bool vertical_labels = false;  // category names set vertically because they did not fit
 };
 
 struct LegendItem {
-  size_t series = 0;  // index into figure.series
-  Rect swatch;        // where the line/marker/bar sample goes
-  TextCmd label;
+    size_t series = 0;  // index into figure.series
+    Rect swatch;        // where the line/marker/bar sample goes
+    TextCmd label;
 };
 
 struct LegendLayout {
-  bool visible = false;
-  LegendPlacement placement = LegendPlacement::Hidden;  // the resolved corner (never Auto)
-  Rect box;
-  std::optional<TextCmd> title;
-  std::vector<LegendItem> items;
-  bool truncated = false;  // an entry was cut to fit (such a legend goes below the plot)
+    bool visible = false;
+    LegendPlacement placement = LegendPlacement::Hidden;  // the resolved corner (never Auto)
+    Rect box;
+    std::optional<TextCmd> title;
+    std::vector<LegendItem> items;
+    bool truncated = false;  // an entry was cut to fit (such a legend goes below the plot)
 };
 
 struct BarLayout {
-  size_t series = 0;
-  size_t point = 0;
-  Rect rect;
-  // Spread whisker (from Point::y_low / y_high), when both are finite.
-  bool has_whisker = false;
-  double whisker_x = 0, whisker_top = 0, whisker_bottom = 0, cap_half_width = 0;
+    size_t series = 0;
+    size_t point = 0;
+    Rect rect;
+    // Spread whisker (from Point::y_low / y_high), when both are finite.
+    bool has_whisker = false;
+    double whisker_x = 0, whisker_top = 0, whisker_bottom = 0, cap_half_width = 0;
 };
 
 struct ColorBarLayout {
-  bool visible = false;
-  Rect bar;
-  AxisLayout axis;  // vertical; transform maps values to y inside `bar`
-  // A "NaN" key under the bar, shown when the grid holds NaN cells (drawn like them: crossed).
-  bool nan_key = false;
-  Rect nan_swatch;
-  TextCmd nan_label;
+    bool visible = false;
+    Rect bar;
+    AxisLayout axis;  // vertical; transform maps values to y inside `bar`
+    // A "NaN" key under the bar, shown when the grid holds NaN cells (drawn like them: crossed).
+    bool nan_key = false;
+    Rect nan_swatch;
+    TextCmd nan_label;
 };
 
 struct Layout {
-  double width = 0, height = 0;
-  Rect plot;  // the data area; everything data-related is clipped to it
-  AxisLayout x, y;
-  std::vector<TextCmd> title;    // wrapped lines
-  std::vector<TextCmd> caption;  // wrapped lines
-  LegendLayout legend;
-  ColorBarLayout color_bar;
-  std::vector<BarLayout> bars;
-  std::vector<TextCmd> notes;  // reference-line labels, annotations, value labels (not clipped)
-  struct AnnotationMark {
-    Vec2 at;
-    int color = -1;  // palette index; -1: the theme's reference colour
-  };
-  std::vector<AnnotationMark> annotation_marks;  // markers of Annotation::mark, at their anchors
-  std::vector<SeriesStyle> styles;
-  // On pages too small for everything, the caption and then the title are left out so the
-  // plot keeps at least a quarter of the page; these say which were.
-  bool caption_omitted = false;
-  bool title_omitted = false;
+    double width = 0, height = 0;
+    Rect plot;  // the data area; everything data-related is clipped to it
+    AxisLayout x, y;
+    std::vector<TextCmd> title;    // wrapped lines
+    std::vector<TextCmd> caption;  // wrapped lines
+    LegendLayout legend;
+    ColorBarLayout color_bar;
+    std::vector<BarLayout> bars;
+    std::vector<TextCmd> notes;  // reference-line labels, annotations, value labels (not clipped)
+    struct AnnotationMark {
+        Vec2 at;
+        int color = -1;  // palette index; -1: the theme's reference colour
+    };
+    std::vector<AnnotationMark> annotation_marks;  // markers of Annotation::mark, at their anchors
+    std::vector<SeriesStyle> styles;
+    // On pages too small for everything, the caption and then the title are left out so the
+    // plot keeps at least a quarter of the page; these say which were.
+    bool caption_omitted = false;
+    bool title_omitted = false;
 };
 
 // [SECTION] Entry point ---------------------------------------------------------------------
 
-Layout compute_layout(const Figure& figure, double width, double height, const MeasureText& measure, const Theme& theme);
+Layout compute_layout(const Figure& figure, double width, double height, const MeasureText& measure,
+                      const Theme& theme);
 
 // The level of a BarMarks point in page units: across its category's slot at the point's y
 // (y is NaN when the point is not drawable).
@@ -133,7 +134,8 @@ enum class VAlign { Top, Middle, Baseline, Bottom };
 TextCmd place_text(const std::string& text, double size, bool bold, Color color, Vec2 anchor, HAlign h, VAlign v,
                    const MeasureText& measure, bool vertical = false);
 // Greedy word wrap to max_width; words longer than a line are cut with an ellipsis.
-std::vector<std::string> wrap_text(const std::string& text, double max_width, double size, bool bold, const MeasureText& measure);
+std::vector<std::string> wrap_text(const std::string& text, double max_width, double size, bool bold,
+                                   const MeasureText& measure);
 // The longest prefix of `text` (whole UTF-8 characters) that fits with "…" appended; `text` if it fits.
 std::string fit_text(const std::string& text, double max_width, double size, bool bold, const MeasureText& measure);
 

@@ -10,32 +10,32 @@
 #include "plot/sample_figures.h"
 
 int main(int argc, char** argv) {
-  using namespace kl::plot;
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s OUT_DIR [WIDTH_PT HEIGHT_PT [PNG_SCALE]]\n", argv[0]);
-    return 2;
-  }
-  std::string out = argv[1];
-  ExportOptions options;
-  if (argc >= 4) {
-    options.width_pt = std::atof(argv[2]);
-    options.height_pt = std::atof(argv[3]);
-  }
-  if (argc >= 5) options.png_scale = std::atof(argv[4]);
-
-  const std::vector<Figure> figures = {sample_rung_bars(), sample_size_sweep(), sample_roofline(), sample_error_heatmap(),
-                                       sample_traffic_bars()};
-  int failures = 0;
-  for (const Figure& figure : figures) {
-    for (const char* ext : {"png", "svg", "pdf", "csv"}) {
-      WriteResult r = export_figure(figure, out + "/" + figure.id() + "." + ext, options);
-      if (r) {
-        std::printf("wrote %s\n", r.path.c_str());
-      } else {
-        std::fprintf(stderr, "%s\n", r.error.c_str());
-        ++failures;
-      }
+    using namespace kl::plot;
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: %s OUT_DIR [WIDTH_PT HEIGHT_PT [PNG_SCALE]]\n", argv[0]);
+        return 2;
     }
-  }
-  return failures == 0 ? 0 : 1;
+    std::string out = argv[1];
+    ExportOptions options;
+    if (argc >= 4) {
+        options.width_pt = std::atof(argv[2]);
+        options.height_pt = std::atof(argv[3]);
+    }
+    if (argc >= 5) options.png_scale = std::atof(argv[4]);
+
+    const std::vector<Figure> figures = {sample_rung_bars(), sample_size_sweep(), sample_roofline(),
+                                         sample_error_heatmap(), sample_traffic_bars()};
+    int failures = 0;
+    for (const Figure& figure : figures) {
+        for (const char* ext : {"png", "svg", "pdf", "csv"}) {
+            WriteResult r = export_figure(figure, out + "/" + figure.id() + "." + ext, options);
+            if (r) {
+                std::printf("wrote %s\n", r.path.c_str());
+            } else {
+                std::fprintf(stderr, "%s\n", r.error.c_str());
+                ++failures;
+            }
+        }
+    }
+    return failures == 0 ? 0 : 1;
 }

@@ -21,25 +21,23 @@ namespace kl::plot {
 // [SECTION] Basic types ---------------------------------------------------------------------
 
 struct Color {
-  float r = 0, g = 0, b = 0, a = 1;  // 0..1, not premultiplied
+    float r = 0, g = 0, b = 0, a = 1;  // 0..1, not premultiplied
 };
 Color rgb(unsigned hex, float alpha = 1.0f);  // rgb(0x0072B2)
 
 struct Vec2 {
-  double x = 0, y = 0;
+    double x = 0, y = 0;
 };
 
 struct Rect {
-  double x = 0, y = 0, w = 0, h = 0;
-  double left() const { return x; }
-  double right() const { return x + w; }
-  double top() const { return y; }
-  double bottom() const { return y + h; }
-  bool contains(Vec2 p) const { return p.x >= x && p.x <= x + w && p.y >= y && p.y <= y + h; }
-  bool overlaps(const Rect& o) const {
-    return x < o.x + o.w && o.x < x + w && y < o.y + o.h && o.y < y + h;
-  }
-  Rect inflated(double d) const { return {x - d, y - d, w + 2 * d, h + 2 * d}; }
+    double x = 0, y = 0, w = 0, h = 0;
+    double left() const { return x; }
+    double right() const { return x + w; }
+    double top() const { return y; }
+    double bottom() const { return y + h; }
+    bool contains(Vec2 p) const { return p.x >= x && p.x <= x + w && p.y >= y && p.y <= y + h; }
+    bool overlaps(const Rect& o) const { return x < o.x + o.w && o.x < x + w && y < o.y + o.h && o.y < y + h; }
+    Rect inflated(double d) const { return {x - d, y - d, w + 2 * d, h + 2 * d}; }
 };
 
 enum class MarkerShape { Circle, Square, TriangleUp, Diamond, TriangleDown, Cross, Plus };
@@ -52,58 +50,58 @@ enum class Hatch { None, Diagonal, AntiDiagonal, Crossed, Horizontal, Vertical }
 // An open polyline. `dash` lists on/off lengths in page units; empty = solid.
 // Joins are round, caps butt.
 struct LineCmd {
-  std::vector<Vec2> points;
-  Color color;
-  double width = 1.0;
-  std::vector<double> dash;
+    std::vector<Vec2> points;
+    Color color;
+    double width = 1.0;
+    std::vector<double> dash;
 };
 
 // An axis-aligned rectangle, filled (fill.a > 0) and/or outlined (stroke_width > 0).
 struct RectCmd {
-  Rect rect;
-  Color fill{0, 0, 0, 0};
-  Color stroke;
-  double stroke_width = 0.0;
+    Rect rect;
+    Color fill{0, 0, 0, 0};
+    Color stroke;
+    double stroke_width = 0.0;
 };
 
 // A marker of `size` (the diameter of the circle that holds it) centred at `center`.
 // Filled shapes are filled with `fill` and outlined with `stroke`; Cross and Plus are strokes
 // drawn in `fill` colour with width `stroke_width` (see marker_geometry()).
 struct MarkerCmd {
-  Vec2 center;
-  MarkerShape shape = MarkerShape::Circle;
-  double size = 5.0;
-  Color fill;
-  Color stroke;
-  double stroke_width = 0.5;
+    Vec2 center;
+    MarkerShape shape = MarkerShape::Circle;
+    double size = 5.0;
+    Color fill;
+    Color stroke;
+    double stroke_width = 0.5;
 };
 
 // One line of text. `origin` is the left end of the baseline. If `vertical`, the text is
 // rotated 90 degrees counter-clockwise about `origin` (it reads upwards, as a y-axis title).
 // `box` is the page-space bounding box the layout reserved for it (for tests and hit checks).
 struct TextCmd {
-  std::string text;  // UTF-8
-  Vec2 origin;
-  double size = 10.0;  // font size in page units
-  bool bold = false;
-  bool vertical = false;
-  Color color;
-  Rect box;
+    std::string text;  // UTF-8
+    Vec2 origin;
+    double size = 10.0;  // font size in page units
+    bool bold = false;
+    bool vertical = false;
+    Color color;
+    Rect box;
 };
 
 // Clip everything until the matching PopClipCmd to `rect` (intersected with any outer clip).
 struct PushClipCmd {
-  Rect rect;
+    Rect rect;
 };
 struct PopClipCmd {};
 
 using DrawCmd = std::variant<LineCmd, RectCmd, MarkerCmd, TextCmd, PushClipCmd, PopClipCmd>;
 
 struct Scene {
-  double width = 0, height = 0;
-  Color background{1, 1, 1, 1};
-  std::string font_family;  // renderers that pick fonts by name use it ("DejaVu Sans")
-  std::vector<DrawCmd> commands;
+    double width = 0, height = 0;
+    Color background{1, 1, 1, 1};
+    std::string font_family;  // renderers that pick fonts by name use it ("DejaVu Sans")
+    std::vector<DrawCmd> commands;
 };
 
 // [SECTION] Geometry helpers ----------------------------------------------------------------
@@ -116,8 +114,8 @@ std::vector<std::vector<Vec2>> split_dashes(const std::vector<Vec2>& polyline, c
 // The outline of a marker: for filled shapes a closed polygon (circle: `circle_segments`
 // vertices); for Cross and Plus two strokes (four points: a0, a1, b0, b1).
 struct MarkerGeometry {
-  bool filled = true;
-  std::vector<Vec2> points;
+    bool filled = true;
+    std::vector<Vec2> points;
 };
 MarkerGeometry marker_geometry(MarkerShape shape, Vec2 center, double size, int circle_segments = 16);
 

@@ -30,27 +30,27 @@ enum class Scale { Linear, Log10 };
 enum class NumberStyle { Auto, Plain, Si, Power, Exponent };
 
 struct Range {
-  double min = 0.0;
-  double max = 1.0;
-  double span() const { return max - min; }
-  bool contains(double v) const { return v >= min && v <= max; }
+    double min = 0.0;
+    double max = 1.0;
+    double span() const { return max - min; }
+    bool contains(double v) const { return v >= min && v <= max; }
 };
 
 // True when the range can be drawn on the scale: finite, min < max, and min > 0 on log axes.
 bool is_drawable(Range range, Scale scale);
 
 struct Tick {
-  double value = 0.0;
-  std::string label;  // empty for minor ticks
-  bool major = true;
+    double value = 0.0;
+    std::string label;  // empty for minor ticks
+    bool major = true;
 };
 
 struct TickRequest {
-  int min_count = 4;  // wanted number of labelled ticks (a hint: short axes get fewer)
-  int max_count = 8;  // hard limit on labelled ticks
-  NumberStyle style = NumberStyle::Auto;
-  bool thousands = true;  // "2,850" rather than "2850"
-  bool minor = true;      // log axes: minor ticks at 2..9 x 10^k (skipped decades are always marked)
+    int min_count = 4;  // wanted number of labelled ticks (a hint: short axes get fewer)
+    int max_count = 8;  // hard limit on labelled ticks
+    NumberStyle style = NumberStyle::Auto;
+    bool thousands = true;  // "2,850" rather than "2850"
+    bool minor = true;      // log axes: minor ticks at 2..9 x 10^k (skipped decades are always marked)
 };
 
 // [SECTION] Number formatting --------------------------------------------------------------
@@ -94,18 +94,18 @@ std::vector<Tick> make_ticks(Scale scale, Range range, const TickRequest& reques
 // The smallest and largest value seen; values the scale cannot show (NaN, infinities, and
 // values <= 0 on log axes) are skipped.
 struct Extent {
-  double min = 0.0;
-  double max = 0.0;
-  bool empty = true;
+    double min = 0.0;
+    double max = 0.0;
+    bool empty = true;
 
-  void include(double value, Scale scale);
+    void include(double value, Scale scale);
 };
 
 struct RangeRequest {
-  double padding = 0.05;       // fraction of the span added at each automatic end
-  bool include_zero = false;   // linear only: stretch to 0 and add no padding beyond it
-  std::optional<double> fixed_min;  // either end may be fixed; ignored if not drawable
-  std::optional<double> fixed_max;
+    double padding = 0.05;            // fraction of the span added at each automatic end
+    bool include_zero = false;        // linear only: stretch to 0 and add no padding beyond it
+    std::optional<double> fixed_min;  // either end may be fixed; ignored if not drawable
+    std::optional<double> fixed_max;
 };
 
 // A drawable range for the data, always (empty -> [0, 1] or [1, 10]; one value -> a band around
@@ -117,26 +117,26 @@ Range resolve_range(const Extent& extent, Scale scale, const RangeRequest& reque
 // Maps data values on a linear or log10 scale to pixels: data range [min, max] goes to
 // [pixel_from, pixel_to] (pixel_from > pixel_to for a y axis growing upwards).
 class Transform {
- public:
-  Transform() = default;
-  Transform(Scale scale, Range data, double pixel_from, double pixel_to);
+  public:
+    Transform() = default;
+    Transform(Scale scale, Range data, double pixel_from, double pixel_to);
 
-  // NaN for values the scale cannot place (NaN, infinities, <= 0 on log axes).
-  double to_pixel(double value) const;
-  double to_data(double pixel) const;
+    // NaN for values the scale cannot place (NaN, infinities, <= 0 on log axes).
+    double to_pixel(double value) const;
+    double to_data(double pixel) const;
 
-  Scale scale() const { return scale_; }
-  Range data() const { return data_; }
-  double pixel_from() const { return pixel_from_; }
-  double pixel_to() const { return pixel_to_; }
+    Scale scale() const { return scale_; }
+    Range data() const { return data_; }
+    double pixel_from() const { return pixel_from_; }
+    double pixel_to() const { return pixel_to_; }
 
- private:
-  Scale scale_ = Scale::Linear;
-  Range data_{0.0, 1.0};
-  double lo_ = 0.0;  // data_ in scale space (log10 on log axes)
-  double hi_ = 1.0;
-  double pixel_from_ = 0.0;
-  double pixel_to_ = 1.0;
+  private:
+    Scale scale_ = Scale::Linear;
+    Range data_{0.0, 1.0};
+    double lo_ = 0.0;  // data_ in scale space (log10 on log axes)
+    double hi_ = 1.0;
+    double pixel_from_ = 0.0;
+    double pixel_to_ = 1.0;
 };
 
 }  // namespace kl::plot

@@ -21,10 +21,12 @@ void check_writable_folder(const std::string& folder, const std::string& path) {
     std::error_code ec;
     if (!fs::exists(f, ec)) throw InputError("cannot write '" + path + "': folder '" + f + "' does not exist");
     if (!fs::is_directory(f, ec)) throw InputError("cannot write '" + path + "': '" + f + "' is not a folder");
-    if (access(f.c_str(), W_OK | X_OK) != 0) throw InputError("cannot write '" + path + "': folder '" + f + "' is not writable");
+    if (access(f.c_str(), W_OK | X_OK) != 0)
+        throw InputError("cannot write '" + path + "': folder '" + f + "' is not writable");
 }
 
-std::string render_or_throw(const plot::Figure& figure, plot::ExportFormat format, const plot::ExportOptions& options, const std::string& what) {
+std::string render_or_throw(const plot::Figure& figure, plot::ExportFormat format, const plot::ExportOptions& options,
+                            const std::string& what) {
     std::string error;
     auto bytes = plot::render_to_bytes(figure, format, options, &error);
     if (!bytes) throw InputError("cannot render " + what + ": " + error);
@@ -36,7 +38,8 @@ void write_figure_with_results(const plot::Figure& figure, const std::string& pa
     check_writable_folder(fs::path(path).parent_path().string(), path);
     std::string bytes = render_or_throw(figure, format, options, "'" + path + "'");
     std::string copy = results_copy_path(path);
-    if (fs::absolute(copy) == fs::absolute(path)) throw InputError("cannot write '" + path + "': the results copy would overwrite it");
+    if (fs::absolute(copy) == fs::absolute(path))
+        throw InputError("cannot write '" + path + "': the results copy would overwrite it");
     plot::WriteResult fig = plot::write_file_atomically(path, bytes);
     if (!fig) throw InputError(fig.error);
     plot::WriteResult res = plot::write_file_atomically(copy, results_bytes);

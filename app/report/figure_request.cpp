@@ -13,8 +13,10 @@ namespace kl::report {
 // [SECTION] Names
 
 std::optional<PlotKind> plot_kind_from_name(const std::string& name) {
-    static const std::map<std::string, PlotKind> kinds = {{"bars", PlotKind::Bars},         {"sweep", PlotKind::Sweep},
-                                                          {"roofline", PlotKind::Roofline}, {"traffic", PlotKind::Traffic},
+    static const std::map<std::string, PlotKind> kinds = {{"bars", PlotKind::Bars},
+                                                          {"sweep", PlotKind::Sweep},
+                                                          {"roofline", PlotKind::Roofline},
+                                                          {"traffic", PlotKind::Traffic},
                                                           {"errors", PlotKind::Errors}};
     auto it = kinds.find(name);
     if (it == kinds.end()) return std::nullopt;
@@ -43,7 +45,9 @@ std::optional<Metric> metric_from_name(const std::string& name) {
     return std::nullopt;
 }
 
-std::string date_of(const std::string& iso_time) { return iso_time.size() >= 10 && iso_time[4] == '-' ? iso_time.substr(0, 10) : iso_time; }
+std::string date_of(const std::string& iso_time) {
+    return iso_time.size() >= 10 && iso_time[4] == '-' ? iso_time.substr(0, 10) : iso_time;
+}
 
 // [SECTION] Loading
 
@@ -54,9 +58,7 @@ LoadedResults load_results_for_export(const std::string& path) {
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(out.bytes);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw InputError(path + ": not valid JSON (" + e.what() + ")");
-    }
+    } catch (const nlohmann::json::parse_error& e) { throw InputError(path + ": not valid JSON (" + e.what() + ")"); }
     out.file = results_from_json(j, path);
     out.store.add_file(out.file, path);
     return out;
@@ -67,7 +69,9 @@ LoadedResults load_results_for_export(const std::string& path) {
 FigureRequest request_for_step(const LessonStep& step) {
     FigureRequest r;
     auto kind = plot_kind_from_name(step.plot);
-    if (!kind) throw InputError("step '" + step.title + "': plot '" + step.plot + "' is not one of bars, sweep, roofline, traffic, errors");
+    if (!kind)
+        throw InputError("step '" + step.title + "': plot '" + step.plot +
+                         "' is not one of bars, sweep, roofline, traffic, errors");
     r.plot = *kind;
     r.ladder = step.ladder;
     r.rung = step.rung;
@@ -96,11 +100,14 @@ std::string join_keys(const std::vector<std::string>& names) {
 const Ladder& pick_ladder(const LoadedResults& results, const std::vector<Ladder>& ladders, const std::string& wanted) {
     std::vector<std::string> in_results;
     for (const auto& run : results.file.runs)
-        if (std::find(in_results.begin(), in_results.end(), run.ladder) == in_results.end()) in_results.push_back(run.ladder);
+        if (std::find(in_results.begin(), in_results.end(), run.ladder) == in_results.end())
+            in_results.push_back(run.ladder);
     std::string id = wanted;
     if (id.empty()) {
         if (in_results.size() != 1)
-            throw InputError(results.path + ": " + (in_results.empty() ? "holds no runs" : "holds runs of several ladders (" + join_keys(in_results) + ")") +
+            throw InputError(results.path + ": " +
+                             (in_results.empty() ? "holds no runs"
+                                                 : "holds runs of several ladders (" + join_keys(in_results) + ")") +
                              ": name one with --ladder");
         id = in_results.front();
     }
@@ -126,7 +133,8 @@ const Rung* busiest_rung(const LoadedResults& results, const Ladder& L) {
 // The run whose problem the figure shows when the request leaves it open: the newest run of
 // `rung` (else of any rung of the ladder) that fits the sizes and dtype given, preferring one at
 // the ladder's default sizes (a size sweep's small points are not "the" problem).
-const RunRecord* representative_run(const LoadedResults& results, const Ladder& L, const Rung* rung, const FigureRequest& req) {
+const RunRecord* representative_run(const LoadedResults& results, const Ladder& L, const Rung* rung,
+                                    const FigureRequest& req) {
     std::map<std::string, int64_t> defaults(L.default_sizes.begin(), L.default_sizes.end());
     for (const auto& [k, v] : req.sizes) defaults[k] = v;
     auto fits = [&](const RunRecord& x, bool same_rung, bool at_defaults) {
@@ -159,7 +167,8 @@ std::string describe_problem(const figs::PlotContext& ctx) {
 
 // [SECTION] Building
 
-ExportFigure build_export_figure(const LoadedResults& results, const std::vector<Ladder>& ladders, const FigureRequest& req, bool caption) {
+ExportFigure build_export_figure(const LoadedResults& results, const std::vector<Ladder>& ladders,
+                                 const FigureRequest& req, bool caption) {
     const Ladder& L = pick_ladder(results, ladders, req.ladder);
     const Rung* rung = nullptr;
     if (!req.rung.empty()) {
@@ -205,19 +214,25 @@ ExportFigure build_export_figure(const LoadedResults& results, const std::vector
 
     const bool size_axis = ctx.sizes.count(req.axis) != 0;
     Metric metric = req.metric == Metric::Default ? default_metric(req.plot, size_axis) : req.metric;
-    if (req.metric != Metric::Default && req.plot != PlotKind::Bars && req.plot != PlotKind::Sweep && req.plot != PlotKind::Traffic)
-        throw InputError(std::string("--metric applies to bars, sweep and traffic plots, not ") + plot_kind_name(req.plot));
+    if (req.metric != Metric::Default && req.plot != PlotKind::Bars && req.plot != PlotKind::Sweep &&
+        req.plot != PlotKind::Traffic)
+        throw InputError(std::string("--metric applies to bars, sweep and traffic plots, not ") +
+                         plot_kind_name(req.plot));
     const bool traffic_metric = metric == Metric::Bytes || metric == Metric::Sectors || metric == Metric::Conflicts;
     if (req.plot == PlotKind::Traffic && !traffic_metric)
         throw InputError("--metric for the traffic plot is bytes, sectors or conflicts");
     if (req.plot != PlotKind::Traffic && traffic_metric)
-        throw InputError(std::string("--metric bytes, sectors and conflicts apply to the traffic plot, not ") + plot_kind_name(req.plot));
-    if (req.plot == PlotKind::Bars && metric == Metric::Memory) throw InputError("--metric memory applies to sweeps (bars: time, rate or pct)");
+        throw InputError(std::string("--metric bytes, sectors and conflicts apply to the traffic plot, not ") +
+                         plot_kind_name(req.plot));
+    if (req.plot == PlotKind::Bars && metric == Metric::Memory)
+        throw InputError("--metric memory applies to sweeps (bars: time, rate or pct)");
 
     ExportFigure out;
     switch (req.plot) {
         case PlotKind::Bars: {
-            auto m = metric == Metric::Time ? figs::BarMetric::Time : metric == Metric::Rate ? figs::BarMetric::Rate : figs::BarMetric::PercentOfReference;
+            auto m = metric == Metric::Time   ? figs::BarMetric::Time
+                     : metric == Metric::Rate ? figs::BarMetric::Rate
+                                              : figs::BarMetric::PercentOfReference;
             out.built = figs::rung_bars(results.store, ctx, m);
             break;
         }
@@ -227,12 +242,16 @@ ExportFigure build_export_figure(const LoadedResults& results, const std::vector
                 for (const auto& [k, v] : ctx.sizes) axes.push_back(k);
                 if (rung)
                     for (const auto& p : rung->params) axes.push_back(p.name);
-                throw InputError((req.axis.empty() ? std::string("a sweep needs --axis") : "'" + req.axis + "' is neither a size nor a parameter of rung '" +
-                                                                                            (rung ? rung->id : "") + "'") +
+                throw InputError((req.axis.empty() ? std::string("a sweep needs --axis")
+                                                   : "'" + req.axis + "' is neither a size nor a parameter of rung '" +
+                                                         (rung ? rung->id : "") + "'") +
                                  " (axes: " + join_keys(axes) + ")");
             }
-            if (metric == Metric::Percent) throw InputError("--metric pct applies to bars only (sweeps: time, rate or memory)");
-            auto m = metric == Metric::Time ? figs::SweepMetric::Time : metric == Metric::Memory ? figs::SweepMetric::PeakMemory : figs::SweepMetric::Rate;
+            if (metric == Metric::Percent)
+                throw InputError("--metric pct applies to bars only (sweeps: time, rate or memory)");
+            auto m = metric == Metric::Time     ? figs::SweepMetric::Time
+                     : metric == Metric::Memory ? figs::SweepMetric::PeakMemory
+                                                : figs::SweepMetric::Rate;
             out.built = figs::sweep_lines(results.store, ctx, req.axis, m);
             break;
         }
@@ -245,17 +264,23 @@ ExportFigure build_export_figure(const LoadedResults& results, const std::vector
             break;
         }
         case PlotKind::Errors: {
-            const figs::StoredRun* run = rung ? results.store.latest(L.id, rung->id, ctx.sizes, ctx.dtype, &ctx.params) : nullptr;
+            const figs::StoredRun* run =
+                rung ? results.store.latest(L.id, rung->id, ctx.sizes, ctx.dtype, &ctx.params) : nullptr;
             out.built = figs::correctness(results.store, ctx, run);
             break;
         }
     }
     if (!out.built.empty_reason.empty())
-        throw InputError(results.path + ": no data for the " + plot_kind_name(req.plot) + " plot of ladder '" + L.id + "' at " + describe_problem(ctx) +
-                         (req.plot == PlotKind::Sweep ? " over " + req.axis : std::string()) + " (" + out.built.empty_reason + ")");
+        throw InputError(results.path + ": no data for the " + plot_kind_name(req.plot) + " plot of ladder '" + L.id +
+                         "' at " + describe_problem(ctx) +
+                         (req.plot == PlotKind::Sweep ? " over " + req.axis : std::string()) + " (" +
+                         out.built.empty_reason + ")");
     plot::Figure& f = out.built.figure;
-    if (!caption) f.caption.clear();
-    else f.caption = plot::caption_of({f.caption, results.file.created.empty() ? "" : "measured " + date_of(results.file.created)});
+    if (!caption)
+        f.caption.clear();
+    else
+        f.caption = plot::caption_of(
+            {f.caption, results.file.created.empty() ? "" : "measured " + date_of(results.file.created)});
     out.context = ctx;
     return out;
 }

@@ -26,16 +26,16 @@ enum class Metric { Default, Time, Rate, Percent, Memory, Bytes, Sectors, Confli
 
 std::optional<PlotKind> plot_kind_from_name(const std::string& name);  // "bars", ... as lesson steps name them
 const char* plot_kind_name(PlotKind kind);
-std::optional<Metric> metric_from_name(const std::string& name);      // "time", "rate", "pct", "memory", "bytes", ...
+std::optional<Metric> metric_from_name(const std::string& name);  // "time", "rate", "pct", "memory", "bytes", ...
 
 struct FigureRequest {
     PlotKind plot = PlotKind::Bars;
-    std::string ladder;                 // empty: the only ladder in the results
-    std::string rung;                   // empty: the lesson step's, else the newest measured run's
-    std::string axis;                   // sweeps: a size axis or a parameter
-    Metric metric = Metric::Default;    // bars: rate; sweeps: time over sizes, rate over parameters
+    std::string ladder;                            // empty: the only ladder in the results
+    std::string rung;                              // empty: the lesson step's, else the newest measured run's
+    std::string axis;                              // sweeps: a size axis or a parameter
+    Metric metric = Metric::Default;               // bars: rate; sweeps: time over sizes, rate over parameters
     std::map<std::string, int64_t> sizes, params;  // overrides; missing ones come from the results
-    std::string dtype;                  // empty: the rung's run, else fp32
+    std::string dtype;                             // empty: the rung's run, else fp32
 };
 
 // The results behind every export: the store the builders read, plus the file's own facts.
@@ -61,8 +61,8 @@ struct ExportFigure {
 // Builds the figure. Throws InputError for an unknown ladder, rung, axis or metric, or a
 // request that leaves nothing to draw (the message says what is missing from the results).
 // The caption is device, measurement date and problem size (caption = false: none).
-ExportFigure build_export_figure(const LoadedResults& results, const std::vector<Ladder>& ladders, const FigureRequest& request,
-                                 bool caption = true);
+ExportFigure build_export_figure(const LoadedResults& results, const std::vector<Ladder>& ladders,
+                                 const FigureRequest& request, bool caption = true);
 
 // "2026-11-22" from an ISO 8601 time, or the text as is.
 std::string date_of(const std::string& iso_time);

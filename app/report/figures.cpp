@@ -125,7 +125,10 @@ BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetr
     const Ladder& L = *ctx.ladder;
     bool flops = prefers_flops(ctx, store);
     Figure& f = out.figure;
-    f.name = L.id + "_" + (metric == BarMetric::Time ? "time" : metric == BarMetric::Rate ? (flops ? "tflops" : "gbps") : "pct_reference");
+    f.name = L.id + "_" +
+             (metric == BarMetric::Time   ? "time"
+              : metric == BarMetric::Rate ? (flops ? "tflops" : "gbps")
+                                          : "pct_reference");
     f.caption = problem_caption(ctx);
     f.legend.placement = plot::LegendPlacement::Hidden;
     f.x.label = "Rung";
@@ -197,7 +200,8 @@ BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetr
                 std::vector<double> known;
                 for (double b : ideal_bytes)
                     if (std::isfinite(b)) known.push_back(b);
-                bool same = !known.empty() && std::all_of(known.begin(), known.end(), [&](double b) { return b == known.front(); });
+                bool same = !known.empty() &&
+                            std::all_of(known.begin(), known.end(), [&](double b) { return b == known.front(); });
                 if (same) {
                     f.series.push_back(plot::make_hline("time at the copy roof", at_roof(known.front())));
                 } else if (!known.empty()) {
@@ -205,7 +209,9 @@ BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetr
                     marks.kind = SeriesKind::BarMarks;
                     marks.name = "time at the copy roof (each rung's ideal bytes)";
                     for (size_t i = 0; i < L.rungs.size(); ++i)
-                        marks.points.push_back({double(L.rungs[i].index), std::isfinite(ideal_bytes[i]) ? at_roof(ideal_bytes[i]) : plot::kNoValue});
+                        marks.points.push_back({double(L.rungs[i].index), std::isfinite(ideal_bytes[i])
+                                                                              ? at_roof(ideal_bytes[i])
+                                                                              : plot::kNoValue});
                     f.series.push_back(marks);
                     f.series.front().in_legend = false;  // the bars are named under the axis
                     f.legend.placement = plot::LegendPlacement::Below;
@@ -262,7 +268,9 @@ void add_refused_marks(const ResultsStore& store, const PlotContext& ctx, const 
     std::map<std::pair<std::string, int64_t>, const StoredRun*> newest;
     for (const auto& s : store.runs()) {
         const RunRecord& x = s.record;
-        if (x.ladder != ctx.ladder->id || x.dtype != ctx.dtype || x.error_kind != "input" || x.error.find("too large") == std::string::npos) continue;
+        if (x.ladder != ctx.ladder->id || x.dtype != ctx.dtype || x.error_kind != "input" ||
+            x.error.find("too large") == std::string::npos)
+            continue;
         auto v = axis_value(x, axis);
         if (!v) continue;
         bool same = true;
@@ -295,7 +303,8 @@ void add_refused_marks(const ResultsStore& store, const PlotContext& ctx, const 
 
 }  // namespace
 
-BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const std::string& axis, SweepMetric metric) {
+BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const std::string& axis,
+                        SweepMetric metric) {
     BuiltFigure out;
     if (!ctx.ladder || !ctx.rung) {
         out.empty_reason = "This step runs no kernel.";
@@ -318,8 +327,10 @@ BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const
         bool selected = &r == ctx.rung || r.id == ctx.rung->id;
         if (!selected && !is_size) continue;
         ParamValues params;
-        if (selected) params = ctx.params;
-        else for (const auto& p : r.params) params[p.name] = p.default_value;
+        if (selected)
+            params = ctx.params;
+        else
+            for (const auto& p : r.params) params[p.name] = p.default_value;
         auto runs = store.sweep(L.id, r.id, axis, ctx.sizes, params, ctx.dtype);
         if (runs.size() >= (selected ? 1u : 2u)) lines.push_back({&r, runs});
     }
@@ -352,10 +363,12 @@ BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const
         for (const auto* r : l.runs) {
             const RunRecord& rec = r->record;
             double x = double(*axis_value(rec, axis));
-            if (!is_size) x = double(std::lower_bound(values.begin(), values.end(), *axis_value(rec, axis)) - values.begin());
-            double y = metric == SweepMetric::Time         ? rec.timing->median_ms * tu.per_ms
-                       : metric == SweepMetric::PeakMemory ? (rec.peak_memory_bytes ? *rec.peak_memory_bytes / kGiB : plot::kNoValue)
-                       : (flops ? rec.tflops : rec.gbps);
+            if (!is_size)
+                x = double(std::lower_bound(values.begin(), values.end(), *axis_value(rec, axis)) - values.begin());
+            double y = metric == SweepMetric::Time ? rec.timing->median_ms * tu.per_ms
+                       : metric == SweepMetric::PeakMemory
+                           ? (rec.peak_memory_bytes ? *rec.peak_memory_bytes / kGiB : plot::kNoValue)
+                           : (flops ? rec.tflops : rec.gbps);
             s.points.push_back({x, y});
             runs.push_back(r);
         }
@@ -400,7 +413,8 @@ BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const
         bool any = false;
         for (const auto& s : f.series)
             for (const auto& p : s.points) any |= s.kind == SeriesKind::Line && std::isfinite(p.y);
-        if (!any) out.empty_reason = "These runs recorded no peak memory (results written before peak_memory_bytes existed).";
+        if (!any)
+            out.empty_reason = "These runs recorded no peak memory (results written before peak_memory_bytes existed).";
     }
     return out;
 }
@@ -493,7 +507,9 @@ BuiltFigure correctness(const ResultsStore& store, const PlotContext& ctx, const
 
 // [SECTION] Traffic
 
-BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx) { return traffic_bars(store, ctx, TrafficMetric::Bytes); }
+BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx) {
+    return traffic_bars(store, ctx, TrafficMetric::Bytes);
+}
 
 BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx, TrafficMetric metric) {
     BuiltFigure out;
@@ -520,18 +536,25 @@ BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx, Traf
             f.title = "Bytes moved per rung: ideal, the rung's model, and measured";
             f.y.label = "Traffic";
             f.y.unit = "MB";
-            columns = {{"ideal (each input read once, output written once)", 6, [](const RunRecord& r) { return r.ideal_bytes > 0 ? r.ideal_bytes / 1e6 : plot::kNoValue; }, false},
-                       {"rung model (manifest)", 1, [](const RunRecord& r) { return r.model_bytes ? *r.model_bytes / 1e6 : plot::kNoValue; }, false},
-                       {"measured DRAM bytes (CUPTI counters)", 2, [](const RunRecord& r) { return counter(r, "dram_bytes") / 1e6; }, true},
-                       {"measured L2 bytes (lts__t_bytes.sum)", 4, [](const RunRecord& r) { return counter(r, "lts__t_bytes.sum") / 1e6; }, true}};
+            columns = {
+                {"ideal (each input read once, output written once)", 6,
+                 [](const RunRecord& r) { return r.ideal_bytes > 0 ? r.ideal_bytes / 1e6 : plot::kNoValue; }, false},
+                {"rung model (manifest)", 1,
+                 [](const RunRecord& r) { return r.model_bytes ? *r.model_bytes / 1e6 : plot::kNoValue; }, false},
+                {"measured DRAM bytes (CUPTI counters)", 2,
+                 [](const RunRecord& r) { return counter(r, "dram_bytes") / 1e6; }, true},
+                {"measured L2 bytes (lts__t_bytes.sum)", 4,
+                 [](const RunRecord& r) { return counter(r, "lts__t_bytes.sum") / 1e6; }, true}};
             break;
         case TrafficMetric::SectorsPerRequest:
             f.name = ctx.ladder->id + "_sectors_per_request";
             f.title = "Global memory sectors per request (4 = a coalesced fp32 warp, 32 = one sector per thread)";
             f.y.label = "Sectors per request";
             f.y.unit = "sectors";
-            columns = {{"loads (sectors_per_request_ld)", 0, [](const RunRecord& r) { return counter(r, "sectors_per_request_ld"); }, true},
-                       {"stores (sectors_per_request_st)", 3, [](const RunRecord& r) { return counter(r, "sectors_per_request_st"); }, true}};
+            columns = {{"loads (sectors_per_request_ld)", 0,
+                        [](const RunRecord& r) { return counter(r, "sectors_per_request_ld"); }, true},
+                       {"stores (sectors_per_request_st)", 3,
+                        [](const RunRecord& r) { return counter(r, "sectors_per_request_st"); }, true}};
             break;
         case TrafficMetric::BankConflicts:
             f.name = ctx.ladder->id + "_bank_conflicts";
@@ -540,7 +563,10 @@ BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx, Traf
             f.y.unit = "millions";
             f.legend.placement = plot::LegendPlacement::Hidden;
             columns = {{"shared-memory bank conflicts (l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum)", 0,
-                        [](const RunRecord& r) { return counter(r, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum") / 1e6; }, true}};
+                        [](const RunRecord& r) {
+                            return counter(r, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum") / 1e6;
+                        },
+                        true}};
             break;
     }
     std::vector<Series> series(columns.size());
@@ -563,8 +589,10 @@ BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx, Traf
         for (size_t c = 0; c < columns.size(); ++c) {
             double v = usable ? columns[c].value(s->record) : plot::kNoValue;
             series[c].points.push_back({double(r.index), v});
-            if (std::isfinite(v)) any[c] = true;
-            else if (usable && columns[c].counter && note.empty()) note = s->record.counters_note;
+            if (std::isfinite(v))
+                any[c] = true;
+            else if (usable && columns[c].counter && note.empty())
+                note = s->record.counters_note;
         }
     }
     // One bar series: one colour per rung, as in the other per-rung plots.
@@ -576,9 +604,11 @@ BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx, Traf
         f.series.push_back(series[c]);
     }
     out.unit = f.y.unit;
-    if (with_runs == 0) out.empty_reason = "No results at these settings yet.";
+    if (with_runs == 0)
+        out.empty_reason = "No results at these settings yet.";
     else if (metric != TrafficMetric::Bytes && !any_counter)
-        out.empty_reason = "No hardware counters for these runs: " + (note.empty() ? std::string("run with --counters") : note) + ".";
+        out.empty_reason =
+            "No hardware counters for these runs: " + (note.empty() ? std::string("run with --counters") : note) + ".";
     return out;
 }
 
@@ -633,7 +663,8 @@ BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx) {
         xmax = std::max(xmax, x);
     }
     if (out.point_runs.empty()) {
-        out.empty_reason = any_measured ? "These rungs do no arithmetic: they have no place on a roofline (see Traffic)."
+        out.empty_reason = any_measured
+                               ? "These rungs do no arithmetic: they have no place on a roofline (see Traffic)."
                                : "No measured rung with a FLOP count at these settings yet.";
         return out;
     }

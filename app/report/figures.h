@@ -26,12 +26,12 @@ enum class TrafficMetric { Bytes, SectorsPerRequest, BankConflicts };
 // What the plots are about: the current ladder, problem and rung.
 struct PlotContext {
     const Ladder* ladder = nullptr;
-    Sizes sizes;                 // complete: ladder defaults with the step's and the user's changes
+    Sizes sizes;  // complete: ladder defaults with the step's and the user's changes
     std::string dtype = "fp32";
     const Rung* rung = nullptr;  // the step's rung (highlighted)
     ParamValues params;          // its resolved parameters
     std::optional<Calibration> calibration;
-    std::string device;          // for captions: "NVIDIA H100 80GB HBM3"
+    std::string device;  // for captions: "NVIDIA H100 80GB HBM3"
 };
 
 // A built figure and the runs behind it.
@@ -40,11 +40,11 @@ struct BuiltFigure {
     // Bars: the run of each category (nullptr when that rung has no result). Lines: the run of
     // each point of each series (same indices as figure.series[s].points).
     std::vector<const StoredRun*> bar_runs;
-    std::vector<int> bar_colors;                       // palette index per category
+    std::vector<int> bar_colors;  // palette index per category
     std::vector<std::vector<const StoredRun*>> point_runs;
-    std::string empty_reason;                          // set when there is nothing to draw
-    std::string unit;                                  // the y unit, for tooltips
-    double y_scale = 1;                                // tooltip value = record value x y_scale
+    std::string empty_reason;  // set when there is nothing to draw
+    std::string unit;          // the y unit, for tooltips
+    double y_scale = 1;        // tooltip value = record value x y_scale
 };
 
 // The ladder's library reference for a dtype (cuBLAS bf16 for bf16 matmul rungs): the first

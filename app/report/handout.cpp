@@ -17,9 +17,12 @@ std::string demote_headings(const std::string& markdown, int levels) {
     bool fenced = false;
     while (std::getline(in, line)) {
         size_t first = line.find_first_not_of(' ');
-        bool fence = first != std::string::npos && first < 4 && (line.compare(first, 3, "```") == 0 || line.compare(first, 3, "~~~") == 0);
-        if (fence) fenced = !fenced;
-        else if (!fenced && !line.empty() && line[0] == '#') line = std::string(levels, '#') + line;
+        bool fence = first != std::string::npos && first < 4 &&
+                     (line.compare(first, 3, "```") == 0 || line.compare(first, 3, "~~~") == 0);
+        if (fence)
+            fenced = !fenced;
+        else if (!fenced && !line.empty() && line[0] == '#')
+            line = std::string(levels, '#') + line;
         out += line + "\n";
     }
     return out;
@@ -55,7 +58,8 @@ std::string handout_markdown(const HandoutInput& in) {
             md << "**" << t.ladder_title << "** (`" << t.ladder << "`), " << t.problem << "\n\n";
             md << key_table_markdown(t) << "\n";
         }
-        md << "Rates are ideal bytes (or FLOPs) over the median time; \"% of reference\" is the reference rung's time over "
+        md << "Rates are ideal bytes (or FLOPs) over the median time; \"% of reference\" is the reference rung's time "
+              "over "
               "this rung's time, where the run measured it.\n\n";
     }
 
@@ -65,7 +69,8 @@ std::string handout_markdown(const HandoutInput& in) {
         const LessonStep& s = L.steps[i];
         md << "### " << (i + 1) << ". " << s.title << "\n\n";
         if (!s.text.empty()) md << demote_headings(s.text, 3) << "\n";
-        const HandoutFigure* fig = i < in.step_figures.size() && !in.step_figures[i].title.empty() ? &in.step_figures[i] : nullptr;
+        const HandoutFigure* fig =
+            i < in.step_figures.size() && !in.step_figures[i].title.empty() ? &in.step_figures[i] : nullptr;
         if (fig && fig->missing.empty()) {
             md << "![" << bracket_safe(fig->title) << "](" << fig->png << ")\n\n";
             md << "*Figure " << (i + 1) << ": " << fig->title << ".";
@@ -91,7 +96,9 @@ std::string handout_markdown(const HandoutInput& in) {
 // [SECTION] HTML
 
 namespace {
-void append_html(const MD_CHAR* text, MD_SIZE size, void* userdata) { static_cast<std::string*>(userdata)->append(text, size); }
+void append_html(const MD_CHAR* text, MD_SIZE size, void* userdata) {
+    static_cast<std::string*>(userdata)->append(text, size);
+}
 
 std::string escape_html(const std::string& s) {
     std::string out;
@@ -114,7 +121,8 @@ std::string markdown_to_html(const std::string& markdown, const std::string& tit
         throw InputError("cannot convert the handout to HTML (md4c failed)");
     return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + escape_html(title) +
            "</title>\n<style>\n"
-           "body { font-family: 'DejaVu Sans', sans-serif; max-width: 46em; margin: 2em auto; padding: 0 1em; line-height: 1.45; }\n"
+           "body { font-family: 'DejaVu Sans', sans-serif; max-width: 46em; margin: 2em auto; padding: 0 1em; "
+           "line-height: 1.45; }\n"
            "img { max-width: 100%; }\n"
            "table { border-collapse: collapse; margin: 0.5em 0 1em; }\n"
            "th, td { border: 1px solid #bbb; padding: 0.2em 0.6em; }\n"

@@ -18,8 +18,8 @@ struct HandoutFigure {
 
 struct HandoutInput {
     const Lesson* lesson = nullptr;
-    std::string results_name;   // the results copy beside the handout ("results.json")
-    std::string source;         // "NVIDIA H100 80GB HBM3, measured 2026-11-22 by kladder 0.1.0"
+    std::string results_name;                 // the results copy beside the handout ("results.json")
+    std::string source;                       // "NVIDIA H100 80GB HBM3, measured 2026-11-22 by kladder 0.1.0"
     std::vector<HandoutFigure> step_figures;  // one per lesson step (empty title: the step has no plot)
     std::vector<KeyTable> tables;
 };

@@ -22,9 +22,12 @@ KeyTable key_numbers(const LoadedResults& results, const figs::PlotContext& ctx)
         const figs::StoredRun* s = i < bars.bar_runs.size() ? bars.bar_runs[i] : nullptr;
         if (s) {
             const RunRecord& rec = s->record;
-            if (!rec.error.empty()) row.check = rec.error_kind.empty() ? "error" : rec.error_kind + " error";
-            else if (rec.correctness) row.check = rec.correctness->passed ? "pass" : "FAIL";
-            else row.check = "not checked";
+            if (!rec.error.empty())
+                row.check = rec.error_kind.empty() ? "error" : rec.error_kind + " error";
+            else if (rec.correctness)
+                row.check = rec.correctness->passed ? "pass" : "FAIL";
+            else
+                row.check = "not checked";
             if (rec.error.empty() && rec.timing) {
                 row.measured = true;
                 row.median_ms = rec.timing->median_ms;
@@ -50,13 +53,14 @@ std::string escape_cell(std::string s) {
 }  // namespace
 
 std::string key_table_markdown(const KeyTable& t) {
-    std::string md = "| rung | median time (ms) | " + t.rate_unit + " | " + t.roof_name + " | % of reference | check |\n";
+    std::string md =
+        "| rung | median time (ms) | " + t.rate_unit + " | " + t.roof_name + " | % of reference | check |\n";
     md += "|---|---:|---:|---:|---:|---|\n";
     for (const auto& r : t.rows) {
         md += "| " + escape_cell(r.title) + " (`" + r.rung + "`) | ";
         if (r.measured) {
-            md += plot::format_value(r.median_ms, 3) + " | " + plot::format_value(r.rate, 3) + " | " + cell(r.pct_roof, " %") + " | " +
-                  cell(r.pct_reference, " %") + " | ";
+            md += plot::format_value(r.median_ms, 3) + " | " + plot::format_value(r.rate, 3) + " | " +
+                  cell(r.pct_roof, " %") + " | " + cell(r.pct_reference, " %") + " | ";
         } else {
             md += "– | – | – | – | ";
         }

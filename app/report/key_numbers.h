@@ -13,16 +13,16 @@ struct KeyRow {
     std::string rung, title;
     bool measured = false;  // false: no run of this rung at this problem (the row says so)
     double median_ms = 0;
-    double rate = 0;                     // GB/s or TFLOP/s, as `KeyTable::rate_unit`
-    std::optional<double> pct_roof;      // % of copy bandwidth, or of cuBLAS for FLOP-bound ladders
+    double rate = 0;                 // GB/s or TFLOP/s, as `KeyTable::rate_unit`
+    std::optional<double> pct_roof;  // % of copy bandwidth, or of cuBLAS for FLOP-bound ladders
     std::optional<double> pct_reference;
-    std::string check;                   // "pass", "FAIL", "not checked", or the error kind
+    std::string check;  // "pass", "FAIL", "not checked", or the error kind
 };
 
 struct KeyTable {
     std::string ladder, ladder_title, problem;  // problem: "n = 268,435,456 · fp32"
-    std::string rate_unit;                       // "GB/s" or "TFLOP/s"
-    std::string roof_name;                       // "% of copy" or "% of cuBLAS"
+    std::string rate_unit;                      // "GB/s" or "TFLOP/s"
+    std::string roof_name;                      // "% of copy" or "% of cuBLAS"
     std::vector<KeyRow> rows;
 };
 

@@ -35,7 +35,8 @@ class Staging {
         if (!fs::exists(out_dir, ec)) {
             fs::path parent = fs::path(out_dir).parent_path();
             check_writable_folder(parent.empty() ? "." : parent.string(), out_dir);
-            if (!fs::create_directory(out_dir, ec)) throw InputError("cannot create folder '" + out_dir + "': " + ec.message());
+            if (!fs::create_directory(out_dir, ec))
+                throw InputError("cannot create folder '" + out_dir + "': " + ec.message());
             created_out_dir_ = true;
         } else {
             check_writable_folder(out_dir, out_dir);
@@ -91,15 +92,17 @@ std::string problem_key(const figs::PlotContext& ctx) {
 
 // [SECTION] Export
 
-LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& results, const std::vector<Ladder>& ladders,
-                                  const std::string& out_dir, const plot::ExportOptions& options, bool caption) {
+LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& results,
+                                  const std::vector<Ladder>& ladders, const std::string& out_dir,
+                                  const plot::ExportOptions& options, bool caption) {
     LessonExportSummary summary;
     Staging staging(out_dir);
     HandoutInput handout;
     handout.lesson = &lesson;
     handout.results_name = "results.json";
     std::string device = results.file.device ? results.file.device->name : "unknown device";
-    handout.source = device + ", measured " + date_of(results.file.created) + (results.file.tool.empty() ? "" : " with " + results.file.tool);
+    handout.source = device + ", measured " + date_of(results.file.created) +
+                     (results.file.tool.empty() ? "" : " with " + results.file.tool);
     handout.step_figures.resize(lesson.steps.size());
     std::set<std::string> tabled;
 
@@ -122,20 +125,23 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
             hf.pdf = base + ".pdf";
             hf.png = base + ".png";
             ++summary.figures;
-            if (tabled.insert(problem_key(fig.context)).second) handout.tables.push_back(key_numbers(results, fig.context));
+            if (tabled.insert(problem_key(fig.context)).second)
+                handout.tables.push_back(key_numbers(results, fig.context));
         } catch (const InputError& e) {
             // Missing data for one step is reported, not fatal; bad files and folders are.
             std::string why = e.what();
             if (why.rfind(results.path + ": no data", 0) != 0) throw;
             hf.missing = "the results hold no data for it (" + why.substr(results.path.size() + 2) + ").";
-            summary.skipped.push_back("step " + std::to_string(i + 1) + " (" + step.plot + "): " + why.substr(results.path.size() + 2));
+            summary.skipped.push_back("step " + std::to_string(i + 1) + " (" + step.plot +
+                                      "): " + why.substr(results.path.size() + 2));
         }
     }
 
     staging.write(handout.results_name, results.bytes);
     std::string md = handout_markdown(handout);
     staging.write("handout.md", md);
-    staging.write("handout.html", markdown_to_html(md, "Lesson " + std::to_string(lesson.number) + ": " + lesson.title));
+    staging.write("handout.html",
+                  markdown_to_html(md, "Lesson " + std::to_string(lesson.number) + ": " + lesson.title));
     staging.commit();
     summary.written = staging.names();
     return summary;

@@ -22,8 +22,9 @@ struct LessonExportSummary {
 };
 
 // `out_dir` may not exist yet if its parent does. Throws InputError (one line) on failure.
-LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& results, const std::vector<Ladder>& ladders,
-                                  const std::string& out_dir, const plot::ExportOptions& options, bool caption = true);
+LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& results,
+                                  const std::vector<Ladder>& ladders, const std::string& out_dir,
+                                  const plot::ExportOptions& options, bool caption = true);
 
 // "step03_bars": the base name of a step's figure files (step numbers from 1).
 std::string step_figure_name(size_t step_index, const std::string& plot);

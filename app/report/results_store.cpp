@@ -44,8 +44,8 @@ void ResultsStore::add_live(const RunRecord& record) {
     ++generation_;
 }
 
-const StoredRun* ResultsStore::latest(const std::string& ladder, const std::string& rung, const Sizes& sizes, const std::string& dtype,
-                                      const ParamValues* params) const {
+const StoredRun* ResultsStore::latest(const std::string& ladder, const std::string& rung, const Sizes& sizes,
+                                      const std::string& dtype, const ParamValues* params) const {
     const StoredRun* best = nullptr;
     const StoredRun* best_exact = nullptr;
     for (const auto& r : runs_) {
@@ -70,8 +70,9 @@ std::optional<int64_t> axis_value(const RunRecord& r, const std::string& axis) {
     return std::nullopt;
 }
 
-std::vector<const StoredRun*> ResultsStore::sweep(const std::string& ladder, const std::string& rung, const std::string& axis,
-                                                  const Sizes& sizes, const ParamValues& params, const std::string& dtype) const {
+std::vector<const StoredRun*> ResultsStore::sweep(const std::string& ladder, const std::string& rung,
+                                                  const std::string& axis, const Sizes& sizes,
+                                                  const ParamValues& params, const std::string& dtype) const {
     std::map<int64_t, const StoredRun*> by_value;
     for (const auto& r : runs_) {
         const RunRecord& x = r.record;

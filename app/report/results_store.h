@@ -46,17 +46,20 @@ class ResultsStore {
 
     // The newest successful-or-failed run of `rung` at exactly these sizes and dtype. With
     // `params`, a run with exactly those parameters is preferred; without, any parameters.
-    const StoredRun* latest(const std::string& ladder, const std::string& rung, const Sizes& sizes, const std::string& dtype,
-                            const ParamValues* params = nullptr) const;
+    const StoredRun* latest(const std::string& ladder, const std::string& rung, const Sizes& sizes,
+                            const std::string& dtype, const ParamValues* params = nullptr) const;
     // The newest run of `rung` at any size (the strip shows it dimmed when nothing matches).
     const StoredRun* latest_any(const std::string& ladder, const std::string& rung) const;
     // Runs of one rung matching sizes/params/dtype except along `axis` (a size axis or a
     // parameter): the points of a sweep, newest per axis value, sorted by the axis value.
-    std::vector<const StoredRun*> sweep(const std::string& ladder, const std::string& rung, const std::string& axis, const Sizes& sizes,
-                                        const ParamValues& params, const std::string& dtype) const;
+    std::vector<const StoredRun*> sweep(const std::string& ladder, const std::string& rung, const std::string& axis,
+                                        const Sizes& sizes, const ParamValues& params, const std::string& dtype) const;
     // Calibration to draw ceilings with: the live runner's, else the newest recorded one.
     std::optional<Calibration> calibration() const;
-    void set_live_calibration(std::optional<Calibration> c) { live_calibration_ = std::move(c); ++generation_; }
+    void set_live_calibration(std::optional<Calibration> c) {
+        live_calibration_ = std::move(c);
+        ++generation_;
+    }
 
   private:
     std::deque<StoredRun> runs_;

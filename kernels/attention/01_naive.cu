@@ -24,8 +24,7 @@ static_assert(TPB % 32 == 0 && TPB >= 32 && TPB <= 1024, "TPB must be a multiple
 #define NEG_INF_F __int_as_float(0xff800000)
 
 // Merges the partial state (m2, l2) into (m, l), both (max, sum of exp2(x - max)).
-__device__ __forceinline__ void merge_state(float& m, float& l, float m2, float l2)
-{
+__device__ __forceinline__ void merge_state(float& m, float& l, float m2, float l2) {
     const float mx = fmaxf(m, m2);
     if (mx == NEG_INF_F) return;  // both partials empty
     l = l * exp2f(m - mx) + l2 * exp2f(m2 - mx);
@@ -33,14 +32,13 @@ __device__ __forceinline__ void merge_state(float& m, float& l, float m2, float 
 }
 
 extern "C" __global__ void __launch_bounds__(TPB)
-attention_softmax_rows(ELEM* P, float* lse, const float* S, int N, int d, int causal)
-{
+    attention_softmax_rows(ELEM* P, float* lse, const float* S, int N, int d, int causal) {
     __shared__ float warp_m[TPB / 32], warp_l[TPB / 32];
-    const long long row = blockIdx.x;                  // over B * H * N rows
-    const int i = (int)(row % N);                       // query index inside its head
+    const long long row = blockIdx.x;  // over B * H * N rows
+    const int i = (int)(row % N);      // query index inside its head
     const float* s = S + row * N;
     ELEM* p = P + row * N;
-    const int visible = causal ? i + 1 : N;             // keys 0 .. visible-1; at least key 0
+    const int visible = causal ? i + 1 : N;  // keys 0 .. visible-1; at least key 0
     const float to_log2 = 1.4426950408889634f / sqrtf((float)d);
 
     float m = NEG_INF_F, l = 0.f;

@@ -19,8 +19,8 @@
 
 #include "kl_common.cuh"
 
-#define BR 64         // query rows per block
-#define BC 64         // keys per tile
+#define BR 64  // query rows per block
+#define BC 64  // keys per tile
 #define THREADS 256
 #define NEG_INF_F __int_as_float(0xff800000)
 #define LOG2E 1.4426950408889634f
@@ -29,10 +29,11 @@
 // Shared memory in floats: Q [BR][D+1] (pre-scaled to log2 units), K [BC][D+1], V [BC][D],
 // P [BR][BC+1]. The manifest's smem expression is 4 times this.
 template <int D>
-__host__ __device__ constexpr int smem_floats() { return BR * (D + 1) + BC * (D + 1) + BC * D + BR * (BC + 1); }
+__host__ __device__ constexpr int smem_floats() {
+    return BR * (D + 1) + BC * (D + 1) + BC * D + BR * (BC + 1);
+}
 
-__device__ __forceinline__ void merge_state(float& m, float& l, float m2, float l2)
-{
+__device__ __forceinline__ void merge_state(float& m, float& l, float m2, float l2) {
     const float mx = fmaxf(m, m2);
     if (mx == NEG_INF_F) return;
     l = l * exp2f(m - mx) + l2 * exp2f(m2 - mx);
@@ -41,8 +42,7 @@ __device__ __forceinline__ void merge_state(float& m, float& l, float m2, float 
 
 // rows [row0, row0 + ROWS) of a [N][D] matrix -> shared [ROWS][STRIDE] floats, zeros past N.
 template <int D, int ROWS, int STRIDE>
-__device__ __forceinline__ void load_rows(float* dst, const ELEM* src, int row0, int N, float scale)
-{
+__device__ __forceinline__ void load_rows(float* dst, const ELEM* src, int row0, int N, float scale) {
     for (int e = threadIdx.x; e < ROWS * D; e += THREADS) {
         const int r = e / D, c = e % D;
         dst[r * STRIDE + c] = row0 + r < N ? kl_to_float(src[(long long)(row0 + r) * D + c]) * scale : 0.f;
@@ -52,9 +52,8 @@ __device__ __forceinline__ void load_rows(float* dst, const ELEM* src, int row0,
 // s[i][j] = score of row ty + 16 i against key tx + 16 j of the tile, in log2 units, masked to
 // -inf for keys past N and (causal) keys after the query.
 template <int D>
-__device__ __forceinline__ void tile_scores(float (&s)[4][4], const float* sQ, const float* sK, int ty, int tx, int q0, int k0,
-                                            int N, int causal)
-{
+__device__ __forceinline__ void tile_scores(float (&s)[4][4], const float* sQ, const float* sK, int ty, int tx, int q0,
+                                            int k0, int N, int causal) {
 #pragma unroll
     for (int i = 0; i < 4; ++i)
 #pragma unroll
@@ -83,8 +82,8 @@ __device__ __forceinline__ void tile_scores(float (&s)[4][4], const float* sQ, c
 }
 
 template <int D>
-__device__ __forceinline__ void fused_rowblock(ELEM* O, float* lse, const ELEM* Q, const ELEM* K, const ELEM* V, int N, int causal)
-{
+__device__ __forceinline__ void fused_rowblock(ELEM* O, float* lse, const ELEM* Q, const ELEM* K, const ELEM* V, int N,
+                                               int causal) {
     extern __shared__ float smem[];
     float* sQ = smem;
     float* sK = sQ + BR * (D + 1);
@@ -108,7 +107,10 @@ __device__ __forceinline__ void fused_rowblock(ELEM* O, float* lse, const ELEM* 
     // of each row group at the end.
     float m[4], l[4];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) { m[i] = NEG_INF_F; l[i] = 0.f; }
+    for (int i = 0; i < 4; ++i) {
+        m[i] = NEG_INF_F;
+        l[i] = 0.f;
+    }
     for (int t = 0; t < tiles; ++t) {
         __syncthreads();  // previous tile consumed (and, for t = 0, sQ written)
         load_rows<D, BC, D + 1>(sK, K, t * BC, N, 1.f);
@@ -120,8 +122,8 @@ __device__ __forceinline__ void fused_rowblock(ELEM* O, float* lse, const ELEM* 
             const float mx = fmaxf(fmaxf(s[i][0], s[i][1]), fmaxf(s[i][2], s[i][3]));
             if (mx == NEG_INF_F) continue;
             const float m_new = fmaxf(m[i], mx);
-            l[i] = l[i] * exp2f(m[i] - m_new) + exp2f(s[i][0] - m_new) + exp2f(s[i][1] - m_new) + exp2f(s[i][2] - m_new) +
-                   exp2f(s[i][3] - m_new);
+            l[i] = l[i] * exp2f(m[i] - m_new) + exp2f(s[i][0] - m_new) + exp2f(s[i][1] - m_new) +
+                   exp2f(s[i][2] - m_new) + exp2f(s[i][3] - m_new);
             m[i] = m_new;
         }
     }
@@ -181,8 +183,10 @@ __device__ __forceinline__ void fused_rowblock(ELEM* O, float* lse, const ELEM* 
 
 // Grid: (ceil(N / BR), B * H). Shared memory: 4 * smem_floats<d>() bytes.
 extern "C" __global__ void __launch_bounds__(THREADS)
-attention_fused_rowblock(ELEM* O, float* lse, const ELEM* Q, const ELEM* K, const ELEM* V, int N, int d, int causal)
-{
-    if (d == 64) fused_rowblock<64>(O, lse, Q, K, V, N, causal);
-    else fused_rowblock<128>(O, lse, Q, K, V, N, causal);
+    attention_fused_rowblock(ELEM* O, float* lse, const ELEM* Q, const ELEM* K, const ELEM* V, int N, int d,
+                             int causal) {
+    if (d == 64)
+        fused_rowblock<64>(O, lse, Q, K, V, N, causal);
+    else
+        fused_rowblock<128>(O, lse, Q, K, V, N, causal);
 }

@@ -26,11 +26,12 @@
 // Shared memory in floats: Q [BR][D+1] (pre-scaled to log2 units), K [BC][D+1], V [BC][D],
 // P [BR][BC+1]. The manifest's smem expression is 4 times this.
 template <int D>
-__host__ __device__ constexpr int smem_floats() { return BR * (D + 1) + BC * (D + 1) + BC * D + BR * (BC + 1); }
+__host__ __device__ constexpr int smem_floats() {
+    return BR * (D + 1) + BC * (D + 1) + BC * D + BR * (BC + 1);
+}
 
 template <int D, int ROWS, int STRIDE>
-__device__ __forceinline__ void load_rows(float* dst, const float* src, int row0, int N, float scale)
-{
+__device__ __forceinline__ void load_rows(float* dst, const float* src, int row0, int N, float scale) {
     for (int e = threadIdx.x; e < ROWS * D; e += THREADS) {
         const int r = e / D, c = e % D;
         dst[r * STRIDE + c] = row0 + r < N ? src[(long long)(row0 + r) * D + c] * scale : 0.f;
@@ -38,8 +39,8 @@ __device__ __forceinline__ void load_rows(float* dst, const float* src, int row0
 }
 
 template <int D>
-__device__ __forceinline__ void flash_fp32(float* O, float* lse, const float* Q, const float* K, const float* V, int N, int causal)
-{
+__device__ __forceinline__ void flash_fp32(float* O, float* lse, const float* Q, const float* K, const float* V, int N,
+                                           int causal) {
     extern __shared__ float smem[];
     float* sQ = smem;
     float* sK = sQ + BR * (D + 1);
@@ -154,8 +155,10 @@ __device__ __forceinline__ void flash_fp32(float* O, float* lse, const float* Q,
 
 // Grid: (ceil(N / BR), B * H). Shared memory: 4 * smem_floats<d>() bytes.
 extern "C" __global__ void __launch_bounds__(THREADS)
-attention_flash_fp32(float* O, float* lse, const float* Q, const float* K, const float* V, int N, int d, int causal)
-{
-    if (d == 64) flash_fp32<64>(O, lse, Q, K, V, N, causal);
-    else flash_fp32<128>(O, lse, Q, K, V, N, causal);
+    attention_flash_fp32(float* O, float* lse, const float* Q, const float* K, const float* V, int N, int d,
+                         int causal) {
+    if (d == 64)
+        flash_fp32<64>(O, lse, Q, K, V, N, causal);
+    else
+        flash_fp32<128>(O, lse, Q, K, V, N, causal);
 }

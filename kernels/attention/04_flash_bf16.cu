@@ -32,7 +32,8 @@
 #include <cuda_bf16.h>
 
 #if !defined(BM64) || !defined(BN64) || !defined(BM128) || !defined(BN128) || !defined(SKIP_RESCALE)
-#error "BM64, BN64, BM128, BN128 and SKIP_RESCALE must be defined, e.g. -DBM64=128 -DBN64=64 -DBM128=128 -DBN128=64 -DSKIP_RESCALE=1"
+#error \
+    "BM64, BN64, BM128, BN128 and SKIP_RESCALE must be defined, e.g. -DBM64=128 -DBN64=64 -DBM128=128 -DBN128=64 -DSKIP_RESCALE=1"
 #endif
 
 #define WARPS 4
@@ -43,24 +44,23 @@
 // ---------------------------------------------------------------------------------------------
 // PTX wrappers
 // ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ unsigned smem_u32(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
 
 // 16 bytes global -> shared; src_bytes = 0 writes zeros and reads nothing.
-__device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, int src_bytes)
-{
+__device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, int src_bytes) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
 
-__device__ __forceinline__ void ldsm_x4(unsigned (&r)[4], unsigned addr)
-{
+__device__ __forceinline__ void ldsm_x4(unsigned (&r)[4], unsigned addr) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(addr));
 }
-__device__ __forceinline__ void ldsm_x4_t(unsigned (&r)[4], unsigned addr)
-{
+__device__ __forceinline__ void ldsm_x4_t(unsigned (&r)[4], unsigned addr) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(addr));
@@ -68,8 +68,7 @@ __device__ __forceinline__ void ldsm_x4_t(unsigned (&r)[4], unsigned addr)
 
 // c += a (16 x 16, row) * b (16 x 8, col), fp32 accumulators. Lane (g = lane / 4, t = lane % 4)
 // holds c[0], c[1] at row g, columns 2t, 2t+1 and c[2], c[3] at row g + 8, same columns.
-__device__ __forceinline__ void mma_16816(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
-{
+__device__ __forceinline__ void mma_16816(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
         "{%0, %1, %2, %3};\n"
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
@@ -77,24 +76,21 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], const unsigned (&a)[4],
 }
 
 // c = a * b, accumulators starting from zero (the hardware reads the zero register).
-__device__ __forceinline__ void mma_16816_zero(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
-{
+__device__ __forceinline__ void mma_16816_zero(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
         "{%10, %10, %10, %10};\n"
         : "=f"(c[0]), "=f"(c[1]), "=f"(c[2]), "=f"(c[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "f"(0.f));
 }
 
-__device__ __forceinline__ float fast_exp2(float x)
-{
+__device__ __forceinline__ float fast_exp2(float x) {
     float y;
     asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));  // exp2(-inf) = +0
     return y;
 }
 
 // Two floats -> one register of two bf16, the first in the low half (the lower column).
-__device__ __forceinline__ unsigned pack_bf16(float lo, float hi)
-{
+__device__ __forceinline__ unsigned pack_bf16(float lo, float hi) {
     __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
     return *reinterpret_cast<unsigned*>(&v);
 }
@@ -108,8 +104,7 @@ struct Layout {
 };
 
 template <int D, int ROWS>
-__device__ __forceinline__ void load_tile(unsigned dst, const __nv_bfloat16* src, int row0, int N)
-{
+__device__ __forceinline__ void load_tile(unsigned dst, const __nv_bfloat16* src, int row0, int N) {
     constexpr int kChunksPerRow = D / 8;
     constexpr int kRowsPerPass = THREADS / kChunksPerRow;  // rows one pass of all threads covers
     static_assert(THREADS % kChunksPerRow == 0 && ROWS % kRowsPerPass == 0, "every thread copies whole 16-byte chunks");
@@ -121,7 +116,8 @@ __device__ __forceinline__ void load_tile(unsigned dst, const __nv_bfloat16* src
 #pragma unroll
     for (int i = 0; i < ROWS / kRowsPerPass; ++i) {
         const bool inside = row0 + r + i * kRowsPerPass < N;
-        cp_async_16(dst + i * kRowsPerPass * Layout<D>::kStride, inside ? g + i * kRowsPerPass * D : src, inside ? 16 : 0);
+        cp_async_16(dst + i * kRowsPerPass * Layout<D>::kStride, inside ? g + i * kRowsPerPass * D : src,
+                    inside ? 16 : 0);
     }
 }
 
@@ -130,8 +126,7 @@ __device__ __forceinline__ void load_tile(unsigned dst, const __nv_bfloat16* src
 // ---------------------------------------------------------------------------------------------
 template <int D, int BM, int BN>
 __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const __nv_bfloat16* Q, const __nv_bfloat16* K,
-                                           const __nv_bfloat16* V, int N, int causal, unsigned char* smem)
-{
+                                           const __nv_bfloat16* V, int N, int causal, unsigned char* smem) {
     constexpr int MT = BM / (16 * WARPS);  // 16-row mma tiles per warp
     constexpr int NT = BN / 8;             // 8-key column tiles of S
     constexpr int KD = D / 16;             // 16-deep steps over the head dimension
@@ -145,13 +140,13 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
     constexpr float kScale = D == 64 ? 0.125f : 0.08838834764831843f;  // 1 / sqrt(D)
 
     const unsigned sQ = smem_u32(smem);
-    const unsigned sK0 = sQ + BM * STRIDE;        // K stage s at sK0 + s * BN * STRIDE
-    const unsigned sV0 = sK0 + 2 * BN * STRIDE;   // V stage s at sV0 + s * BN * STRIDE
+    const unsigned sK0 = sQ + BM * STRIDE;       // K stage s at sK0 + s * BN * STRIDE
+    const unsigned sV0 = sK0 + 2 * BN * STRIDE;  // V stage s at sV0 + s * BN * STRIDE
 
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int g = lane / 4, t = lane % 4;
     const int q0 = (gridDim.x - 1 - blockIdx.x) * BM;  // heaviest (causal) query blocks first
-    const int wr0 = warp * 16 * MT;                      // this warp's first row inside the block
+    const int wr0 = warp * 16 * MT;                    // this warp's first row inside the block
     const int warp_first = q0 + wr0, warp_last = q0 + wr0 + 16 * MT - 1;
     const long long head = (long long)blockIdx.y * N;
     Q += head * D;
@@ -184,7 +179,8 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-            for (int kk = 0; kk < KD; ++kk) ldsm_x4(qf[kQInRegs ? mt : 0][kQInRegs ? kk : 0], q_lane + mt * 16 * STRIDE + kk * 32);
+            for (int kk = 0; kk < KD; ++kk)
+                ldsm_x4(qf[kQInRegs ? mt : 0][kQInRegs ? kk : 0], q_lane + mt * 16 * STRIDE + kk * 32);
     }
 
     float o[MT][DT][4];
@@ -346,10 +342,11 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
 // Grid: (ceil(N / BM), B * H) with BM = BM64 or BM128 for d = 64 or 128; 128 threads.
 // Shared memory: (BM + 4 * BN) * (d + 8) * 2 bytes.
 extern "C" __global__ void __launch_bounds__(THREADS, 2)
-attention_flash_bf16(__nv_bfloat16* O, float* lse, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
-                     int N, int d, int causal)
-{
+    attention_flash_bf16(__nv_bfloat16* O, float* lse, const __nv_bfloat16* Q, const __nv_bfloat16* K,
+                         const __nv_bfloat16* V, int N, int d, int causal) {
     extern __shared__ __align__(16) unsigned char smem[];
-    if (d == 64) flash_bf16<64, BM64, BN64>(O, lse, Q, K, V, N, causal, smem);
-    else flash_bf16<128, BM128, BN128>(O, lse, Q, K, V, N, causal, smem);
+    if (d == 64)
+        flash_bf16<64, BM64, BN64>(O, lse, Q, K, V, N, causal, smem);
+    else
+        flash_bf16<128, BM128, BN128>(O, lse, Q, K, V, N, causal, smem);
 }

@@ -18,27 +18,25 @@
 
 #define REF_THREADS 256
 #define REF_ROWS 8
-#define REF_MAX_D 256                                   // the operation's d axis ends here
-#define REF_ACC (REF_ROWS * REF_MAX_D / REF_THREADS)    // outputs per thread at most
+#define REF_MAX_D 256                                 // the operation's d axis ends here
+#define REF_ACC (REF_ROWS * REF_MAX_D / REF_THREADS)  // outputs per thread at most
 #define NEG_INF_D __longlong_as_double(0xfff0000000000000ll)
 
 // Merges the partial softmax state (m2, l2) into (m, l): both are (max, sum of exp(s - max)).
-__device__ __forceinline__ void ref_merge(double& m, double& l, double m2, double l2)
-{
+__device__ __forceinline__ void ref_merge(double& m, double& l, double m2, double l2) {
     const double mx = fmax(m, m2);
-    if (mx == NEG_INF_D) return;                        // both empty
-    l = l * exp(m - mx) + l2 * exp(m2 - mx);            // exp(-inf) = 0 drops an empty side
+    if (mx == NEG_INF_D) return;              // both empty
+    l = l * exp(m - mx) + l2 * exp(m2 - mx);  // exp(-inf) = 0 drops an empty side
     m = mx;
 }
 
 // Dynamic shared memory: (REF_ROWS * d + REF_ROWS * REF_THREADS) doubles.
 extern "C" __global__ void __launch_bounds__(REF_THREADS)
-ref_attention(float* O, float* lse, const ELEM* Q, const ELEM* K, const ELEM* V, long long N, int d, int causal,
-              long long row_blocks)
-{
+    ref_attention(float* O, float* lse, const ELEM* Q, const ELEM* K, const ELEM* V, long long N, int d, int causal,
+                  long long row_blocks) {
     extern __shared__ double ref_smem[];
-    double* q = ref_smem;                     // [REF_ROWS][d], pre-scaled by 1/sqrt(d)
-    double* p = q + REF_ROWS * d;             // [REF_ROWS][REF_THREADS] probabilities of a chunk
+    double* q = ref_smem;          // [REF_ROWS][d], pre-scaled by 1/sqrt(d)
+    double* p = q + REF_ROWS * d;  // [REF_ROWS][REF_THREADS] probabilities of a chunk
     __shared__ double warp_m[REF_ROWS][REF_THREADS / 32], warp_l[REF_ROWS][REF_THREADS / 32];
     __shared__ double row_m[REF_ROWS], row_l[REF_ROWS];
 
@@ -62,7 +60,10 @@ ref_attention(float* O, float* lse, const ELEM* Q, const ELEM* K, const ELEM* V,
     // Pass 1: statistics.
     double m[REF_ROWS], l[REF_ROWS];
 #pragma unroll
-    for (int r = 0; r < REF_ROWS; ++r) { m[r] = NEG_INF_D; l[r] = 0.0; }
+    for (int r = 0; r < REF_ROWS; ++r) {
+        m[r] = NEG_INF_D;
+        l[r] = 0.0;
+    }
     for (long long j = tid; j < key_end; j += REF_THREADS) {
         double s[REF_ROWS] = {};
         for (int c = 0; c < d; ++c) {
@@ -81,7 +82,10 @@ ref_attention(float* O, float* lse, const ELEM* Q, const ELEM* K, const ELEM* V,
             const double l2 = __shfl_xor_sync(0xffffffffu, l[r], off);
             ref_merge(m[r], l[r], m2, l2);
         }
-        if (lane == 0) { warp_m[r][warp] = m[r]; warp_l[r][warp] = l[r]; }
+        if (lane == 0) {
+            warp_m[r][warp] = m[r];
+            warp_l[r][warp] = l[r];
+        }
     }
     __syncthreads();
     if (tid < REF_ROWS) {
@@ -113,7 +117,8 @@ ref_attention(float* O, float* lse, const ELEM* Q, const ELEM* K, const ELEM* V,
             const int e = tid + a * REF_THREADS;
             if (e >= REF_ROWS * d) break;
             const int r = e / d, c = e % d;
-            for (int jj = 0; jj < count; ++jj) acc[a] += p[r * REF_THREADS + jj] * (double)kl_to_float(Vh[(j0 + jj) * d + c]);
+            for (int jj = 0; jj < count; ++jj)
+                acc[a] += p[r * REF_THREADS + jj] * (double)kl_to_float(Vh[(j0 + jj) * d + c]);
         }
         __syncthreads();
     }

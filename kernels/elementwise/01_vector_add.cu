@@ -11,7 +11,8 @@
 static_assert(TPB % 32 == 0, "threads per block must be a whole number of warps");
 static_assert(EPT >= 1, "each thread handles at least one element");
 
-extern "C" __global__ void vector_add(ELEM* __restrict__ c, const ELEM* __restrict__ a, const ELEM* __restrict__ b, long long n) {
+extern "C" __global__ void vector_add(ELEM* __restrict__ c, const ELEM* __restrict__ a, const ELEM* __restrict__ b,
+                                      long long n) {
     long long base = (long long)blockIdx.x * (TPB * EPT) + threadIdx.x;
 #pragma unroll
     for (int j = 0; j < EPT; ++j) {

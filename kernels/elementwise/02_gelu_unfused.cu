@@ -7,11 +7,11 @@
 // an order of magnitude under the copy roof, though every single kernel runs near it.
 #include "kl_common.cuh"
 
-#define KL_ELEMENTWISE(NAME, EXPR)                                                            \
-    extern "C" __global__ void NAME(float* __restrict__ out, const float* __restrict__ p,   \
-                                    const float* __restrict__ q, float s, long long n) {     \
-        long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;                      \
-        if (i < n) out[i] = (EXPR);                                                           \
+#define KL_ELEMENTWISE(NAME, EXPR)                                                                                     \
+    extern "C" __global__ void NAME(float* __restrict__ out, const float* __restrict__ p, const float* __restrict__ q, \
+                                    float s, long long n) {                                                            \
+        long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;                                                \
+        if (i < n) out[i] = (EXPR);                                                                                    \
     }
 
 // The five primitive kernels the chain is built from (q or s unused where not named).

@@ -19,14 +19,12 @@
 #endif
 static_assert(BS >= 1 && BS * BS <= 1024, "a block of BS x BS threads may hold at most 1024 threads");
 
-extern "C" __global__ void matmul_naive(float* C, const float* A, const float* B, int M, int N, int K)
-{
+extern "C" __global__ void matmul_naive(float* C, const float* A, const float* B, int M, int N, int K) {
     const int row = blockIdx.x * BS + threadIdx.x;  // x (fastest in a warp) picks the row...
     const int col = blockIdx.y * BS + threadIdx.y;  // ...so a warp spans 32 rows: uncoalesced
     if (row >= M || col >= N) return;
 
     float acc = 0.0f;
-    for (int k = 0; k < K; ++k)
-        acc += A[(size_t)row * K + k] * B[(size_t)k * N + col];
+    for (int k = 0; k < K; ++k) acc += A[(size_t)row * K + k] * B[(size_t)k * N + col];
     C[(size_t)row * N + col] = acc;
 }

@@ -16,8 +16,7 @@
 #endif
 static_assert(BS >= 1 && BS * BS <= 1024, "a block of BS x BS threads may hold at most 1024 threads");
 
-extern "C" __global__ void matmul_coalesced(float* C, const float* A, const float* B, int M, int N, int K)
-{
+extern "C" __global__ void matmul_coalesced(float* C, const float* A, const float* B, int M, int N, int K) {
     const int col = blockIdx.x * BS + threadIdx.x;  // x (fastest in a warp) now picks the column
     const int row = blockIdx.y * BS + threadIdx.y;
     if (row >= M || col >= N) return;

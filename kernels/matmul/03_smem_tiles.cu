@@ -17,8 +17,7 @@
 #endif
 static_assert(BS >= 1 && BS * BS <= 1024, "a block of BS x BS threads may hold at most 1024 threads");
 
-extern "C" __global__ void matmul_smem_tiles(float* C, const float* A, const float* B, int M, int N, int K)
-{
+extern "C" __global__ void matmul_smem_tiles(float* C, const float* A, const float* B, int M, int N, int K) {
     __shared__ float As[BS][BS];
     __shared__ float Bs[BS][BS];
 
@@ -36,7 +35,7 @@ extern "C" __global__ void matmul_smem_tiles(float* C, const float* A, const flo
 #pragma unroll
         for (int k = 0; k < BS; ++k)
             acc += As[ty][k] * Bs[k][tx];  // As: broadcast across the warp, Bs: consecutive banks
-        __syncthreads();  // everyone is done with the tiles before they are overwritten
+        __syncthreads();                   // everyone is done with the tiles before they are overwritten
     }
     if (row < M && col < N) C[(size_t)row * N + col] = acc;
 }

@@ -23,16 +23,15 @@ static_assert(NUM_THREADS >= 32 && NUM_THREADS <= 1024, "BM * BN / TM threads mu
 static_assert((BM * BK + BK * BN) * 4 <= 48 * 1024, "static shared memory is limited to 48 KB per block");
 
 extern "C" __global__ void __launch_bounds__(NUM_THREADS)
-matmul_reg_1d(float* C, const float* A, const float* B, int M, int N, int K)
-{
+    matmul_reg_1d(float* C, const float* A, const float* B, int M, int N, int K) {
     __shared__ float As[BM][BK];
     __shared__ float Bs[BK][BN];
 
     const int tid = threadIdx.x;
-    const int m0 = blockIdx.y * BM;        // this block's tile of C starts at (m0, n0)
+    const int m0 = blockIdx.y * BM;  // this block's tile of C starts at (m0, n0)
     const int n0 = blockIdx.x * BN;
-    const int thread_col = tid % BN;       // neighbouring threads take neighbouring columns
-    const int thread_row = tid / BN;       // ...and own rows thread_row*TM .. thread_row*TM + TM-1
+    const int thread_col = tid % BN;  // neighbouring threads take neighbouring columns
+    const int thread_row = tid / BN;  // ...and own rows thread_row*TM .. thread_row*TM + TM-1
 
     float acc[TM] = {};
     for (int k0 = 0; k0 < K; k0 += BK) {
@@ -59,7 +58,7 @@ matmul_reg_1d(float* C, const float* A, const float* B, int M, int N, int K)
         for (int k = 0; k < BK; ++k) {
             const float b = Bs[k][thread_col];  // one shared load of B...
 #pragma unroll
-            for (int i = 0; i < TM; ++i)        // ...feeds TM multiply-adds
+            for (int i = 0; i < TM; ++i)  // ...feeds TM multiply-adds
                 acc[i] += As[thread_row * TM + i][k] * b;
         }
         __syncthreads();

@@ -24,8 +24,7 @@ static_assert(TM * TN <= 128, "at most 128 accumulators per thread; more would s
 static_assert((BM * BK + BK * BN) * 4 <= 48 * 1024, "static shared memory is limited to 48 KB per block");
 
 extern "C" __global__ void __launch_bounds__(NUM_THREADS)
-matmul_reg_2d(float* C, const float* A, const float* B, int M, int N, int K)
-{
+    matmul_reg_2d(float* C, const float* A, const float* B, int M, int N, int K) {
     __shared__ float As[BM][BK];
     __shared__ float Bs[BK][BN];
 
@@ -63,7 +62,7 @@ matmul_reg_2d(float* C, const float* A, const float* B, int M, int N, int K)
 #pragma unroll
             for (int j = 0; j < TN; ++j) b_frag[j] = Bs[k][thread_col * TN + j];
 #pragma unroll
-            for (int i = 0; i < TM; ++i)          // outer product: TM * TN FMAs from registers
+            for (int i = 0; i < TM; ++i)  // outer product: TM * TN FMAs from registers
 #pragma unroll
                 for (int j = 0; j < TN; ++j) acc[i][j] += a_frag[i] * b_frag[j];
         }

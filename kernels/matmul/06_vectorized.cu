@@ -29,8 +29,7 @@ static_assert((BK * (BM + A_PAD) + BK * BN) * 4 <= 48 * 1024, "static shared mem
 
 // Loads the BM x BK tile of A at (m0, k0) into As transposed, and the BK x BN tile of B at (k0, n0).
 __device__ __forceinline__ void load_tiles(float (*As)[BM + A_PAD], float (*Bs)[BN], const float* A, const float* B,
-                                           int M, int N, int K, int m0, int n0, int k0, bool fast)
-{
+                                           int M, int N, int K, int m0, int n0, int k0, bool fast) {
     const int tid = threadIdx.x;
 #pragma unroll
     for (int i = 0; i < (BM * BK / 4 + NUM_THREADS - 1) / NUM_THREADS; ++i) {
@@ -76,8 +75,7 @@ __device__ __forceinline__ void load_tiles(float (*As)[BM + A_PAD], float (*Bs)[
 }
 
 extern "C" __global__ void __launch_bounds__(NUM_THREADS)
-matmul_vectorized(float* C, const float* A, const float* B, int M, int N, int K)
-{
+    matmul_vectorized(float* C, const float* A, const float* B, int M, int N, int K) {
     __shared__ __align__(16) float As[BK][BM + A_PAD];
     __shared__ __align__(16) float Bs[BK][BN];
 
@@ -88,8 +86,9 @@ matmul_vectorized(float* C, const float* A, const float* B, int M, int N, int K)
     const int thread_row = tid / (BN / TN);
 
     // float4 access needs 16-byte aligned rows: K and N multiples of 4, aligned base pointers.
-    const bool aligned = (K % 4 == 0) && (N % 4 == 0) &&
-                         ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B) | reinterpret_cast<size_t>(C)) % 16 == 0);
+    const bool aligned =
+        (K % 4 == 0) && (N % 4 == 0) &&
+        ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B) | reinterpret_cast<size_t>(C)) % 16 == 0);
     const bool interior = aligned && (m0 + BM <= M) && (n0 + BN <= N);
 
     float acc[TM][TN] = {};
@@ -121,7 +120,8 @@ matmul_vectorized(float* C, const float* A, const float* B, int M, int N, int K)
         for (int j = 0; j < TN; j += 4) {
             const int col = n0 + thread_col * TN + j;
             if (interior) {
-                *reinterpret_cast<float4*>(&C[(size_t)row * N + col]) = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+                *reinterpret_cast<float4*>(&C[(size_t)row * N + col]) =
+                    make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
             } else if (row < M) {
 #pragma unroll
                 for (int e = 0; e < 4; ++e)

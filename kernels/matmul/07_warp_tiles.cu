@@ -38,7 +38,8 @@
 static_assert(BM % WM == 0 && BN % WN == 0, "the block tile must split into whole warp tiles");
 static_assert(WM % WSUBM == 0 && WN % WSUBN == 0, "the warp tile must split into whole (4*TM) x (8*TN) sub-tiles");
 static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "TM, TN and BK must be multiples of 4 (float4 accesses)");
-static_assert(NUM_THREADS >= 32 && NUM_THREADS <= 1024, "32 * (BM / WM) * (BN / WN) threads must be between 32 and 1024");
+static_assert(NUM_THREADS >= 32 && NUM_THREADS <= 1024,
+              "32 * (BM / WM) * (BN / WN) threads must be between 32 and 1024");
 static_assert(WM * WN / 32 <= 128, "at most 128 accumulators per thread (WM * WN / 32); more would spill");
 static_assert((BK * (BM + A_PAD) + BK * BN) * 4 <= 48 * 1024, "static shared memory is limited to 48 KB per block");
 
@@ -49,8 +50,7 @@ static_assert((BK * (BM + A_PAD) + BK * BN) * 4 <= 48 * 1024, "static shared mem
 // loads, with zeros outside the matrices.
 template <bool kInterior>
 __device__ __forceinline__ void load_global(float4 (&a)[A_LOADS], float4 (&b)[B_LOADS], const float* A, const float* B,
-                                            int M, int N, int K, int m0, int n0, int k0)
-{
+                                            int M, int N, int K, int m0, int n0, int k0) {
     const int tid = threadIdx.x;
     const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
@@ -88,9 +88,8 @@ __device__ __forceinline__ void load_global(float4 (&a)[A_LOADS], float4 (&b)[B_
 }
 
 // Registers -> shared memory (A transposed to As[k][m]).
-__device__ __forceinline__ void store_shared(float (*As)[BM + A_PAD], float (*Bs)[BN],
-                                             const float4 (&a)[A_LOADS], const float4 (&b)[B_LOADS])
-{
+__device__ __forceinline__ void store_shared(float (*As)[BM + A_PAD], float (*Bs)[BN], const float4 (&a)[A_LOADS],
+                                             const float4 (&b)[B_LOADS]) {
     const int tid = threadIdx.x;
 #pragma unroll
     for (int i = 0; i < A_LOADS; ++i) {
@@ -116,8 +115,7 @@ __device__ __forceinline__ void store_shared(float (*As)[BM + A_PAD], float (*Bs
 // The whole block's work; kInterior selects the unchecked copy of the loop (see load_global).
 template <bool kInterior>
 __device__ __forceinline__ void block_tile(float (*As)[BM + A_PAD], float (*Bs)[BN], float* C, const float* A,
-                                           const float* B, int M, int N, int K, int m0, int n0)
-{
+                                           const float* B, int M, int N, int K, int m0, int n0) {
     const int tid = threadIdx.x;
     const int warp = tid / 32, lane = tid % 32;
     const int warp_m = (warp / (BN / WN)) * WM;
@@ -181,16 +179,16 @@ __device__ __forceinline__ void block_tile(float (*As)[BM + A_PAD], float (*Bs)[
 }
 
 extern "C" __global__ void __launch_bounds__(NUM_THREADS)
-matmul_warp_tiles(float* C, const float* A, const float* B, int M, int N, int K)
-{
+    matmul_warp_tiles(float* C, const float* A, const float* B, int M, int N, int K) {
     __shared__ __align__(16) float As[BK][BM + A_PAD];
     __shared__ __align__(16) float Bs[BK][BN];
 
     const int m0 = blockIdx.y * BM;
     const int n0 = blockIdx.x * BN;
     // float4 access needs 16-byte aligned rows: K and N multiples of 4, aligned base pointers.
-    const bool aligned = (K % 4 == 0) && (N % 4 == 0) &&
-                         ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B) | reinterpret_cast<size_t>(C)) % 16 == 0);
+    const bool aligned =
+        (K % 4 == 0) && (N % 4 == 0) &&
+        ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B) | reinterpret_cast<size_t>(C)) % 16 == 0);
     if (aligned && m0 + BM <= M && n0 + BN <= N)  // uniform across the block: no divergence
         block_tile<true>(As, Bs, C, A, B, M, N, K, m0, n0);
     else

@@ -86,16 +86,21 @@
 static_assert(BM % WM == 0 && BN % WN == 0, "the block tile must split into whole warp tiles");
 static_assert(WM % WSUBM == 0 && WN % WSUBN == 0, "the warp tile must split into whole (4*TM) x (8*TN) sub-tiles");
 static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "TM, TN and BK must be multiples of 4 (float4 accesses)");
-static_assert(NUM_THREADS >= 32 && NUM_THREADS <= 1024, "32 * (BM / WM) * (BN / WN) threads must be between 32 and 1024");
+static_assert(NUM_THREADS >= 32 && NUM_THREADS <= 1024,
+              "32 * (BM / WM) * (BN / WN) threads must be between 32 and 1024");
 static_assert(WM * WN / 32 <= 128, "at most 128 accumulators per thread (WM * WN / 32); more would spill");
 static_assert(EARLY_BAR >= 0 && EARLY_BAR <= 2 && GROUP >= 1, "EARLY_BAR is 0, 1 or 2; GROUP at least 1");
 static_assert(BK % 2 == 0, "fragments alternate between two register sets by k-step: BK must be even");
 static_assert(ASYNC == 0 || ASYNC == 1, "ASYNC is 0 or 1");
-static_assert((SCALAR_C == 0 || SCALAR_C == 1) && FMA_ORDER >= 0 && FMA_ORDER <= 2, "SCALAR_C is 0 or 1; FMA_ORDER 0, 1 or 2");
-static_assert(NUM_THREADS % BK == 0 && NUM_THREADS % (BN / 4) == 0, "a pass of the block's threads must cover whole rows of the A and B tiles");
-static_assert(ASYNC ? (STAGES >= 2 && STAGES <= 4) : STAGES == 2, "STAGES is 2 with register staging, 2 to 4 with ASYNC = 1");
+static_assert((SCALAR_C == 0 || SCALAR_C == 1) && FMA_ORDER >= 0 && FMA_ORDER <= 2,
+              "SCALAR_C is 0 or 1; FMA_ORDER 0, 1 or 2");
+static_assert(NUM_THREADS % BK == 0 && NUM_THREADS % (BN / 4) == 0,
+              "a pass of the block's threads must cover whole rows of the A and B tiles");
+static_assert(ASYNC ? (STAGES >= 2 && STAGES <= 4) : STAGES == 2,
+              "STAGES is 2 with register staging, 2 to 4 with ASYNC = 1");
 static_assert(!ASYNC || EARLY_BAR == 2, "ASYNC = 1 always hands over early: set EARLY_BAR = 2");
-static_assert(STAGES * (BK * (BM + A_PAD) + BK * BN) * 4 <= 48 * 1024, "STAGES stages of static shared memory must fit in 48 KB");
+static_assert(STAGES * (BK * (BM + A_PAD) + BK * BN) * 4 <= 48 * 1024,
+              "STAGES stages of static shared memory must fit in 48 KB");
 
 // Global -> registers for the K-tile at k0.
 // Interior blocks (kInterior): rows are 16-byte aligned and the tile lies inside A and B along M
@@ -104,8 +109,7 @@ static_assert(STAGES * (BK * (BM + A_PAD) + BK * BN) * 4 <= 48 * 1024, "STAGES s
 // loads, with zeros outside the matrices.
 template <bool kInterior>
 __device__ __forceinline__ void load_global(float4 (&a)[A_LOADS], float4 (&b)[B_LOADS], const float* A, const float* B,
-                                            int M, int N, int K, int m0, int n0, int k0)
-{
+                                            int M, int N, int K, int m0, int n0, int k0) {
     const int tid = threadIdx.x;
     const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
@@ -143,9 +147,8 @@ __device__ __forceinline__ void load_global(float4 (&a)[A_LOADS], float4 (&b)[B_
 }
 
 // Registers -> one shared-memory stage (A transposed to As[k][m]).
-__device__ __forceinline__ void store_shared(float (*As)[BM + A_PAD], float (*Bs)[BN],
-                                             const float4 (&a)[A_LOADS], const float4 (&b)[B_LOADS])
-{
+__device__ __forceinline__ void store_shared(float (*As)[BM + A_PAD], float (*Bs)[BN], const float4 (&a)[A_LOADS],
+                                             const float4 (&b)[B_LOADS]) {
     const int tid = threadIdx.x;
 #pragma unroll
     for (int i = 0; i < A_LOADS; ++i) {
@@ -170,21 +173,20 @@ __device__ __forceinline__ void store_shared(float (*As)[BM + A_PAD], float (*Bs
 
 // ASYNC = 1: global -> shared without registers. cp.async with a source size of 0 writes zeros,
 // which covers the K tail, the matrix edges and the copies issued past the last tile.
-__device__ __forceinline__ unsigned smem_addr(const void* p)
-{
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
-__device__ __forceinline__ void cp_async_4(unsigned dst, const float* src, bool ok)
-{
+__device__ __forceinline__ void cp_async_4(unsigned dst, const float* src, bool ok) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 4 : 0));
 }
-__device__ __forceinline__ void cp_async_16(unsigned dst, const float* src, bool ok)
-{
+__device__ __forceinline__ void cp_async_16(unsigned dst, const float* src, bool ok) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int kPending>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending)); }
+__device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
 
 // Issue the copies of the K-tile at k0 into one stage. A goes one float per copy, straight to its
 // transposed place As[k][m]: a 16-byte copy cannot scatter. Consecutive threads walk along K, so
@@ -192,8 +194,7 @@ __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_gr
 // B is a plain copy: 16 bytes per copy inside the matrix, one float per copy at the edges.
 template <bool kInterior>
 __device__ __forceinline__ void copy_tile_async(float (*As)[BM + A_PAD], float (*Bs)[BN], const float* A,
-                                                const float* B, int M, int N, int K, int m0, int n0, int k0)
-{
+                                                const float* B, int M, int N, int K, int m0, int n0, int k0) {
     // Copy i of this thread covers element idx = i * NUM_THREADS + tid of the tile. Each copy's
     // address is one step of a row stride from this thread's first, so the loop costs one
     // multiply-add per copy and the compiler keeps no per-copy pointers in registers.
@@ -239,8 +240,7 @@ __device__ __forceinline__ void copy_tile_async(float (*As)[BM + A_PAD], float (
 // changes which operand a run of consecutive FMAs shares and so how ptxas places and reuses
 // registers: 0 = row by row, 1 = row by row with every other row reversed, 2 = column by column.
 __device__ __forceinline__ void outer_product(float (&acc)[WMITER * TM][WNITER * TN], const float (&af)[WMITER * TM],
-                                              const float (&bf)[WNITER * TN])
-{
+                                              const float (&bf)[WNITER * TN]) {
     constexpr int R = WMITER * TM, C = WNITER * TN;
     if (FMA_ORDER == 2) {
 #pragma unroll
@@ -261,8 +261,7 @@ __device__ __forceinline__ void outer_product(float (&acc)[WMITER * TM][WNITER *
 // The whole block's work; kInterior selects the unchecked copy of the loop (see load_global).
 template <bool kInterior>
 __device__ __forceinline__ void block_tile(float (*As)[BK][BM + A_PAD], float (*Bs)[BK][BN], float* C, const float* A,
-                                           const float* B, int M, int N, int K, int m0, int n0)
-{
+                                           const float* B, int M, int N, int K, int m0, int n0) {
     const int tid = threadIdx.x;
     const int warp = tid / 32, lane = tid % 32;
     const int warp_m = (warp / (BN / WN)) * WM;
@@ -277,8 +276,8 @@ __device__ __forceinline__ void block_tile(float (*As)[BK][BM + A_PAD], float (*
     float4 a_next[A_LOADS], b_next[B_LOADS];
 
     // One k-step's fragments: each lane's TM rows of A (per warp sub-tile) and TN columns of B.
-    auto load_frags = [&](float(&af)[WMITER * TM], float(&bf)[WNITER * TN], const float (*As_k)[BM + A_PAD],
-                          const float (*Bs_k)[BN], int k) {
+    auto load_frags = [&](float(&af)[WMITER * TM], float(&bf)[WNITER * TN], const float(*As_k)[BM + A_PAD],
+                          const float(*Bs_k)[BN], int k) {
 #pragma unroll
         for (int wm = 0; wm < WMITER; ++wm)
 #pragma unroll
@@ -390,8 +389,7 @@ __device__ __forceinline__ void block_tile(float (*As)[BK][BM + A_PAD], float (*
 }
 
 extern "C" __global__ void __launch_bounds__(NUM_THREADS, MIN_BLOCKS)
-matmul_double_buffer(float* C, const float* A, const float* B, int M, int N, int K)
-{
+    matmul_double_buffer(float* C, const float* A, const float* B, int M, int N, int K) {
     __shared__ __align__(16) float As[STAGES][BK][BM + A_PAD];
     __shared__ __align__(16) float Bs[STAGES][BK][BN];
 
@@ -404,8 +402,9 @@ matmul_double_buffer(float* C, const float* A, const float* B, int M, int N, int
     const int m0 = (first_m + in_group % rows) * BM;
     const int n0 = (in_group / rows) * BN;
     // float4 access needs 16-byte aligned rows: K and N multiples of 4, aligned base pointers.
-    const bool aligned = (K % 4 == 0) && (N % 4 == 0) &&
-                         ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B) | reinterpret_cast<size_t>(C)) % 16 == 0);
+    const bool aligned =
+        (K % 4 == 0) && (N % 4 == 0) &&
+        ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B) | reinterpret_cast<size_t>(C)) % 16 == 0);
     if (aligned && m0 + BM <= M && n0 + BN <= N)  // uniform across the block: no divergence
         block_tile<true>(As, Bs, C, A, B, M, N, K, m0, n0);
     else

@@ -35,18 +35,21 @@
 #endif
 
 #define NUM_THREADS (32 * (BM / WM) * (BN / WN))
-#define MI (WM / 16)                           // mma tiles per warp along M (16 rows each)
-#define NI (WN / 8)                            // ...and along N (8 columns each)
-#define A_CPR (BK / 8)                         // 16-byte chunks per row of the A tile (BM x BK)
-#define B_CPR (BN / 8)                         // 16-byte chunks per row of the B tile (BK x BN)
+#define MI (WM / 16)    // mma tiles per warp along M (16 rows each)
+#define NI (WN / 8)     // ...and along N (8 columns each)
+#define A_CPR (BK / 8)  // 16-byte chunks per row of the A tile (BM x BK)
+#define B_CPR (BN / 8)  // 16-byte chunks per row of the B tile (BK x BN)
 #define A_STAGE_BYTES (BM * BK * 2)
 #define B_STAGE_BYTES (BK * BN * 2)
 #define STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
 
 static_assert(BM % WM == 0 && BN % WN == 0, "the block tile must split into whole warp tiles");
 static_assert(WM % 16 == 0 && WN % 16 == 0, "warp tiles are built of 16 x 16 pieces (WM, WN multiples of 16)");
-static_assert(BK == 32 || BK == 64, "BK must be 32 or 64: an even number of 16-deep mma steps (the fragment double buffer\n              alternates by step) and rows of at most 128 bytes");
-static_assert(NUM_THREADS >= 32 && NUM_THREADS <= 1024, "32 * (BM / WM) * (BN / WN) threads must be between 32 and 1024");
+static_assert(BK == 32 || BK == 64,
+              "BK must be 32 or 64: an even number of 16-deep mma steps (the fragment double buffer\n              "
+              "alternates by step) and rows of at most 128 bytes");
+static_assert(NUM_THREADS >= 32 && NUM_THREADS <= 1024,
+              "32 * (BM / WM) * (BN / WN) threads must be between 32 and 1024");
 static_assert((BM * A_CPR) % NUM_THREADS == 0 && (BK * B_CPR) % NUM_THREADS == 0 && NUM_THREADS % B_CPR == 0,
               "every thread must copy the same number of 16-byte chunks of each tile, at a fixed column");
 static_assert(MI * NI * 4 <= 128, "at most 128 fp32 accumulators per thread (WM * WN / 32)");
@@ -56,46 +59,45 @@ static_assert(STAGES * STAGE_BYTES <= 227 * 1024, "the stages must fit in 227 KB
 // ---------------------------------------------------------------------------------------------
 // Small PTX wrappers (kept here so the file needs nothing but cuda_bf16.h).
 // ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ unsigned smem_addr(const void* p)
-{
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
 // 16-byte global -> shared copy; src_bytes < 16 fills the rest with zeros (0 = all zeros).
-__device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, int src_bytes)
-{
+__device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, int src_bytes) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int kPending>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending)); }
-
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned addr)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+__device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
-__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], unsigned addr)
-{
+
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], unsigned addr) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
 }
 
 // d += a * b for one 16x8x16 tile: a = 4 registers (8 bf16), b = 2 registers (4 bf16), d = 4 fp32.
-__device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
-{
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+__device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
 // Physical 16-byte chunk for logical chunk `c` of row `r`, in a tile with CPR chunks per row.
 // 8 consecutive rows read at the same logical chunk must hit 8 different 16-byte bank groups
 // (a 128-byte line): XOR the chunk with the row's position inside its 128-byte-wide group.
 template <int CPR>
-__device__ __forceinline__ int swizzle(int r, int c)
-{
+__device__ __forceinline__ int swizzle(int r, int c) {
     if (CPR >= 8) return c ^ (r & 7);
     if (CPR == 4) return c ^ ((r >> 1) & 3);
     if (CPR == 2) return c ^ ((r >> 2) & 1);
@@ -103,8 +105,7 @@ __device__ __forceinline__ int swizzle(int r, int c)
 }
 
 // Eight bf16 bit patterns -> one 16-byte vector, lowest address first.
-__device__ __forceinline__ uint4 pack8(const unsigned short (&v)[8])
-{
+__device__ __forceinline__ uint4 pack8(const unsigned short (&v)[8]) {
     return make_uint4(v[0] | ((unsigned)v[1] << 16), v[2] | ((unsigned)v[3] << 16), v[4] | ((unsigned)v[5] << 16),
                       v[6] | ((unsigned)v[7] << 16));
 }
@@ -113,9 +114,8 @@ __device__ __forceinline__ uint4 pack8(const unsigned short (&v)[8])
 // One K-tile of A (BM x BK) and B (BK x BN) into a shared-memory stage.
 // ---------------------------------------------------------------------------------------------
 template <bool kCpAsync>
-__device__ __forceinline__ void load_stage(unsigned char* stage, const __nv_bfloat16* A, const __nv_bfloat16* B,
-                                           int M, int N, int K, int m0, int n0, int k0)
-{
+__device__ __forceinline__ void load_stage(unsigned char* stage, const __nv_bfloat16* A, const __nv_bfloat16* B, int M,
+                                           int N, int K, int m0, int n0, int k0) {
     const int tid = threadIdx.x;
     unsigned char* sA = stage;
     unsigned char* sB = stage + A_STAGE_BYTES;
@@ -172,8 +172,7 @@ struct FragOffsets {
     unsigned b[NI / 2];  // B: k-row lane % 16, chunk (wn0 + 16 nj) / 8 + lane / 16
 };
 
-__device__ __forceinline__ FragOffsets frag_offsets(int wm0, int wn0, int lane)
-{
+__device__ __forceinline__ FragOffsets frag_offsets(int wm0, int wn0, int lane) {
     FragOffsets o;
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
@@ -191,8 +190,7 @@ __device__ __forceinline__ FragOffsets frag_offsets(int wm0, int wn0, int lane)
 // Fragments of one 16-deep k-step of a stage: MI tiles of A (16 x 16) and NI/2 pairs of B
 // tiles (16 x 16 = two 16 x 8 mma operands each).
 __device__ __forceinline__ void load_fragments(unsigned (&a)[MI][4], unsigned (&b)[NI / 2][4], unsigned stage,
-                                               const FragOffsets& o, int kk)
-{
+                                               const FragOffsets& o, int kk) {
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi)  // lanes 0-15: rows 0-15 at k 0-7; lanes 16-31: k 8-15
         ldmatrix_x4(a[mi], stage + (o.a[mi] ^ (kk * 32)));
@@ -208,8 +206,7 @@ __device__ __forceinline__ void load_fragments(unsigned (&a)[MI][4], unsigned (&
 // ---------------------------------------------------------------------------------------------
 template <bool kCpAsync>
 __device__ __forceinline__ void block_tile(unsigned char* smem, float* C, const __nv_bfloat16* A,
-                                           const __nv_bfloat16* B, int M, int N, int K)
-{
+                                           const __nv_bfloat16* B, int M, int N, int K) {
     constexpr int KK = BK / 16;  // mma k-steps per K-tile
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
@@ -290,11 +287,10 @@ __device__ __forceinline__ void block_tile(unsigned char* smem, float* C, const 
 }
 
 extern "C" __global__ void __launch_bounds__(NUM_THREADS)
-matmul_mma_bf16(float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K)
-{
+    matmul_mma_bf16(float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K) {
     extern __shared__ __align__(1024) unsigned char smem[];
-    const bool rows_aligned = (K % 8 == 0) && (N % 8 == 0) &&
-                              ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B)) % 16 == 0);
+    const bool rows_aligned =
+        (K % 8 == 0) && (N % 8 == 0) && ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B)) % 16 == 0);
     if (rows_aligned)
         block_tile<true>(smem, C, A, B, M, N, K);
     else

@@ -36,16 +36,17 @@
 #error "BM, BN and STAGES must be defined, e.g. -DBM=128 -DBN=256 -DSTAGES=4"
 #endif
 
-#define BK 64                                  // one 128-byte swizzled row of bf16 per K-tile
-#define NUM_WARPGROUPS (BM / 64)               // each warpgroup computes 64 rows x BN columns
+#define BK 64                     // one 128-byte swizzled row of bf16 per K-tile
+#define NUM_WARPGROUPS (BM / 64)  // each warpgroup computes 64 rows x BN columns
 #define NUM_THREADS (128 * NUM_WARPGROUPS)
 #define A_STAGE_BYTES (BM * BK * 2)
 #define B_STAGE_BYTES (BK * BN * 2)
 #define STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
-#define SMEM_ALIGN 1024                        // the 128-byte swizzle repeats every 8 rows = 1 KB
-#define IN_FLIGHT 1                            // wgmma batches left running when a step ends
+#define SMEM_ALIGN 1024  // the 128-byte swizzle repeats every 8 rows = 1 KB
+#define IN_FLIGHT 1      // wgmma batches left running when a step ends
 
-static_assert(BM % 64 == 0 && BM >= 64 && BM <= 256, "BM must be a multiple of 64 up to 256 (one warpgroup per 64 rows)");
+static_assert(BM % 64 == 0 && BM >= 64 && BM <= 256,
+              "BM must be a multiple of 64 up to 256 (one warpgroup per 64 rows)");
 static_assert(BN == 64 || BN == 128 || BN == 256, "BN must be 64, 128 or 256 (the N of one wgmma)");
 static_assert(STAGES >= 2 + IN_FLIGHT, "copies run STAGES - 1 - IN_FLIGHT tiles ahead: at least one");
 static_assert(STAGES * STAGE_BYTES + SMEM_ALIGN <= 227 * 1024, "the stages must fit in 227 KB of shared memory");
@@ -55,21 +56,20 @@ static_assert((BM * 8) % NUM_THREADS == 0 && (BK * BN / 8) % NUM_THREADS == 0 &&
 // ---------------------------------------------------------------------------------------------
 // PTX wrappers
 // ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ unsigned smem_addr(const void* p)
-{
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
-__device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, int src_bytes)
-{
+__device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, int src_bytes) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int kPending>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory"); }
+__device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
 
 // Eight bf16 bit patterns -> one 16-byte vector, lowest address first.
-__device__ __forceinline__ uint4 pack8(const unsigned short (&v)[8])
-{
+__device__ __forceinline__ uint4 pack8(const unsigned short (&v)[8]) {
     return make_uint4(v[0] | ((unsigned)v[1] << 16), v[2] | ((unsigned)v[3] << 16), v[4] | ((unsigned)v[5] << 16),
                       v[6] | ((unsigned)v[7] << 16));
 }
@@ -81,9 +81,8 @@ __device__ __forceinline__ uint4 pack8(const unsigned short (&v)[8])
 //      ((c ^ (r % 8)) * 16).
 // ---------------------------------------------------------------------------------------------
 template <bool use_cp_async>
-__device__ __forceinline__ void load_stage(unsigned char* stage, const __nv_bfloat16* A, const __nv_bfloat16* B,
-                                           int M, int N, int K, int m0, int n0, int k0)
-{
+__device__ __forceinline__ void load_stage(unsigned char* stage, const __nv_bfloat16* A, const __nv_bfloat16* B, int M,
+                                           int N, int K, int m0, int n0, int k0) {
     const int tid = threadIdx.x;
     unsigned char* sA = stage;
     unsigned char* sB = stage + A_STAGE_BYTES;
@@ -138,8 +137,7 @@ __device__ __forceinline__ void load_stage(unsigned char* stage, const __nv_bflo
 // GROUP_M tile rows together makes a wave cover a squarer patch of C, so the A and B panels it
 // reads are fewer and stay in L2 for the blocks that share them.
 #define GROUP_M 8
-__device__ __forceinline__ void tile_origin(int& m0, int& n0)
-{
+__device__ __forceinline__ void tile_origin(int& m0, int& n0) {
     const int tiles_n = gridDim.x, tiles_m = gridDim.y;
     const int id = blockIdx.y * tiles_n + blockIdx.x;
     const int group = id / (GROUP_M * tiles_n), first_m = group * GROUP_M;
@@ -156,10 +154,9 @@ __device__ __forceinline__ void tile_origin(int& m0, int& n0)
 // element-wise loads, so that the rare fallback adds no registers or branches to the fast loop.
 template <bool use_cp_async>
 __device__ __forceinline__ void block_tile(unsigned char* smem, float* C, const __nv_bfloat16* A,
-                                           const __nv_bfloat16* B, int M, int N, int K)
-{
+                                           const __nv_bfloat16* B, int M, int N, int K) {
     const int tid = threadIdx.x;
-    const int wg = tid / 128;                 // warpgroup: rows wg*64 .. wg*64+63 of the block tile
+    const int wg = tid / 128;  // warpgroup: rows wg*64 .. wg*64+63 of the block tile
     int m0, n0;
     tile_origin(m0, n0);
     const int num_tiles = (K + BK - 1) / BK;
@@ -178,13 +175,14 @@ __device__ __forceinline__ void block_tile(unsigned char* smem, float* C, const 
 
     for (int t = 0; t < num_tiles; ++t) {
         cp_async_wait<STAGES - 2 - IN_FLIGHT>();  // this thread's copies of tile t have landed
-        fence_proxy_async();          // make them visible to the tensor cores' (async) reads
-        __syncthreads();              // everybody's copies; and every warpgroup has finished
-                                      // waiting for its wgmmas of tile t-1-IN_FLIGHT (step t-1)
+        fence_proxy_async();                      // make them visible to the tensor cores' (async) reads
+        __syncthreads();                          // everybody's copies; and every warpgroup has finished
+                                                  // waiting for its wgmmas of tile t-1-IN_FLIGHT (step t-1)
 
         // Refill the stage of tile t-1-IN_FLIGHT (free: see the barrier).
         const int next = t + STAGES - 1 - IN_FLIGHT;
-        if (next < num_tiles) load_stage<use_cp_async>(smem + (next % STAGES) * STAGE_BYTES, A, B, M, N, K, m0, n0, next * BK);
+        if (next < num_tiles)
+            load_stage<use_cp_async>(smem + (next % STAGES) * STAGE_BYTES, A, B, M, N, K, m0, n0, next * BK);
         cp_async_commit();
 
         const unsigned sA = smem_addr(smem + (t % STAGES) * STAGE_BYTES) + wg * (64 * 128);
@@ -213,13 +211,12 @@ __device__ __forceinline__ void block_tile(unsigned char* smem, float* C, const 
 }
 
 extern "C" __global__ void __launch_bounds__(NUM_THREADS, 1)
-matmul_wgmma_bf16(float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K)
-{
+    matmul_wgmma_bf16(float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K) {
     extern __shared__ unsigned char smem_raw[];
     // Align the stages to 1 KB by hand (the launch asks for SMEM_ALIGN extra bytes for this).
     unsigned char* smem = smem_raw + ((SMEM_ALIGN - smem_addr(smem_raw) % SMEM_ALIGN) % SMEM_ALIGN);
-    const bool rows_aligned = (K % 8 == 0) && (N % 8 == 0) &&
-                              ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B)) % 16 == 0);
+    const bool rows_aligned =
+        (K % 8 == 0) && (N % 8 == 0) && ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B)) % 16 == 0);
     if (rows_aligned)
         block_tile<true>(smem, C, A, B, M, N, K);
     else

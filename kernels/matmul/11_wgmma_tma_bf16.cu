@@ -44,14 +44,14 @@
 #error "BM, BN and STAGES must be defined, e.g. -DBM=128 -DBN=256 -DSTAGES=4"
 #endif
 
-#define BK 64                                  // one 128-byte swizzled row of bf16 per K-tile
-#define NUM_CONSUMERS (BM / 64)                // consumer warpgroups, 64 rows of C each
+#define BK 64                                    // one 128-byte swizzled row of bf16 per K-tile
+#define NUM_CONSUMERS (BM / 64)                  // consumer warpgroups, 64 rows of C each
 #define NUM_THREADS (128 * (NUM_CONSUMERS + 1))  // + the producer warpgroup
 #define A_STAGE_BYTES (BM * BK * 2)
 #define B_STAGE_BYTES (BK * BN * 2)
 #define STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
-#define SMEM_ALIGN 1024                        // the 128-byte swizzle repeats every 8 rows = 1 KB
-#define GROUP_M 8                              // tile rows handed out together (rung 10)
+#define SMEM_ALIGN 1024  // the 128-byte swizzle repeats every 8 rows = 1 KB
+#define GROUP_M 8        // tile rows handed out together (rung 10)
 
 // Registers per thread after the hand-over. The block is given LAUNCH_REGS per thread at launch
 // (__launch_bounds__(NUM_THREADS, 1): 65536 / NUM_THREADS, rounded down to 8), and setmaxnreg
@@ -71,7 +71,8 @@ static_assert(BM == 128 || BM == 256, "BM must be 128 or 256 (two or four consum
 static_assert(BN == 64 || BN == 128 || BN == 256, "BN must be 64, 128 or 256 (the N of one wgmma)");
 static_assert(BN / 2 + 32 <= CONSUMER_REGS, "a consumer's BN / 2 accumulators must fit its register budget");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
-static_assert(STAGES * STAGE_BYTES + SMEM_ALIGN + 16 * STAGES <= 227 * 1024, "the stages must fit in 227 KB of shared memory");
+static_assert(STAGES * STAGE_BYTES + SMEM_ALIGN + 16 * STAGES <= 227 * 1024,
+              "the stages must fit in 227 KB of shared memory");
 
 // A CUtensorMap's 128 opaque bytes, as the engine encodes them. Passed by value as a
 // `const __grid_constant__` parameter: the copy engine reads it from the parameter space.
@@ -82,59 +83,59 @@ struct alignas(64) TmaDescriptor {
 // ---------------------------------------------------------------------------------------------
 // PTX wrappers
 // ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ unsigned smem_addr(const void* p)
-{
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
 // mbarriers: a 64-bit word in shared memory counting arrivals (and, for TMA, bytes) per phase.
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
-{
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
 }
-__device__ __forceinline__ void mbar_arrive(unsigned bar)
-{
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 // One arrival that also says how many bytes the copy engine will deliver to this phase.
-__device__ __forceinline__ void mbar_arrive_expect_bytes(unsigned bar, unsigned bytes)
-{
+__device__ __forceinline__ void mbar_arrive_expect_bytes(unsigned bar, unsigned bytes) {
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
 // Waits until the phase with this parity (0 or 1) has completed. A fresh barrier is in phase 0,
 // and the phase "before" it (parity 1) counts as complete: waiting on parity 1 returns at once.
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
-{
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
     unsigned done = 0;
     do {
-        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
+        asm volatile(
+            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+            : "=r"(done)
+            : "r"(bar), "r"(parity)
+            : "memory");
     } while (!done);
 }
 
 // One box of a 2-D tensor map (x = column, y = row of its top-left element) into shared memory;
 // the copy engine adds the bytes it wrote to the barrier's transaction count.
-__device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaDescriptor* map, int x, int y, unsigned bar)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-                 "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar)
-                 : "memory");
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaDescriptor* map, int x, int y, unsigned bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
+            "r"(dst),
+        "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar)
+        : "memory");
 }
 
 template <int kRegs>
-__device__ __forceinline__ void regs_decrease() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs)); }
+__device__ __forceinline__ void regs_decrease() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
 template <int kRegs>
-__device__ __forceinline__ void regs_increase() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs)); }
+__device__ __forceinline__ void regs_increase() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
 
 // ---------------------------------------------------------------------------------------------
 // Work distribution
 // ---------------------------------------------------------------------------------------------
 // Tile number -> origin of its BM x BN patch of C. Consecutive numbers walk GROUP_M tile rows
 // column by column, so the tiles in flight at once share their panels of A and B in L2.
-__device__ __forceinline__ void tile_origin(int tile, int tiles_m, int tiles_n, int& m0, int& n0)
-{
+__device__ __forceinline__ void tile_origin(int tile, int tiles_m, int tiles_n, int& m0, int& n0) {
     const int group = tile / (GROUP_M * tiles_n), first_m = group * GROUP_M;
     const int rows = min(tiles_m - first_m, GROUP_M);  // the last group may be shorter
     const int in_group = tile % (GROUP_M * tiles_n);
@@ -147,8 +148,7 @@ __device__ __forceinline__ void tile_origin(int tile, int tiles_m, int tiles_n, 
 struct Ring {
     int stage = 0;
     unsigned parity = 0;
-    __device__ __forceinline__ void advance()
-    {
+    __device__ __forceinline__ void advance() {
         if (++stage == STAGES) {
             stage = 0;
             parity ^= 1;
@@ -173,8 +173,7 @@ struct Shared {
 // issue 1 + BN / 64 box copies. Boxes reaching past M, N or K arrive zero-filled (and their full
 // size still counts toward the announced bytes).
 __device__ __forceinline__ void produce_tma(const Shared& sh, const TmaDescriptor* map_a, const TmaDescriptor* map_b,
-                                           int tiles_m, int tiles_n, int k_tiles)
-{
+                                            int tiles_m, int tiles_n, int k_tiles) {
     Ring ring;
     for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
         int m0, n0;
@@ -193,8 +192,7 @@ __device__ __forceinline__ void produce_tma(const Shared& sh, const TmaDescripto
 }
 
 // Eight bf16 bit patterns -> one 16-byte vector, lowest address first.
-__device__ __forceinline__ uint4 pack8(const unsigned short (&v)[8])
-{
+__device__ __forceinline__ uint4 pack8(const unsigned short (&v)[8]) {
     return make_uint4(v[0] | ((unsigned)v[1] << 16), v[2] | ((unsigned)v[3] << 16), v[4] | ((unsigned)v[5] << 16),
                       v[6] | ((unsigned)v[7] << 16));
 }
@@ -204,9 +202,8 @@ __device__ __forceinline__ uint4 pack8(const unsigned short (&v)[8])
 //   A: row r at r * 128 bytes, chunk c (8 bf16 of K) at (c ^ (r % 8)) * 16;
 //   B: 64-column block j at j * 8 KB, k-row r at r * 128, chunk c at (c ^ (r % 8)) * 16.
 // Every thread fences its writes for the tensor cores (async proxy) and arrives on `full`.
-__device__ __forceinline__ void produce_elementwise(const Shared& sh, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N,
-                                                   int K, int tiles_m, int tiles_n, int k_tiles)
-{
+__device__ __forceinline__ void produce_elementwise(const Shared& sh, const __nv_bfloat16* A, const __nv_bfloat16* B,
+                                                    int M, int N, int K, int tiles_m, int tiles_n, int k_tiles) {
     const int pt = threadIdx.x % 128;
     const unsigned short* A16 = reinterpret_cast<const unsigned short*>(A);
     const unsigned short* B16 = reinterpret_cast<const unsigned short*>(B);
@@ -229,7 +226,8 @@ __device__ __forceinline__ void produce_elementwise(const Shared& sh, const __nv
                 unsigned short v[8];
 #pragma unroll
                 for (int e = 0; e < 8; ++e) v[e] = (row < K && col + e < N) ? B16[(size_t)row * N + col + e] : 0;
-                *reinterpret_cast<uint4*>(sh.b(ring.stage) + j * (BK * 128) + r * 128 + ((c ^ (r & 7)) * 16)) = pack8(v);
+                *reinterpret_cast<uint4*>(sh.b(ring.stage) + j * (BK * 128) + r * 128 + ((c ^ (r & 7)) * 16)) =
+                    pack8(v);
             }
             fence_proxy_async();
             mbar_arrive(sh.full(ring.stage));
@@ -244,8 +242,8 @@ __device__ __forceinline__ void produce_elementwise(const Shared& sh, const __nv
 // Warpgroup `cg` computes rows cg*64 .. cg*64+63 of each tile. Per K-tile: wait for the stage,
 // issue its four wgmmas as one batch, and wait only for the previous batch, whose stage it then
 // hands back to the producer (one arrival per warp).
-__device__ __forceinline__ void consume(const Shared& sh, float* C, int M, int N, int cg, int tiles_m, int tiles_n, int k_tiles)
-{
+__device__ __forceinline__ void consume(const Shared& sh, float* C, int M, int N, int cg, int tiles_m, int tiles_n,
+                                        int k_tiles) {
     const int lane = threadIdx.x % 32;
     // Not zeroed: each tile's first wgmma runs with accumulate = 0 (see rung 10: zeroing by hand
     // makes ptxas serialize the wgmmas).
@@ -289,9 +287,8 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, int M, int N
 // The kernel
 // ---------------------------------------------------------------------------------------------
 extern "C" __global__ void __launch_bounds__(NUM_THREADS, 1)
-matmul_wgmma_tma_bf16(float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K,
-                      const __grid_constant__ TmaDescriptor map_a, const __grid_constant__ TmaDescriptor map_b)
-{
+    matmul_wgmma_tma_bf16(float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K,
+                          const __grid_constant__ TmaDescriptor map_a, const __grid_constant__ TmaDescriptor map_b) {
     extern __shared__ unsigned char smem_raw[];
     // Align the stages to 1 KB by hand (the launch asks for SMEM_ALIGN extra bytes for this);
     // the barriers follow the stages.
@@ -302,12 +299,13 @@ matmul_wgmma_tma_bf16(float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, 
     sh.empty_bar = sh.full_bar + 8 * STAGES;
 
     // The same test the engine applies before encoding the maps: when it fails, the maps are zeros.
-    const bool use_tma = (K % 8 == 0) && (N % 8 == 0) && ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B)) % 16 == 0);
+    const bool use_tma =
+        (K % 8 == 0) && (N % 8 == 0) && ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B)) % 16 == 0);
     const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN, k_tiles = (K + BK - 1) / BK;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(sh.full(s), use_tma ? 1 : 128);  // the producer's one expect_tx arrival, or all 128 copiers
+            mbar_init(sh.full(s), use_tma ? 1 : 128);   // the producer's one expect_tx arrival, or all 128 copiers
             mbar_init(sh.empty(s), NUM_CONSUMERS * 4);  // one arrival per consumer warp
         }
         // Make the initialized barriers visible to the copy engine and to the other threads.

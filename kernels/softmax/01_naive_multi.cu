@@ -34,15 +34,13 @@ static_assert(TPB >= 32 && TPB <= 1024 && (TPB & (TPB - 1)) == 0,
 // Shared-memory tree reduction of one value per thread; every thread gets the result.
 // IS_MAX picks max, else sum. The trailing barrier lets the caller reuse `scratch`.
 template <bool IS_MAX>
-__device__ float block_reduce(float value, float* scratch)
-{
+__device__ float block_reduce(float value, float* scratch) {
     scratch[threadIdx.x] = value;
     __syncthreads();
     for (int half = TPB / 2; half > 0; half /= 2) {
         if (threadIdx.x < half) {
             const float other = scratch[threadIdx.x + half];
-            scratch[threadIdx.x] = IS_MAX ? fmaxf(scratch[threadIdx.x], other)
-                                          : scratch[threadIdx.x] + other;
+            scratch[threadIdx.x] = IS_MAX ? fmaxf(scratch[threadIdx.x], other) : scratch[threadIdx.x] + other;
         }
         __syncthreads();
     }
@@ -53,8 +51,7 @@ __device__ float block_reduce(float value, float* scratch)
 
 // Kernel 1: one block per row, row_max[r] = max of the row.
 extern "C" __global__ void __launch_bounds__(TPB)
-softmax_row_max(float* __restrict__ row_max, const float* __restrict__ in, int rows, int cols)
-{
+    softmax_row_max(float* __restrict__ row_max, const float* __restrict__ in, int rows, int cols) {
     __shared__ float scratch[TPB];
     const float* row = in + (size_t)blockIdx.x * cols;
     float m = NEG_INF;
@@ -65,14 +62,13 @@ softmax_row_max(float* __restrict__ row_max, const float* __restrict__ in, int r
 
 // Kernel 2: shifted[r][c] = in[r][c] - row_max[r]. Grid x covers columns, y walks rows.
 extern "C" __global__ void __launch_bounds__(TPB)
-softmax_subtract_max(float* __restrict__ shifted, const float* __restrict__ in,
-                     const float* __restrict__ row_max, int rows, int cols)
-{
+    softmax_subtract_max(float* __restrict__ shifted, const float* __restrict__ in, const float* __restrict__ row_max,
+                         int rows, int cols) {
     const int c = blockIdx.x * TPB + threadIdx.x;
     if (c >= cols) return;
     for (int r = blockIdx.y; r < rows; r += gridDim.y) {
         const float m = row_max[r];
-        const float safe_m = (m == NEG_INF) ? 0.f : m;     // all -inf row: exp(-inf) = 0
+        const float safe_m = (m == NEG_INF) ? 0.f : m;  // all -inf row: exp(-inf) = 0
         const size_t at = (size_t)r * cols + c;
         shifted[at] = in[at] - safe_m;
     }
@@ -80,20 +76,18 @@ softmax_subtract_max(float* __restrict__ shifted, const float* __restrict__ in,
 
 // Kernel 3: out = exp(shifted), elementwise.
 extern "C" __global__ void __launch_bounds__(TPB)
-softmax_exp(float* __restrict__ out, const float* __restrict__ shifted, int rows, int cols)
-{
+    softmax_exp(float* __restrict__ out, const float* __restrict__ shifted, int rows, int cols) {
     const int c = blockIdx.x * TPB + threadIdx.x;
     if (c >= cols) return;
     for (int r = blockIdx.y; r < rows; r += gridDim.y) {
         const size_t at = (size_t)r * cols + c;
-        out[at] = exp2f(shifted[at] * LOG2E);               // exp(x) = 2^(x log2 e)
+        out[at] = exp2f(shifted[at] * LOG2E);  // exp(x) = 2^(x log2 e)
     }
 }
 
 // Kernel 4: one block per row, row_sum[r] = sum of the row of exps.
 extern "C" __global__ void __launch_bounds__(TPB)
-softmax_row_sum(float* __restrict__ row_sum, const float* __restrict__ exps, int rows, int cols)
-{
+    softmax_row_sum(float* __restrict__ row_sum, const float* __restrict__ exps, int rows, int cols) {
     __shared__ float scratch[TPB];
     const float* row = exps + (size_t)blockIdx.x * cols;
     float s = 0.f;
@@ -104,8 +98,7 @@ softmax_row_sum(float* __restrict__ row_sum, const float* __restrict__ exps, int
 
 // Kernel 5: out[r][c] /= row_sum[r], in place. A zero sum (all -inf row) leaves zeros.
 extern "C" __global__ void __launch_bounds__(TPB)
-softmax_divide(float* __restrict__ out, const float* __restrict__ row_sum, int rows, int cols)
-{
+    softmax_divide(float* __restrict__ out, const float* __restrict__ row_sum, int rows, int cols) {
     const int c = blockIdx.x * TPB + threadIdx.x;
     if (c >= cols) return;
     for (int r = blockIdx.y; r < rows; r += gridDim.y) {

@@ -31,26 +31,23 @@ static_assert(TPB >= 32 && TPB <= 1024 && (TPB & (TPB - 1)) == 0,
 
 // Shared-memory tree reduction; every thread gets the result. log2(TPB) barriers.
 template <bool IS_MAX>
-__device__ float block_reduce(float value, float* scratch)
-{
+__device__ float block_reduce(float value, float* scratch) {
     scratch[threadIdx.x] = value;
     __syncthreads();
     for (int half = TPB / 2; half > 0; half /= 2) {
         if (threadIdx.x < half) {
             const float other = scratch[threadIdx.x + half];
-            scratch[threadIdx.x] = IS_MAX ? fmaxf(scratch[threadIdx.x], other)
-                                          : scratch[threadIdx.x] + other;
+            scratch[threadIdx.x] = IS_MAX ? fmaxf(scratch[threadIdx.x], other) : scratch[threadIdx.x] + other;
         }
         __syncthreads();
     }
     const float result = scratch[0];
-    __syncthreads();                       // everyone has read scratch[0] before it is reused
+    __syncthreads();  // everyone has read scratch[0] before it is reused
     return result;
 }
 
 extern "C" __global__ void __launch_bounds__(TPB)
-softmax_block_smem(float* __restrict__ out, const float* __restrict__ in, int rows, int cols)
-{
+    softmax_block_smem(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
     __shared__ float scratch[TPB];
     const float* x = in + (size_t)blockIdx.x * cols;
     float* y = out + (size_t)blockIdx.x * cols;
@@ -59,7 +56,7 @@ softmax_block_smem(float* __restrict__ out, const float* __restrict__ in, int ro
     float m = NEG_INF;
     for (int c = threadIdx.x; c < cols; c += TPB) m = fmaxf(m, x[c]);
     m = block_reduce<true>(m, scratch);
-    if (m == NEG_INF) m = 0.f;             // all -inf row: every exp below is exp(-inf) = 0
+    if (m == NEG_INF) m = 0.f;  // all -inf row: every exp below is exp(-inf) = 0
 
     // Phase 2: sum of exp(x - max); the row comes back from cache, not DRAM.
     float s = 0.f;

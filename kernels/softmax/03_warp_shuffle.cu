@@ -24,25 +24,20 @@ static_assert(TPB >= 32 && TPB <= 1024 && (TPB % 32) == 0, "TPB must be whole wa
 #define LOG2E 1.4426950408889634f
 #define WARPS (TPB / 32)
 
-__device__ __forceinline__ float warp_max(float v)
-{
-    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2)
-        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, lane_mask));
-    return v;                              // butterfly: every lane holds the warp's max
+__device__ __forceinline__ float warp_max(float v) {
+    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, lane_mask));
+    return v;  // butterfly: every lane holds the warp's max
 }
 
-__device__ __forceinline__ float warp_sum(float v)
-{
-    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2)
-        v += __shfl_xor_sync(0xffffffffu, v, lane_mask);
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2) v += __shfl_xor_sync(0xffffffffu, v, lane_mask);
     return v;
 }
 
 extern "C" __global__ void __launch_bounds__(TPB)
-softmax_warp_shuffle(float* __restrict__ out, const float* __restrict__ in, int rows, int cols)
-{
-    __shared__ float warp_maxima[WARPS];   // separate arrays for max and sum: no barrier
-    __shared__ float warp_sums[WARPS];     // is needed between the two reductions
+    softmax_warp_shuffle(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+    __shared__ float warp_maxima[WARPS];  // separate arrays for max and sum: no barrier
+    __shared__ float warp_sums[WARPS];    // is needed between the two reductions
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const float* x = in + (size_t)blockIdx.x * cols;
     float* y = out + (size_t)blockIdx.x * cols;
@@ -54,8 +49,8 @@ softmax_warp_shuffle(float* __restrict__ out, const float* __restrict__ in, int 
     if (lane == 0) warp_maxima[warp] = m;
     __syncthreads();
     m = warp_maxima[0];
-    for (int w = 1; w < WARPS; ++w) m = fmaxf(m, warp_maxima[w]);   // broadcast reads
-    if (m == NEG_INF) m = 0.f;             // all -inf row: all zeros, no NaN
+    for (int w = 1; w < WARPS; ++w) m = fmaxf(m, warp_maxima[w]);  // broadcast reads
+    if (m == NEG_INF) m = 0.f;                                     // all -inf row: all zeros, no NaN
 
     // Phase 2: sum of exp(x - max).
     float s = 0.f;

@@ -42,72 +42,63 @@ static_assert(UNROLL == 1 || UNROLL == 2 || UNROLL == 4 || UNROLL == 8, "UNROLL 
 #define WARPS (TPB / 32)
 
 // exp(a - b) for a <= b, with the -inf - -inf case (both empty) defined as 0, not NaN.
-__device__ __forceinline__ float exp_below(float a, float b)
-{
-    return (b == NEG_INF) ? 0.f : exp2f((a - b) * LOG2E);
-}
+__device__ __forceinline__ float exp_below(float a, float b) { return (b == NEG_INF) ? 0.f : exp2f((a - b) * LOG2E); }
 
 // Running (max, sum) pair: sum is the sum of exp(x - max) over the elements seen.
-struct MaxSum { float m, s; };
+struct MaxSum {
+    float m, s;
+};
 
-__device__ __forceinline__ MaxSum add_element(MaxSum acc, float x)
-{
-    if (x > acc.m) return { x, acc.s * exp_below(acc.m, x) + 1.f };   // new max: rescale
-    return { acc.m, acc.s + exp_below(x, acc.m) };
+__device__ __forceinline__ MaxSum add_element(MaxSum acc, float x) {
+    if (x > acc.m) return {x, acc.s * exp_below(acc.m, x) + 1.f};  // new max: rescale
+    return {acc.m, acc.s + exp_below(x, acc.m)};
 }
 
 // Fold UNROLL elements in one step: one rescale of the old sum, UNROLL independent exps.
-__device__ __forceinline__ MaxSum add_elements(MaxSum acc, const float (&v)[UNROLL])
-{
+__device__ __forceinline__ MaxSum add_elements(MaxSum acc, const float (&v)[UNROLL]) {
     float m = acc.m;
-    #pragma unroll
+#pragma unroll
     for (int k = 0; k < UNROLL; ++k) m = fmaxf(m, v[k]);
     float s = acc.s * exp_below(acc.m, m);
-    const float base = (m == NEG_INF) ? 0.f : m;         // all -inf so far: every exp is 0
-    #pragma unroll
+    const float base = (m == NEG_INF) ? 0.f : m;  // all -inf so far: every exp is 0
+#pragma unroll
     for (int k = 0; k < UNROLL; ++k) s += exp2f((v[k] - base) * LOG2E);
-    return { m, s };
+    return {m, s};
 }
 
-__device__ __forceinline__ float warp_max(float v)
-{
-    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2)
-        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, lane_mask));
+__device__ __forceinline__ float warp_max(float v) {
+    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, lane_mask));
     return v;
 }
 
-__device__ __forceinline__ float warp_sum(float v)
-{
-    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2)
-        v += __shfl_xor_sync(0xffffffffu, v, lane_mask);
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2) v += __shfl_xor_sync(0xffffffffu, v, lane_mask);
     return v;
 }
 
 // Every lane's (m, s) -> the warp's (M, S): max first, then one exp per lane, then a sum.
-__device__ __forceinline__ MaxSum warp_combine(MaxSum a)
-{
+__device__ __forceinline__ MaxSum warp_combine(MaxSum a) {
     const float m = warp_max(a.m);
-    return { m, warp_sum(a.s * exp_below(a.m, m)) };
+    return {m, warp_sum(a.s * exp_below(a.m, m))};
 }
 
 extern "C" __global__ void __launch_bounds__(TPB)
-softmax_online(float* __restrict__ out, const float* __restrict__ in, int rows, int cols)
-{
+    softmax_online(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
     __shared__ MaxSum warp_stats[WARPS];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const float* x = in + (size_t)blockIdx.x * cols;
     float* y = out + (size_t)blockIdx.x * cols;
 
     // Pass 1: running max and sum in one sweep over the row.
-    MaxSum acc = { NEG_INF, 0.f };
+    MaxSum acc = {NEG_INF, 0.f};
     int c = threadIdx.x;
     for (; c + (UNROLL - 1) * TPB < cols; c += UNROLL * TPB) {
         float v[UNROLL];
-        #pragma unroll
-        for (int k = 0; k < UNROLL; ++k) v[k] = x[c + k * TPB];   // independent loads
+#pragma unroll
+        for (int k = 0; k < UNROLL; ++k) v[k] = x[c + k * TPB];  // independent loads
         acc = add_elements(acc, v);
     }
-    for (; c < cols; c += TPB) acc = add_element(acc, x[c]);     // the last few
+    for (; c < cols; c += TPB) acc = add_element(acc, x[c]);  // the last few
 
     // Combine: inside each warp, then across the WARPS warp results. For the second step
     // each warp redoes the same small combine (lane w takes warp w's pair), which needs no
@@ -115,9 +106,9 @@ softmax_online(float* __restrict__ out, const float* __restrict__ in, int rows, 
     acc = warp_combine(acc);
     if (lane == 0) warp_stats[warp] = acc;
     __syncthreads();
-    acc = warp_combine(lane < WARPS ? warp_stats[lane] : MaxSum{ NEG_INF, 0.f });
+    acc = warp_combine(lane < WARPS ? warp_stats[lane] : MaxSum{NEG_INF, 0.f});
 
-    const float m = (acc.m == NEG_INF) ? 0.f : acc.m;    // all -inf row: all zeros
+    const float m = (acc.m == NEG_INF) ? 0.f : acc.m;  // all -inf row: all zeros
     const float inv = (acc.s > 0.f) ? 1.f / acc.s : 0.f;
 
     // Pass 2: normalized output.

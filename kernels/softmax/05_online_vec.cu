@@ -49,56 +49,47 @@ static_assert(VPT >= 1 && VPT <= 16, "VPT (float4 per thread kept in registers) 
 __device__ __forceinline__ float fast_exp(float d) { return exp2f(d * LOG2E); }
 
 // exp(a - b) for a <= b, with the -inf - -inf case (nothing seen yet) defined as 0.
-__device__ __forceinline__ float exp_below(float a, float b)
-{
-    return (b == NEG_INF) ? 0.f : fast_exp(a - b);
-}
+__device__ __forceinline__ float exp_below(float a, float b) { return (b == NEG_INF) ? 0.f : fast_exp(a - b); }
 
-struct MaxSum { float m, s; };             // s = sum of exp(x - m) over the elements seen
+struct MaxSum {
+    float m, s;
+};  // s = sum of exp(x - m) over the elements seen
 
-__device__ __forceinline__ float warp_max(float v)
-{
-    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2)
-        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, lane_mask));
+__device__ __forceinline__ float warp_max(float v) {
+    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, lane_mask));
     return v;
 }
 
-__device__ __forceinline__ float warp_sum(float v)
-{
-    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2)
-        v += __shfl_xor_sync(0xffffffffu, v, lane_mask);
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2) v += __shfl_xor_sync(0xffffffffu, v, lane_mask);
     return v;
 }
 
 // Every lane's (m, s) -> the warp's (M, S): max first, then one exp per lane, then a sum
 // (as in rung 4: cheaper than merging pairs, which costs two exps per tree step).
-__device__ __forceinline__ MaxSum warp_combine(MaxSum a)
-{
+__device__ __forceinline__ MaxSum warp_combine(MaxSum a) {
     const float m = warp_max(a.m);
-    return { m, warp_sum(a.s * exp_below(a.m, m)) };
+    return {m, warp_sum(a.s * exp_below(a.m, m))};
 }
 
-__device__ __forceinline__ MaxSum add_element(MaxSum acc, float x)
-{
-    if (x > acc.m) return { x, acc.s * exp_below(acc.m, x) + 1.f };
-    return { acc.m, acc.s + exp_below(x, acc.m) };
+__device__ __forceinline__ MaxSum add_element(MaxSum acc, float x) {
+    if (x > acc.m) return {x, acc.s * exp_below(acc.m, x) + 1.f};
+    return {acc.m, acc.s + exp_below(x, acc.m)};
 }
 
 __device__ __forceinline__ float max4(float4 q) { return fmaxf(fmaxf(q.x, q.y), fmaxf(q.z, q.w)); }
 
-__device__ __forceinline__ MaxSum add_float4(MaxSum acc, float4 q)
-{
+__device__ __forceinline__ MaxSum add_float4(MaxSum acc, float4 q) {
     const float m = fmaxf(acc.m, max4(q));
-    const float base = (m == NEG_INF) ? 0.f : m;         // all -inf so far: every exp is 0
-    return { m, acc.s * exp_below(acc.m, m) + fast_exp(q.x - base) + fast_exp(q.y - base) +
-                fast_exp(q.z - base) + fast_exp(q.w - base) };
+    const float base = (m == NEG_INF) ? 0.f : m;  // all -inf so far: every exp is 0
+    return {m, acc.s * exp_below(acc.m, m) + fast_exp(q.x - base) + fast_exp(q.y - base) + fast_exp(q.z - base) +
+                   fast_exp(q.w - base)};
 }
 
 // [SECTION] kernel -----------------------------------------------------------------------
 
 extern "C" __global__ void __launch_bounds__(TPB)
-softmax_online_vec(float* __restrict__ out, const float* __restrict__ in, int rows, int cols)
-{
+    softmax_online_vec(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
     __shared__ MaxSum warp_stats[WARPS];
 
     // Geometry: depends on cols only, so it is uniform over the grid. The manifest's grid
@@ -108,13 +99,13 @@ softmax_online_vec(float* __restrict__ out, const float* __restrict__ in, int ro
     const int rows_per_block = WARPS / warps_per_row;
     const int group_threads = warps_per_row * 32;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int group = warp / warps_per_row;              // == rows_per_block: leftover warps
-    const int t = threadIdx.x - group * group_threads;   // thread index inside the group
-    const bool vectors_ok = ((reinterpret_cast<unsigned long long>(in) |
-                              reinterpret_cast<unsigned long long>(out)) & 15ull) == 0;
+    const int group = warp / warps_per_row;             // == rows_per_block: leftover warps
+    const int t = threadIdx.x - group * group_threads;  // thread index inside the group
+    const bool vectors_ok =
+        ((reinterpret_cast<unsigned long long>(in) | reinterpret_cast<unsigned long long>(out)) & 15ull) == 0;
 
     for (long long first_row = (long long)blockIdx.x * rows_per_block; first_row < rows;
-         first_row += (long long)gridDim.x * rows_per_block) {      // uniform over the block
+         first_row += (long long)gridDim.x * rows_per_block) {  // uniform over the block
         const long long row = first_row + group;
         const bool active = group < rows_per_block && row < rows;
 
@@ -133,27 +124,27 @@ softmax_online_vec(float* __restrict__ out, const float* __restrict__ in, int ro
         // Pass 1a: the first VPT float4 of this thread's share go to registers.
         float4 v[VPT];
         float reg_max = NEG_INF;
-        #pragma unroll
+#pragma unroll
         for (int k = 0; k < VPT; ++k) {
             const int i = k * group_threads + t;
-            v[k] = (active && i < body_vecs) ? body_in[i]
-                                             : make_float4(NEG_INF, NEG_INF, NEG_INF, NEG_INF);
+            v[k] = (active && i < body_vecs) ? body_in[i] : make_float4(NEG_INF, NEG_INF, NEG_INF, NEG_INF);
             reg_max = fmaxf(reg_max, max4(v[k]));
         }
         const float reg_base = (reg_max == NEG_INF) ? 0.f : reg_max;
         float reg_sum = 0.f;
-        #pragma unroll
-        for (int k = 0; k < VPT; ++k) {                  // x -> exp(x - reg_max), kept
-            v[k].x = fast_exp(v[k].x - reg_base); v[k].y = fast_exp(v[k].y - reg_base);
-            v[k].z = fast_exp(v[k].z - reg_base); v[k].w = fast_exp(v[k].w - reg_base);
+#pragma unroll
+        for (int k = 0; k < VPT; ++k) {  // x -> exp(x - reg_max), kept
+            v[k].x = fast_exp(v[k].x - reg_base);
+            v[k].y = fast_exp(v[k].y - reg_base);
+            v[k].z = fast_exp(v[k].z - reg_base);
+            v[k].w = fast_exp(v[k].w - reg_base);
             reg_sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
         }
-        MaxSum acc = { reg_max, reg_sum };
+        MaxSum acc = {reg_max, reg_sum};
 
         // Pass 1b: what did not fit streams through the online update.
         if (active) {
-            for (int i = VPT * group_threads + t; i < body_vecs; i += group_threads)
-                acc = add_float4(acc, body_in[i]);
+            for (int i = VPT * group_threads + t; i < body_vecs; i += group_threads) acc = add_float4(acc, body_in[i]);
             for (int c = t; c < head; c += group_threads) acc = add_element(acc, x[c]);
             for (int c = tail + t; c < cols; c += group_threads) acc = add_element(acc, x[c]);
         }
@@ -162,13 +153,13 @@ softmax_online_vec(float* __restrict__ out, const float* __restrict__ in, int ro
         // (lane w of every warp of the group takes warp w's pair; groups are whole warps, so
         // `active` is the same on all lanes of a warp and the shuffles are safe).
         acc = warp_combine(acc);
-        if (warps_per_row > 1) {                         // uniform: depends on cols only
+        if (warps_per_row > 1) {  // uniform: depends on cols only
             if (lane == 0) warp_stats[warp] = acc;
             __syncthreads();
             if (active)
                 acc = warp_combine(lane < warps_per_row ? warp_stats[group * warps_per_row + lane]
-                                                        : MaxSum{ NEG_INF, 0.f });
-            __syncthreads();                             // warp_stats is reused next row
+                                                        : MaxSum{NEG_INF, 0.f});
+            __syncthreads();  // warp_stats is reused next row
         }
         if (!active) continue;
 
@@ -176,19 +167,17 @@ softmax_online_vec(float* __restrict__ out, const float* __restrict__ in, int ro
         const float row_shift = (acc.m == NEG_INF) ? 0.f : acc.m;
         const float inv_sum = (acc.s > 0.f) ? 1.f / acc.s : 0.f;
         const float reg_scale = exp_below(reg_max, acc.m) * inv_sum;
-        #pragma unroll
+#pragma unroll
         for (int k = 0; k < VPT; ++k) {
             const int i = k * group_threads + t;
             if (i < body_vecs)
-                body_out[i] = make_float4(v[k].x * reg_scale, v[k].y * reg_scale,
-                                          v[k].z * reg_scale, v[k].w * reg_scale);
+                body_out[i] =
+                    make_float4(v[k].x * reg_scale, v[k].y * reg_scale, v[k].z * reg_scale, v[k].w * reg_scale);
         }
         for (int i = VPT * group_threads + t; i < body_vecs; i += group_threads) {
-            const float4 q = body_in[i];                 // second read: L2 if we are lucky
-            body_out[i] = make_float4(fast_exp(q.x - row_shift) * inv_sum,
-                                      fast_exp(q.y - row_shift) * inv_sum,
-                                      fast_exp(q.z - row_shift) * inv_sum,
-                                      fast_exp(q.w - row_shift) * inv_sum);
+            const float4 q = body_in[i];  // second read: L2 if we are lucky
+            body_out[i] = make_float4(fast_exp(q.x - row_shift) * inv_sum, fast_exp(q.y - row_shift) * inv_sum,
+                                      fast_exp(q.z - row_shift) * inv_sum, fast_exp(q.w - row_shift) * inv_sum);
         }
         for (int c = t; c < head; c += group_threads) y[c] = fast_exp(x[c] - row_shift) * inv_sum;
         for (int c = tail + t; c < cols; c += group_threads) y[c] = fast_exp(x[c] - row_shift) * inv_sum;

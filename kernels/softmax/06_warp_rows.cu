@@ -47,7 +47,7 @@ static_assert(RPW >= 1 && RPW <= 4, "RPW (rows a warp handles at once) must be 1
 
 #define NEG_INF __int_as_float(0xff800000)
 #define LOG2E 1.4426950408889634f
-#define MAX_REG_FLOAT4 8       // float4 per lane over all rows held at once: rows * K <= 8
+#define MAX_REG_FLOAT4 8  // float4 per lane over all rows held at once: rows * K <= 8
 // Registers are allocated per kernel, at the maximum over all K paths. Capping rows * K at 8
 // float4 (32 floats) and asking for 1024 / TPB blocks per SM (<= 64 registers per thread)
 // keeps 32 warps per SM resident: 4,224 warps on 132 SMs, enough for 4,096 rows in one wave.
@@ -63,70 +63,73 @@ __device__ __forceinline__ float exp_below(float a, float b) { return (b == NEG_
 __device__ __forceinline__ float max4(float4 q) { return fmaxf(fmaxf(q.x, q.y), fmaxf(q.z, q.w)); }
 
 // Rows warp-reduced side by side: the R shuffle chains are independent.
-template <int R> __device__ __forceinline__ void warp_max_rows(float (&v)[R])
-{
-    #pragma unroll
+template <int R>
+__device__ __forceinline__ void warp_max_rows(float (&v)[R]) {
+#pragma unroll
     for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2) {
-        #pragma unroll
+#pragma unroll
         for (int r = 0; r < R; ++r) v[r] = fmaxf(v[r], __shfl_xor_sync(0xffffffffu, v[r], lane_mask));
     }
 }
-template <int R> __device__ __forceinline__ void warp_sum_rows(float (&v)[R])
-{
-    #pragma unroll
+template <int R>
+__device__ __forceinline__ void warp_sum_rows(float (&v)[R]) {
+#pragma unroll
     for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2) {
-        #pragma unroll
+#pragma unroll
         for (int r = 0; r < R; ++r) v[r] += __shfl_xor_sync(0xffffffffu, v[r], lane_mask);
     }
 }
 
-struct RowGeometry { int rows, cols, warp, warps, lane; };
+struct RowGeometry {
+    int rows, cols, warp, warps, lane;
+};
 
 // [SECTION] rows in registers, float4 ---------------------------------------------------------
 
 // R rows per warp step, K float4 per lane per row (cols <= 128 K).
 template <int K, int R>
-__device__ __forceinline__ void rows_float4(float* __restrict__ out, const float* __restrict__ in, RowGeometry g)
-{
+__device__ __forceinline__ void rows_float4(float* __restrict__ out, const float* __restrict__ in, RowGeometry g) {
     const int vecs = g.cols / 4;
     for (long long row0 = (long long)g.warp * R; row0 < g.rows; row0 += (long long)g.warps * R) {
         float4 v[R][K];
-        #pragma unroll
-        for (int r = 0; r < R; ++r) {                    // every load first
+#pragma unroll
+        for (int r = 0; r < R; ++r) {  // every load first
             const bool row_ok = row0 + r < g.rows;
             const float4* x = reinterpret_cast<const float4*>(in + (row_ok ? row0 + r : 0) * (long long)g.cols);
-            #pragma unroll
+#pragma unroll
             for (int k = 0; k < K; ++k) {
                 const int i = k * 32 + g.lane;
                 v[r][k] = (row_ok && i < vecs) ? x[i] : make_float4(NEG_INF, NEG_INF, NEG_INF, NEG_INF);
             }
         }
         float m[R], s[R];
-        #pragma unroll
+#pragma unroll
         for (int r = 0; r < R; ++r) {
             m[r] = NEG_INF;
-            #pragma unroll
+#pragma unroll
             for (int k = 0; k < K; ++k) m[r] = fmaxf(m[r], max4(v[r][k]));
         }
         warp_max_rows<R>(m);
-        #pragma unroll
+#pragma unroll
         for (int r = 0; r < R; ++r) {
-            const float base = (m[r] == NEG_INF) ? 0.f : m[r];   // all -inf: every exp is 0
+            const float base = (m[r] == NEG_INF) ? 0.f : m[r];  // all -inf: every exp is 0
             s[r] = 0.f;
-            #pragma unroll
+#pragma unroll
             for (int k = 0; k < K; ++k) {
-                v[r][k].x = fast_exp(v[r][k].x - base); v[r][k].y = fast_exp(v[r][k].y - base);
-                v[r][k].z = fast_exp(v[r][k].z - base); v[r][k].w = fast_exp(v[r][k].w - base);
+                v[r][k].x = fast_exp(v[r][k].x - base);
+                v[r][k].y = fast_exp(v[r][k].y - base);
+                v[r][k].z = fast_exp(v[r][k].z - base);
+                v[r][k].w = fast_exp(v[r][k].w - base);
                 s[r] += (v[r][k].x + v[r][k].y) + (v[r][k].z + v[r][k].w);
             }
         }
         warp_sum_rows<R>(s);
-        #pragma unroll
+#pragma unroll
         for (int r = 0; r < R; ++r) {
             if (row0 + r >= g.rows) break;
             const float inv = (s[r] > 0.f) ? 1.f / s[r] : 0.f;
             float4* y = reinterpret_cast<float4*>(out + (row0 + r) * (long long)g.cols);
-            #pragma unroll
+#pragma unroll
             for (int k = 0; k < K; ++k) {
                 const int i = k * 32 + g.lane;
                 if (i < vecs) y[i] = make_float4(v[r][k].x * inv, v[r][k].y * inv, v[r][k].z * inv, v[r][k].w * inv);
@@ -139,42 +142,44 @@ __device__ __forceinline__ void rows_float4(float* __restrict__ out, const float
 
 // Unaligned rows (cols % 4 != 0): the same with E = 4K floats per lane, element l + 32 e.
 template <int E, int R>
-__device__ __forceinline__ void rows_scalar(float* __restrict__ out, const float* __restrict__ in, RowGeometry g)
-{
+__device__ __forceinline__ void rows_scalar(float* __restrict__ out, const float* __restrict__ in, RowGeometry g) {
     for (long long row0 = (long long)g.warp * R; row0 < g.rows; row0 += (long long)g.warps * R) {
         float v[R][E];
-        #pragma unroll
+#pragma unroll
         for (int r = 0; r < R; ++r) {
             const bool row_ok = row0 + r < g.rows;
             const float* x = in + (row_ok ? row0 + r : 0) * (long long)g.cols;
-            #pragma unroll
+#pragma unroll
             for (int e = 0; e < E; ++e) {
                 const int c = e * 32 + g.lane;
                 v[r][e] = (row_ok && c < g.cols) ? x[c] : NEG_INF;
             }
         }
         float m[R], s[R];
-        #pragma unroll
+#pragma unroll
         for (int r = 0; r < R; ++r) {
             m[r] = NEG_INF;
-            #pragma unroll
+#pragma unroll
             for (int e = 0; e < E; ++e) m[r] = fmaxf(m[r], v[r][e]);
         }
         warp_max_rows<R>(m);
-        #pragma unroll
+#pragma unroll
         for (int r = 0; r < R; ++r) {
             const float base = (m[r] == NEG_INF) ? 0.f : m[r];
             s[r] = 0.f;
-            #pragma unroll
-            for (int e = 0; e < E; ++e) { v[r][e] = fast_exp(v[r][e] - base); s[r] += v[r][e]; }
+#pragma unroll
+            for (int e = 0; e < E; ++e) {
+                v[r][e] = fast_exp(v[r][e] - base);
+                s[r] += v[r][e];
+            }
         }
         warp_sum_rows<R>(s);
-        #pragma unroll
+#pragma unroll
         for (int r = 0; r < R; ++r) {
             if (row0 + r >= g.rows) break;
             const float inv = (s[r] > 0.f) ? 1.f / s[r] : 0.f;
             float* y = out + (row0 + r) * (long long)g.cols;
-            #pragma unroll
+#pragma unroll
             for (int e = 0; e < E; ++e) {
                 const int c = e * 32 + g.lane;
                 if (c < g.cols) y[c] = v[r][e] * inv;
@@ -187,8 +192,7 @@ __device__ __forceinline__ void rows_scalar(float* __restrict__ out, const float
 
 // cols > 1024: online (max, sum) per lane, merged across the warp, then a second read (from L2
 // if the row is still there) for the output. Correct at any length; rung 5 is faster here.
-__device__ void rows_streamed(float* __restrict__ out, const float* __restrict__ in, RowGeometry g, bool use_float4)
-{
+__device__ void rows_streamed(float* __restrict__ out, const float* __restrict__ in, RowGeometry g, bool use_float4) {
     for (long long row = g.warp; row < g.rows; row += g.warps) {
         const float* x = in + row * (long long)g.cols;
         float* y = out + row * (long long)g.cols;
@@ -199,20 +203,23 @@ __device__ void rows_streamed(float* __restrict__ out, const float* __restrict__
                 const float4 q = x4[i];
                 const float m_new = fmaxf(m, max4(q));
                 const float base = (m_new == NEG_INF) ? 0.f : m_new;
-                s = s * exp_below(m, m_new) + fast_exp(q.x - base) + fast_exp(q.y - base) +
-                    fast_exp(q.z - base) + fast_exp(q.w - base);
+                s = s * exp_below(m, m_new) + fast_exp(q.x - base) + fast_exp(q.y - base) + fast_exp(q.z - base) +
+                    fast_exp(q.w - base);
                 m = m_new;
             }
         } else {
             for (int c = g.lane; c < g.cols; c += 32) {
                 const float xc = x[c];
-                if (xc > m) { s = s * exp_below(m, xc) + 1.f; m = xc; }
-                else s += exp_below(xc, m);
+                if (xc > m) {
+                    s = s * exp_below(m, xc) + 1.f;
+                    m = xc;
+                } else
+                    s += exp_below(xc, m);
             }
         }
-        float row_m[1] = { m };
-        warp_max_rows<1>(row_m);                         // then one rescale per lane, then a sum
-        float row_s[1] = { s * exp_below(m, row_m[0]) };
+        float row_m[1] = {m};
+        warp_max_rows<1>(row_m);  // then one rescale per lane, then a sum
+        float row_s[1] = {s * exp_below(m, row_m[0])};
         warp_sum_rows<1>(row_s);
         const float shift = (row_m[0] == NEG_INF) ? 0.f : row_m[0];
         const float inv = (row_s[0] > 0.f) ? 1.f / row_s[0] : 0.f;
@@ -233,20 +240,21 @@ __device__ void rows_streamed(float* __restrict__ out, const float* __restrict__
 // [SECTION] kernel -------------------------------------------------------------------------
 
 // Rows handled at once for K float4 per lane: RPW, but no more than the register budget allows.
-template <int K> struct RowsAtOnce {
+template <int K>
+struct RowsAtOnce {
     static constexpr int value = (RPW * K <= MAX_REG_FLOAT4) ? RPW : (MAX_REG_FLOAT4 / K);
 };
 
 template <int K>
-__device__ __forceinline__ void rows_fitting(float* out, const float* in, RowGeometry g, bool use_float4)
-{
-    if (use_float4) rows_float4<K, RowsAtOnce<K>::value>(out, in, g);
-    else rows_scalar<4 * K, RowsAtOnce<K>::value>(out, in, g);
+__device__ __forceinline__ void rows_fitting(float* out, const float* in, RowGeometry g, bool use_float4) {
+    if (use_float4)
+        rows_float4<K, RowsAtOnce<K>::value>(out, in, g);
+    else
+        rows_scalar<4 * K, RowsAtOnce<K>::value>(out, in, g);
 }
 
 extern "C" __global__ void __launch_bounds__(TPB, MIN_BLOCKS_PER_SM)
-softmax_warp_rows(float* __restrict__ out, const float* __restrict__ in, int rows, int cols)
-{
+    softmax_warp_rows(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
     RowGeometry g;
     g.rows = rows;
     g.cols = cols;
@@ -254,11 +262,17 @@ softmax_warp_rows(float* __restrict__ out, const float* __restrict__ in, int row
     g.warp = blockIdx.x * (TPB / 32) + threadIdx.x / 32;
     g.warps = gridDim.x * (TPB / 32);
     // Uniform over the grid: cols and the buffer addresses decide the path.
-    const bool use_float4 = (cols % 4) == 0 &&
+    const bool use_float4 =
+        (cols % 4) == 0 &&
         ((reinterpret_cast<unsigned long long>(in) | reinterpret_cast<unsigned long long>(out)) & 15ull) == 0;
-    if (cols <= 128) rows_fitting<1>(out, in, g, use_float4);
-    else if (cols <= 256) rows_fitting<2>(out, in, g, use_float4);
-    else if (cols <= 512) rows_fitting<4>(out, in, g, use_float4);
-    else if (cols <= 1024) rows_fitting<8>(out, in, g, use_float4);
-    else rows_streamed(out, in, g, use_float4);
+    if (cols <= 128)
+        rows_fitting<1>(out, in, g, use_float4);
+    else if (cols <= 256)
+        rows_fitting<2>(out, in, g, use_float4);
+    else if (cols <= 512)
+        rows_fitting<4>(out, in, g, use_float4);
+    else if (cols <= 1024)
+        rows_fitting<8>(out, in, g, use_float4);
+    else
+        rows_streamed(out, in, g, use_float4);
 }

@@ -17,8 +17,7 @@
 #define NEG_INF_F __int_as_float(0xff800000)
 
 template <bool IS_MAX>
-__device__ double ref_block_reduce(double v, double* scratch)
-{
+__device__ double ref_block_reduce(double v, double* scratch) {
     scratch[threadIdx.x] = v;
     __syncthreads();
     for (int half = REF_THREADS / 2; half > 0; half /= 2) {
@@ -33,10 +32,9 @@ __device__ double ref_block_reduce(double v, double* scratch)
 }
 
 extern "C" __global__ void __launch_bounds__(REF_THREADS)
-ref_softmax_rows(float* out, const float* in, long long rows, long long cols)
-{
+    ref_softmax_rows(float* out, const float* in, long long rows, long long cols) {
     __shared__ double scratch[REF_THREADS];
-    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {   // uniform over the block
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {  // uniform over the block
         const float* x = in + r * cols;
         float* y = out + r * cols;
         double m = NEG_INF_D;
@@ -53,8 +51,7 @@ ref_softmax_rows(float* out, const float* in, long long rows, long long cols)
     }
 }
 
-extern "C" __global__ void softmax_special_rows(float* in, long long rows, long long cols)
-{
+extern "C" __global__ void softmax_special_rows(float* in, long long rows, long long cols) {
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c < cols; c += stride) {
         if (rows > 1) in[1 * cols + c] = NEG_INF_F;

@@ -28,16 +28,15 @@ static_assert(EPT >= 1 && EPT <= 8, "EPT (elements each thread copies) must be 1
 static_assert(TPB >= 32 && TPB <= 1024 && (TPB % 32) == 0, "TPB must be whole warps, 32..1024");
 
 extern "C" __global__ void __launch_bounds__(TPB)
-copy_row_walk(float* __restrict__ out, const float* __restrict__ in, int rows, int cols)
-{
-    const int col = blockIdx.x * TPB + threadIdx.x;    // consecutive threads: consecutive columns
+    copy_row_walk(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+    const int col = blockIdx.x * TPB + threadIdx.x;  // consecutive threads: consecutive columns
     if (col >= cols) return;
     for (int row0 = blockIdx.y * EPT; row0 < rows; row0 += gridDim.y * EPT) {
         float v[EPT];
-        #pragma unroll
-        for (int k = 0; k < EPT; ++k)                   // all loads first: EPT in flight
-            if (row0 + k < rows) v[k] = in[(size_t)(row0 + k) * cols + col];   // stride 1 across the warp
-        #pragma unroll
+#pragma unroll
+        for (int k = 0; k < EPT; ++k)                                         // all loads first: EPT in flight
+            if (row0 + k < rows) v[k] = in[(size_t)(row0 + k) * cols + col];  // stride 1 across the warp
+#pragma unroll
         for (int k = 0; k < EPT; ++k)
             if (row0 + k < rows) out[(size_t)(row0 + k) * cols + col] = v[k];
     }

@@ -26,16 +26,15 @@ static_assert(EPT >= 1 && EPT <= 8, "EPT (elements each thread copies) must be 1
 static_assert(TPB >= 32 && TPB <= 1024 && (TPB % 32) == 0, "TPB must be whole warps, 32..1024");
 
 extern "C" __global__ void __launch_bounds__(TPB)
-copy_col_walk(float* __restrict__ out, const float* __restrict__ in, int rows, int cols)
-{
-    const int row = blockIdx.x * TPB + threadIdx.x;    // consecutive threads: consecutive rows
+    copy_col_walk(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+    const int row = blockIdx.x * TPB + threadIdx.x;  // consecutive threads: consecutive rows
     if (row >= rows) return;
     for (int col0 = blockIdx.y * EPT; col0 < cols; col0 += gridDim.y * EPT) {
         float v[EPT];
-        #pragma unroll
+#pragma unroll
         for (int k = 0; k < EPT; ++k)
-            if (col0 + k < cols) v[k] = in[(size_t)row * cols + col0 + k];   // stride `cols` across the warp
-        #pragma unroll
+            if (col0 + k < cols) v[k] = in[(size_t)row * cols + col0 + k];  // stride `cols` across the warp
+#pragma unroll
         for (int k = 0; k < EPT; ++k)
             if (col0 + k < cols) out[(size_t)row * cols + col0 + k] = v[k];
     }

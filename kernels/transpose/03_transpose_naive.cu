@@ -23,17 +23,16 @@ static_assert(EPT >= 1 && EPT <= 8, "EPT (elements each thread copies) must be 1
 static_assert(TPB >= 32 && TPB <= 1024 && (TPB % 32) == 0, "TPB must be whole warps, 32..1024");
 
 extern "C" __global__ void __launch_bounds__(TPB)
-transpose_naive(float* __restrict__ out, const float* __restrict__ in, int rows, int cols)
-{
+    transpose_naive(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
     const int col = blockIdx.x * TPB + threadIdx.x;
     if (col >= cols) return;
     for (int row0 = blockIdx.y * EPT; row0 < rows; row0 += gridDim.y * EPT) {
         float v[EPT];
-        #pragma unroll
+#pragma unroll
         for (int k = 0; k < EPT; ++k)
-            if (row0 + k < rows) v[k] = in[(size_t)(row0 + k) * cols + col];   // coalesced: along a row
-        #pragma unroll
+            if (row0 + k < rows) v[k] = in[(size_t)(row0 + k) * cols + col];  // coalesced: along a row
+#pragma unroll
         for (int k = 0; k < EPT; ++k)
-            if (row0 + k < rows) out[(size_t)col * rows + row0 + k] = v[k];    // strided: down a column of out
+            if (row0 + k < rows) out[(size_t)col * rows + row0 + k] = v[k];  // strided: down a column of out
     }
 }

@@ -26,10 +26,9 @@ static_assert(TILE == 16 || TILE == 32, "TILE must be 16 or 32");
 static_assert(ROWS_PER_PASS >= 1 && ROWS_PER_PASS <= TILE && TILE % ROWS_PER_PASS == 0,
               "ROWS_PER_PASS must divide TILE: each thread handles TILE / ROWS_PER_PASS rows");
 
-extern "C" __global__ void __launch_bounds__(TILE * ROWS_PER_PASS)
-transpose_smem(float* __restrict__ out, const float* __restrict__ in, int rows, int cols)
-{
-    __shared__ float tile[TILE][TILE];        // no padding: column reads conflict (see above)
+extern "C" __global__ void __launch_bounds__(TILE* ROWS_PER_PASS)
+    transpose_smem(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+    __shared__ float tile[TILE][TILE];  // no padding: column reads conflict (see above)
 
     const int tile_row0 = blockIdx.y * TILE;  // first input row of this tile
     const int tile_col0 = blockIdx.x * TILE;  // first input column of this tile
@@ -37,7 +36,7 @@ transpose_smem(float* __restrict__ out, const float* __restrict__ in, int rows, 
 
     // Load: threads walk along input rows (coalesced).
     const int in_col = tile_col0 + tx;
-    #pragma unroll
+#pragma unroll
     for (int pass = 0; pass < TILE; pass += ROWS_PER_PASS) {
         const int k = pass + ty;
         const int in_row = tile_row0 + k;
@@ -47,11 +46,11 @@ transpose_smem(float* __restrict__ out, const float* __restrict__ in, int rows, 
 
     // Store: output row = input column. Threads walk along output rows (coalesced), reading
     // a column of the tile.
-    const int out_col = tile_row0 + tx;                  // = input row
-    #pragma unroll
+    const int out_col = tile_row0 + tx;  // = input row
+#pragma unroll
     for (int pass = 0; pass < TILE; pass += ROWS_PER_PASS) {
         const int k = pass + ty;
-        const int out_row = tile_col0 + k;               // = input column
+        const int out_row = tile_col0 + k;  // = input column
         if (out_row < cols && out_col < rows) out[(size_t)out_row * rows + out_col] = tile[tx][k];
     }
 }

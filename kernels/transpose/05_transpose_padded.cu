@@ -23,17 +23,16 @@ static_assert(TILE == 16 || TILE == 32, "TILE must be 16 or 32");
 static_assert(ROWS_PER_PASS >= 1 && ROWS_PER_PASS <= TILE && TILE % ROWS_PER_PASS == 0,
               "ROWS_PER_PASS must divide TILE: each thread handles TILE / ROWS_PER_PASS rows");
 
-extern "C" __global__ void __launch_bounds__(TILE * ROWS_PER_PASS)
-transpose_padded(float* __restrict__ out, const float* __restrict__ in, int rows, int cols)
-{
-    __shared__ float tile[TILE][TILE + 1];    // +1: a column of the tile hits every bank once
+extern "C" __global__ void __launch_bounds__(TILE* ROWS_PER_PASS)
+    transpose_padded(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+    __shared__ float tile[TILE][TILE + 1];  // +1: a column of the tile hits every bank once
 
     const int tile_row0 = blockIdx.y * TILE;
     const int tile_col0 = blockIdx.x * TILE;
     const int tx = threadIdx.x, ty = threadIdx.y;
 
     const int in_col = tile_col0 + tx;
-    #pragma unroll
+#pragma unroll
     for (int pass = 0; pass < TILE; pass += ROWS_PER_PASS) {
         const int k = pass + ty;
         const int in_row = tile_row0 + k;
@@ -42,7 +41,7 @@ transpose_padded(float* __restrict__ out, const float* __restrict__ in, int rows
     __syncthreads();
 
     const int out_col = tile_row0 + tx;
-    #pragma unroll
+#pragma unroll
     for (int pass = 0; pass < TILE; pass += ROWS_PER_PASS) {
         const int k = pass + ty;
         const int out_row = tile_col0 + k;

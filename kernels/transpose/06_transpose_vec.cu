@@ -25,16 +25,15 @@
 #ifndef ROWS_PER_PASS
 #define ROWS_PER_PASS 8
 #endif
-#define TILE 32                          // tile edge in elements
-#define VEC 4                            // elements per 16-byte access
-#define TX (TILE / VEC)                  // threads across a tile row: 8
+#define TILE 32          // tile edge in elements
+#define VEC 4            // elements per 16-byte access
+#define TX (TILE / VEC)  // threads across a tile row: 8
 static_assert(ROWS_PER_PASS >= 4 && ROWS_PER_PASS <= TILE && TILE % ROWS_PER_PASS == 0,
               "ROWS_PER_PASS must divide 32 and be >= 4 so that a warp spans 4 tile rows "
               "(the bank check above assumes it)");
 
-extern "C" __global__ void __launch_bounds__(TX * ROWS_PER_PASS)
-transpose_vec(float* __restrict__ out, const float* __restrict__ in, int rows, int cols)
-{
+extern "C" __global__ void __launch_bounds__(TX* ROWS_PER_PASS)
+    transpose_vec(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
     __shared__ float tile[TILE][TILE + 1];
 
     const int tile_row0 = blockIdx.y * TILE;
@@ -44,24 +43,24 @@ transpose_vec(float* __restrict__ out, const float* __restrict__ in, int rows, i
     // The vector path needs the whole tile inside the matrix and every row start of both
     // matrices 16-byte aligned (row pitches cols and rows multiples of 4, aligned bases).
     // The test is uniform across the block, so the __syncthreads() below are safe.
-    const bool aligned_bases = ((reinterpret_cast<unsigned long long>(in) |
-                                 reinterpret_cast<unsigned long long>(out)) & 15ull) == 0;
-    const bool vector_path = aligned_bases && (cols % VEC) == 0 && (rows % VEC) == 0 &&
-                             tile_row0 + TILE <= rows && tile_col0 + TILE <= cols;
+    const bool aligned_bases =
+        ((reinterpret_cast<unsigned long long>(in) | reinterpret_cast<unsigned long long>(out)) & 15ull) == 0;
+    const bool vector_path =
+        aligned_bases && (cols % VEC) == 0 && (rows % VEC) == 0 && tile_row0 + TILE <= rows && tile_col0 + TILE <= cols;
 
     if (vector_path) {
-        #pragma unroll
+#pragma unroll
         for (int pass = 0; pass < TILE; pass += ROWS_PER_PASS) {
             const int k = pass + ty;
-            const float4 v = *reinterpret_cast<const float4*>(
-                in + (size_t)(tile_row0 + k) * cols + tile_col0 + VEC * tx);
+            const float4 v =
+                *reinterpret_cast<const float4*>(in + (size_t)(tile_row0 + k) * cols + tile_col0 + VEC * tx);
             tile[k][VEC * tx + 0] = v.x;
             tile[k][VEC * tx + 1] = v.y;
             tile[k][VEC * tx + 2] = v.z;
             tile[k][VEC * tx + 3] = v.w;
         }
         __syncthreads();
-        #pragma unroll
+#pragma unroll
         for (int pass = 0; pass < TILE; pass += ROWS_PER_PASS) {
             const int k = pass + ty;
             // Output row tile_col0 + k holds input column tile_col0 + k; its four columns
@@ -77,13 +76,13 @@ transpose_vec(float* __restrict__ out, const float* __restrict__ in, int rows, i
         // Scalar path: the block's threads walk the tile as a flat range of elements.
         const int thread = ty * TX + tx;
         for (int e = thread; e < TILE * TILE; e += TX * ROWS_PER_PASS) {
-            const int r = e / TILE, c = e % TILE;                 // consecutive threads: along a row
+            const int r = e / TILE, c = e % TILE;  // consecutive threads: along a row
             if (tile_row0 + r < rows && tile_col0 + c < cols)
                 tile[r][c] = in[(size_t)(tile_row0 + r) * cols + tile_col0 + c];
         }
         __syncthreads();
         for (int e = thread; e < TILE * TILE; e += TX * ROWS_PER_PASS) {
-            const int out_r = e / TILE, out_c = e % TILE;         // output row = input column
+            const int out_r = e / TILE, out_c = e % TILE;  // output row = input column
             if (tile_col0 + out_r < cols && tile_row0 + out_c < rows)
                 out[(size_t)(tile_col0 + out_r) * rows + tile_row0 + out_c] = tile[out_c][out_r];
         }

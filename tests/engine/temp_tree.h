@@ -42,9 +42,7 @@ template <typename Load>
 std::string input_error_of(Load&& load) {
     try {
         load();
-    } catch (const kl::InputError& e) {
-        return e.what();
-    }
+    } catch (const kl::InputError& e) { return e.what(); }
     return "";
 }
 

@@ -25,9 +25,7 @@ TEST(CheckKernels, EveryRungCompilesAtDefaults) {
                 try {
                     kl::compile_kernel(req);
                     ++compiled;
-                } catch (const kl::CompileError& e) {
-                    ADD_FAILURE() << e.what() << "\n" << e.log();
-                }
+                } catch (const kl::CompileError& e) { ADD_FAILURE() << e.what() << "\n" << e.log(); }
             }
         }
     EXPECT_GT(compiled, 4);

@@ -34,10 +34,11 @@ TEST(Counters, MetricNamesAreNsightComputeNamesWithoutDuplicates) {
     const auto& names = kl::counter_metric_names();
     std::set<std::string> seen(names.begin(), names.end());
     EXPECT_EQ(seen.size(), names.size());
-    for (const char* required : {"dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum",
-                                 "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
-                                 "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-                                 "sm__warps_active.avg.pct_of_peak_sustained_active", "sm__throughput.avg.pct_of_peak_sustained_elapsed"})
+    for (const char* required :
+         {"dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum",
+          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+          "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+          "sm__warps_active.avg.pct_of_peak_sustained_active", "sm__throughput.avg.pct_of_peak_sustained_elapsed"})
         EXPECT_TRUE(seen.count(required)) << required;
     for (const auto& d : kl::derived_counter_names()) EXPECT_FALSE(seen.count(d)) << d << " must not shadow a metric";
 }
@@ -118,10 +119,12 @@ TEST(Counters, ReportSurvivesTheResultsFileRoundTrip) {
 }
 
 TEST(Counters, PermissionAndVirtualizationRefusalsExplainThemselves) {
-    std::string perm = kl::explain_cupti_result(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, "cuptiProfilerGetCounterAvailability");
+    std::string perm =
+        kl::explain_cupti_result(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, "cuptiProfilerGetCounterAvailability");
     EXPECT_NE(perm.find("ERR_NVGPUCTRPERM"), std::string::npos) << perm;
     EXPECT_NE(perm.find("cuptiProfilerGetCounterAvailability"), std::string::npos) << perm;
-    std::string vgpu = kl::explain_cupti_result(CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED, "cuptiRangeProfilerEnable");
+    std::string vgpu =
+        kl::explain_cupti_result(CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED, "cuptiRangeProfilerEnable");
     EXPECT_NE(vgpu.find("virtualized"), std::string::npos) << vgpu;
     std::string other = kl::explain_cupti_result(CUPTI_ERROR_UNKNOWN, "cuptiRangeProfilerStart", "CUPTI_ERROR_UNKNOWN");
     EXPECT_NE(other.find("999"), std::string::npos) << other;
@@ -142,10 +145,9 @@ TEST(Counters, EveryMetricIsKnownForGH100) {
     kl::MetricPlan plan;
     try {
         plan = kl::plan_metrics("GH100", kl::counter_metric_names());
-    } catch (const kl::CountersUnavailable& e) {
-        FAIL() << e.what();
-    }
-    EXPECT_TRUE(plan.unsupported.empty()) << plan.unsupported.begin()->first << ": " << plan.unsupported.begin()->second;
+    } catch (const kl::CountersUnavailable& e) { FAIL() << e.what(); }
+    EXPECT_TRUE(plan.unsupported.empty())
+        << plan.unsupported.begin()->first << ": " << plan.unsupported.begin()->second;
     EXPECT_EQ(plan.supported, kl::counter_metric_names());
     EXPECT_GE(plan.passes, 1);
     EXPECT_LE(plan.passes, 10) << "the counters pass replays the rung once per pass";

@@ -13,8 +13,10 @@ std::vector<kl::Ladder> shipped_ladders() {
 }
 
 std::string lesson_with(const std::string& step_fields) {
-    return "[lesson]\nid = \"t\"\nnumber = 1\ntitle = \"T\"\n\n[[step]]\ntitle = \"S\"\ntext = \"s.md\"\n" + step_fields +
-           "\n[[check]]\nquestion = \"Q\"\nanswer = \"A\"\nchoices = [\"a\", \"b\"]\ncorrect = 1\n\n[[card]]\nfront = \"F\"\nback = \"B\"\n";
+    return "[lesson]\nid = \"t\"\nnumber = 1\ntitle = \"T\"\n\n[[step]]\ntitle = \"S\"\ntext = \"s.md\"\n" +
+           step_fields +
+           "\n[[check]]\nquestion = \"Q\"\nanswer = \"A\"\nchoices = [\"a\", \"b\"]\ncorrect = 1\n\n[[card]]\nfront = "
+           "\"F\"\nback = \"B\"\n";
 }
 
 std::string error_of(const std::string& manifest) {
@@ -37,7 +39,9 @@ TEST(Lesson, EveryShippedLessonLoads) {
 }
 
 TEST(Lesson, ValidStepLoads) {
-    EXPECT_EQ(error_of(lesson_with("ladder = \"elementwise\"\nrung = \"vector_add\"\nparams = { TPB = 64 }\nsizes = { n = 1000 }\n")), "");
+    EXPECT_EQ(error_of(lesson_with(
+                  "ladder = \"elementwise\"\nrung = \"vector_add\"\nparams = { TPB = 64 }\nsizes = { n = 1000 }\n")),
+              "");
 }
 
 TEST(Lesson, UnknownRungIsRefused) {

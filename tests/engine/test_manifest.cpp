@@ -16,10 +16,12 @@ const char* kKernel = R"(extern "C" __global__ void scale2(float* y, const float
 }
 )";
 
-std::string good_manifest(const std::string& extra_rung_fields = "", const std::string& param = "default = 128\n  values = [64, 128]") {
+std::string good_manifest(const std::string& extra_rung_fields = "",
+                          const std::string& param = "default = 128\n  values = [64, 128]") {
     return kTinyLadderHead + extra_rung_fields + R"TOML(
   [rung.params.TPB]
-  )TOML" + param + R"TOML(
+  )TOML" + param +
+           R"TOML(
   [[rung.constraint]]
   expr = "TPB <= 1024"
   message = "too many threads"
@@ -159,7 +161,8 @@ TEST(Manifest, ConstraintViolationQuotesTheMessage) {
         kl::check_constraints(L.rungs[0], kl::make_scope({{"n", 1000}}, params, kl::DType::F32, 132));
         FAIL();
     } catch (const kl::InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("too many threads (TPB <= 64 fails with TPB=128)"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("too many threads (TPB <= 64 fails with TPB=128)"), std::string::npos)
+            << e.what();
     }
 }
 
@@ -198,7 +201,8 @@ TEST(Compiler, BrokenRungReportsNvrtcLog) {
 TEST(Compiler, EditedHeaderChangesTheCacheKey) {
     TempTree t;
     t.write("rung/local.cuh", "#define SCALE 2.0f\n");
-    std::string src = t.write("rung/01_scale.cu", "#include \"local.cuh\"\nextern \"C\" __global__ void k(float* y) { y[0] *= SCALE; }\n");
+    std::string src = t.write("rung/01_scale.cu",
+                              "#include \"local.cuh\"\nextern \"C\" __global__ void k(float* y) { y[0] *= SCALE; }\n");
     kl::CompileRequest req;
     req.source_path = src;
     req.label = "tiny/scale";

@@ -82,7 +82,9 @@ TEST(Results, BadFilesNameTheField) {
         kl::load_results(t.path("bad.json"));
         FAIL();
     } catch (const kl::InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("bad.json: runs[0].timing.median_ms: expected a number"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("bad.json: runs[0].timing.median_ms: expected a number"),
+                  std::string::npos)
+            << e.what();
     }
     t.write("notjson.json", "{ nope");
     EXPECT_THROW(kl::load_results(t.path("notjson.json")), kl::InputError);

@@ -24,7 +24,8 @@ std::string manifest_with_arg(const std::string& arg) {
   entry = "k"
   grid = ["cdiv(n, TPB)"]
   block = ["TPB"]
-  args = ["y", "x", ")TOML" + arg + R"TOML("]
+  args = ["y", "x", ")TOML" +
+           arg + R"TOML("]
 )TOML";
 }
 
@@ -105,18 +106,20 @@ TEST(TensorMapArg, MistakesNameFileLineAndProblem) {
 
 TEST(TensorMapRules, BoxMustSuitTheSwizzleAndTheCopyEngine) {
     EXPECT_EQ(kl::tensor_map_box_problem(bf16_request(4096, 4096, 256, 64, 128)), "");  // 256 rows of 128 bytes
-    EXPECT_EQ(kl::tensor_map_box_problem(bf16_request(1, 8, 64, 64, 128)), "");        // boxes may overhang the tensor
-    EXPECT_NE(kl::tensor_map_box_problem(bf16_request(4096, 4096, 64, 72, 128)).find("exceeds the 128-byte swizzle span"),
+    EXPECT_EQ(kl::tensor_map_box_problem(bf16_request(1, 8, 64, 64, 128)), "");         // boxes may overhang the tensor
+    EXPECT_NE(
+        kl::tensor_map_box_problem(bf16_request(4096, 4096, 64, 72, 128)).find("exceeds the 128-byte swizzle span"),
+        std::string::npos);
+    EXPECT_NE(kl::tensor_map_box_problem(bf16_request(4096, 4096, 64, 4, 0)).find("not a multiple of 16 bytes"),
               std::string::npos);
-    EXPECT_NE(kl::tensor_map_box_problem(bf16_request(4096, 4096, 64, 4, 0)).find("not a multiple of 16 bytes"), std::string::npos);
     EXPECT_NE(kl::tensor_map_box_problem(bf16_request(4096, 4096, 257, 64, 128)).find("1..256"), std::string::npos);
     EXPECT_NE(kl::tensor_map_box_problem(bf16_request(4096, 4096, 64, 64, 48)).find("swizzle 48"), std::string::npos);
 }
 
 TEST(TensorMapRules, RowsMustBeSixteenByteAligned) {
     EXPECT_TRUE(kl::tensor_map_describable(bf16_request(4096, 4096, 128, 64, 128)));
-    EXPECT_TRUE(kl::tensor_map_describable(bf16_request(127, 8, 128, 64, 128)));     // 16-byte rows
-    EXPECT_FALSE(kl::tensor_map_describable(bf16_request(127, 63, 128, 64, 128)));   // 126-byte rows
+    EXPECT_TRUE(kl::tensor_map_describable(bf16_request(127, 8, 128, 64, 128)));    // 16-byte rows
+    EXPECT_FALSE(kl::tensor_map_describable(bf16_request(127, 63, 128, 64, 128)));  // 126-byte rows
     EXPECT_FALSE(kl::tensor_map_describable(bf16_request(4097, 4097, 128, 64, 128)));
     kl::TensorMapRequest shifted = bf16_request(4096, 4096, 128, 64, 128);
     shifted.base = reinterpret_cast<const void*>((uintptr_t(1) << 20) + 2);  // a base 2 bytes off
@@ -133,7 +136,8 @@ TEST(TensorMapRules, IndescribableTensorGetsAZeroedMapAndBadBoxAnError) {
         kl::encode_tensor_map_2d(bf16_request(4096, 4096, 64, 72, 128), "matmul/wgmma_tma_bf16 BM=128");
         FAIL() << "expected an InputError";
     } catch (const kl::InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("matmul/wgmma_tma_bf16 BM=128: box_cols 72"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("matmul/wgmma_tma_bf16 BM=128: box_cols 72"), std::string::npos)
+            << e.what();
     }
 }
 

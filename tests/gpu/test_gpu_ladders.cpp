@@ -38,12 +38,20 @@ const kl::Ladder* ladder_named(const std::string& id) {
 std::vector<std::map<std::string, int64_t>> sizes_for(const kl::Ladder& L) {
     if (L.id == "elementwise") return {{{"n", 1}}, {{"n", 1000}}, {{"n", (1 << 20) + 3}}, {{"n", int64_t(1) << 28}}};
     if (L.id == "transpose" || L.id == "softmax")
-        return {{{"rows", 1}, {"cols", 1}}, {{"rows", 3}, {"cols", 5}}, {{"rows", 1000}, {"cols", 1001}}, {{"rows", 1024}, {"cols", 4096}}};
-    if (L.id == "matmul")  // the sizes issue 4 names: 1^3, odd, 1000^3, 4097^3 (past every tile), and M, N, K all different
-        return {{{"M", 1}, {"N", 1}, {"K", 1}},          {{"M", 127}, {"N", 255}, {"K", 63}},   {{"M", 1000}, {"N", 1000}, {"K", 1000}},
-                {{"M", 4097}, {"N", 4097}, {"K", 4097}}, {{"M", 1024}, {"N", 2048}, {"K", 512}}};
+        return {{{"rows", 1}, {"cols", 1}},
+                {{"rows", 3}, {"cols", 5}},
+                {{"rows", 1000}, {"cols", 1001}},
+                {{"rows", 1024}, {"cols", 4096}}};
+    if (L.id ==
+        "matmul")  // the sizes issue 4 names: 1^3, odd, 1000^3, 4097^3 (past every tile), and M, N, K all different
+        return {{{"M", 1}, {"N", 1}, {"K", 1}},
+                {{"M", 127}, {"N", 255}, {"K", 63}},
+                {{"M", 1000}, {"N", 1000}, {"K", 1000}},
+                {{"M", 4097}, {"N", 4097}, {"K", 4097}},
+                {{"M", 1024}, {"N", 2048}, {"K", 512}}};
     if (L.id == "attention")
-        return {{{"B", 1}, {"H", 2}, {"N", 1}, {"d", 64}, {"causal", 0}}, {{"B", 1}, {"H", 2}, {"N", 17}, {"d", 64}, {"causal", 1}},
+        return {{{"B", 1}, {"H", 2}, {"N", 1}, {"d", 64}, {"causal", 0}},
+                {{"B", 1}, {"H", 2}, {"N", 17}, {"d", 64}, {"causal", 1}},
                 {{"B", 1}, {"H", 2}, {"N", 1000}, {"d", 128}, {"causal", 0}}};
     return {{}};
 }
@@ -77,7 +85,8 @@ TEST(GpuLadders, EveryRungCorrectAtAlignedAndOddSizes) {
                         // A rung may refuse a size it cannot handle, but only with a clear reason.
                         std::string what = e.what();
                         EXPECT_FALSE(what.empty());
-                        std::printf("refused: %s/%s %s: %s\n", L.id.c_str(), r.id.c_str(), describe(sizes).c_str(), e.what());
+                        std::printf("refused: %s/%s %s: %s\n", L.id.c_str(), r.id.c_str(), describe(sizes).c_str(),
+                                    e.what());
                     }
                     ASSERT_FALSE(runner.context_lost()) << "a rung faulted";
                 }
@@ -133,7 +142,8 @@ TEST(GpuLadders, TemporaryRungRunsWithoutRebuild) {
             "[ladder]\nid = \"tiny\"\ntitle = \"Tiny\"\noperation = \"vector_add\"\nsizes = { n = 4099 }\n\n"
             "[[rung]]\nid = \"add\"\ntitle = \"Add\"\nfile = \"01_add_one.cu\"\n"
             "  [rung.params.TPB]\n  default = 128\n  values = [128]\n"
-            "  [[rung.launch]]\n  entry = \"add_one\"\n  grid = [\"cdiv(n, TPB)\"]\n  block = [\"TPB\"]\n  args = [\"c\", \"a\", \"b\", \"n:i64\"]\n");
+            "  [[rung.launch]]\n  entry = \"add_one\"\n  grid = [\"cdiv(n, TPB)\"]\n  block = [\"TPB\"]\n  args = "
+            "[\"c\", \"a\", \"b\", \"n:i64\"]\n");
     kl::Ladder L = kl::load_ladder(t.path("tiny/ladder.toml"));
     kl::Runner runner(gpu(), std::nullopt);
     kl::RunRecord rec = runner.run(L, L.rungs[0], {});
@@ -144,13 +154,15 @@ TEST(GpuLadders, TemporaryRungRunsWithoutRebuild) {
 TEST(GpuLadders, WrongRungIsCaught) {
     // A rung that skips the last element must fail: the poisoned output is seen as unwritten.
     TempTree t;
-    t.write("tiny/01_short.cu",
-            "extern \"C\" __global__ void short_add(float* c, const float* a, const float* b, long long n) {\n"
-            "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n - 1) c[i] = a[i] + b[i];\n}\n");
+    t.write(
+        "tiny/01_short.cu",
+        "extern \"C\" __global__ void short_add(float* c, const float* a, const float* b, long long n) {\n"
+        "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n - 1) c[i] = a[i] + b[i];\n}\n");
     t.write("tiny/ladder.toml",
             "[ladder]\nid = \"tiny\"\ntitle = \"Tiny\"\noperation = \"vector_add\"\nsizes = { n = 1000 }\n\n"
             "[[rung]]\nid = \"short\"\ntitle = \"Short\"\nfile = \"01_short.cu\"\n"
-            "  [[rung.launch]]\n  entry = \"short_add\"\n  grid = [\"cdiv(n, 256)\"]\n  block = [\"256\"]\n  args = [\"c\", \"a\", \"b\", \"n:i64\"]\n");
+            "  [[rung.launch]]\n  entry = \"short_add\"\n  grid = [\"cdiv(n, 256)\"]\n  block = [\"256\"]\n  args = "
+            "[\"c\", \"a\", \"b\", \"n:i64\"]\n");
     kl::Ladder L = kl::load_ladder(t.path("tiny/ladder.toml"));
     kl::Runner runner(gpu(), std::nullopt);
     kl::RunOptions o;

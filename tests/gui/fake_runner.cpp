@@ -28,10 +28,14 @@ int main(int argc, char** argv) {
     bool gpu = true;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
-        if (a == "--delay-ms" && i + 1 < argc) delay_ms = std::atoi(argv[++i]);
-        else if (a == "--crash-on-size" && i + 1 < argc) crash_on = std::atoll(argv[++i]);
-        else if (a == "--hang-on-size" && i + 1 < argc) hang_on = std::atoll(argv[++i]);
-        else if (a == "--no-gpu") gpu = false;
+        if (a == "--delay-ms" && i + 1 < argc)
+            delay_ms = std::atoi(argv[++i]);
+        else if (a == "--crash-on-size" && i + 1 < argc)
+            crash_on = std::atoll(argv[++i]);
+        else if (a == "--hang-on-size" && i + 1 < argc)
+            hang_on = std::atoll(argv[++i]);
+        else if (a == "--no-gpu")
+            gpu = false;
     }
     auto out = [](const json& j) {
         std::string s = j.dump();

@@ -28,7 +28,8 @@ TEST(LineDiff, IdenticalInputsAreAllSame) {
 }
 
 TEST(LineDiff, ChangesInTheMiddle) {
-    auto d = kl::gui::diff_lines({"head", "old 1", "keep", "old 2", "tail"}, {"head", "new 1", "keep", "tail", "extra"});
+    auto d =
+        kl::gui::diff_lines({"head", "old 1", "keep", "old 2", "tail"}, {"head", "new 1", "keep", "tail", "extra"});
     EXPECT_EQ(render(d), " head\n-old 1\n+new 1\n keep\n-old 2\n tail\n+extra\n");
     auto st = kl::gui::count_changes(d);
     EXPECT_EQ(st.added, 2);

@@ -41,9 +41,7 @@ TEST(Markdown, InlineStyles) {
     EXPECT_EQ(style_of("gone"), unsigned(kStrike));
     EXPECT_EQ(style_of("link"), unsigned(kLink));
     for (const auto& s : spans)
-        if (s.text == "link") {
-            EXPECT_EQ(s.url, "https://example.org");
-        }
+        if (s.text == "link") { EXPECT_EQ(s.url, "https://example.org"); }
 }
 
 TEST(Markdown, CodeBlockKeepsTextAndLanguage) {
@@ -80,7 +78,8 @@ TEST(Markdown, TablesWithAlignment) {
 }
 
 TEST(Markdown, UnknownConstructsBecomePlainText) {
-    Document d = parse("Inline <span>html</span>, an image ![alt text](x.png) and $math$.\n\n<div>\nraw block\n</div>\n");
+    Document d =
+        parse("Inline <span>html</span>, an image ![alt text](x.png) and $math$.\n\n<div>\nraw block\n</div>\n");
     std::string all;
     for (const auto& b : d.blocks) all += plain_text(b.spans) + "\n";
     EXPECT_NE(all.find("html"), std::string::npos);

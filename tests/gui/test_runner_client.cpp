@@ -16,7 +16,8 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 json run_request(int64_t n) {
-    return {{"type", "run"}, {"ladder", "elementwise"}, {"rung", "vector_add"}, {"sizes", {{"n", n}}}, {"params", json::object()}, {"dtype", "fp32"}};
+    return {{"type", "run"},       {"ladder", "elementwise"},  {"rung", "vector_add"},
+            {"sizes", {{"n", n}}}, {"params", json::object()}, {"dtype", "fp32"}};
 }
 
 struct Collected {
@@ -74,7 +75,8 @@ TEST(RunnerClient, HelloThenResults) {
         if (e.kind == RunnerEvent::Kind::Result) order.push_back(e.request_id);
     EXPECT_EQ(order, (std::vector<uint64_t>{a, b}));
     EXPECT_EQ(got.first(RunnerEvent::Kind::Result)->json["record"]["sizes"]["n"], 1024);
-    pump(c, got, [&] { return !c.busy(); }, 2);
+    pump(
+        c, got, [&] { return !c.busy(); }, 2);
     EXPECT_FALSE(c.busy());
 }
 
@@ -90,7 +92,7 @@ TEST(RunnerClient, KilledMidSweepRestartsAndFinishesTheRest) {
     pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) + got.count(RunnerEvent::Kind::Failed) >= points; });
     int results = got.count(RunnerEvent::Kind::Result), failed = got.count(RunnerEvent::Kind::Failed);
     EXPECT_EQ(results + failed, points);
-    EXPECT_LE(failed, 1);                 // at most the request the runner was killed in
+    EXPECT_LE(failed, 1);  // at most the request the runner was killed in
     EXPECT_GE(got.count(RunnerEvent::Kind::Exited), 1);
     EXPECT_EQ(got.count(RunnerEvent::Kind::Hello), 2);  // a fresh runner said hello
     EXPECT_GE(c.restarts(), 1);
@@ -140,7 +142,8 @@ TEST(RunnerClient, CancelDropsTheQueueAndStopsTheRunningRequest) {
     for (int i = 0; i < 5; ++i) c.submit(run_request(1024));
     pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) >= 1; });
     c.cancel();
-    pump(c, got, [&] { return !c.busy(); }, 5);
+    pump(
+        c, got, [&] { return !c.busy(); }, 5);
     EXPECT_FALSE(c.busy());
     int cancelled = 0;
     for (const auto& e : got.all) cancelled += e.kind == RunnerEvent::Kind::Failed && e.message == "cancelled";
@@ -175,7 +178,8 @@ TEST(RunnerClient, RealKladderServe) {
     Collected got;
     c.submit(run_request(1 << 16));
     c.submit({{"type", "run"}, {"ladder", "elementwise"}, {"rung", "vector_add"}, {"params", {{"TPB", 48}}}});
-    pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) + got.count(RunnerEvent::Kind::Failed) >= 2; }, 150);
+    pump(
+        c, got, [&] { return got.count(RunnerEvent::Kind::Result) + got.count(RunnerEvent::Kind::Failed) >= 2; }, 150);
     const RunnerEvent* hello = got.first(RunnerEvent::Kind::Hello);
     ASSERT_NE(hello, nullptr);
     bool gpu = hello->json.value("gpu", false);
@@ -259,7 +263,8 @@ TEST(RunRequest, RealKladderServeReadsTheCountersField) {
     bad["options"]["counters"] = "yes";
     c.submit(bad);
     uint64_t good = c.submit(encode_run_request(r));
-    pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) + got.count(RunnerEvent::Kind::Failed) >= 2; }, 150);
+    pump(
+        c, got, [&] { return got.count(RunnerEvent::Kind::Result) + got.count(RunnerEvent::Kind::Failed) >= 2; }, 150);
     const RunnerEvent* hello = got.first(RunnerEvent::Kind::Hello);
     ASSERT_NE(hello, nullptr);
     const RunnerEvent* refused = got.first(RunnerEvent::Kind::Failed);
@@ -276,7 +281,8 @@ TEST(RunRequest, RealKladderServeReadsTheCountersField) {
         for (const auto& e : got.all)
             if (e.kind == RunnerEvent::Kind::Result && e.request_id == good) {
                 seen = true;
-                EXPECT_EQ(e.json["record"].value("counters_note", "").find("not collected"), std::string::npos) << e.json.dump();
+                EXPECT_EQ(e.json["record"].value("counters_note", "").find("not collected"), std::string::npos)
+                    << e.json.dump();
             }
         EXPECT_TRUE(seen);
     }

@@ -97,7 +97,8 @@ class RunnerGpu : public ::testing::Test {
         RunnerClient probe(o);
         probe.start();
         Events ev;
-        pump(probe, ev, [&] { return ev.count(RunnerEvent::Kind::Hello) > 0; }, 180);
+        pump(
+            probe, ev, [&] { return ev.count(RunnerEvent::Kind::Hello) > 0; }, 180);
         auto hellos = ev.of(RunnerEvent::Kind::Hello);
         ASSERT_FALSE(hellos.empty()) << "kladder serve did not say hello";
         if (!hellos[0]->json.value("gpu", false)) GTEST_SKIP() << "no GPU: " << hellos[0]->json.value("reason", "");
@@ -115,7 +116,8 @@ TEST_F(RunnerGpu, TrapIsReportedAndAFreshRunnerCarriesOn) {
     c.submit(run("trap", "ok", 1 << 20));
     c.submit(run("trap", "trap", 1 << 20));
     c.submit(run("trap", "ok", 1 << 20));
-    pump(c, ev, [&] { return ev.answered() >= 3; }, 240);
+    pump(
+        c, ev, [&] { return ev.answered() >= 3; }, 240);
     auto results = ev.of(RunnerEvent::Kind::Result);
     ASSERT_EQ(results.size(), 3u) << "failures: " << ev.count(RunnerEvent::Kind::Failed);
     EXPECT_TRUE(results[0]->json["record"]["error"].is_null());
@@ -132,14 +134,17 @@ TEST_F(RunnerGpu, KilledMidSweepIsReplacedAndTheSweepFinishes) {
     Events ev;
     const int points = 8;
     for (int i = 0; i < points; ++i) c.submit(run("trap", "ok", int64_t(1) << (18 + i)));
-    pump(c, ev, [&] { return ev.count(RunnerEvent::Kind::Result) >= 2; }, 240);
+    pump(
+        c, ev, [&] { return ev.count(RunnerEvent::Kind::Result) >= 2; }, 240);
     ASSERT_GT(c.pid(), 0);
     ::kill(c.pid(), SIGKILL);
-    pump(c, ev, [&] { return ev.answered() >= points; }, 240);
+    pump(
+        c, ev, [&] { return ev.answered() >= points; }, 240);
     EXPECT_EQ(ev.answered(), points);
     EXPECT_LE(ev.count(RunnerEvent::Kind::Failed), 1);
     EXPECT_GE(ev.count(RunnerEvent::Kind::Hello), 2);
-    for (const auto* r : ev.of(RunnerEvent::Kind::Result)) EXPECT_TRUE(r->json["record"]["error"].is_null()) << r->json.dump();
+    for (const auto* r : ev.of(RunnerEvent::Kind::Result))
+        EXPECT_TRUE(r->json["record"]["error"].is_null()) << r->json.dump();
 }
 
 TEST_F(RunnerGpu, HangIsStoppedByTheTimeOut) {
@@ -149,7 +154,8 @@ TEST_F(RunnerGpu, HangIsStoppedByTheTimeOut) {
     Events ev;
     c.submit(run("trap", "hang", 1 << 20));
     c.submit(run("trap", "ok", 1 << 20));
-    pump(c, ev, [&] { return ev.answered() >= 2; }, 240);
+    pump(
+        c, ev, [&] { return ev.answered() >= 2; }, 240);
     auto failed = ev.of(RunnerEvent::Kind::Failed);
     ASSERT_EQ(failed.size(), 1u);
     EXPECT_NE(failed[0]->message.find("no reply within"), std::string::npos) << failed[0]->message;

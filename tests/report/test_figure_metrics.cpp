@@ -60,9 +60,11 @@ std::string svg_of(const plot::Figure& f) {
 
 std::string title_of(const Ladder& L, const std::string& rung_id) { return L.find_rung(rung_id)->title; }
 
-double value_in(const std::vector<std::map<std::string, std::string>>& rows, const std::string& series, const std::string& category) {
+double value_in(const std::vector<std::map<std::string, std::string>>& rows, const std::string& series,
+                const std::string& category) {
     for (const auto& r : rows)
-        if (r.at("series") == series && r.at("category") == category) return r.at("y").empty() ? NAN : std::stod(r.at("y"));
+        if (r.at("series") == series && r.at("category") == category)
+            return r.at("y").empty() ? NAN : std::stod(r.at("y"));
     ADD_FAILURE() << "no row for " << series << " / " << category;
     return NAN;
 }
@@ -149,9 +151,12 @@ TEST(TrafficMetrics, BytesShowDramAndL2Counters) {
     const nlohmann::json file_1 = raw("h100_transpose.json");
     for (const auto& run : file_1["runs"]) {
         std::string title = title_of(L, run["rung"].get<std::string>());
-        EXPECT_EQ(value_in(rows, "measured DRAM bytes (CUPTI counters)", title), run["counters"]["dram_bytes"].get<double>() / 1e6);
-        EXPECT_EQ(value_in(rows, "measured L2 bytes (lts__t_bytes.sum)", title), run["counters"]["lts__t_bytes.sum"].get<double>() / 1e6);
-        EXPECT_EQ(value_in(rows, "ideal (each input read once, output written once)", title), run["work"]["ideal_bytes"].get<double>() / 1e6);
+        EXPECT_EQ(value_in(rows, "measured DRAM bytes (CUPTI counters)", title),
+                  run["counters"]["dram_bytes"].get<double>() / 1e6);
+        EXPECT_EQ(value_in(rows, "measured L2 bytes (lts__t_bytes.sum)", title),
+                  run["counters"]["lts__t_bytes.sum"].get<double>() / 1e6);
+        EXPECT_EQ(value_in(rows, "ideal (each input read once, output written once)", title),
+                  run["work"]["ideal_bytes"].get<double>() / 1e6);
         ++checked;
     }
     EXPECT_EQ(checked, 6);
@@ -169,8 +174,10 @@ TEST(TrafficMetrics, SectorsPerRequestAreTheCounters) {
     const nlohmann::json file_2 = raw("h100_transpose.json");
     for (const auto& run : file_2["runs"]) {
         std::string title = title_of(L, run["rung"].get<std::string>());
-        EXPECT_EQ(value_in(rows, "loads (sectors_per_request_ld)", title), run["counters"]["sectors_per_request_ld"].get<double>());
-        EXPECT_EQ(value_in(rows, "stores (sectors_per_request_st)", title), run["counters"]["sectors_per_request_st"].get<double>());
+        EXPECT_EQ(value_in(rows, "loads (sectors_per_request_ld)", title),
+                  run["counters"]["sectors_per_request_ld"].get<double>());
+        EXPECT_EQ(value_in(rows, "stores (sectors_per_request_st)", title),
+                  run["counters"]["sectors_per_request_st"].get<double>());
     }
     std::string svg = svg_of(fig.built.figure);
     for (const char* label : {">4<", ">16<", ">32<"}) EXPECT_NE(svg.find(label), std::string::npos) << label;
@@ -210,7 +217,9 @@ TEST(TrafficMetrics, WithoutCountersTheNoteSaysWhy) {
         build_export_figure(res, ladders(), r);
         FAIL() << "expected an InputError";
     } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("hardware counters not collected (run with --counters)"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("hardware counters not collected (run with --counters)"),
+                  std::string::npos)
+            << e.what();
     }
     FigureRequest bars = r;
     bars.plot = PlotKind::Bars;  // a traffic metric on another plot
@@ -240,7 +249,8 @@ TEST(MemorySweep, PeakMemoryInGibAndRefusedRunsMarked) {
         std::string n = std::to_string(run["sizes"]["N"].get<int64_t>());
         bool found = false;
         for (const auto& row : rows)
-            if (row.at("series") == naive && row.at("x") == n && std::stod(row.at("y")) == run["peak_memory_bytes"].get<double>() / (1024.0 * 1024.0 * 1024.0))
+            if (row.at("series") == naive && row.at("x") == n &&
+                std::stod(row.at("y")) == run["peak_memory_bytes"].get<double>() / (1024.0 * 1024.0 * 1024.0))
                 found = true;
         EXPECT_TRUE(found) << "N = " << n;
         ++points;

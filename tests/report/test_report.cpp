@@ -103,7 +103,8 @@ const Synthetic& synthetic() {
             s.file.runs.push_back(make_run(L->rungs[i], int64_t(1) << 28, rates[i]));
             s.gbps_at_default[L->rungs[i].id] = rates[i];
             // A sweep over n at the rung's defaults, for the size-sweep steps.
-            for (int k : {16, 20, 24}) s.file.runs.push_back(make_run(L->rungs[i], int64_t(1) << k, rates[i] * (0.3 + 0.02 * k)));
+            for (int k : {16, 20, 24})
+                s.file.runs.push_back(make_run(L->rungs[i], int64_t(1) << k, rates[i] * (0.3 + 0.02 * k)));
         }
         return s;
     }();
@@ -184,7 +185,8 @@ TEST(ReportFigures, SvgLabelsAndTicksShowTheResults) {
     fs::path svg = dir.path / "bars.svg";
     write_figure_with_results(fig.built.figure, svg.string(), plot::ExportFormat::Svg, {}, res.bytes);
     std::string text = read_all(svg);
-    for (const char* label : {">1,000<", ">200<", ">2,000<", ">2,500<"}) EXPECT_NE(text.find(label), std::string::npos) << label;
+    for (const char* label : {">1,000<", ">200<", ">2,000<", ">2,500<"})
+        EXPECT_NE(text.find(label), std::string::npos) << label;
     EXPECT_NE(text.find("Bandwidth (GB/s)"), std::string::npos);
     EXPECT_NE(text.find("copy roof (measured)"), std::string::npos);
     // Caption: device, measurement date, problem size.
@@ -249,7 +251,10 @@ TEST(ReportFormats, PngHasTheSizeAskedFor) {
     std::string b = read_all(png);
     ASSERT_GT(b.size(), 24u);
     ASSERT_EQ(b.substr(1, 3), "PNG");
-    auto be32 = [&](size_t at) { return (uint32_t(uint8_t(b[at])) << 24) | (uint32_t(uint8_t(b[at + 1])) << 16) | (uint32_t(uint8_t(b[at + 2])) << 8) | uint8_t(b[at + 3]); };
+    auto be32 = [&](size_t at) {
+        return (uint32_t(uint8_t(b[at])) << 24) | (uint32_t(uint8_t(b[at + 1])) << 16) |
+               (uint32_t(uint8_t(b[at + 2])) << 8) | uint8_t(b[at + 3]);
+    };
     EXPECT_EQ(be32(16), 450u);  // IHDR width
     EXPECT_EQ(be32(20), 300u);  // IHDR height
 }
@@ -262,12 +267,16 @@ TEST(ReportFormats, PdfRendersWithPdftoppm) {
     ExportFigure fig = build_export_figure(res, synthetic().ladders, bars_request());
     fs::path pdf = dir.path / "bars.pdf";
     write_figure_with_results(fig.built.figure, pdf.string(), plot::ExportFormat::Pdf, {}, res.bytes);
-    std::string cmd = "'" + pdftoppm + "' -png -r 72 -singlefile '" + pdf.string() + "' '" + (dir.path / "page").string() + "' 2>&1";
+    std::string cmd =
+        "'" + pdftoppm + "' -png -r 72 -singlefile '" + pdf.string() + "' '" + (dir.path / "page").string() + "' 2>&1";
     ASSERT_EQ(std::system(cmd.c_str()), 0);
     std::string page = read_all(dir.path / "page.png");
     ASSERT_GT(page.size(), 1000u);
     // 468 x 288 pt at 72 dpi.
-    auto be32 = [&](size_t at) { return (uint32_t(uint8_t(page[at])) << 24) | (uint32_t(uint8_t(page[at + 1])) << 16) | (uint32_t(uint8_t(page[at + 2])) << 8) | uint8_t(page[at + 3]); };
+    auto be32 = [&](size_t at) {
+        return (uint32_t(uint8_t(page[at])) << 24) | (uint32_t(uint8_t(page[at + 1])) << 16) |
+               (uint32_t(uint8_t(page[at + 2])) << 8) | uint8_t(page[at + 3]);
+    };
     EXPECT_EQ(be32(16), 468u);
     EXPECT_EQ(be32(20), 288u);
 }
@@ -292,7 +301,8 @@ TEST(ReportLesson, EveryFigureAndAHandoutWhoseLinksResolve) {
         if (step.plot.empty()) continue;
         ++with_plot;
         for (const char* ext : {".svg", ".pdf", ".png"})
-            EXPECT_TRUE(fs::is_regular_file(out / (step_figure_name(i, step.plot) + ext))) << step_figure_name(i, step.plot) << ext;
+            EXPECT_TRUE(fs::is_regular_file(out / (step_figure_name(i, step.plot) + ext)))
+                << step_figure_name(i, step.plot) << ext;
     }
     EXPECT_EQ(s.figures, with_plot);
     EXPECT_GT(with_plot, 3);
@@ -315,7 +325,8 @@ TEST(ReportLesson, EveryFigureAndAHandoutWhoseLinksResolve) {
     EXPECT_NE(html.find("<img src=\"step02_traffic.png\""), std::string::npos);
     EXPECT_NE(html.find("<table>"), std::string::npos);
     // No staging folder left behind.
-    for (const auto& e : fs::directory_iterator(out)) EXPECT_NE(e.path().filename().string().rfind(".kladder-export", 0), 0u);
+    for (const auto& e : fs::directory_iterator(out))
+        EXPECT_NE(e.path().filename().string().rfind(".kladder-export", 0), 0u);
 }
 
 // [SECTION] Failures
@@ -338,7 +349,8 @@ TEST(ReportFailures, MissingFolderFailsCleanlyWithNoLeftovers) {
     std::vector<LessonLoadError> errors;
     auto lessons = load_all_lessons(lessons_dir(), synthetic().ladders, &errors);
     ASSERT_FALSE(lessons.empty());
-    EXPECT_THROW(export_lesson(lessons.front(), res, synthetic().ladders, (dir.path / "a" / "b").string(), {}), InputError);
+    EXPECT_THROW(export_lesson(lessons.front(), res, synthetic().ladders, (dir.path / "a" / "b").string(), {}),
+                 InputError);
     EXPECT_FALSE(fs::exists(dir.path / "a"));
     // Only what the test itself wrote is there.
     size_t entries = std::distance(fs::directory_iterator(dir.path), fs::directory_iterator());
@@ -353,7 +365,9 @@ TEST(ReportFailures, UnwritableFolderFailsCleanly) {
     fs::path ro = dir.path / "ro";
     fs::create_directory(ro);
     fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec);
-    EXPECT_THROW(write_figure_with_results(fig.built.figure, (ro / "f.svg").string(), plot::ExportFormat::Svg, {}, res.bytes), InputError);
+    EXPECT_THROW(
+        write_figure_with_results(fig.built.figure, (ro / "f.svg").string(), plot::ExportFormat::Svg, {}, res.bytes),
+        InputError);
     EXPECT_TRUE(fs::is_empty(ro));
     fs::permissions(ro, fs::perms::owner_all);
 }
@@ -377,7 +391,8 @@ TEST(ReportFigures, RateBarsDrawTheLibraryAtTheseSizes) {
     EXPECT_EQ(kl::gui::library_reference_rung(*matmul, "bf16")->id, "cublas_bf16");
 
     kl::gui::ResultsStore store;
-    store.load_recorded_file((fs::path(kl::kernels_dir()).parent_path() / "assets" / "recorded" / "h100_matmul.json").string());
+    store.load_recorded_file(
+        (fs::path(kl::kernels_dir()).parent_path() / "assets" / "recorded" / "h100_matmul.json").string());
     kl::gui::PlotContext ctx;
     ctx.ladder = matmul;
     ctx.sizes = {{"M", 4096}, {"N", 4096}, {"K", 4096}};

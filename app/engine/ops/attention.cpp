@@ -45,8 +45,8 @@ std::vector<float> download_slice(GpuContext& gpu, const DeviceBuffer& buf, int6
     const size_t es = static_cast<size_t>(dtype_size(buf.dtype()));
     std::vector<unsigned char> raw(static_cast<size_t>(count) * es);
     gpu.synchronize();
-    KL_CUDA_CALL(cudaMemcpy(raw.data(), static_cast<const unsigned char*>(buf.data()) + static_cast<size_t>(first) * es, raw.size(),
-                            cudaMemcpyDeviceToHost));
+    KL_CUDA_CALL(cudaMemcpy(raw.data(), static_cast<const unsigned char*>(buf.data()) + static_cast<size_t>(first) * es,
+                            raw.size(), cudaMemcpyDeviceToHost));
     std::vector<float> out(static_cast<size_t>(count));
     for (size_t i = 0; i < out.size(); ++i) {
         if (buf.dtype() == DType::F32) {
@@ -62,7 +62,8 @@ std::vector<float> download_slice(GpuContext& gpu, const DeviceBuffer& buf, int6
 
 // Recomputes a few query rows on the CPU in double and compares them with the GPU reference
 // (O as float [B*H*N][d], lse as float [B*H*N]). Throws GpuError on a disagreement.
-void self_check_reference(const Problem& p, GpuContext& gpu, const std::vector<float>& ref_o, const std::vector<float>& ref_lse) {
+void self_check_reference(const Problem& p, GpuContext& gpu, const std::vector<float>& ref_o,
+                          const std::vector<float>& ref_lse) {
     const int64_t bh_count = p.size("B") * p.size("H"), n = p.size("N"), d = p.size("d");
     const bool causal = p.size("causal") != 0;
     // First and last rows of the first head, and rows in the middle and at the end of others.
@@ -91,14 +92,17 @@ void self_check_reference(const Problem& p, GpuContext& gpu, const std::vector<f
         for (double& x : s) l += (x = std::exp(x - m));
         auto mismatch = [&](const char* what, int64_t col, double expected, float got) {
             char msg[320];
-            std::snprintf(msg, sizeof msg,
-                          "attention reference self-check failed for %s: %s at head %lld, row %lld, column %lld is %.9g on the "
-                          "GPU but %.9g on the CPU (double)",
-                          p.describe().c_str(), what, static_cast<long long>(bh), static_cast<long long>(i), static_cast<long long>(col),
-                          double(got), expected);
+            std::snprintf(
+                msg, sizeof msg,
+                "attention reference self-check failed for %s: %s at head %lld, row %lld, column %lld is %.9g on the "
+                "GPU but %.9g on the CPU (double)",
+                p.describe().c_str(), what, static_cast<long long>(bh), static_cast<long long>(i),
+                static_cast<long long>(col), double(got), expected);
             throw GpuError(msg);
         };
-        auto close = [](double expected, float got) { return std::fabs(double(got) - expected) <= 1e-6 + 1e-6 * std::fabs(expected); };
+        auto close = [](double expected, float got) {
+            return std::fabs(double(got) - expected) <= 1e-6 + 1e-6 * std::fabs(expected);
+        };
         const double lse = m + std::log(l);
         if (!close(lse, ref_lse[bh * n + i])) mismatch("lse", 0, lse, ref_lse[bh * n + i]);
         for (int64_t c = 0; c < d; ++c) {
@@ -117,7 +121,8 @@ class Attention : public Operation {
   public:
     std::string name() const override { return "attention"; }
     std::string description() const override {
-        return "O = softmax(Q K^T / sqrt(d)) V per head, Q, K, V, O as [B, H, N, d]; also lse[B, H, N] = log-sum-exp of each "
+        return "O = softmax(Q K^T / sqrt(d)) V per head, Q, K, V, O as [B, H, N, d]; also lse[B, H, N] = log-sum-exp "
+               "of each "
                "row's scores; causal = 1 masks keys after the query";
     }
     std::vector<SizeAxis> size_axes() const override {
@@ -153,8 +158,8 @@ class Attention : public Operation {
     // itself, so O can move by up to u * max|V| = 3.9e-3 (the weights sum to 1); O itself is
     // rounded to bf16 (at most u |O|). Tolerance: 4e-3 absolute plus 1e-2 relative. Measured
     // (H100): flash 3.0e-3 at most, naive 4.3e-3 (where |O| is large), rel_l2 about 2e-3; a
-    // dropped key tile or a wrong rescale moves O by far more (O's entries are of order 0.1). The reference sees the same bf16 inputs, upcast, so input
-    // rounding does not count against a rung.
+    // dropped key tile or a wrong rescale moves O by far more (O's entries are of order 0.1). The reference sees the
+    // same bf16 inputs, upcast, so input rounding does not count against a rung.
     Tolerance tolerance(const Problem& p) const override {
         if (p.dtype == DType::F32) return {1e-5, 1e-4};
         return {4e-3, 1e-2};
@@ -175,12 +180,13 @@ class Attention : public Operation {
         DeviceBuffer& ref_o = gpu.add_buffer("ref_O", DType::F32, bh * n * d);
         DeviceBuffer& ref_lse = gpu.add_buffer("ref_lse", DType::F32, bh * n);
         const size_t smem = static_cast<size_t>(kRowsPerBlock * d + kRowsPerBlock * kThreads) * sizeof(double);
-        gpu.launch_helper("attention/reference.cu", "ref_attention", dim3(static_cast<unsigned>(bh * row_blocks)), dim3(kThreads),
-                          {KernelArg::pointer(ref_o.data()), KernelArg::pointer(ref_lse.data()), KernelArg::pointer(gpu.buffer("Q").data()),
-                           KernelArg::pointer(gpu.buffer("K").data()), KernelArg::pointer(gpu.buffer("V").data()), KernelArg::i64v(n),
-                           KernelArg::i32v(static_cast<int32_t>(d)), KernelArg::i32v(static_cast<int32_t>(p.size("causal"))),
-                           KernelArg::i64v(row_blocks)},
-                          {"ELEM=" + dtype_cuda_name(p.dtype)}, smem);
+        gpu.launch_helper(
+            "attention/reference.cu", "ref_attention", dim3(static_cast<unsigned>(bh * row_blocks)), dim3(kThreads),
+            {KernelArg::pointer(ref_o.data()), KernelArg::pointer(ref_lse.data()),
+             KernelArg::pointer(gpu.buffer("Q").data()), KernelArg::pointer(gpu.buffer("K").data()),
+             KernelArg::pointer(gpu.buffer("V").data()), KernelArg::i64v(n), KernelArg::i32v(static_cast<int32_t>(d)),
+             KernelArg::i32v(static_cast<int32_t>(p.size("causal"))), KernelArg::i64v(row_blocks)},
+            {"ELEM=" + dtype_cuda_name(p.dtype)}, smem);
         out["O"] = gpu.download_as_float(ref_o);
         out["lse"] = gpu.download_as_float(ref_lse);
         gpu.remove_buffer("ref_O");

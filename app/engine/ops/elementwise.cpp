@@ -71,8 +71,9 @@ class Gelu : public Operation {
     }
     void reference(const Problem& p, GpuContext& gpu, ReferenceOutputs& out) const override {
         DeviceBuffer& ref = gpu.add_buffer("ref_y", DType::F32, p.size("n"));
-        launch_reference(gpu, "ref_gelu_tanh",
-                         {KernelArg::pointer(ref.data()), KernelArg::pointer(gpu.buffer("x").data()), KernelArg::i64v(p.size("n"))});
+        launch_reference(
+            gpu, "ref_gelu_tanh",
+            {KernelArg::pointer(ref.data()), KernelArg::pointer(gpu.buffer("x").data()), KernelArg::i64v(p.size("n"))});
         out["y"] = gpu.download_as_float(ref);
         gpu.remove_buffer("ref_y");
     }

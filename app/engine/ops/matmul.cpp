@@ -24,7 +24,9 @@ class Matmul : public Operation {
     // Kernels take M, N and K as 32-bit ints.
     std::vector<SizeAxis> size_axes() const override {
         const int64_t max = (int64_t(1) << 31) - 1;
-        return {{"M", 1, max, "rows of A and C"}, {"N", 1, max, "columns of B and C"}, {"K", 1, max, "columns of A, rows of B"}};
+        return {{"M", 1, max, "rows of A and C"},
+                {"N", 1, max, "columns of B and C"},
+                {"K", 1, max, "columns of A, rows of B"}};
     }
     std::vector<DType> dtypes() const override { return {DType::F32, DType::BF16}; }
     std::vector<BufferDecl> buffers(const Problem& p) const override {

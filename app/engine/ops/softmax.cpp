@@ -45,7 +45,8 @@ class Softmax : public Operation {
         gpu.fill_uniform(in, seed * 1000003u + 1, -5.f, 5.f);
         const int64_t cols = p.size("cols");
         const int64_t blocks = std::min<int64_t>((cols + 255) / 256, int64_t(gpu.device().sm_count) * 8);
-        gpu.launch_helper("softmax/reference.cu", "softmax_special_rows", dim3(static_cast<unsigned>(blocks)), dim3(256),
+        gpu.launch_helper("softmax/reference.cu", "softmax_special_rows", dim3(static_cast<unsigned>(blocks)),
+                          dim3(256),
                           {KernelArg::pointer(in.data()), KernelArg::i64v(p.size("rows")), KernelArg::i64v(cols)});
     }
     void reference(const Problem& p, GpuContext& gpu, ReferenceOutputs& out) const override {
