@@ -1,5 +1,7 @@
 #include "compiler.h"
 
+#include <dlfcn.h>
+#include <link.h>
 #include <nvrtc.h>
 
 #include <algorithm>
@@ -67,6 +69,29 @@ std::vector<std::string> nvrtc_options(const CompileRequest& req) {
 
 }  // namespace
 
+// NVRTC opens libnvrtc-builtins.so.<major>.<minor> by name when it compiles. That dlopen searches
+// libnvrtc's own search path, which has no RUNPATH, so our programs' RUNPATH does not reach it,
+// and a toolkit installed as a plain folder (no /etc/ld.so.conf.d entry) fails with "failed to
+// open libnvrtc-builtins". Loading the builtins first, from the folder libnvrtc itself came from,
+// makes that later dlopen find the library already loaded (matched by its soname). No
+// environment variable or system file is needed.
+static void preload_nvrtc_builtins() {
+    static const bool loaded = [] {
+        int major = 0, minor = 0;
+        if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return false;
+        // The libnvrtc this process already loaded (RTLD_NOLOAD: never a second copy), and its path.
+        void* nvrtc = dlopen(("libnvrtc.so." + std::to_string(major)).c_str(), RTLD_NOW | RTLD_NOLOAD);
+        link_map* map = nullptr;
+        if (!nvrtc || dlinfo(nvrtc, RTLD_DI_LINKMAP, &map) != 0 || !map || !map->l_name) return false;
+        const fs::path dir = fs::path(map->l_name).parent_path();
+        const std::string name = "libnvrtc-builtins.so." + std::to_string(major) + "." + std::to_string(minor);
+        // Not fatal if it fails: NVRTC's own search may still succeed, and if it does not, its
+        // error names the missing library.
+        return dlopen((dir / name).c_str(), RTLD_NOW | RTLD_GLOBAL) != nullptr;
+    }();
+    (void)loaded;
+}
+
 std::string nvrtc_version_string() {
     int major = 0, minor = 0;
     nvrtcVersion(&major, &minor);
@@ -96,6 +121,7 @@ CompiledCode compile_kernel(const CompileRequest& req) {
     }
 
     auto start = std::chrono::steady_clock::now();
+    preload_nvrtc_builtins();
     nvrtcProgram prog;
     KL_NVRTC_CALL(
         nvrtcCreateProgram(&prog, source.c_str(), fs::path(req.source_path).filename().c_str(), 0, nullptr, nullptr));
