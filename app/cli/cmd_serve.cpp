@@ -286,7 +286,7 @@ int serve() {
 
 // [SECTION] Command
 
-Action add_serve_command(CLI::App& app) {
+Action add_serve_command(CLI::App& /*app: serve has no options*/) {
     return [] { return serve(); };
 }
 
