@@ -40,7 +40,7 @@ for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-    install=(apt-get install -y -qq --no-install-recommends "${missing[@]}")
+    install=(apt-get install -y -q --no-install-recommends "${missing[@]}")
     if [ "$(id -u)" -eq 0 ]; then
         sudo=()
     elif command -v sudo > /dev/null 2>&1; then
@@ -50,8 +50,15 @@ if [ ${#missing[@]} -gt 0 ]; then
         exit 2
     fi
     echo "setup: installing ${#missing[@]} Debian packages: ${missing[*]}"
-    "${sudo[@]}" apt-get update -qq
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive "${install[@]}"
+    mkdir -p "$build"
+    apt_log="$build/apt.log"
+    if ! { "${sudo[@]}" apt-get update -qq && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive "${install[@]}"; } > "$apt_log" 2>&1; then
+        tail -20 "$apt_log" >&2
+        echo "setup: apt-get could not install the packages (full log in $apt_log)" >&2
+        exit 2
+    fi
+    # What it cost: packages, download and disk (apt's own summary lines).
+    grep -E '^[0-9]+ upgraded|^Need to get|^After this operation' "$apt_log" | sed 's/^/setup: /'
 fi
 
 # 3. Configure (once; again only when CMake asks for it) and build.
