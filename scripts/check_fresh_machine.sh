@@ -31,6 +31,7 @@ mirror=${KL_FRESH_MIRROR:-$(apt-cache policy 2> /dev/null | awk '$3 == "bookworm
 [ -n "$mirror" ] || { echo "fresh-machine: no bookworm mirror in this machine's apt sources (set KL_FRESH_MIRROR)" >&2; exit 2; }
 
 work=${KL_FRESH_DIR:-$(mktemp -d /var/tmp/kl-fresh.XXXXXX)}
+mkdir -p "$work" || { echo "fresh-machine: cannot create $work" >&2; exit 2; }
 root=$work/root
 mounts=()
 cleanup() {
