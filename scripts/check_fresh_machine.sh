@@ -8,7 +8,8 @@
 #      command to run as root, exit 2, nothing installed;
 #   2. root runs scripts/run.sh (installs the Debian packages, builds, starts; exit 3 with its
 #      no-GPU message is success here, since the check has no GPU) and scripts/test.sh;
-#   3. the same user runs scripts/test.sh in that tree (now theirs): no test needs root.
+#   3. the same user, now with sudo, runs scripts/test.sh in that tree (now theirs): no test needs
+#      root, and set-up installs a package taken away through sudo.
 # One verdict line per command; the mounts are removed on any exit.
 #
 # Usage (as root): scripts/check_fresh_machine.sh [COMMIT]   (default HEAD)
@@ -120,15 +121,24 @@ fi
 # 2. Root: both README commands.
 step "run.sh as root" 3 root scripts/run.sh
 grep -q "Next steps without a GPU" "$last_log" || verdict "run.sh as root: says what to do without a GPU" FAIL "no next step in $last_log"
-grep -E "^setup: (installing|built in)" "$last_log" | sed 's/^/    /' | cut -c1-200
-grep -E "^(Need to get|After this operation)" "$work/run.sh as root.log" | sed 's/^/    /'
+grep -E "^setup: (installing|built in|[0-9]+ upgraded|Need to get|After this operation)" "$last_log" | sed 's/^/    /' | cut -c1-160
 step "test.sh as root" 0 root scripts/test.sh
 grep -E "tests passed|tests failed|skipped:" "$last_log" | sed 's/^/    /' | head -40
 
-# 3. The test command as a user, in the tree they own (no rebuild: the user's build is root's).
+# 3. The test command as a user with sudo, in the tree they now own (no rebuild: root built it).
+# One package is taken away first, so that set-up installs it again through sudo: the sudo path
+# is exercised without a second build.
 in_root chown -R learner:learner "$tree"
-step "test.sh as a user" 0 learner scripts/test.sh
-grep -E "tests passed|tests failed" "$last_log" | sed 's/^/    /'
+if in_root apt-get install -y -qq --no-install-recommends sudo > "$work/sudo.log" 2>&1 &&
+    echo "learner ALL=(ALL) NOPASSWD: ALL" > "$root/etc/sudoers.d/learner" &&
+    in_root apt-get purge -y -qq poppler-utils >> "$work/sudo.log" 2>&1; then
+    step "test.sh as a user with sudo" 0 learner scripts/test.sh
+    grep -q "^setup: installing 1 Debian packages: poppler-utils" "$last_log" ||
+        verdict "test.sh as a user with sudo: set-up installs what is missing through sudo" FAIL "see $last_log"
+    grep -E "tests passed|tests failed" "$last_log" | sed 's/^/    /'
+else
+    verdict "sudo for the user" FAIL "see $work/sudo.log"
+fi
 
 echo "fresh-machine: commit $(git rev-parse --short "$commit"): $failures failed; $(($(date +%s) - started)) s in all; logs in $work (removed unless KL_FRESH_KEEP=1)"
 [ "$failures" -eq 0 ]

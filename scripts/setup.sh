@@ -34,7 +34,9 @@ fi
 # 2. Debian packages.
 packages=(cmake ninja-build g++ pkg-config libimgui-dev libglfw3-dev libegl-dev libcairo2-dev libmd4c-dev libmd4c-html0-dev
     nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libgtest-dev xvfb xauth fonts-dejavu-core poppler-utils
-    clang-format python3)
+    clang-format python3 libgl1-mesa-dri)
+# libgl1-mesa-dri is Mesa's llvmpipe: without it (apt does not install recommends here) GL under
+# Xvfb falls back to a path many times slower, and the window's frame-time tests fail.
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
