@@ -2,6 +2,7 @@
 // the GPU, calibrates the device, compile-checks every rung (no GPU needed).
 // Exit codes: 0 ok, 1 a rung failed correctness, 2 bad input, 3 no GPU or a CUDA error.
 #include <cstdio>
+#include <filesystem>
 #include <map>
 
 #include "cli_common.h"
@@ -47,6 +48,10 @@ int main(int argc, char** argv) {
     } catch (const kl::Error& e) {
         std::fprintf(stderr, "kladder: %s\n", e.what());
         return static_cast<int>(e.code());
+    } catch (const std::filesystem::filesystem_error& e) {
+        // A path the user gave (or a file in the data tree) that cannot be used: bad input.
+        std::fprintf(stderr, "kladder: %s\n", e.what());
+        return static_cast<int>(kl::ExitCode::BadInput);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "kladder: internal error: %s\n", e.what());
         return static_cast<int>(kl::ExitCode::GpuError);

@@ -12,6 +12,9 @@
 #include <filesystem>
 #include <sstream>
 
+#include "engine/errors.h"
+#include "engine/json_input.h"
+
 namespace kl::gui {
 
 namespace fs = std::filesystem;
@@ -198,12 +201,12 @@ bool RunnerClient::pump(int wait_ms, std::vector<json>& lines) {
         out_buffer_.erase(0, nl + 1);
         if (text.empty()) continue;
         try {
-            json j = json::parse(text);
+            json j = kl::parse_json_limited(text, "runner");
             if (j.is_object())
                 lines.push_back(std::move(j));
             else
                 emit({RunnerEvent::Kind::Log, 0, "runner wrote a non-object line: " + text.substr(0, 200), nullptr});
-        } catch (const json::parse_error&) {
+        } catch (const kl::InputError&) {
             emit({RunnerEvent::Kind::Log, 0, "runner wrote a line that is not JSON: " + text.substr(0, 200), nullptr});
         }
     }
