@@ -39,8 +39,10 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        int code = app.exit(e);
-        return code == 0 ? 0 : static_cast<int>(kl::ExitCode::BadInput);
+        if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+        // One line, like every other error (CLI11's own output adds a second "Run with --help").
+        std::fprintf(stderr, "kladder: %s (see kladder --help)\n", e.what());
+        return static_cast<int>(kl::ExitCode::BadInput);
     }
     try {
         for (auto& [sub, action] : actions)

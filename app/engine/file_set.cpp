@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string in_quotes(const std::string& s) { return "'" + s + "'"; }
 
 mode_t default_file_mode() {
     mode_t mask = umask(0);
@@ -44,7 +44,7 @@ void FileSet::discard() {
 void FileSet::stage(const std::string& path, std::string_view bytes, const std::string& shown_as) {
     check_interrupted();
     std::string shown = shown_as.empty() ? path : shown_as;
-    auto fail = [&](const std::string& why) { throw InputError("cannot write " + quoted(shown) + ": " + why); };
+    auto fail = [&](const std::string& why) { throw InputError("cannot write " + in_quotes(shown) + ": " + why); };
     if (path.empty()) throw InputError("cannot write a file with an empty path");
     fs::path target(path);
     if (!target.has_filename() || target.filename() == "." || target.filename() == "..")
@@ -53,8 +53,8 @@ void FileSet::stage(const std::string& path, std::string_view bytes, const std::
         if (e.path == path) fail("written twice in one export");
     fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
     struct stat st {};
-    if (::stat(folder.c_str(), &st) != 0) fail("folder " + quoted(folder.string()) + " does not exist");
-    if (!S_ISDIR(st.st_mode)) fail(quoted(folder.string()) + " is not a folder");
+    if (::stat(folder.c_str(), &st) != 0) fail("folder " + in_quotes(folder.string()) + " does not exist");
+    if (!S_ISDIR(st.st_mode)) fail(in_quotes(folder.string()) + " is not a folder");
     Entry e;
     e.path = path;
     e.shown = shown;
@@ -67,7 +67,7 @@ void FileSet::stage(const std::string& path, std::string_view bytes, const std::
     std::vector<char> name(pattern.begin(), pattern.end());
     name.push_back('\0');
     int fd = mkstemp(name.data());
-    if (fd < 0) fail("cannot create a file in " + quoted(folder.string()) + ": " + std::strerror(errno));
+    if (fd < 0) fail("cannot create a file in " + in_quotes(folder.string()) + ": " + std::strerror(errno));
     e.temp = name.data();
     entries_.push_back(e);  // from here the destructor removes the temporary
     size_t done = 0;
@@ -95,13 +95,23 @@ void FileSet::commit() {
     // 1. Keep what is there: a hard link (or, where links are not supported, the file itself
     //    moved aside) under a hidden name, so that a failed rename below can put it back.
     for (auto& e : entries_) {
+        struct stat st {};
+        bool exists_now = ::lstat(e.path.c_str(), &st) == 0;
+        if (exists_now && !S_ISREG(st.st_mode)) {  // it changed since stage(): never replace that
+            std::string shown = e.shown;           // rollback() drops the entries
+            rollback();
+            throw InputError("cannot write " + in_quotes(shown) +
+                             ": something other than a regular file has that name; not replaced (nothing was written)");
+        }
+        e.existed = exists_now;
         if (!e.existed) continue;
         std::string backup = e.temp + ".old";
         e.backup_is_link = ::link(e.path.c_str(), backup.c_str()) == 0;
         if (!e.backup_is_link && ::rename(e.path.c_str(), backup.c_str()) != 0) {
             int err = errno;
+            std::string shown = e.shown;
             rollback();
-            throw InputError("cannot replace " + quoted(e.shown) + ": " + std::strerror(err) +
+            throw InputError("cannot replace " + in_quotes(shown) + ": " + std::strerror(err) +
                              " (nothing was written)");
         }
         e.backup = backup;
@@ -110,8 +120,9 @@ void FileSet::commit() {
     for (auto& e : entries_) {
         if (::rename(e.temp.c_str(), e.path.c_str()) != 0) {
             int err = errno;
+            std::string shown = e.shown;
             rollback();
-            throw InputError("cannot write " + quoted(e.shown) + ": " + std::strerror(err) +
+            throw InputError("cannot write " + in_quotes(shown) + ": " + std::strerror(err) +
                              " (nothing was written; earlier files are as they were)");
         }
         e.placed = true;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "engine/errors.h"
 #include "engine/expr.h"
 #include "fuzz_driver.h"
 
