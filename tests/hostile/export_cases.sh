@@ -3,7 +3,8 @@
 # a failure leaves the previous output intact, creates nothing, and leaves no staging behind;
 # an interrupted export removes what it staged. `serve` answers every line and stays up.
 set -u
-kladder=$1 work=$2
+kladder=$(realpath "$1") work=$(realpath -m "$2")
+export kladder work
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$src/tests/hostile/lib.sh"
 rm -rf "$work" && mkdir -p "$work/exports"

@@ -5,7 +5,8 @@
 # the handout's own vocabulary, any on* attribute, or any link or image URL with a scheme other
 # than http, https or mailto.
 set -u
-kladder=$1 work=$2
+kladder=$(realpath "$1") work=$(realpath -m "$2")
+export kladder work
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$src/tests/hostile/lib.sh"
 rm -rf "$work" && mkdir -p "$work/exports"

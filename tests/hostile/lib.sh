@@ -6,6 +6,9 @@
 
 fails=0
 cases=0
+# In a -DKL_SANITIZE=ON tree: fail on any report; leaks of system libraries are suppressed.
+export LSAN_OPTIONS="suppressions=$(dirname "${BASH_SOURCE[0]}")/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
 # fresh_root: $root becomes a private copy of the shipped kernels/ and lessons/ (for KLADDER_ROOT),
 # which a case then breaks; $cwd an empty folder the programs run in.
@@ -37,7 +40,9 @@ expect() {
     cases=$((cases + 1))
     local before after
     before=$(ls -A "$cwd")
-    (cd "$cwd" && KLADDER_ROOT="$root" timeout -k 5 120 "$@" >"$work/out.txt" 2>"$work/err.txt" <"${stdin:-/dev/null}")
+    # bash -c: CMD may be a function of the calling script (exported with export -f).
+    (cd "$cwd" && KLADDER_ROOT="$root" timeout -k 5 120 bash -c '"$@"' bash "$@" \
+        >"$work/out.txt" 2>"$work/err.txt" <"${stdin:-/dev/null}")
     got=$?
     after=$(ls -A "$cwd")
     if [ "$got" -eq 124 ] || [ "$got" -eq 137 ]; then fail "did not finish within 120 s (hang)"; return; fi

@@ -6,7 +6,7 @@
 # list each broken file with its message at the top of the navigator: the report names them, and
 # the screenshot ($WORK/window_broken.png) shows them (tests/gui/check_png.sh: not blank).
 set -u
-gui=$1 work=$2
+gui=$(realpath "$1") work=$(realpath -m "$2")
 src=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$work" && mkdir -p "$work/root/lessons" "$work/root/assets/recorded"
 export XDG_CACHE_HOME="$work/cache" XDG_CONFIG_HOME="$work/config"
