@@ -153,7 +153,11 @@ InterruptGuard::InterruptGuard() {
     struct sigaction sa {};
     sa.sa_handler = note_signal;
     sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &sa, &g_old[i]);
+    for (int i = 0; i < 3; ++i) {
+        sigaction(kSignals[i], nullptr, &g_old[i]);
+        // A signal ignored on purpose (nohup, a background job's SIGINT) stays ignored.
+        if (g_old[i].sa_handler != SIG_IGN) sigaction(kSignals[i], &sa, nullptr);
+    }
 }
 
 InterruptGuard::~InterruptGuard() {

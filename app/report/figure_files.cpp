@@ -36,6 +36,7 @@ std::string render_or_throw(const plot::Figure& figure, plot::ExportFormat forma
 
 void write_figure_with_results(const plot::Figure& figure, const std::string& path, plot::ExportFormat format,
                                const plot::ExportOptions& options, const std::string& results_bytes) {
+    if (path.empty()) throw InputError("-o: the output file name is empty");
     check_writable_folder(fs::path(path).parent_path().string(), path);
     std::string bytes = render_or_throw(figure, format, options, "'" + path + "'");
     std::string copy = results_copy_path(path);
