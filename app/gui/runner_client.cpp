@@ -12,9 +12,6 @@
 #include <filesystem>
 #include <sstream>
 
-#include "engine/errors.h"
-#include "engine/json_input.h"
-
 namespace kl::gui {
 
 namespace fs = std::filesystem;
@@ -201,12 +198,12 @@ bool RunnerClient::pump(int wait_ms, std::vector<json>& lines) {
         out_buffer_.erase(0, nl + 1);
         if (text.empty()) continue;
         try {
-            json j = kl::parse_json_limited(text, "runner");
+            json j = json::parse(text);
             if (j.is_object())
                 lines.push_back(std::move(j));
             else
                 emit({RunnerEvent::Kind::Log, 0, "runner wrote a non-object line: " + text.substr(0, 200), nullptr});
-        } catch (const kl::InputError&) {
+        } catch (const json::parse_error&) {
             emit({RunnerEvent::Kind::Log, 0, "runner wrote a line that is not JSON: " + text.substr(0, 200), nullptr});
         }
     }
