@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "engine/checked_int.h"
 #include "engine/errors.h"
 #include "engine/paths.h"
 
@@ -59,7 +60,9 @@ int64_t parse_integer(const std::string& text, const std::string& what) {
         v = std::stoll(t, &pos);
     } catch (...) { pos = 0; }
     if (t.empty() || pos != t.size()) throw InputError(what + ": '" + text + "' is not an integer");
-    return v * mult;
+    int64_t out = 0;
+    if (!checked_mul(v, mult, &out)) throw InputError(what + ": '" + text + "' does not fit in a 64-bit integer");
+    return out;
 }
 
 std::map<std::string, int64_t> parse_assignments(const std::vector<std::string>& items, const std::string& what) {

@@ -10,6 +10,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "engine/atomic_file.h"
 #include "engine/compiler.h"
 #include "engine/errors.h"
 #include "engine/paths.h"
@@ -29,6 +30,7 @@ std::vector<ParamValues> variants(const Rung& r) {
     out.push_back(resolve_params(r, {}));
     for (const auto& p : r.params) {
         auto allowed = p.allowed();
+        if (allowed.empty()) continue;  // the loader refuses such ranges; never index an empty list
         for (int64_t v : {allowed.front(), allowed.back()}) {
             if (v == p.default_value) continue;
             ParamValues pv = resolve_params(r, {{p.name, v}});
@@ -38,6 +40,21 @@ std::vector<ParamValues> variants(const Rung& r) {
         }
     }
     return out;
+}
+
+// NVRTC accepts an empty file and a file without the kernel a launch names; the runner would
+// only find out on the GPU. A CUBIN holds one ".text.<entry>" section per kernel.
+std::vector<std::string> missing_entries(const Rung& r, const CompiledCode& c) {
+    std::vector<std::string> missing;
+    for (const auto& l : r.launches)
+        if (!l.entry.empty() && c.code.find(".text." + l.entry + std::string(1, '\0')) == std::string::npos)
+            missing.push_back(l.entry);
+    return missing;
+}
+
+bool blank_source(const std::string& path) {
+    std::string text = read_file(path);
+    return text.find_first_not_of(" \t\r\n") == std::string::npos;
 }
 
 std::string describe(const ParamValues& pv) {
@@ -54,6 +71,7 @@ Action add_check_kernels_command(CLI::App& app) {
     app.add_flag("-v,--verbose", opt->verbose, "print every compilation, and NVRTC warnings");
     return [opt] {
         auto ladders = load_ladders_or_throw();
+        if (!opt->ladder.empty()) find_ladder_or_throw(ladders, opt->ladder);  // --ladder must name one
         int compiled = 0, failed = 0, skipped = 0;
         auto t0 = std::chrono::steady_clock::now();
         for (const auto& L : ladders) {
@@ -82,6 +100,14 @@ Action add_check_kernels_command(CLI::App& app) {
                         req.label = L.id + "/" + r.id;
                         try {
                             CompiledCode c = compile_kernel(req);
+                            if (auto miss = missing_entries(r, c); !miss.empty()) {
+                                ++failed;
+                                std::printf("FAIL  %s %s %s %s\n%s: no kernel '%s' (launch entry)%s\n",
+                                            req.label.c_str(), to_string(dt).c_str(), req.arch.c_str(),
+                                            describe(pv).c_str(), r.source_path.c_str(), miss.front().c_str(),
+                                            blank_source(r.source_path) ? ": the file is empty" : "");
+                                continue;
+                            }
                             ++compiled;
                             if (opt->verbose)
                                 std::printf("ok    %s %s %s %s%s\n", req.label.c_str(), to_string(dt).c_str(),
@@ -115,6 +141,11 @@ Action add_check_kernels_command(CLI::App& app) {
                 req.arch = opt->arch;
                 req.label = std::filesystem::relative(h, kernels_dir()).string();
                 try {
+                    if (blank_source(h)) {
+                        ++failed;
+                        std::printf("FAIL  %s (helper): the file is empty\n", req.label.c_str());
+                        continue;
+                    }
                     compile_kernel(req);
                     ++compiled;
                     if (opt->verbose) std::printf("ok    %s (helper)\n", req.label.c_str());

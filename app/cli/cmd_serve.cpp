@@ -39,9 +39,11 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "serve.h"
 #include "engine/calibration.h"
 #include "engine/errors.h"
 #include "engine/gpu_context.h"
+#include "engine/json_input.h"
 #include "engine/paths.h"
 #include "engine/runner.h"
 #include "engine/version.h"
@@ -52,6 +54,7 @@ namespace {
 
 using nlohmann::json;
 constexpr int kServeProtocol = 1;
+constexpr size_t kMaxRequestBytes = 1 << 20;
 
 // [SECTION] Helpers
 
@@ -97,15 +100,23 @@ std::string error_kind_of(const Error& e, bool context_lost) {
 
 // [SECTION] Request parsing
 
+// An optional string field: absent or null is "", another type is an error naming the field.
+std::string request_string(const json& req, const char* key) {
+    if (!req.contains(key) || req[key].is_null()) return "";
+    if (!req[key].is_string()) throw InputError(std::string("request field '") + key + "': expected a string");
+    return req[key].get<std::string>();
+}
+
 std::map<std::string, int64_t> int_map(const json& req, const char* key) {
     std::map<std::string, int64_t> out;
     if (!req.contains(key) || req[key].is_null()) return out;
     const json& m = req[key];
     if (!m.is_object()) throw InputError(std::string("request field '") + key + "': expected an object of integers");
     for (auto it = m.begin(); it != m.end(); ++it) {
-        if (!it->is_number_integer())
-            throw InputError(std::string("request field '") + key + "." + it.key() + "': expected an integer");
-        out[it.key()] = it->get<int64_t>();
+        int64_t v = 0;
+        if (!json_to_int64(*it, &v))
+            throw InputError(std::string("request field '") + key + "." + it.key() + "': expected a 64-bit integer");
+        out[it.key()] = v;
     }
     return out;
 }
@@ -114,8 +125,8 @@ RunOptions run_options_from(const json& req) {
     RunOptions o;
     o.sizes = int_map(req, "sizes");
     o.params = int_map(req, "params");
-    if (req.contains("dtype") && req["dtype"].is_string() && !req["dtype"].get<std::string>().empty()) {
-        std::string name = req["dtype"].get<std::string>();
+    if (!request_string(req, "dtype").empty()) {
+        std::string name = request_string(req, "dtype");
         auto d = parse_dtype(name);
         if (!d) throw InputError("request field 'dtype': unknown type '" + name + "' (fp32, bf16, fp16)");
         o.dtype = *d;
@@ -126,7 +137,9 @@ RunOptions run_options_from(const json& req) {
             if (!opt.contains(key)) return fallback;
             if (!opt[key].is_number_integer())
                 throw InputError(std::string("request field 'options.") + key + "': expected an integer");
-            int64_t v = opt[key].get<int64_t>();
+            int64_t v = 0;
+            if (!json_to_int64(opt[key], &v))
+                throw InputError(std::string("request field 'options.") + key + "': expected a 64-bit integer");
             if (v < lo || v > hi)
                 throw InputError(std::string("request field 'options.") + key + "': " + std::to_string(v) +
                                  " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
@@ -144,22 +157,22 @@ RunOptions run_options_from(const json& req) {
         o.cold_l2 = flag("cold_l2", o.cold_l2);
         o.check = flag("check", o.check);
         o.counters = flag("counters", o.counters);  // [counters] a replay pass after timing
-        if (opt.contains("seed") && opt["seed"].is_number_unsigned()) o.seed = opt["seed"].get<uint64_t>();
+        if (opt.contains("seed")) {
+            if (!opt["seed"].is_number_unsigned())
+                throw InputError("request field 'options.seed': expected a non-negative integer");
+            o.seed = opt["seed"].get<uint64_t>();
+        }
+    } else if (req.contains("options") && !req["options"].is_null()) {
+        throw InputError("request field 'options': expected an object");
     }
     return o;
 }
 
 // [SECTION] Serve loop
 
-struct ServeState {
-    std::unique_ptr<GpuContext> gpu;
-    std::unique_ptr<Runner> runner;
-    std::string no_gpu_reason;
-};
-
 // Returns false when the runner must exit (its CUDA context is gone).
 bool handle_run(ServeState& st, const json& req, const json& id) {
-    std::string ladder_id = req.value("ladder", ""), rung_id = req.value("rung", "");
+    std::string ladder_id = request_string(req, "ladder"), rung_id = request_string(req, "rung");
     std::vector<std::string> load_errors;
     // Manifests are read again for every request: a teacher editing a ladder.toml next to a
     // running workbook sees the change without restarting anything.
@@ -226,14 +239,73 @@ bool handle_run(ServeState& st, const json& req, const json& id) {
     return !st.runner->context_lost();
 }
 
-int serve() {
-    take_over_stdout();
-    ServeState st;
+// Reads one line of at most kMaxRequestBytes; a longer line is consumed to its end and
+// reported through *too_long (a request is a few hundred bytes; memory must stay bounded).
+bool read_request_line(std::istream& in, std::string& line, bool* too_long) {
+    line.clear();
+    *too_long = false;
+    std::streambuf* sb = in.rdbuf();
+    for (;;) {
+        int c = sb->sbumpc();
+        if (c == std::char_traits<char>::eof()) return !line.empty() || *too_long;
+        if (c == '\n') return true;
+        if (line.size() < kMaxRequestBytes)
+            line.push_back(static_cast<char>(c));
+        else
+            *too_long = true;
+    }
+}
+
+enum class LineOutcome { Continue, Quit, ContextLost };
+
+LineOutcome handle_request(ServeState& st, const json& req) {
+    json id = req.contains("id") ? req["id"] : json(nullptr);
+    if (!req.contains("type") || !req["type"].is_string()) {
+        reply_error(id, "input", "request field 'type': expected a string (run, ping, quit)");
+        return LineOutcome::Continue;
+    }
+    std::string type = req["type"].get<std::string>();
+    if (type == "quit") return LineOutcome::Quit;
+    if (type == "ping") {
+        reply({{"type", "pong"}, {"id", id}});
+    } else if (type == "run") {
+        if (!handle_run(st, req, id)) return LineOutcome::ContextLost;
+    } else {
+        reply_error(id, "input", "unknown request type '" + type + "' (run, ping, quit)");
+    }
+    return LineOutcome::Continue;
+}
+
+// Every line gets an answer: malformed JSON, a wrong type, a request that throws anything.
+LineOutcome handle_line(ServeState& st, const std::string& line) {
+    json req;
+    try {
+        req = parse_json_limited(line, "request");
+    } catch (const Error& e) {
+        reply_error(nullptr, "input", e.what());
+        return LineOutcome::Continue;
+    }
+    if (!req.is_object()) {
+        reply_error(nullptr, "input", "request is not a JSON object");
+        return LineOutcome::Continue;
+    }
+    try {
+        return handle_request(st, req);
+    } catch (const std::exception& e) {
+        json id = req.contains("id") ? req["id"] : json(nullptr);
+        reply_error(id, "input", std::string("bad request: ") + e.what());
+        return LineOutcome::Continue;
+    }
+}
+
+}  // namespace
+
+void serve_start(ServeState& st) {
     json hello = {{"type", "hello"}, {"protocol", kServeProtocol}, {"tool", kToolName}, {"data_root", data_root()}};
     std::vector<std::string> load_errors;
     load_all_ladders(kernels_dir(), &load_errors);
     hello["ladder_errors"] = load_errors;
-    if (GpuContext::available(&st.no_gpu_reason)) {
+    if (st.use_gpu && GpuContext::available(&st.no_gpu_reason)) {
         try {
             st.gpu = std::make_unique<GpuContext>();
             Calibration cal = load_or_measure_calibration(*st.gpu);
@@ -245,41 +317,42 @@ int serve() {
             st.gpu.reset();
             st.no_gpu_reason = e.what();
         }
+    } else if (!st.use_gpu) {
+        st.no_gpu_reason = "this runner was started without a GPU";
     }
     hello["gpu"] = st.runner != nullptr;
     if (!st.runner) hello["reason"] = st.no_gpu_reason;
     reply(hello);
+}
 
+int serve_loop(ServeState& st, std::istream& in, FILE* out) {
+    protocol_out() = out;
     std::string line;
-    while (std::getline(std::cin, line)) {
+    bool too_long = false;
+    while (read_request_line(in, line, &too_long)) {
+        if (too_long) {
+            reply_error(nullptr, "input",
+                        "request longer than " + std::to_string(kMaxRequestBytes) + " bytes: ignored");
+            continue;
+        }
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        json req;
-        try {
-            req = json::parse(line);
-        } catch (const json::parse_error& e) {
-            reply_error(nullptr, "input", std::string("request is not valid JSON: ") + e.what());
-            continue;
-        }
-        if (!req.is_object()) {
-            reply_error(nullptr, "input", "request is not a JSON object");
-            continue;
-        }
-        json id = req.contains("id") ? req["id"] : json(nullptr);
-        std::string type = req.value("type", "");
-        if (type == "quit") break;
-        if (type == "ping") {
-            reply({{"type", "pong"}, {"id", id}});
-        } else if (type == "run") {
-            if (!handle_run(st, req, id)) {
-                std::fprintf(stderr,
-                             "kladder serve: the CUDA context was lost; exiting so that a fresh runner starts\n");
-                return static_cast<int>(ExitCode::GpuError);
-            }
-        } else {
-            reply_error(id, "input", "unknown request type '" + type + "' (run, ping, quit)");
+        LineOutcome o = handle_line(st, line);
+        if (o == LineOutcome::Quit) break;
+        if (o == LineOutcome::ContextLost) {
+            std::fprintf(stderr, "kladder serve: the CUDA context was lost; exiting so that a fresh runner starts\n");
+            return static_cast<int>(ExitCode::GpuError);
         }
     }
     return 0;
+}
+
+namespace {
+
+int serve() {
+    take_over_stdout();
+    ServeState st;
+    serve_start(st);
+    return serve_loop(st, std::cin, protocol_out());
 }
 
 }  // namespace

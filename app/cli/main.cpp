@@ -2,6 +2,7 @@
 // the GPU, calibrates the device, compile-checks every rung (no GPU needed).
 // Exit codes: 0 ok, 1 a rung failed correctness, 2 bad input, 3 no GPU or a CUDA error.
 #include <cstdio>
+#include <filesystem>
 #include <map>
 
 #include "cli_common.h"
@@ -39,8 +40,10 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        int code = app.exit(e);
-        return code == 0 ? 0 : static_cast<int>(kl::ExitCode::BadInput);
+        if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+        // One line, like every other error (CLI11's own output adds a second "Run with --help").
+        std::fprintf(stderr, "kladder: %s (see kladder --help)\n", e.what());
+        return static_cast<int>(kl::ExitCode::BadInput);
     }
     try {
         for (auto& [sub, action] : actions)
@@ -48,6 +51,10 @@ int main(int argc, char** argv) {
     } catch (const kl::Error& e) {
         std::fprintf(stderr, "kladder: %s\n", e.what());
         return static_cast<int>(e.code());
+    } catch (const std::filesystem::filesystem_error& e) {
+        // A path the user gave (or a file in the data tree) that cannot be used: bad input.
+        std::fprintf(stderr, "kladder: %s\n", e.what());
+        return static_cast<int>(kl::ExitCode::BadInput);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "kladder: internal error: %s\n", e.what());
         return static_cast<int>(kl::ExitCode::GpuError);

@@ -7,6 +7,9 @@
 namespace kl {
 
 void write_file_atomically(const std::string& path, const std::string& content);
-std::string read_file(const std::string& path);  // throws InputError naming the path
+// Reads a whole regular file (never a FIFO, device or folder: those could block or never end)
+// of at most kMaxReadBytes. Throws InputError naming the path.
+constexpr long long kMaxReadBytes = 256LL << 20;
+std::string read_file(const std::string& path);
 
 }  // namespace kl

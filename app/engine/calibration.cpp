@@ -8,6 +8,7 @@
 #include "builtins.h"
 #include "cuda_check.h"
 #include "gpu_context.h"
+#include "json_input.h"
 #include "paths.h"
 #include "timing.h"
 
@@ -65,7 +66,7 @@ Calibration load_or_measure_calibration(GpuContext& gpu, bool force) {
     const std::string path = cache_dir("calibration") + "/" + gpu.device().uuid + ".v2.json";
     if (!force && std::filesystem::exists(path)) {
         try {
-            Calibration c = calibration_from_json(nlohmann::json::parse(read_file(path)), path);
+            Calibration c = calibration_from_json(parse_json_limited(read_file(path), path), path);
             if (c.valid() && c.device_uuid == gpu.device().uuid) return c;
         } catch (const std::exception&) {
             // A damaged cache is measured again and overwritten.

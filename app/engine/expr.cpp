@@ -1,17 +1,31 @@
 // A small recursive-descent parser (precedence climbing) for manifest expressions.
 #include "expr.h"
 
+#include <algorithm>
 #include <cctype>
 #include <functional>
 #include <vector>
 
+#include "checked_int.h"
 #include "errors.h"
 
 namespace kl {
 
+namespace {
+// Limits that keep a hostile manifest from exhausting the stack or the screen: nesting deeper
+// than this (parentheses, unary operators, operands of one chain) is refused at parse time,
+// and messages quote at most kQuoteChars of the expression.
+constexpr int kMaxDepth = 100;
+constexpr size_t kMaxLength = 4096;
+constexpr size_t kQuoteChars = 80;
+
+std::string quote_expr(const std::string& s) { return s.size() <= kQuoteChars ? s : s.substr(0, kQuoteChars) + "..."; }
+}  // namespace
+
 struct Expr::Node {
     enum Kind { Number, Name, Unary, Binary, Call } kind;
     int64_t value = 0;
+    int height = 1;    // of the subtree: evaluation recurses this deep
     std::string text;  // name, operator or function
     std::vector<std::shared_ptr<const Node>> kids;
 };
@@ -25,6 +39,7 @@ class Parser {
     explicit Parser(const std::string& s) : s_(s) {}
 
     NodePtr parse_all() {
+        if (s_.size() > kMaxLength) fail("longer than " + std::to_string(kMaxLength) + " characters");
         NodePtr n = parse_binary(0);
         skip_space();
         if (pos_ != s_.size()) fail("unexpected '" + std::string(1, s_[pos_]) + "'");
@@ -34,9 +49,19 @@ class Parser {
   private:
     const std::string& s_;
     size_t pos_ = 0;
+    int depth_ = 0;
+
+    // Counts nesting on the way down; every recursive rule holds one.
+    struct Nest {
+        Parser& p;
+        explicit Nest(Parser& parser) : p(parser) {
+            if (++p.depth_ > kMaxDepth) p.fail("nested deeper than " + std::to_string(kMaxDepth) + " levels");
+        }
+        ~Nest() { --p.depth_; }
+    };
 
     [[noreturn]] void fail(const std::string& what) {
-        throw InputError("expression '" + s_ + "': " + what + " at column " + std::to_string(pos_ + 1));
+        throw InputError("expression '" + quote_expr(s_) + "': " + what + " at column " + std::to_string(pos_ + 1));
     }
     void skip_space() {
         while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
@@ -58,6 +83,7 @@ class Parser {
         return "";
     }
     NodePtr parse_binary(int min_prec) {
+        Nest nest(*this);
         NodePtr lhs = parse_unary();
         for (;;) {
             std::string op = peek_operator();
@@ -68,17 +94,21 @@ class Parser {
             auto n = std::make_shared<Expr::Node>();
             n->kind = Expr::Node::Binary;
             n->text = op;
+            n->height = 1 + std::max(lhs->height, rhs->height);
+            if (n->height > kMaxDepth) fail("nested deeper than " + std::to_string(kMaxDepth) + " levels");
             n->kids = {lhs, rhs};
             lhs = n;
         }
     }
     NodePtr parse_unary() {
+        Nest nest(*this);
         skip_space();
         if (pos_ < s_.size() && (s_[pos_] == '-' || s_[pos_] == '!')) {
             auto n = std::make_shared<Expr::Node>();
             n->kind = Expr::Node::Unary;
             n->text = std::string(1, s_[pos_++]);
             n->kids = {parse_unary()};
+            n->height = 1 + n->kids[0]->height;
             return n;
         }
         return parse_primary();
@@ -136,6 +166,8 @@ class Parser {
                 if (!known) fail("unknown function '" + n->text + "'");
                 if (n->kids.size() != want)
                     fail(n->text + "() takes " + std::to_string(want) + " argument" + (want == 1 ? "" : "s"));
+                for (const auto& k : n->kids) n->height = std::max(n->height, 1 + k->height);
+                if (n->height > kMaxDepth) fail("nested deeper than " + std::to_string(kMaxDepth) + " levels");
             } else {
                 n->kind = Expr::Node::Name;
             }
@@ -146,7 +178,11 @@ class Parser {
 };
 
 int64_t evaluate(const Expr::Node& n, const Scope& scope, const std::string& text) {
-    auto err = [&](const std::string& what) { return InputError("expression '" + text + "': " + what); };
+    auto err = [&](const std::string& what) { return InputError("expression '" + quote_expr(text) + "': " + what); };
+    auto overflow = [&](int64_t a, const std::string& op, int64_t b) {
+        return err(std::to_string(a) + " " + op + " " + std::to_string(b) + " does not fit in a 64-bit integer");
+    };
+    int64_t r = 0;
     switch (n.kind) {
         case Expr::Node::Number: return n.value;
         case Expr::Node::Name: {
@@ -156,7 +192,9 @@ int64_t evaluate(const Expr::Node& n, const Scope& scope, const std::string& tex
         }
         case Expr::Node::Unary: {
             int64_t v = evaluate(*n.kids[0], scope, text);
-            return n.text == "-" ? -v : (v == 0);
+            if (n.text == "!") return v == 0;
+            if (!checked_neg(v, &r)) throw err("-(" + std::to_string(v) + ") does not fit in a 64-bit integer");
+            return r;
         }
         case Expr::Node::Call: {
             int64_t a = evaluate(*n.kids[0], scope, text);
@@ -174,7 +212,10 @@ int64_t evaluate(const Expr::Node& n, const Scope& scope, const std::string& tex
             if (n.text == "min") return a < b ? a : b;
             if (n.text == "max") return a > b ? a : b;
             if (b == 0) throw err("cdiv by zero");
-            return (a + b - 1) / b;
+            if (!checked_cdiv(a, b, &r))
+                throw err("cdiv(" + std::to_string(a) + ", " + std::to_string(b) +
+                          ") does not fit in a 64-bit integer");
+            return r;
         }
         case Expr::Node::Binary: {
             const std::string& op = n.text;
@@ -182,12 +223,15 @@ int64_t evaluate(const Expr::Node& n, const Scope& scope, const std::string& tex
             if (op == "&&" && !a) return 0;  // short-circuit so guards like "x > 0 && 64 % x == 0" work
             if (op == "||" && a) return 1;
             int64_t b = evaluate(*n.kids[1], scope, text);
-            if (op == "+") return a + b;
-            if (op == "-") return a - b;
-            if (op == "*") return a * b;
+            if (op == "+" || op == "-" || op == "*") {
+                bool ok = op == "+" ? checked_add(a, b, &r) : op == "-" ? checked_sub(a, b, &r) : checked_mul(a, b, &r);
+                if (!ok) throw overflow(a, op, b);
+                return r;
+            }
             if (op == "/" || op == "%") {
                 if (b == 0) throw err("division by zero");
-                return op == "/" ? a / b : a % b;
+                if (!(op == "/" ? checked_div(a, b, &r) : checked_mod(a, b, &r))) throw overflow(a, op, b);
+                return r;
             }
             if (op == "<") return a < b;
             if (op == "<=") return a <= b;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "atomic_file.h"
+#include "confined_path.h"
 #include "errors.h"
 #include "toml_reader.h"
 
@@ -37,10 +38,12 @@ std::map<std::string, int64_t> read_int_table(TomlReader& r, const toml::table& 
 std::string read_text_file(TomlReader& r, const std::string& dir, const toml::table& t, const char* key,
                            const std::string& field) {
     std::string rel = r.string(t, key, field);
-    std::string path = (fs::path(dir) / rel).string();
-    std::error_code ec;
-    if (!fs::exists(path, ec)) r.fail(line_of(*t.get(key)), field + "." + key, "no such file: " + path);
-    return read_file(path);
+    std::string why;
+    std::string path = confined_file(dir, rel, &why);
+    if (path.empty()) r.fail(line_of(*t.get(key)), field + "." + key, why);
+    try {
+        return read_file(path);
+    } catch (const InputError& e) { r.fail(line_of(*t.get(key)), field + "." + key, e.what()); }
 }
 
 LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir,
@@ -73,8 +76,9 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
         const toml::table* rt = rn->as_table();
         if (!rt) r.fail(line_of(*rn), field + ".runner", "expected { warmup = N, reps = N, l2 = \"cold\"|\"warm\" }");
         r.allow_only(*rt, field + ".runner", {"warmup", "reps", "l2"});
-        if (rt->get("warmup")) s.runner.warmup = static_cast<int>(r.integer(*rt, "warmup", field + ".runner"));
-        if (rt->get("reps")) s.runner.reps = static_cast<int>(r.integer(*rt, "reps", field + ".runner"));
+        if (rt->get("warmup"))
+            s.runner.warmup = static_cast<int>(r.integer_in(*rt, "warmup", field + ".runner", 0, 1000));
+        if (rt->get("reps")) s.runner.reps = static_cast<int>(r.integer_in(*rt, "reps", field + ".runner", 0, 100000));
         if (rt->get("l2")) {
             std::string l2 = r.string(*rt, "l2", field + ".runner");
             if (l2 != "cold" && l2 != "warm")
@@ -154,7 +158,7 @@ Lesson load_lesson(const std::string& manifest_path, const std::vector<Ladder>& 
     L.manifest_path = manifest_path;
     L.dir = fs::path(manifest_path).parent_path().string();
     L.id = r.string(*lt, "id", "lesson");
-    L.number = static_cast<int>(r.integer(*lt, "number", "lesson"));
+    L.number = static_cast<int>(r.integer_in(*lt, "number", "lesson", 0, 9999));
     L.title = r.string(*lt, "title", "lesson");
     L.summary = r.string_or(*lt, "summary", "", "lesson");
     const toml::array* steps = root.get("step") ? root.get("step")->as_array() : nullptr;
@@ -178,7 +182,7 @@ Lesson load_lesson(const std::string& manifest_path, const std::vector<Ladder>& 
             q.answer = r.string(*t, "answer", f);
             for (const auto& [c, line] : r.strings(*t, "choices")) q.choices.push_back(c);
             if (t->get("correct")) {
-                q.correct = static_cast<int>(r.integer(*t, "correct", f));
+                q.correct = static_cast<int>(r.integer_in(*t, "correct", f, 0, 1 << 20));
                 if (q.correct < 0 || q.correct >= static_cast<int>(q.choices.size()))
                     r.fail(line_of(*t->get("correct")), f + ".correct",
                            "index " + std::to_string(q.correct) + " is not one of the " +
@@ -214,8 +218,10 @@ std::vector<Lesson> load_all_lessons(const std::string& lessons_root, const std:
                                      std::vector<LessonLoadError>* errors) {
     std::vector<std::string> folders;
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(lessons_root, ec))
-        if (e.is_directory() && fs::exists(e.path() / "lesson.toml")) folders.push_back(e.path().string());
+    for (const auto& e : fs::directory_iterator(lessons_root, ec)) {
+        std::error_code e2;  // a symlink loop here is a folder to skip, not a crash
+        if (e.is_directory(e2) && fs::exists(e.path() / "lesson.toml", e2)) folders.push_back(e.path().string());
+    }
     std::sort(folders.begin(), folders.end());
     std::vector<Lesson> out;
     std::set<std::string> ids;

@@ -13,6 +13,8 @@
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>
 
+#include "checked_int.h"
+#include "confined_path.h"
 #include "errors.h"
 #include "operation.h"
 #include "toml_reader.h"
@@ -32,8 +34,18 @@ bool ParamSpec::accepts(int64_t v) const {
 std::vector<int64_t> ParamSpec::allowed() const {
     if (!values.empty()) return values;
     std::vector<int64_t> out;
-    for (int64_t v = min; v <= max && out.size() < 4096; v = pow2 ? (v <= 0 ? 1 : v * 2) : v + 1)
+    // Powers of two start at the first one in range (stepping 3, 6, 12 would find none).
+    // Stepping stops before it would pass INT64_MAX (v + 1 or v * 2 there would wrap and loop).
+    int64_t v = min;
+    if (pow2) {
+        v = 1;
+        while (v < min && checked_mul(v, 2, &v)) {}
+        if (v < min) return out;
+    }
+    while (v <= max && out.size() < 4096) {
         if (accepts(v)) out.push_back(v);
+        if (!(pow2 ? checked_mul(v, 2, &v) : checked_add(v, 1, &v))) break;
+    }
     return out;
 }
 
@@ -127,6 +139,9 @@ ParamSpec read_param(TomlReader& r, const std::string& name, const toml::node& n
         p.pow2 = r.boolean_or(*t, "pow2", false, field);
         if (p.min > p.max)
             r.fail(line_of(*t), field, "min " + std::to_string(p.min) + " > max " + std::to_string(p.max));
+        if (p.pow2 && p.allowed().empty())
+            r.fail(line_of(*t), field,
+                   "no power of two lies in " + std::to_string(p.min) + ".." + std::to_string(p.max));
     }
     if (!p.accepts(p.default_value))
         r.fail(line_of(*t), field + ".default",
@@ -281,10 +296,9 @@ Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, co
     rung.reference = r.boolean_or(t, "reference", false, field);
     if (t.get("dtypes")) rung.dtypes = read_dtypes(r, t, "dtypes");
     if (!rung.file.empty()) {
-        rung.source_path = (fs::path(dir) / rung.file).lexically_normal().string();
-        std::error_code ec;
-        if (!fs::exists(rung.source_path, ec))
-            r.fail(line_of(*t.get("file")), field + ".file", "no such file: " + rung.source_path);
+        std::string why;
+        rung.source_path = confined_file(dir, rung.file, &why);
+        if (rung.source_path.empty()) r.fail(line_of(*t.get("file")), field + ".file", why);
     }
     if (const toml::node* params = t.get("params")) {
         const toml::table* pt = params->as_table();
@@ -491,7 +505,8 @@ std::vector<Ladder> load_all_ladders(const std::string& kernels_root, std::vecto
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(kernels_root, ec)) {
         fs::path m = entry.path() / "ladder.toml";
-        if (entry.is_directory() && fs::exists(m)) manifests.push_back(m.string());
+        std::error_code e2;  // a symlink loop here is a folder to skip, not a crash
+        if (entry.is_directory(e2) && fs::exists(m, e2)) manifests.push_back(m.string());
     }
     if (ec && errors) errors->push_back("cannot list " + kernels_root + ": " + ec.message());
     std::sort(manifests.begin(), manifests.end());

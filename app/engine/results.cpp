@@ -1,9 +1,11 @@
 #include "results.h"
 
 #include <ctime>
+#include <limits>
 
 #include "atomic_file.h"
 #include "errors.h"
+#include "json_input.h"
 
 namespace kl {
 
@@ -120,60 +122,33 @@ json to_json(const ResultsFile& r) {
 
 namespace {
 
-struct Reader {
-    std::string origin;
-    [[noreturn]] void fail(const std::string& field, const std::string& what) const {
-        throw InputError(origin + ": " + field + ": " + what);
-    }
-    const json& need(const json& j, const char* key, const std::string& field) const {
-        if (!j.is_object() || !j.contains(key)) fail(field.empty() ? key : field + "." + key, "missing");
-        return j.at(key);
-    }
-    double num(const json& j, const char* key, const std::string& field) const {
-        const json& v = need(j, key, field);
-        if (!v.is_number()) fail(field + "." + key, "expected a number");
-        return v.get<double>();
-    }
-    std::string str(const json& j, const char* key, const std::string& field) const {
-        const json& v = need(j, key, field);
-        if (!v.is_string()) fail(field + "." + key, "expected a string");
-        return v.get<std::string>();
-    }
-    std::optional<double> opt_num(const json& j, const char* key, const std::string& field) const {
-        if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
-        return num(j, key, field);
-    }
-    std::map<std::string, int64_t> int_map(const json& j, const char* key, const std::string& field) const {
-        const json& v = need(j, key, field);
-        if (!v.is_object()) fail(field + "." + key, "expected an object of integers");
-        std::map<std::string, int64_t> out;
-        for (auto it = v.begin(); it != v.end(); ++it) {
-            if (!it->is_number_integer()) fail(field + "." + key + "." + it.key(), "expected an integer");
-            out[it.key()] = it->get<int64_t>();
-        }
-        return out;
-    }
-};
+// Typed field access that names the file and field (json_input.h); never nlohmann's type_error.
+using Reader = JsonReader;
+
+constexpr int64_t kI32 = 2147483647;
+constexpr int64_t kI64 = std::numeric_limits<int64_t>::max();
 
 DeviceInfo device_from_json(const Reader& rd, const json& j) {
     DeviceInfo d;
     d.name = rd.str(j, "name", "device");
-    d.uuid = j.value("uuid", "");
-    std::string arch = j.value("arch", "sm_00");
+    d.uuid = rd.str_or(j, "uuid", "", "device");
+    std::string arch = rd.str_or(j, "arch", "sm_00", "device");
     if (arch.size() >= 5) {
         d.cc_major = arch[3] - '0';
         d.cc_minor = arch[4] - '0';
+        if (d.cc_major < 0 || d.cc_major > 9 || d.cc_minor < 0 || d.cc_minor > 9)
+            rd.fail("device.arch", "'" + arch + "' is not sm_XY");
     }
-    d.sm_count = static_cast<int>(rd.num(j, "sm_count", "device"));
-    d.l2_bytes = static_cast<int64_t>(j.value("l2_bytes", 0.0));
-    d.global_mem_bytes = static_cast<int64_t>(j.value("global_mem_bytes", 0.0));
-    d.smem_per_block_optin = static_cast<int64_t>(j.value("smem_per_block_optin", 0.0));
-    d.smem_per_sm = static_cast<int64_t>(j.value("smem_per_sm", 0.0));
-    d.sm_clock_khz = j.value("sm_clock_khz", 0);
-    d.mem_clock_khz = j.value("mem_clock_khz", 0);
-    d.mem_bus_bits = j.value("mem_bus_bits", 0);
-    d.driver_version = j.value("driver_version", 0);
-    d.runtime_version = j.value("runtime_version", 0);
+    d.sm_count = static_cast<int>(rd.integer(j, "sm_count", "device", 0, kI32));
+    d.l2_bytes = rd.int_or(j, "l2_bytes", 0, "device", 0, kI64);
+    d.global_mem_bytes = rd.int_or(j, "global_mem_bytes", 0, "device", 0, kI64);
+    d.smem_per_block_optin = rd.int_or(j, "smem_per_block_optin", 0, "device", 0, kI64);
+    d.smem_per_sm = rd.int_or(j, "smem_per_sm", 0, "device", 0, kI64);
+    d.sm_clock_khz = static_cast<int>(rd.int_or(j, "sm_clock_khz", 0, "device", 0, kI32));
+    d.mem_clock_khz = static_cast<int>(rd.int_or(j, "mem_clock_khz", 0, "device", 0, kI32));
+    d.mem_bus_bits = static_cast<int>(rd.int_or(j, "mem_bus_bits", 0, "device", 0, kI32));
+    d.driver_version = static_cast<int>(rd.int_or(j, "driver_version", 0, "device", 0, kI32));
+    d.runtime_version = static_cast<int>(rd.int_or(j, "runtime_version", 0, "device", 0, kI32));
     return d;
 }
 
@@ -184,26 +159,33 @@ Correctness correctness_from_json(const Reader& rd, const json& j, const std::st
     c.passed = passed.get<bool>();
     c.rel_l2 = rd.num(j, "rel_l2", f);
     c.max_abs = rd.num(j, "max_abs", f);
-    c.elements = static_cast<int64_t>(rd.num(j, "elements", f));
-    c.mismatches = static_cast<int64_t>(rd.num(j, "mismatches", f));
-    c.nan_count = static_cast<int64_t>(j.value("nan_count", 0.0));
-    c.unwritten = static_cast<int64_t>(j.value("unwritten", 0.0));
+    c.elements = rd.integer(j, "elements", f, 0, kI64);
+    c.mismatches = rd.integer(j, "mismatches", f, 0, kI64);
+    c.nan_count = rd.int_or(j, "nan_count", 0, f, 0, kI64);
+    c.unwritten = rd.int_or(j, "unwritten", 0, f, 0, kI64);
     if (j.contains("tolerance") && j["tolerance"].is_object()) {
-        c.tolerance.abs = j["tolerance"].value("abs", 0.0);
-        c.tolerance.rel = j["tolerance"].value("rel", 0.0);
+        c.tolerance.abs = rd.num_or(j["tolerance"], "abs", 0.0, f + ".tolerance");
+        c.tolerance.rel = rd.num_or(j["tolerance"], "rel", 0.0, f + ".tolerance");
     }
     if (j.contains("first_mismatches") && j["first_mismatches"].is_array())
-        for (const auto& m : j["first_mismatches"])
-            c.first_mismatches.push_back(
-                {m.value("index", int64_t(0)), m.value("expected", 0.0), m.value("actual", 0.0)});
+        for (const auto& m : j["first_mismatches"]) {
+            std::string mf = f + ".first_mismatches[" + std::to_string(c.first_mismatches.size()) + "]";
+            if (!m.is_object()) rd.fail(mf, "expected an object");
+            c.first_mismatches.push_back({rd.int_or(m, "index", 0, mf, 0, kI64), rd.num_or(m, "expected", 0.0, mf),
+                                          rd.num_or(m, "actual", 0.0, mf)});
+        }
     if (j.contains("error_map") && j["error_map"].is_object()) {
         const json& m = j["error_map"];
-        c.error_map.rows = m.value("rows", 0);
-        c.error_map.cols = m.value("cols", 0);
-        c.error_map.source_rows = m.value("source_rows", int64_t(0));
-        c.error_map.source_cols = m.value("source_cols", int64_t(0));
+        // A map is at most 4096 x 4096 cells: rows * cols below cannot overflow.
+        c.error_map.rows = static_cast<int>(rd.int_or(m, "rows", 0, f + ".error_map", 0, 4096));
+        c.error_map.cols = static_cast<int>(rd.int_or(m, "cols", 0, f + ".error_map", 0, 4096));
+        c.error_map.source_rows = rd.int_or(m, "source_rows", 0, f + ".error_map", 0, kI64);
+        c.error_map.source_cols = rd.int_or(m, "source_cols", 0, f + ".error_map", 0, kI64);
         if (m.contains("fraction_bad") && m["fraction_bad"].is_array())
-            c.error_map.fraction_bad = m["fraction_bad"].get<std::vector<float>>();
+            for (const auto& x : m["fraction_bad"]) {
+                if (!x.is_number()) rd.fail(f + ".error_map.fraction_bad", "expected numbers");
+                c.error_map.fraction_bad.push_back(x.get<float>());
+            }
         if (c.error_map.fraction_bad.size() != size_t(c.error_map.rows) * size_t(c.error_map.cols))
             rd.fail(f + ".error_map", "fraction_bad has " + std::to_string(c.error_map.fraction_bad.size()) +
                                           " cells for " + std::to_string(c.error_map.rows) + " x " +
@@ -217,23 +199,24 @@ RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f) {
     if (!j.is_object()) rd.fail(f, "expected an object");
     r.ladder = rd.str(j, "ladder", f);
     r.rung = rd.str(j, "rung", f);
-    r.title = j.value("title", r.rung);
-    r.operation = j.value("operation", "");
-    r.reference = j.value("reference", false);
+    r.title = rd.str_or(j, "title", r.rung, f);
+    r.operation = rd.str_or(j, "operation", "", f);
+    r.reference = rd.bool_or(j, "reference", false, f);
     r.params = rd.int_map(j, "params", f);
     r.sizes = rd.int_map(j, "sizes", f);
     r.dtype = rd.str(j, "dtype", f);
-    r.l2 = j.value("l2", "cold");
-    r.warmup = j.value("warmup", 0);
+    r.l2 = rd.str_or(j, "l2", "cold", f);
+    r.warmup = static_cast<int>(rd.int_or(j, "warmup", 0, f, 0, kI32));
     if (j.contains("timing") && !j["timing"].is_null()) {
         const json& t = j["timing"];
+        if (!t.is_object()) rd.fail(f + ".timing", "expected an object or null");
         TimingStats s;
         s.median_ms = rd.num(t, "median_ms", f + ".timing");
         s.min_ms = rd.num(t, "min_ms", f + ".timing");
         s.max_ms = rd.num(t, "max_ms", f + ".timing");
-        s.mean_ms = t.value("mean_ms", s.median_ms);
-        s.rel_spread = t.value("rel_spread", 0.0);
-        s.reps = t.value("reps", 0);
+        s.mean_ms = rd.num_or(t, "mean_ms", s.median_ms, f + ".timing");
+        s.rel_spread = rd.num_or(t, "rel_spread", 0.0, f + ".timing");
+        s.reps = static_cast<int>(rd.int_or(t, "reps", 0, f + ".timing", 0, kI32));
         if (s.median_ms < 0 || s.min_ms > s.median_ms || s.median_ms > s.max_ms)
             rd.fail(f + ".timing", "min <= median <= max does not hold");
         r.timing = s;
@@ -242,7 +225,7 @@ RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f) {
     r.flops = rd.num(w, "flops", f + ".work");
     r.ideal_bytes = rd.num(w, "ideal_bytes", f + ".work");
     r.model_bytes = rd.opt_num(w, "model_bytes", f + ".work");
-    r.model_note = w.value("model_note", "");
+    r.model_note = rd.str_or(w, "model_note", "", f + ".work");
     const json& rates = rd.need(j, "rates", f);
     r.gbps = rd.num(rates, "gbps", f + ".rates");
     r.tflops = rd.num(rates, "tflops", f + ".rates");
@@ -251,12 +234,12 @@ RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f) {
     r.pct_reference = rd.opt_num(rates, "pct_reference", f + ".rates");
     if (j.contains("correctness") && !j["correctness"].is_null())
         r.correctness = correctness_from_json(rd, j["correctness"], f + ".correctness");
-    r.counters = j.value("counters", json(nullptr));
-    r.counters_note = j.value("counters_note", "");
+    r.counters = j.contains("counters") ? j["counters"] : json(nullptr);
+    r.counters_note = rd.str_or(j, "counters_note", "", f);
     r.peak_memory_bytes = rd.opt_num(j, "peak_memory_bytes", f);
     if (j.contains("error") && j["error"].is_object()) {
-        r.error_kind = j["error"].value("kind", "");
-        r.error = j["error"].value("message", "");
+        r.error_kind = rd.str_or(j["error"], "kind", "", f + ".error");
+        r.error = rd.str_or(j["error"], "message", "", f + ".error");
     }
     return r;
 }
@@ -266,12 +249,12 @@ RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f) {
 Calibration calibration_from_json(const json& j, const std::string& origin) {
     Reader rd{origin};
     Calibration c;
-    c.device_uuid = j.value("device_uuid", "");
-    c.measured_at = j.value("measured_at", "");
+    c.device_uuid = rd.str_or(j, "device_uuid", "", "calibration");
+    c.measured_at = rd.str_or(j, "measured_at", "", "calibration");
     c.copy_gbps = rd.num(j, "copy_gbps", "calibration");
     c.sgemm_tflops = rd.num(j, "sgemm_tflops", "calibration");
     c.bf16_tflops = rd.num(j, "bf16_tflops", "calibration");
-    c.fp32_peak_tflops = j.value("fp32_peak_tflops", 0.0);
+    c.fp32_peak_tflops = rd.num_or(j, "fp32_peak_tflops", 0.0, "calibration");
     return c;
 }
 
@@ -281,13 +264,14 @@ ResultsFile results_from_json(const json& j, const std::string& origin) {
     if (rd.str(j, "schema", "") != kResultsSchema)
         rd.fail("schema", std::string("expected \"") + kResultsSchema + "\"");
     ResultsFile r;
-    r.version = static_cast<int>(rd.num(j, "version", ""));
+    // An integer: a version written as 2.0 or 1.5 is refused, never rounded.
+    r.version = static_cast<int>(rd.integer(j, "version", "", 1, kI32));
     if (r.version > kResultsVersion)
         rd.fail("version", std::to_string(r.version) + " is newer than this program understands (" +
                                std::to_string(kResultsVersion) + ")");
-    r.created = j.value("created", "");
-    r.tool = j.value("tool", "");
-    r.command = j.value("command", "");
+    r.created = rd.str_or(j, "created", "", "");
+    r.tool = rd.str_or(j, "tool", "", "");
+    r.command = rd.str_or(j, "command", "", "");
     if (j.contains("device") && !j["device"].is_null()) r.device = device_from_json(rd, j["device"]);
     if (j.contains("calibration") && !j["calibration"].is_null())
         r.calibration = calibration_from_json(j["calibration"], origin);
@@ -299,14 +283,7 @@ ResultsFile results_from_json(const json& j, const std::string& origin) {
 }
 
 ResultsFile load_results(const std::string& path) {
-    std::string text = read_file(path);
-    json j;
-    try {
-        j = json::parse(text);
-    } catch (const json::parse_error& e) {
-        throw InputError(path + ": not valid JSON (" + std::string(e.what()) + ")");
-    }
-    return results_from_json(j, path);
+    return results_from_json(parse_json_limited(read_file(path), path), path);
 }
 
 void save_results(const std::string& path, const ResultsFile& r) {

@@ -60,6 +60,14 @@ class TomlReader {
         if (!n->is_integer()) fail(line_of(*n), join(field, key), "expected an integer, found " + type_name(*n));
         return *n->value<int64_t>();
     }
+    // An integer that must lie in lo..hi (values kept in an int are checked, never wrapped).
+    int64_t integer_in(const toml::table& t, const char* key, const std::string& field, int64_t lo, int64_t hi) const {
+        int64_t v = integer(t, key, field);
+        if (v < lo || v > hi)
+            fail(line_of(*t.get(key)), join(field, key),
+                 std::to_string(v) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+        return v;
+    }
     bool boolean_or(const toml::table& t, const char* key, bool fallback, const std::string& field) const {
         const toml::node* n = t.get(key);
         if (!n) return fallback;

@@ -25,6 +25,7 @@
 
 #include "engine/lesson.h"
 #include "engine/paths.h"
+#include "plot/file_write.h"
 #include "gui/script_player.h"
 #include "gui/surface.h"
 #include "gui/ui_style.h"
@@ -49,14 +50,19 @@ bool save_screenshot(const std::string& path, unsigned read_buffer, int width, i
     for (int y = 0; y < height; ++y)
         std::copy_n(&pixels[size_t(height - 1 - y) * stride], stride, &flipped[size_t(y) * stride]);
     for (size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;
-    std::string tmp = path + ".tmp.png";
-    if (!stbi_write_png(tmp.c_str(), width, height, 4, flipped.data(), int(stride))) {
-        *error = "cannot write " + path;
-        std::remove(tmp.c_str());
+    // Encoded in memory, then written by the one atomic writer: a full disk or a missing folder
+    // is an error (exit 3), never a truncated PNG left behind with exit 0.
+    std::string png;
+    auto append = [](void* context, void* data, int size) {
+        static_cast<std::string*>(context)->append(static_cast<const char*>(data), size_t(size));
+    };
+    if (!stbi_write_png_to_func(append, &png, width, height, 4, flipped.data(), int(stride)) || png.empty()) {
+        *error = "cannot encode " + path;
         return false;
     }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        *error = "cannot rename " + tmp + " to " + path;
+    kl::plot::WriteResult written = kl::plot::write_file_atomically(path, png);
+    if (!written) {
+        *error = written.error;
         return false;
     }
     return true;

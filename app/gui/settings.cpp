@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/atomic_file.h"
+#include "engine/json_input.h"
 #include "engine/paths.h"
 
 namespace kl::gui {
@@ -44,7 +45,7 @@ Settings load_settings(const std::string& path, std::string* warning) {
     std::stringstream ss;
     ss << in.rdbuf();
     try {
-        json j = json::parse(ss.str());
+        json j = kl::parse_json_limited(ss.str(), path);  // depth-limited: no stack overflow
         s.dark = j.value("theme", "dark") != "light";
         s.zoom = std::clamp(j.value("zoom", 1.0f), 0.5f, 3.0f);
         if (j.contains("window")) {

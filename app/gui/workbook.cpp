@@ -708,6 +708,7 @@ nlohmann::json Workbook::report() const {
     for (const auto& e : lesson_errors_) le.push_back({{"folder", e.folder}, {"message", e.message}});
     j["lesson_errors"] = le;
     j["ladder_errors"] = ladder_errors_;
+    j["results_errors"] = results_errors_;
     int live = 0;
     for (const auto& r : store_.runs()) live += r.live;
     j["live_results"] = live;

@@ -3,6 +3,8 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "engine/paths.h"
 #include "gui/widgets.h"
@@ -22,11 +24,50 @@ void progress_line(float fraction, ImU32 fill, ImU32 track, float height) {
     ImGui::Dummy(ImVec2(w, height));
 }
 
+// One callout per file that could not be loaded. Messages are cut at 400 characters: a
+// hostile file must not fill the panel.
+void draw_load_problems(const Palette& pal, const Fonts& fonts, const std::vector<LessonLoadError>& lesson_errors,
+                        const std::vector<std::string>& ladder_errors, const std::vector<std::string>& results_errors) {
+    if (lesson_errors.empty() && ladder_errors.empty() && results_errors.empty()) return;
+    section_label("COULD NOT LOAD");
+    ImGui::Spacing();
+    auto error_entry = [&](const std::string& name, const std::string& message) {
+        begin_callout(name.c_str());
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.bad));
+        ImGui::PushFont(fonts.bold);
+        ImGui::TextUnformatted(("\xE2\x9A\xA0 " + name).c_str());
+        ImGui::PopFont();
+        ImGui::PopStyleColor();
+        ImGui::PushFont(fonts.small);
+        std::string shown = message.size() > 400 ? message.substr(0, 400) + "..." : message;
+        ImGui::TextWrapped("%s", shown.c_str());
+        ImGui::PopFont();
+        end_callout(pal.bad, with_alpha(pal.bad, 0.10f));
+    };
+    for (const auto& e : lesson_errors) error_entry(e.folder.substr(e.folder.find_last_of('/') + 1), e.message);
+    for (const auto& e : ladder_errors) {
+        // "<path>/kernels/<ladder>/ladder.toml:13: ..." -> "ladder <ladder>"
+        std::string name = "ladder";
+        size_t k = e.find("/kernels/");
+        if (k != std::string::npos) name = "ladder " + e.substr(k + 9, e.find('/', k + 9) - (k + 9));
+        error_entry(name, e);
+    }
+    for (const auto& e : results_errors) {
+        // "<path>/x.json: runs[0].timing: ..." -> "results x.json"
+        std::string file = e.substr(0, e.find(": "));
+        error_entry("results " + file.substr(file.find_last_of('/') + 1), e);
+    }
+    ImGui::Spacing();
+}
+
 }  // namespace
 
 void Workbook::draw_navigator() {
     const Palette& pal = palette();
     const float s = fonts_.scale;
+    // What failed to load comes first, where it is seen at once: one bad lesson folder, ladder
+    // manifest or results file is named with its message, and the rest of the workbook works.
+    draw_load_problems(pal, fonts_, lesson_errors_, ladder_errors_, results_errors_);
     section_label("LESSONS");
     ImGui::Spacing();
 
@@ -117,33 +158,6 @@ void Workbook::draw_navigator() {
 
     if (lessons_.empty() && lesson_errors_.empty()) {
         ImGui::TextWrapped("No lessons found under %s.", lessons_dir().c_str());
-    }
-
-    // Lessons and ladders that failed to load: listed with their message, never hidden.
-    if (!lesson_errors_.empty() || !ladder_errors_.empty()) {
-        ImGui::Spacing();
-        section_label("COULD NOT LOAD");
-        ImGui::Spacing();
-        auto error_entry = [&](const std::string& name, const std::string& message) {
-            begin_callout(name.c_str());
-            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.bad));
-            ImGui::PushFont(fonts_.bold);
-            ImGui::TextUnformatted(("\xE2\x9A\xA0 " + name).c_str());
-            ImGui::PopFont();
-            ImGui::PopStyleColor();
-            ImGui::PushFont(fonts_.small);
-            ImGui::TextWrapped("%s", message.c_str());
-            ImGui::PopFont();
-            end_callout(pal.bad, with_alpha(pal.bad, 0.10f));
-        };
-        for (const auto& e : lesson_errors_) error_entry(e.folder.substr(e.folder.find_last_of('/') + 1), e.message);
-        for (const auto& e : ladder_errors_) {
-            // "<path>/kernels/<ladder>/ladder.toml:13: ..." -> "ladder <ladder>"
-            std::string name = "ladder";
-            size_t k = e.find("/kernels/");
-            if (k != std::string::npos) name = "ladder " + e.substr(k + 9, e.find('/', k + 9) - (k + 9));
-            error_entry(name, e);
-        }
     }
 }
 

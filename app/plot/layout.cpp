@@ -75,14 +75,28 @@ TextCmd place_text(const std::string& text, double size, bool bold, Color color,
 
 std::string fit_text(const std::string& text, double max_width, double size, bool bold, const MeasureText& measure) {
     if (safe_measure(measure, text, size, bold).width <= max_width) return text;
-    std::string prefix = text;
-    while (!prefix.empty()) {
-        // Drop one whole UTF-8 character (its continuation bytes first).
-        while (!prefix.empty() && (static_cast<unsigned char>(prefix.back()) & 0xC0) == 0x80) prefix.pop_back();
-        if (!prefix.empty()) prefix.pop_back();
+    // Character starts (UTF-8 lead bytes): a cut never splits a character.
+    std::vector<size_t> cuts;
+    for (size_t i = 1; i < text.size(); ++i)
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) cuts.push_back(i);
+    auto candidate = [&](size_t k) {  // the first cuts[k] bytes, trailing spaces dropped, plus "…"
+        std::string prefix = text.substr(0, cuts[k]);
         while (!prefix.empty() && prefix.back() == ' ') prefix.pop_back();
-        std::string candidate = prefix + "…";
-        if (safe_measure(measure, candidate, size, bold).width <= max_width) return candidate;
+        return prefix + "…";
+    };
+    // Binary search for the longest prefix that fits: widths grow with the prefix, and a long
+    // label (a device name of 100,000 characters) costs O(n log n), not one measure per character.
+    size_t lo = 0, hi = cuts.size();  // candidates [0, lo) known to fit, [hi, ...) known not to
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (safe_measure(measure, candidate(mid), size, bold).width <= max_width)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0) {
+        std::string best = candidate(lo - 1);
+        if (best != "…") return best;
     }
     return safe_measure(measure, "…", size, bold).width <= max_width ? "…" : "";
 }

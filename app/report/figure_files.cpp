@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "engine/errors.h"
+#include "engine/file_set.h"
 #include "plot/file_write.h"
 
 namespace kl::report {
@@ -35,19 +36,18 @@ std::string render_or_throw(const plot::Figure& figure, plot::ExportFormat forma
 
 void write_figure_with_results(const plot::Figure& figure, const std::string& path, plot::ExportFormat format,
                                const plot::ExportOptions& options, const std::string& results_bytes) {
+    if (path.empty()) throw InputError("-o: the output file name is empty");
     check_writable_folder(fs::path(path).parent_path().string(), path);
     std::string bytes = render_or_throw(figure, format, options, "'" + path + "'");
     std::string copy = results_copy_path(path);
     if (fs::absolute(copy) == fs::absolute(path))
         throw InputError("cannot write '" + path + "': the results copy would overwrite it");
-    plot::WriteResult fig = plot::write_file_atomically(path, bytes);
-    if (!fig) throw InputError(fig.error);
-    plot::WriteResult res = plot::write_file_atomically(copy, results_bytes);
-    if (!res) {
-        std::error_code ec;
-        fs::remove(path, ec);
-        throw InputError(res.error);
-    }
+    // Both files or neither: a failed results copy must not cost the previous figure.
+    InterruptGuard guard;
+    FileSet files;
+    files.stage(path, bytes);
+    files.stage(copy, results_bytes);
+    files.commit();
 }
 
 }  // namespace kl::report

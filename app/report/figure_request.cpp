@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "engine/json_input.h"
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
 #include "plot/plot_model.h"
@@ -55,11 +56,7 @@ LoadedResults load_results_for_export(const std::string& path) {
     LoadedResults out;
     out.path = path;
     out.bytes = read_file(path);
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(out.bytes);
-    } catch (const nlohmann::json::parse_error& e) { throw InputError(path + ": not valid JSON (" + e.what() + ")"); }
-    out.file = results_from_json(j, path);
+    out.file = results_from_json(parse_json_limited(out.bytes, path), path);
     out.store.add_file(out.file, path);
     return out;
 }

@@ -3,6 +3,9 @@
 
 #include <md4c-html.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <sstream>
 
 #include "engine/errors.h"
@@ -30,6 +33,15 @@ std::string demote_headings(const std::string& markdown, int levels) {
 
 namespace {
 
+// A title interpolated into a heading or list item: one line, so it cannot start blocks of
+// its own (md4c still renders its inline Markdown; raw HTML is off).
+std::string one_line(const std::string& s) {
+    std::string out = s;
+    for (char& c : out)
+        if (c == '\n' || c == '\r') c = ' ';
+    return out;
+}
+
 // Alt text and link text must not close their brackets early.
 std::string bracket_safe(const std::string& s) {
     std::string out;
@@ -47,10 +59,10 @@ std::string bracket_safe(const std::string& s) {
 std::string handout_markdown(const HandoutInput& in) {
     const Lesson& L = *in.lesson;
     std::ostringstream md;
-    md << "# Lesson " << L.number << ": " << L.title << "\n\n";
+    md << "# Lesson " << L.number << ": " << one_line(L.title) << "\n\n";
     if (!L.summary.empty()) md << L.summary << "\n\n";
-    md << "*Measurements: " << in.source << ". Every number below is in [" << in.results_name << "](" << in.results_name
-       << ").*\n\n";
+    md << "*Measurements: " << one_line(in.source) << ". Every number below is in [" << in.results_name << "]("
+       << in.results_name << ").*\n\n";
 
     if (!in.tables.empty()) {
         md << "## Key numbers\n\n";
@@ -67,7 +79,7 @@ std::string handout_markdown(const HandoutInput& in) {
     std::vector<std::pair<size_t, const LessonStep*>> answered;
     for (size_t i = 0; i < L.steps.size(); ++i) {
         const LessonStep& s = L.steps[i];
-        md << "### " << (i + 1) << ". " << s.title << "\n\n";
+        md << "### " << (i + 1) << ". " << one_line(s.title) << "\n\n";
         if (!s.text.empty()) md << demote_headings(s.text, 3) << "\n";
         const HandoutFigure* fig =
             i < in.step_figures.size() && !in.step_figures[i].title.empty() ? &in.step_figures[i] : nullptr;
@@ -113,12 +125,84 @@ std::string escape_html(const std::string& s) {
     }
     return out;
 }
+
+// The URL a browser would see in an attribute value md4c wrote: entities decoded, ASCII
+// whitespace and control characters dropped (browsers ignore them inside "java\tscript:").
+std::string browser_url(const std::string& value) {
+    std::string out;
+    for (size_t i = 0; i < value.size(); ++i) {
+        char c = value[i];
+        if (c == '&') {
+            size_t semi = value.find(';', i);
+            if (semi != std::string::npos && semi - i <= 10) {
+                std::string ent = value.substr(i + 1, semi - i - 1);
+                long code = -1;
+                if (ent == "amp")
+                    code = '&';
+                else if (ent == "quot")
+                    code = '"';
+                else if (ent == "lt")
+                    code = '<';
+                else if (ent == "gt")
+                    code = '>';
+                else if (ent.size() > 1 && ent[0] == '#')
+                    code = std::strtol(ent.c_str() + 1 + (ent[1] == 'x' || ent[1] == 'X'), nullptr,
+                                       ent[1] == 'x' || ent[1] == 'X' ? 16 : 10);
+                if (code >= 0) {
+                    if (code > 0x20 && code < 0x7f)
+                        out += static_cast<char>(code);
+                    else if (code > 0x7f)
+                        out += '?';
+                    i = semi;
+                    continue;
+                }
+            }
+        }
+        if (static_cast<unsigned char>(c) > 0x20 && c != 0x7f) out += c;
+    }
+    return out;
+}
+
+// Relative links and http(s)/mailto stay; any other scheme (javascript:, data:, vbscript:,
+// file:) would run or read something when clicked.
+bool safe_url(const std::string& value) {
+    std::string url = browser_url(value);
+    size_t colon = url.find(':');
+    if (colon == std::string::npos || url.find_first_of("/?#") < colon) return true;
+    std::string scheme;
+    for (size_t i = 0; i < colon; ++i) scheme += static_cast<char>(std::tolower(static_cast<unsigned char>(url[i])));
+    return scheme == "http" || scheme == "https" || scheme == "mailto";
+}
+
+// md4c escapes text and attribute values, and with MD_FLAG_NOHTML no raw tag passes, so the
+// only URLs in `html` are the href and src attributes md4c wrote: unsafe ones become "#".
+std::string neutralise_urls(const std::string& html) {
+    std::string out;
+    size_t pos = 0;
+    for (;;) {
+        size_t a = html.find("href=\"", pos), b = html.find("src=\"", pos);
+        size_t at = std::min(a, b);
+        if (at == std::string::npos) break;
+        size_t start = html.find('"', at) + 1, end = html.find('"', start);
+        if (end == std::string::npos) break;
+        out.append(html, pos, start - pos);
+        std::string value = html.substr(start, end - start);
+        out += safe_url(value) ? value : "#";
+        pos = end;
+    }
+    out.append(html, pos, std::string::npos);
+    return out;
+}
 }  // namespace
 
 std::string markdown_to_html(const std::string& markdown, const std::string& title) {
     std::string body;
-    if (md_html(markdown.data(), MD_SIZE(markdown.size()), append_html, &body, MD_DIALECT_GITHUB, 0) != 0)
+    // MD_FLAG_NOHTML: raw HTML in lesson text, titles or a results file's device name is shown
+    // as text, never as live tags (handouts are opened in browsers; see docs/security.md).
+    if (md_html(markdown.data(), MD_SIZE(markdown.size()), append_html, &body, MD_DIALECT_GITHUB | MD_FLAG_NOHTML, 0) !=
+        0)
         throw InputError("cannot convert the handout to HTML (md4c failed)");
+    body = neutralise_urls(body);
     return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + escape_html(title) +
            "</title>\n<style>\n"
            "body { font-family: 'DejaVu Sans', sans-serif; max-width: 46em; margin: 2em auto; padding: 0 1em; "

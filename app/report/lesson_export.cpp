@@ -3,11 +3,14 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <set>
 
 #include "engine/errors.h"
+#include "engine/file_set.h"
 #include "plot/file_write.h"
 #include "report/figure_files.h"
 #include "report/handout.h"
@@ -27,59 +30,62 @@ std::string step_figure_name(size_t step_index, const std::string& plot) {
 
 namespace {
 
-// A hidden folder inside the destination that is removed unless commit() moved its files out.
+// Where an export's files go until all of them are written. A new destination folder is built
+// as a hidden sibling and renamed into place at the end; into an existing folder the files are
+// moved together by a FileSet (other files there are left alone). Until commit() nothing is
+// visible at the destination, and a failure or a signal removes only what was staged.
 class Staging {
   public:
     explicit Staging(const std::string& out_dir) : out_dir_(out_dir) {
+        if (out_dir.empty()) throw InputError("-o: the output folder name is empty");
         std::error_code ec;
-        if (!fs::exists(out_dir, ec)) {
-            fs::path parent = fs::path(out_dir).parent_path();
-            check_writable_folder(parent.empty() ? "." : parent.string(), out_dir);
-            if (!fs::create_directory(out_dir, ec))
-                throw InputError("cannot create folder '" + out_dir + "': " + ec.message());
-            created_out_dir_ = true;
-        } else {
+        fs::file_status st = fs::symlink_status(out_dir, ec);
+        if (fs::exists(st)) {
+            if (!fs::is_directory(fs::status(out_dir, ec)))
+                throw InputError("cannot write into '" + out_dir + "': it is not a folder");
             check_writable_folder(out_dir, out_dir);
+            return;
         }
-        std::string pattern = (fs::path(out_dir) / ".kladder-export-XXXXXX").string();
+        fs::path target = fs::path(out_dir).lexically_normal();
+        if (!target.has_filename()) target = target.parent_path();
+        fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+        check_writable_folder(parent.string(), out_dir);
+        std::string pattern = (parent / ("." + target.filename().string() + ".kladder-XXXXXX")).string();
         std::vector<char> name(pattern.begin(), pattern.end());
         name.push_back('\0');
-        if (!mkdtemp(name.data())) {
-            remove_created();
-            throw InputError("cannot write into '" + out_dir + "': cannot create a staging folder");
-        }
-        dir_ = name.data();
+        if (!mkdtemp(name.data()))
+            throw InputError("cannot write into '" + parent.string() + "': cannot create a staging folder");
+        new_dir_ = name.data();
+        final_dir_ = target.string();
     }
     ~Staging() {
-        std::error_code ec;
-        if (!dir_.empty()) fs::remove_all(dir_, ec);
-        if (!committed_) remove_created();
+        files_.discard();
+        if (new_dir_.empty() || moved_) return;
+        // The FileSet removed its temporaries already; before commit the folder holds only
+        // what this export wrote, after a failed commit the files it placed there.
+        for (const auto& n : names_) ::unlink((fs::path(new_dir_) / n).c_str());
+        ::rmdir(new_dir_.c_str());
     }
     void write(const std::string& name, const std::string& bytes) {
-        plot::WriteResult r = plot::write_file_atomically((fs::path(dir_) / name).string(), bytes);
-        // Name the file as asked for, not its staging path: "cannot write 'DIR/x.png': <why>".
-        if (!r) throw InputError("cannot write '" + (fs::path(out_dir_) / name).string() + "': " + r.reason);
+        std::string dir = new_dir_.empty() ? out_dir_ : new_dir_;
+        files_.stage((fs::path(dir) / name).string(), bytes, (fs::path(out_dir_) / name).string());
         names_.push_back(name);
     }
-    // Moves every staged file into the destination (renames within one file system).
     void commit() {
-        for (const auto& n : names_) {
-            std::error_code ec;
-            fs::rename(fs::path(dir_) / n, fs::path(out_dir_) / n, ec);
-            if (ec) throw InputError("cannot write '" + (fs::path(out_dir_) / n).string() + "': " + ec.message());
-        }
-        committed_ = true;
+        files_.commit();
+        if (new_dir_.empty()) return;
+        if (::rename(new_dir_.c_str(), final_dir_.c_str()) != 0)
+            throw InputError("cannot create folder '" + out_dir_ + "': " + std::strerror(errno) +
+                             " (nothing was written)");
+        moved_ = true;
     }
     const std::vector<std::string>& names() const { return names_; }
 
   private:
-    void remove_created() {
-        std::error_code ec;
-        if (created_out_dir_) fs::remove_all(out_dir_, ec);
-    }
-    std::string out_dir_, dir_;
+    std::string out_dir_, new_dir_, final_dir_;
     std::vector<std::string> names_;
-    bool created_out_dir_ = false, committed_ = false;
+    FileSet files_;
+    bool moved_ = false;
 };
 
 std::string problem_key(const figs::PlotContext& ctx) {
@@ -96,6 +102,7 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
                                   const std::vector<Ladder>& ladders, const std::string& out_dir,
                                   const plot::ExportOptions& options, bool caption) {
     LessonExportSummary summary;
+    InterruptGuard guard;  // a signal stops the export at its next file and removes what it staged
     Staging staging(out_dir);
     HandoutInput handout;
     handout.lesson = &lesson;

@@ -1,0 +1,27 @@
+// The `kladder serve` loop, callable without the command line (tests/fuzz/fuzz_serve.cpp feeds
+// it hostile request lines). Protocol: the comment at the top of cmd_serve.cpp.
+#pragma once
+#include <cstdio>
+#include <istream>
+#include <memory>
+#include <string>
+
+#include "engine/gpu_context.h"
+#include "engine/runner.h"
+
+namespace kl::cli {
+
+struct ServeState {
+    bool use_gpu = true;  // false: never touch CUDA (every run request is answered "no GPU")
+    std::unique_ptr<GpuContext> gpu;
+    std::unique_ptr<Runner> runner;
+    std::string no_gpu_reason;
+};
+
+// Opens the GPU (when use_gpu and one is there) and writes the hello line.
+void serve_start(ServeState& st);
+// Answers every line of `in` on `out` with exactly one terminal reply (malformed lines with an
+// error reply) until EOF or a quit request; returns the process exit code.
+int serve_loop(ServeState& st, std::istream& in, FILE* out);
+
+}  // namespace kl::cli
