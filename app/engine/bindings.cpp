@@ -163,13 +163,12 @@ std::string format_bound(double value, const std::string& unit, int decimals, bo
 
 std::string BoundValue::source_line() const {
     if (!ok) return "unresolved: " + error;
-    std::string o = live ? "your run in this session" : origin;
-    return device + ", " + date + ", " + o + (what.empty() ? "" : ": " + what);
+    return device + ", " + date + ", " + origin + (what.empty() ? "" : ": " + what);
 }
 
 // [SECTION] Sources
 
-void NumberSources::load_recorded(const std::string& recorded_dir, std::vector<std::string>* errors) {
+void NumberSources::load_recorded(const std::string& recorded_dir, std::vector<std::string>* errors, bool results) {
     std::error_code ec;
     auto json_files = [&](const fs::path& dir) {
         std::vector<std::string> out;
@@ -178,7 +177,7 @@ void NumberSources::load_recorded(const std::string& recorded_dir, std::vector<s
         std::sort(out.begin(), out.end());
         return out;
     };
-    for (const auto& f : json_files(recorded_dir)) {
+    for (const auto& f : results ? json_files(recorded_dir) : std::vector<std::string>()) {
         try {
             add_recorded(load_results(f), f);
         } catch (const Error& e) {
@@ -219,18 +218,18 @@ void NumberSources::load_recorded(const std::string& recorded_dir, std::vector<s
 
 void NumberSources::add_recorded(ResultsFile file, const std::string& origin) {
     std::string device = file.device ? file.device->name : "unknown device";
-    std::string date = file.created.substr(0, 10);
-    for (const auto& r : file.runs) recorded_.push_back({r, false, device, date, origin});
+    for (const auto& r : file.runs) add_run(r, false, device, file.created, origin);
     files_.emplace_back(origin, std::move(file));
-    // Newest recording first; a tie keeps file order.
-    std::map<std::string, std::string> created;
-    for (const auto& [p, f] : files_) created[p] = f.created;
-    std::stable_sort(recorded_.begin(), recorded_.end(),
-                     [&](const Run& a, const Run& b) { return created[a.origin] > created[b.origin]; });
 }
 
-void NumberSources::add_live(const RunRecord& run, const std::string& device, const std::string& date) {
-    live_.push_back({run, true, device, date, "your run"});
+void NumberSources::add_run(const RunRecord& run, bool live, const std::string& device, const std::string& created,
+                            const std::string& origin) {
+    std::vector<Run>& list = live ? live_ : recorded_;
+    list.push_back({run, live, device, created, origin});
+    // Recordings: newest file first, a tie keeps file order. Live runs stay in arrival order.
+    if (!live)
+        std::stable_sort(recorded_.begin(), recorded_.end(),
+                         [](const Run& a, const Run& b) { return a.created > b.created; });
 }
 
 void NumberSources::set_live_calibration(const Calibration& c, const std::string& device) {
@@ -395,7 +394,7 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
     v.live = found->live;
     v.device = found->device;
-    v.date = found->date;
+    v.date = found->created.substr(0, 10);
     v.origin = found->origin;
     v.what = describe_run(found->record);
     return v;
@@ -495,7 +494,7 @@ BoundValue NumberSources::resolve_peer(const Binding& b) const {
 // [SECTION] Render
 
 std::string NumberSources::render(const std::string& text, std::vector<BoundValue>* values,
-                                  std::string (*wrap)(const BoundValue&)) const {
+                                  const std::function<std::string(const BoundValue&)>& wrap) const {
     std::vector<Binding> bs = find_bindings(text, nullptr);
     std::string out;
     size_t at = 0;

@@ -5,6 +5,7 @@
 // Grammar and the list of metrics: docs/formats.md ("Bound numbers"). No CUDA, no UI.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -64,9 +65,18 @@ class NumberSources {
     explicit NumberSources(const std::vector<Ladder>* ladders) : ladders_(ladders) {}
     // Reads <recorded_dir>/*.json (results), peers/*.json and cards/*.json. Files that do not
     // load are appended to `errors` (one line each) and skipped.
-    void load_recorded(const std::string& recorded_dir, std::vector<std::string>* errors);
+    void load_recorded(const std::string& recorded_dir, std::vector<std::string>* errors) {
+        load_recorded(recorded_dir, errors, true);
+    }
+    // `results = false` reads only peers/ and cards/ (the window has the results already).
+    void load_recorded(const std::string& recorded_dir, std::vector<std::string>* errors, bool results);
     void add_recorded(ResultsFile file, const std::string& origin);
-    void add_live(const RunRecord& run, const std::string& device, const std::string& date);
+    // One run: a live one (`created` is when it ran), or one of a recorded file's.
+    void add_run(const RunRecord& run, bool live, const std::string& device, const std::string& created,
+                 const std::string& origin);
+    void add_live(const RunRecord& run, const std::string& device, const std::string& date) {
+        add_run(run, true, device, date, "your run");
+    }
     void set_live_calibration(const Calibration& c, const std::string& device);
     void add_card(DeviceCard card) { cards_.push_back(std::move(card)); }
 
@@ -75,7 +85,7 @@ class NumberSources {
     // in order of appearance go to `values` when given. `wrap`, when set, turns the shown text
     // and its value into what is inserted (the window makes a link carrying the source).
     std::string render(const std::string& text, std::vector<BoundValue>* values = nullptr,
-                       std::string (*wrap)(const BoundValue&) = nullptr) const;
+                       const std::function<std::string(const BoundValue&)>& wrap = nullptr) const;
 
     const std::vector<DeviceCard>& cards() const { return cards_; }
     const std::vector<std::pair<std::string, ResultsFile>>& recorded() const { return files_; }
@@ -84,7 +94,7 @@ class NumberSources {
     struct Run {
         RunRecord record;
         bool live = false;
-        std::string device, date, origin;
+        std::string device, created, origin;
     };
     struct PeerFile {
         std::string path, device, date;

@@ -233,12 +233,15 @@ class Workbook {
 
     struct StepTextState {
         const LessonStep* parsed_for = nullptr;
+        uint64_t store_generation = 0;          // bound numbers are resolved again when runs arrive
+        std::string look_at, question, answer;  // the step's fields with bound numbers filled in
         md::Document doc;
         bool answer_shown = false;
         bool scroll_to_top = false;
     } text_;
     void draw_step_text();
     void draw_markdown(const md::Document& doc);
+    void resolve_step_text(const LessonStep& st);  // workbook_bound.cpp
 
     void draw_ladder_strip();
     float strip_card_height() const { return 98 * fonts_.scale; }
