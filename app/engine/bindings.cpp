@@ -458,9 +458,10 @@ BoundValue NumberSources::resolve_peer(const Binding& b) const {
     BoundValue v;
     std::string what = b.target.substr(5), from;
     static const std::map<std::string, std::string> units = {
-        {"gbps", "GB/s"}, {"ms", "ms"}, {"tflops", "TFLOP/s"}, {"extra_gib", "GiB"}};
+        {"gbps", "GB/s"}, {"ms", "ms"}, {"us", "µs"}, {"tflops", "TFLOP/s"}, {"extra_gib", "GiB"}};
     auto unit = units.find(b.metric);
-    if (unit == units.end()) return v.error = "peer metric '" + b.metric + "' is not gbps, ms, tflops or extra_gib", v;
+    if (unit == units.end()) return v.error = "peer metric '" + b.metric + "' is not gbps, ms, us, tflops or extra_gib", v;
+    std::string field = b.metric == "us" ? "ms" : b.metric;  // peers record ms
     auto key_matches = [](const nlohmann::json& x, const std::string& want) {
         if (x.is_boolean()) return (want == "1" || want == "true") == x.get<bool>();
         if (x.is_number_integer()) return parse_bound_int(want) == std::optional<int64_t>(x.get<int64_t>());
@@ -476,9 +477,9 @@ BoundValue NumberSources::resolve_peer(const Binding& b) const {
             bool all = true;
             for (const auto& [k, val] : b.keys)
                 if (k != "from" && (!e.contains(k) || !key_matches(e[k], val))) all = false;
-            if (!all || !e.contains(b.metric) || !e[b.metric].is_number()) continue;
+            if (!all || !e.contains(field) || !e[field].is_number()) continue;
             v.ok = true;
-            v.value = e[b.metric].get<double>();
+            v.value = e[field].get<double>() * (b.metric == "us" ? 1e3 : 1);
             v.unit = unit->second;
             v.device = p.device;
             v.date = p.date;

@@ -39,6 +39,10 @@
 #include "plot/layout.h"
 #include "plot/scene.h"
 
+namespace kl {
+class NumberSources;
+}
+
 namespace kl::gui {
 
 // Command-line options of kernel-ladder (main.cpp parses them).
@@ -242,6 +246,15 @@ class Workbook {
     void draw_step_text();
     void draw_markdown(const md::Document& doc);
     void resolve_step_text(const LessonStep& st);  // workbook_bound.cpp
+    // Bound numbers (workbook_bound.cpp): the sources, rebuilt when runs arrive, and `text`
+    // with its bindings filled in as plain text (cached; `text` itself when it has none).
+    struct BoundState {
+        std::shared_ptr<NumberSources> numbers;  // shared_ptr: NumberSources is only declared here
+        uint64_t generation = 0;
+        std::map<std::string, std::string> plain;
+    } bound_;
+    const NumberSources& numbers();
+    const std::string& bound(const std::string& text);
 
     void draw_ladder_strip();
     float strip_card_height() const { return 98 * fonts_.scale; }

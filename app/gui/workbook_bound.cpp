@@ -54,26 +54,43 @@ std::string bound_source_of(const std::string& url) {
     return out.empty() ? " " : out;
 }
 
-void Workbook::resolve_step_text(const LessonStep& st) {
-    NumberSources numbers(&ladders_);
-    std::vector<std::string> errors;
-    numbers.load_recorded(assets_dir() + "/recorded", &errors, /*results=*/false);
-    std::string today = iso_now_utc();
+const NumberSources& Workbook::numbers() {
+    if (bound_.numbers && bound_.generation == store_.generation()) return *bound_.numbers;
+    auto numbers = std::make_shared<NumberSources>(&ladders_);
+    std::vector<std::string> errors;  // a peers or cards file that does not load: its numbers stay unresolved
+    numbers->load_recorded(assets_dir() + "/recorded", &errors, /*results=*/false);
+    std::string now = iso_now_utc();
     for (const auto& r : store_.runs()) {
         if (r.live) {
-            numbers.add_run(r.record, true, runner_.device, today, "your run");
+            numbers->add_run(r.record, true, runner_.device, now, "your run");
             continue;
         }
         std::string device = "unknown device", created;
         for (const auto& src : store_.sources())
             if (src.path == r.origin) device = src.device, created = src.created;
-        numbers.add_run(r.record, false, device, created, r.origin);
+        numbers->add_run(r.record, false, device, created, r.origin);
     }
-    if (runner_.calibration) numbers.set_live_calibration(*runner_.calibration, runner_.device);
-    text_.doc = md::parse(numbers.render(st.text, nullptr, bound_link));
-    text_.look_at = numbers.render(st.look_at);
-    text_.question = numbers.render(st.question);
-    text_.answer = numbers.render(st.answer);
+    if (runner_.calibration) numbers->set_live_calibration(*runner_.calibration, runner_.device);
+    bound_.numbers = numbers;
+    bound_.generation = store_.generation();
+    bound_.plain.clear();
+    return *bound_.numbers;
+}
+
+const std::string& Workbook::bound(const std::string& text) {
+    if (text.find("{{") == std::string::npos) return text;
+    const NumberSources& n = numbers();  // first: a rebuild clears the cache
+    auto it = bound_.plain.find(text);
+    if (it != bound_.plain.end()) return it->second;
+    return bound_.plain[text] = n.render(text);
+}
+
+void Workbook::resolve_step_text(const LessonStep& st) {
+    const NumberSources& n = numbers();
+    text_.doc = md::parse(n.render(st.text, nullptr, bound_link));
+    text_.look_at = n.render(st.look_at);
+    text_.question = n.render(st.question);
+    text_.answer = n.render(st.answer);
     text_.store_generation = store_.generation();
 }
 
