@@ -72,10 +72,11 @@ std::vector<AllowedNumber> load_allowed_numbers(const std::string& path) {
 
 std::vector<UnitNumber> find_unit_numbers(const std::string& text) {
     // A number (digits, thousands commas, decimals), an optional space, then a unit of time,
-    // bandwidth or FLOP rate that is not the start of a longer word.
+    // bandwidth or FLOP rate that is not the start of a longer word; seconds only after a space
+    // ("0.1 s", not "counting 1s").
     static const std::regex re(
-        "([0-9][0-9,]*(\\.[0-9]+)?) ?(ms|µs|μs|us|ns|s|GB/s|TB/s|MB/s|GiB/s|TiB/s|TFLOP/s|GFLOP/s|PFLOP/s|"
-        "TFLOPS|GFLOPS|TFLOPs|GFLOPs|cycles)(?![A-Za-z0-9/])");
+        "([0-9][0-9,]*(\\.[0-9]+)?)( ?(ms|µs|μs|us|ns|GB/s|TB/s|MB/s|GiB/s|TiB/s|TFLOP/s|GFLOP/s|PFLOP/s|"
+        "TFLOPS|GFLOPS|TFLOPs|GFLOPs|cycles)| s)(?![A-Za-z0-9/])");
     std::vector<UnitNumber> out;
     for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
         size_t pos = static_cast<size_t>(it->position(0));
