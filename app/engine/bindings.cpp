@@ -12,6 +12,7 @@
 #include "device_card.h"
 #include "dtype.h"
 #include "errors.h"
+#include "paths.h"
 
 namespace fs = std::filesystem;
 
@@ -163,7 +164,10 @@ std::string format_bound(double value, const std::string& unit, int decimals, bo
 
 std::string BoundValue::source_line() const {
     if (!ok) return "unresolved: " + error;
-    return device + ", " + date + ", " + origin + (what.empty() ? "" : ": " + what);
+    // Files under the data root by their path in the checkout: "assets/recorded/h100_....json".
+    std::string o = origin, root = data_root() + "/";
+    if (o.compare(0, root.size(), root) == 0) o = o.substr(root.size());
+    return device + ", " + date + ", " + o + (what.empty() ? "" : ": " + what);
 }
 
 // [SECTION] Sources
@@ -232,9 +236,10 @@ void NumberSources::add_run(const RunRecord& run, bool live, const std::string& 
                          [](const Run& a, const Run& b) { return a.created > b.created; });
 }
 
-void NumberSources::set_live_calibration(const Calibration& c, const std::string& device) {
+void NumberSources::set_live_calibration(const Calibration& c, const std::string& device, const std::string& origin) {
     live_calibration_ = c;
     live_device_ = device;
+    live_calibration_origin_ = origin;
 }
 
 BoundValue NumberSources::resolve(const Binding& b) const {
@@ -422,8 +427,8 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
         v.live = true;
         v.device = live_device_;
         v.date = live_calibration_->measured_at.substr(0, 10);
-        v.origin = "your calibration";
-        v.what = b.metric + " measured on this device";
+        v.origin = live_calibration_origin_;
+        v.what = b.metric + " calibrated on this device";
         v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
         return v;
     }
@@ -460,7 +465,8 @@ BoundValue NumberSources::resolve_peer(const Binding& b) const {
     static const std::map<std::string, std::string> units = {
         {"gbps", "GB/s"}, {"ms", "ms"}, {"us", "µs"}, {"tflops", "TFLOP/s"}, {"extra_gib", "GiB"}};
     auto unit = units.find(b.metric);
-    if (unit == units.end()) return v.error = "peer metric '" + b.metric + "' is not gbps, ms, us, tflops or extra_gib", v;
+    if (unit == units.end())
+        return v.error = "peer metric '" + b.metric + "' is not gbps, ms, us, tflops or extra_gib", v;
     std::string field = b.metric == "us" ? "ms" : b.metric;  // peers record ms
     auto key_matches = [](const nlohmann::json& x, const std::string& want) {
         if (x.is_boolean()) return (want == "1" || want == "true") == x.get<bool>();

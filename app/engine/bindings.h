@@ -77,7 +77,9 @@ class NumberSources {
     void add_live(const RunRecord& run, const std::string& device, const std::string& date) {
         add_run(run, true, device, date, "your run");
     }
-    void set_live_calibration(const Calibration& c, const std::string& device);
+    // `origin` names it in source lines ("your calibration", or the results file it came from).
+    void set_live_calibration(const Calibration& c, const std::string& device,
+                              const std::string& origin = "your calibration");
     void add_card(DeviceCard card) { cards_.push_back(std::move(card)); }
 
     BoundValue resolve(const Binding& b) const;
@@ -110,7 +112,7 @@ class NumberSources {
     std::vector<PeerFile> peers_;
     std::vector<DeviceCard> cards_;
     std::optional<Calibration> live_calibration_;
-    std::string live_device_;
+    std::string live_device_, live_calibration_origin_;
 };
 
 // "2,777 GB/s": value with 3 significant digits (or `decimals`), thousands separators, unit.

@@ -25,6 +25,8 @@ std::vector<LessonText> lesson_texts(const Lesson& lesson) {
         add(f + "look_at", s.look_at);
         add(f + "question", s.question);
         add(f + "answer", s.answer);
+        add(f + "predict.why", s.predict_why);
+        add(f + "no_predict", s.no_predict);
     }
     for (size_t i = 0; i < lesson.checks.size(); ++i) {
         const CheckQuestion& q = lesson.checks[i];
@@ -103,6 +105,14 @@ std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const
     std::vector<std::string> out;
     for (const Lesson& lesson : lessons) {
         std::string folder = fs::path(lesson.dir).filename().string();
+        // Predict, then reveal: a step that runs a rung asks for a prediction or says why not.
+        for (size_t i = 0; i < lesson.steps.size(); ++i) {
+            const LessonStep& s = lesson.steps[i];
+            if (!s.rung.empty() && s.predict_metric.empty() && s.no_predict.empty())
+                out.push_back(
+                    lesson.manifest_path + ": step[" + std::to_string(i) +
+                    "]: runs a rung but neither asks for a prediction (predict) nor says why not (no_predict)");
+        }
         for (const LessonText& t : lesson_texts(lesson)) {
             bool markdown = t.where.size() > 3 && t.where.compare(t.where.size() - 3, 3, ".md") == 0;
             auto at = [&](size_t offset) {

@@ -41,7 +41,8 @@
 
 namespace kl {
 class NumberSources;
-}
+class PredictionStore;
+}  // namespace kl
 
 namespace kl::gui {
 
@@ -255,6 +256,16 @@ class Workbook {
     } bound_;
     const NumberSources& numbers();
     const std::string& bound(const std::string& text);
+    // Predict, then reveal (workbook_predict.cpp): the learner's predictions, kept in the XDG
+    // data folder (read at first use, written only when the learner keeps or resets one).
+    struct PredictState {
+        std::shared_ptr<PredictionStore> store;
+        double input = 0;
+        const LessonStep* input_for = nullptr;
+        bool changing = false;
+    } predict_;
+    PredictionStore& predictions();
+    void draw_prediction(const LessonStep& st);
 
     void draw_ladder_strip();
     float strip_card_height() const { return 98 * fonts_.scale; }

@@ -386,6 +386,7 @@ void Workbook::draw_step_text() {
         }
         end_callout(pal.warn, with_alpha(pal.warn, 0.10f));
     }
+    draw_prediction(*st);
     ImGui::Dummy(ImVec2(0, 12 * s));
 }
 

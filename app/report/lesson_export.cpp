@@ -94,7 +94,8 @@ Lesson bind_numbers(const Lesson& lesson, const LoadedResults& results, const st
     numbers.load_recorded(assets_dir() + "/recorded", &errors);
     std::string device = results.file.device ? results.file.device->name : "unknown device";
     for (const auto& r : results.file.runs) numbers.add_run(r, true, device, results.file.created, results.path);
-    if (results.file.calibration) numbers.set_live_calibration(*results.file.calibration, device);
+    if (results.file.calibration)
+        numbers.set_live_calibration(*results.file.calibration, device, results.path + " (calibration)");
     auto cite = [sources](const BoundValue& v) {
         std::string line = v.source_line();
         size_t k = std::find(sources->begin(), sources->end(), line) - sources->begin();
