@@ -222,18 +222,15 @@ void NumberSources::load_recorded(const std::string& recorded_dir, std::vector<s
 
 void NumberSources::add_recorded(ResultsFile file, const std::string& origin) {
     std::string device = file.device ? file.device->name : "unknown device";
-    for (const auto& r : file.runs) add_run(r, false, device, file.created, origin);
     files_.emplace_back(origin, std::move(file));
+    const ResultsFile& f = files_.back().second;
+    for (const auto& r : f.runs) add_run(r, false, device, f.created, origin);
 }
 
 void NumberSources::add_run(const RunRecord& run, bool live, const std::string& device, const std::string& created,
                             const std::string& origin) {
-    std::vector<Run>& list = live ? live_ : recorded_;
-    list.push_back({run, live, device, created, origin});
-    // Recordings: newest file first, a tie keeps file order. Live runs stay in arrival order.
-    if (!live)
-        std::stable_sort(recorded_.begin(), recorded_.end(),
-                         [](const Run& a, const Run& b) { return a.created > b.created; });
+    (live ? live_ : recorded_).push_back({&run, live, device, created, origin});
+    if (!live) recorded_sorted_ = false;
 }
 
 void NumberSources::set_live_calibration(const Calibration& c, const std::string& device, const std::string& origin) {
@@ -364,8 +361,13 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
         }
     }
     if (b.metric == "blocks_per_us" && blocks == 0) return fail("blocks_per_us needs blocks=N");
+    if (!recorded_sorted_) {  // newest recording first; a tie keeps file order
+        std::stable_sort(recorded_.begin(), recorded_.end(),
+                         [](const Run& a, const Run& b) { return a.created > b.created; });
+        recorded_sorted_ = true;
+    }
     auto matches = [&](const Run& run) {
-        const RunRecord& r = run.record;
+        const RunRecord& r = *run.record;
         if (r.ladder != ladder_id || r.rung != rung_id || r.dtype != dtype || r.l2 != l2) return false;
         if (!r.error_kind.empty() || !r.timing) return false;
         if (!from.empty() && (run.live || stem_of(run.origin) != from)) return false;
@@ -391,7 +393,7 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
         return fail("no successful run of " + b.target + " with" + want + " " + dtype + " " + l2 + " L2" +
                     (from.empty() ? "" : " in " + from));
     }
-    std::optional<double> x = run_metric(found->record, b.metric, blocks);
+    std::optional<double> x = run_metric(*found->record, b.metric, blocks);
     if (!x) return fail("the run of " + b.target + " in " + found->origin + " has no " + b.metric);
     v.ok = true;
     v.value = *x;
@@ -401,7 +403,7 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     v.device = found->device;
     v.date = found->created.substr(0, 10);
     v.origin = found->origin;
-    v.what = describe_run(found->record);
+    v.what = describe_run(*found->record);
     return v;
 }
 

@@ -5,6 +5,7 @@
 // Grammar and the list of metrics: docs/formats.md ("Bound numbers"). No CUDA, no UI.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -50,6 +51,9 @@ struct BoundValue {
     std::string source_line() const;  // "NVIDIA H100 80GB HBM3, 2026-11-22, h100_elementwise.json: vector_add ..."
 };
 
+// Recorded results files by the path they were read from (a deque: NumberSources points into it).
+using RecordedFiles = std::deque<std::pair<std::string, ResultsFile>>;
+
 // A generated reference card of one recorded device (assets/recorded/cards/*.json): device
 // facts and the median of the calibrations found in the recordings. Made by
 // `kladder make-cards`, never typed.
@@ -71,11 +75,14 @@ class NumberSources {
     // `results = false` reads only peers/ and cards/ (the window has the results already).
     void load_recorded(const std::string& recorded_dir, std::vector<std::string>* errors, bool results);
     void add_recorded(ResultsFile file, const std::string& origin);
-    // One run: a live one (`created` is when it ran), or one of a recorded file's.
+    // One run: a live one (`created` is when it ran), or one of a recorded file's. The record is
+    // not copied: it must outlive this object (the window's ResultsStore keeps its runs in a deque).
     void add_run(const RunRecord& run, bool live, const std::string& device, const std::string& created,
                  const std::string& origin);
+    // A live run, copied.
     void add_live(const RunRecord& run, const std::string& device, const std::string& date) {
-        add_run(run, true, device, date, "your run");
+        owned_.push_back(run);
+        add_run(owned_.back(), true, device, date, "your run");
     }
     // `origin` names it in source lines ("your calibration", or the results file it came from).
     void set_live_calibration(const Calibration& c, const std::string& device,
@@ -90,11 +97,11 @@ class NumberSources {
                        const std::function<std::string(const BoundValue&)>& wrap = nullptr) const;
 
     const std::vector<DeviceCard>& cards() const { return cards_; }
-    const std::vector<std::pair<std::string, ResultsFile>>& recorded() const { return files_; }
+    const RecordedFiles& recorded() const { return files_; }
 
   private:
     struct Run {
-        RunRecord record;
+        const RunRecord* record = nullptr;
         bool live = false;
         std::string device, created, origin;
     };
@@ -107,8 +114,11 @@ class NumberSources {
     BoundValue resolve_peer(const Binding& b) const;
 
     const std::vector<Ladder>* ladders_;
-    std::vector<Run> live_, recorded_;  // live_: newest last; recorded_: sorted newest first
-    std::vector<std::pair<std::string, ResultsFile>> files_;
+    std::vector<Run> live_;              // newest last
+    mutable std::vector<Run> recorded_;  // newest recording first once sorted (sorted on first use)
+    mutable bool recorded_sorted_ = true;
+    RecordedFiles files_;          // a deque: runs point into it
+    std::deque<RunRecord> owned_;  // live runs added by copy
     std::vector<PeerFile> peers_;
     std::vector<DeviceCard> cards_;
     std::optional<Calibration> live_calibration_;

@@ -90,8 +90,7 @@ nlohmann::json card_for(const std::string& device, const std::vector<std::pair<s
 
 }  // namespace
 
-std::vector<std::pair<std::string, nlohmann::json>> make_device_cards(
-    const std::vector<std::pair<std::string, ResultsFile>>& files) {
+std::vector<std::pair<std::string, nlohmann::json>> make_device_cards(const RecordedFiles& files) {
     std::map<std::string, std::vector<std::pair<std::string, const ResultsFile*>>> by_device;
     for (const auto& [p, f] : files)
         if (f.device && !f.device->name.empty()) by_device[f.device->name].emplace_back(p, &f);

@@ -20,8 +20,7 @@ constexpr const char* kDeviceCardSchema = "kernel-ladder/device-card";
 // One card per device name found in `files` (origin path, parsed file). The result is a
 // function of the files' contents only (file names without folders, no clock), so that a
 // regenerated card equals the committed one unless a recording changed.
-std::vector<std::pair<std::string, nlohmann::json>> make_device_cards(
-    const std::vector<std::pair<std::string, ResultsFile>>& files);
+std::vector<std::pair<std::string, nlohmann::json>> make_device_cards(const RecordedFiles& files);
 
 // "NVIDIA H100 80GB HBM3" -> "nvidia_h100_80gb_hbm3" (the card's file stem).
 std::string device_slug(const std::string& device_name);

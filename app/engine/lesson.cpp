@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <tuple>
 
 #include "atomic_file.h"
 #include "errors.h"
@@ -64,6 +65,7 @@ void read_prediction(TomlReader& r, const toml::table& t, const std::string& fie
     if (!tv || *tv <= 0 || *tv > 1) r.fail(line_of(*pt), f + ".tolerance", "expected a fraction in (0, 1], e.g. 0.25");
     s->predict_tolerance = *tv;
     s->predict_why = r.string_or(*pt, "why", "", f);  // empty: the window shows the step's answer
+    if (!t.get("rung")) r.fail(line_of(*n), f, "a prediction needs a step that runs a rung");
     if (!s->no_predict.empty()) r.fail(line_of(*n), f, "a step has predict or no_predict, not both");
 }
 
@@ -89,9 +91,7 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
     s.sizes = read_int_table(r, t, "sizes", field);
     if (const toml::node* sw = t.get("sweep")) {
         SweepSpec spec = read_sweep_spec(r, *sw, field + ".sweep");
-        s.sweep_axis = spec.axis;
-        s.sweep_values = spec.values;
-        s.sweep_tie = spec.tie;
+        std::tie(s.sweep_axis, s.sweep_values, s.sweep_tie) = std::tie(spec.axis, spec.values, spec.tie);
     }
     if (const toml::node* rn = t.get("runner")) {
         const toml::table* rt = rn->as_table();
@@ -124,8 +124,6 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
     }
     if (!s.dtype.empty() && !parse_dtype(s.dtype)) r.fail(s.line, field + ".dtype", "unknown dtype '" + s.dtype + "'");
 
-    if (!s.predict_metric.empty() && s.rung.empty())
-        r.fail(line_of(*t.get("predict")), field + ".predict", "a prediction needs a step that runs a rung");
     // References into the ladders.
     if (s.ladder.empty()) {
         if (!s.rung.empty() || !s.params.empty() || !s.sizes.empty())
@@ -165,10 +163,9 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
         r.fail(line_of(*t.get("sweep")), field + ".sweep.axis",
                "'" + s.sweep_axis + "' is neither a size axis of " + L->id +
                    (rung ? " nor a parameter of " + rung->id : ""));
-    for (const auto& tied : s.sweep_tie)
+    for (const auto& tied : s.sweep_tie)  // ties follow a size axis (M = N = K)
         if (!has_axis(tied) || !has_axis(s.sweep_axis))
-            r.fail(line_of(*t.get("sweep")), field + ".sweep.tie",
-                   "'" + tied + "': only size axes of " + L->id + " can be tied to a size sweep");
+            r.fail(line_of(*t.get("sweep")), field + ".sweep.tie", "'" + tied + "': only size axes can be tied");
     return s;
 }
 

@@ -21,6 +21,7 @@ title = "S"
 text = "s.md"
 ladder = "elementwise"
 rung = "vector_add"
+no_predict = "a test lesson"
 TOML
     printf '%s\n' "# S" "" "$2" > "$root/$1/01_l/s.md"
 }
