@@ -134,7 +134,8 @@ TEST(Bindings, UnresolvedBindingSaysWhy) {
 }
 
 TEST(LessonCheck, FindsNumbersWithUnitsOfTimeBandwidthAndRate) {
-    auto nums = find_unit_numbers("ran 2,777 GB/s in 1.16 ms (3.3 TFLOP/s), 5 us, 12 bytes, sm_90 s, 3 steps, 1s, 0.1 s");
+    auto nums =
+        find_unit_numbers("ran 2,777 GB/s in 1.16 ms (3.3 TFLOP/s), 5 us, 12 bytes, sm_90 s, 3 steps, 1s, 0.1 s");
     ASSERT_EQ(nums.size(), 5u);
     EXPECT_EQ(nums[0].text, "2,777 GB/s");
     EXPECT_EQ(nums[1].text, "1.16 ms");
