@@ -47,6 +47,7 @@ plot::ExportOptions export_options(const PageOptions& o) {
 
 struct ExportCliOptions {
     std::string results, plot, format, output, ladder, rung, axis, metric, dtype;
+    std::vector<std::string> tie;
     std::vector<std::string> sizes, params;
     PageOptions page;
 };
@@ -72,6 +73,8 @@ Action add_export_command(CLI::App& app) {
     app.add_option("--ladder", o->ladder, "ladder id (default: the only ladder in the results)");
     app.add_option("--rung", o->rung, "rung to highlight or sweep (default: the rung with the most runs)");
     app.add_option("--axis", o->axis, "sweep: a size axis (n) or a parameter (TPB)");
+    app.add_option("--tie", o->tie, "sweep: size axes equal to --axis at every point (--axis N --tie M,K)")
+        ->delimiter(',');
     app.add_option("--metric", o->metric,
                    "bars: time, rate or pct (of reference); sweep: time, rate or memory (peak device memory); "
                    "traffic: bytes, sectors (per request) or conflicts (shared-memory banks)")
@@ -87,6 +90,7 @@ Action add_export_command(CLI::App& app) {
         req.ladder = o->ladder;
         req.rung = o->rung;
         req.axis = o->axis;
+        req.tie = o->tie;
         if (!o->metric.empty()) req.metric = *report::metric_from_name(o->metric);
         req.sizes = parse_assignments(o->sizes, "--size");
         req.params = parse_assignments(o->params, "--param");

@@ -8,6 +8,8 @@
 #include "engine/calibration.h"
 #include "engine/counters.h"
 #include "engine/errors.h"
+#include "engine/paths.h"
+#include "engine/sweep_spec.h"
 #include "engine/gpu_context.h"
 #include "engine/runner.h"
 #include "engine/version.h"
@@ -221,29 +223,53 @@ Action add_sweep_command(CLI::App& app) {
     auto mo = std::make_shared<MeasureOptions>();
     auto axis = std::make_shared<std::string>();
     auto values = std::make_shared<std::vector<std::string>>();
+    auto tie = std::make_shared<std::vector<std::string>>();
     add_measure_options(app, *mo);
     app.add_option("--rung,-r", mo->rung, "rung id")->required();
     app.add_option("--axis", *axis, "size axis or parameter to vary")->required();
-    app.add_option("--values", *values, "values, e.g. --values 1792,1793,2048,2049 or 2^10,2^12")
-        ->required()
+    app.add_option("--values", *values,
+                   "values, e.g. --values 1792,1793,2048,2049 or 2^10,2^12 (default: the sweep a lesson step "
+                   "defines for this ladder and axis)")
         ->delimiter(',');
-    return [mo, axis, values] {
+    app.add_option("--tie", *tie, "size axes set to the same value as --axis at every point, e.g. --tie M,K")
+        ->delimiter(',');
+    return [mo, axis, values, tie] {
         auto ladders = load_ladders_or_throw();
         const Ladder& L = find_ladder_or_throw(ladders, mo->ladder);
         const Rung* r = L.find_rung(mo->rung);
         if (!r) throw InputError("ladder " + L.id + " has no rung '" + mo->rung + "'");
         RunOptions base = to_run_options(*mo);
         bool is_param = r->find_param(*axis) != nullptr;
-        bool is_size = false;
-        for (const auto& [k, v] : L.default_sizes) is_size |= k == *axis;
-        if (!is_param && !is_size)
+        auto is_size = [&](const std::string& a) {
+            for (const auto& [k, v] : L.default_sizes)
+                if (k == a) return true;
+            return false;
+        };
+        if (!is_param && !is_size(*axis))
             throw InputError("--axis: '" + *axis + "' is neither a size axis of " + L.id + " nor a parameter of " +
                              r->id);
+        std::vector<int64_t> xs;
+        std::vector<std::string> tied = *tie;
+        for (const auto& v : *values) xs.push_back(parse_integer(v, "--values"));
+        if (xs.empty()) {
+            // The values a lesson step defines for this sweep (and its tied axes, unless --tie is given).
+            std::vector<Lesson> lessons = load_all_lessons(lessons_dir(), ladders, nullptr);
+            const LessonStep* st = find_lesson_sweep(lessons, L.id, r->id, *axis);
+            if (!st)
+                throw InputError("--values: none given, and no lesson step defines a sweep of " + *axis + " for " +
+                                 L.id);
+            xs = st->sweep_values;
+            if (tied.empty()) tied = st->sweep_tie;
+        }
+        for (const auto& t : tied)
+            if (!is_size(t) || is_param || t == *axis)
+                throw InputError("--tie: '" + t + "' is not another size axis of " + L.id +
+                                 " (ties follow a size axis)");
         std::vector<std::pair<const Rung*, RunOptions>> jobs;
-        for (const auto& v : *values) {
+        for (int64_t x : xs) {
             RunOptions ro = base;
-            int64_t x = parse_integer(v, "--values");
             (is_param ? ro.params : ro.sizes)[*axis] = x;
+            for (const auto& t : tied) ro.sizes[t] = x;
             jobs.emplace_back(r, ro);
         }
         return measure(L, jobs, *mo, *axis);

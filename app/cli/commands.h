@@ -16,5 +16,7 @@ Action add_check_kernels_command(CLI::App& app);
 Action add_serve_command(CLI::App& app);
 Action add_export_command(CLI::App& app);
 Action add_export_lesson_command(CLI::App& app);
+Action add_check_lessons_command(CLI::App& app);
+Action add_make_cards_command(CLI::App& app);
 
 }  // namespace kl::cli

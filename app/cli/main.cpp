@@ -28,6 +28,10 @@ int main(int argc, char** argv) {
         kl::cli::add_calibrate_command);
     add("check-kernels", "Compile every rung with NVRTC at default parameters and range ends (no GPU needed)",
         kl::cli::add_check_kernels_command);
+    add("check-lessons", "Check that every measured number in the lessons is bound to a recording (no GPU needed)",
+        kl::cli::add_check_lessons_command);
+    add("make-cards", "Write the device reference cards (assets/recorded/cards/) from the recordings",
+        kl::cli::add_make_cards_command);
     add("serve", "Runner process for the GUI: JSON-line requests on stdin, replies on stdout",
         kl::cli::add_serve_command);
 #ifndef KL_NO_EXPORT  // kladder-core leaves out export, and with it cairo

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <tuple>
 
 #include "atomic_file.h"
 #include "confined_path.h"
 #include "errors.h"
+#include "prediction.h"
+#include "sweep_spec.h"
 #include "toml_reader.h"
 
 namespace fs = std::filesystem;
@@ -46,11 +49,34 @@ std::string read_text_file(TomlReader& r, const std::string& dir, const toml::ta
     } catch (const InputError& e) { r.fail(line_of(*t.get(key)), field + "." + key, e.what()); }
 }
 
+// predict = { metric = "gbps", tolerance = 0.25, why = "..." } or no_predict = "why not".
+void read_prediction(TomlReader& r, const toml::table& t, const std::string& field, LessonStep* s) {
+    s->no_predict = r.string_or(t, "no_predict", "", field);
+    const toml::node* n = t.get("predict");
+    if (!n) return;
+    const toml::table* pt = n->as_table();
+    std::string f = field + ".predict";
+    if (!pt) r.fail(line_of(*n), f, "expected { metric = \"gbps\", tolerance = 0.25, why = \"...\" }");
+    r.allow_only(*pt, f, {"metric", "tolerance", "why"});
+    s->predict_metric = r.string(*pt, "metric", f);
+    if (!is_run_metric(s->predict_metric))
+        r.fail(line_of(*pt), f + ".metric",
+               "'" + s->predict_metric +
+                   "' is not one of ms, us, gbps, tflops, pct_copy, pct_gemm, pct_reference, peak_gib");
+    const toml::node* tol = pt->get("tolerance");
+    auto tv = tol ? tol->value<double>() : std::nullopt;
+    if (!tv || *tv <= 0 || *tv > 1) r.fail(line_of(*pt), f + ".tolerance", "expected a fraction in (0, 1], e.g. 0.25");
+    s->predict_tolerance = *tv;
+    s->predict_why = r.string_or(*pt, "why", "", f);  // empty: the window shows the step's answer
+    if (!t.get("rung")) r.fail(line_of(*n), f, "a prediction needs a step that runs a rung");
+    if (!s->no_predict.empty()) r.fail(line_of(*n), f, "a step has predict or no_predict, not both");
+}
+
 LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir,
                      const std::vector<Ladder>& ladders) {
     r.allow_only(t, field,
                  {"title", "text", "ladder", "rung", "params", "sizes", "dtype", "plot", "metric", "sweep", "look_at",
-                  "question", "answer", "runner"});
+                  "question", "answer", "runner", "predict", "no_predict"});
     LessonStep s;
     s.line = line_of(t);
     s.title = r.string(t, "title", field);
@@ -67,10 +93,8 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
     s.params = read_int_table(r, t, "params", field);
     s.sizes = read_int_table(r, t, "sizes", field);
     if (const toml::node* sw = t.get("sweep")) {
-        const toml::table* st = sw->as_table();
-        if (!st) r.fail(line_of(*sw), field + ".sweep", "expected { axis = \"NAME\" }");
-        r.allow_only(*st, field + ".sweep", {"axis"});
-        s.sweep_axis = r.string(*st, "axis", field + ".sweep");
+        SweepSpec spec = read_sweep_spec(r, *sw, field + ".sweep");
+        std::tie(s.sweep_axis, s.sweep_values, s.sweep_tie) = std::tie(spec.axis, spec.values, spec.tie);
     }
     if (const toml::node* rn = t.get("runner")) {
         const toml::table* rt = rn->as_table();
@@ -86,6 +110,7 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
             s.runner.cold_l2 = l2 == "cold";
         }
     }
+    read_prediction(r, t, field, &s);
     static const std::set<std::string> plots = {"", "bars", "sweep", "traffic", "roofline", "errors"};
     if (!plots.count(s.plot))
         r.fail(s.line, field + ".plot", "unknown plot '" + s.plot + "' (bars, sweep, traffic, roofline, errors)");
@@ -142,6 +167,9 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
         r.fail(line_of(*t.get("sweep")), field + ".sweep.axis",
                "'" + s.sweep_axis + "' is neither a size axis of " + L->id +
                    (rung ? " nor a parameter of " + rung->id : ""));
+    for (const auto& tied : s.sweep_tie)  // ties follow a size axis (M = N = K)
+        if (!has_axis(tied) || !has_axis(s.sweep_axis))
+            r.fail(line_of(*t.get("sweep")), field + ".sweep.tie", "'" + tied + "': only size axes can be tied");
     return s;
 }
 

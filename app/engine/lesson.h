@@ -22,6 +22,13 @@ struct LessonStep {
     std::string ladder, rung, dtype, plot, sweep_axis, look_at, question, answer;
     std::string metric;  // what the plot shows: time|rate|pct (bars), memory (sweep), bytes|sectors|conflicts (traffic)
     std::map<std::string, int64_t> params, sizes;
+    std::vector<int64_t> sweep_values;   // the step's sweep values (sweep_spec.h); empty: the window's choice
+    std::vector<std::string> sweep_tie;  // size axes that follow sweep_axis (M = N = K)
+    // Predict, then reveal (prediction.h): the run metric the learner predicts, the relative
+    // tolerance that counts as right, and the short why shown beside the result (empty: the
+    // step's answer); or why the step asks for no prediction.
+    std::string predict_metric, predict_why, no_predict;
+    double predict_tolerance = 0;
     RunnerPreset runner;
     int line = 0;
 };

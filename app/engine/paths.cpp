@@ -63,6 +63,8 @@ std::string config_dir() {
     return d;
 }
 
+std::string data_dir() { return home_sub("XDG_DATA_HOME", ".local/share"); }
+
 std::string cuda_include_dir() {
     for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
         std::string v = env_or_empty(var);

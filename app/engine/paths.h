@@ -15,6 +15,8 @@ std::string assets_dir();
 std::string cache_dir(const std::string& sub = "");
 // $XDG_CONFIG_HOME/kernel-ladder (or ~/.config/kernel-ladder), created on demand.
 std::string config_dir();
+// $XDG_DATA_HOME/kernel-ladder (or ~/.local/share/kernel-ladder): the learner's progress.
+std::string data_dir();
 // The CUDA include folder NVRTC needs for cuda_fp16.h / cuda_bf16.h.
 std::string cuda_include_dir();
 

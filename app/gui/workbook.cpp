@@ -245,6 +245,8 @@ PlotContext Workbook::plot_context() const {
     c.dtype = dtype_;
     c.rung = rung_;
     if (rung_) c.params = resolved_params(*rung_);
+    // The step's tied axes, while the sweep runs along its axis.
+    if (const LessonStep* st = step(); st && st->sweep_axis == params_ui_.sweep_axis) c.tie = st->sweep_tie;
     c.calibration = store_.calibration();
     if (runner_.gpu)
         c.device = runner_.device;

@@ -39,6 +39,11 @@
 #include "plot/layout.h"
 #include "plot/scene.h"
 
+namespace kl {
+class NumberSources;
+class PredictionStore;
+}  // namespace kl
+
 namespace kl::gui {
 
 // Command-line options of kernel-ladder (main.cpp parses them).
@@ -233,12 +238,34 @@ class Workbook {
 
     struct StepTextState {
         const LessonStep* parsed_for = nullptr;
+        uint64_t store_generation = 0;          // bound numbers are resolved again when runs arrive
+        std::string look_at, question, answer;  // the step's fields with bound numbers filled in
         md::Document doc;
         bool answer_shown = false;
         bool scroll_to_top = false;
     } text_;
     void draw_step_text();
     void draw_markdown(const md::Document& doc);
+    void resolve_step_text(const LessonStep& st);  // workbook_bound.cpp
+    // Bound numbers (workbook_bound.cpp): the sources, rebuilt when runs arrive, and `text`
+    // with its bindings filled in as plain text (cached; `text` itself when it has none).
+    struct BoundState {
+        std::shared_ptr<NumberSources> numbers;  // shared_ptr: NumberSources is only declared here
+        uint64_t generation = 0;
+        std::map<std::string, std::string> plain;
+    } bound_;
+    const NumberSources& numbers();
+    const std::string& bound(const std::string& text);
+    // Predict, then reveal (workbook_predict.cpp): the learner's predictions, kept in the XDG
+    // data folder (read at first use, written only when the learner keeps or resets one).
+    struct PredictState {
+        std::shared_ptr<PredictionStore> store;
+        double input = 0;
+        const LessonStep* input_for = nullptr;
+        bool changing = false;
+    } predict_;
+    PredictionStore& predictions();
+    void draw_prediction(const LessonStep& st);
 
     void draw_ladder_strip();
     float strip_card_height() const { return 98 * fonts_.scale; }

@@ -128,6 +128,9 @@ void Workbook::run_ladder() {
 std::vector<int64_t> Workbook::sweep_values(const std::string& axis) const {
     std::vector<int64_t> values;
     if (!rung_) return values;
+    // The values the lesson step names for this sweep, when it names them.
+    if (const LessonStep* st = step(); st && st->sweep_axis == axis && !st->sweep_values.empty())
+        return st->sweep_values;
     if (const ParamSpec* spec = rung_->find_param(axis)) {
         values = spec->allowed();
         if (values.size() > 16) {
@@ -166,11 +169,14 @@ void Workbook::run_sweep(const std::string& axis) {
     std::vector<int64_t> values = sweep_values(axis);
     Job job = new_job(Job::Kind::Sweep, "sweep of " + axis);
     bool is_param = rung_->find_param(axis) != nullptr;
+    std::vector<std::string> tie;  // the step's tied size axes (M = N = K)
+    if (const LessonStep* st = step(); st && st->sweep_axis == axis && !is_param) tie = st->sweep_tie;
     int skipped = 0;
     for (int64_t v : values) {
         ParamValues p = resolved_params(*rung_);
         Sizes z = sizes_;
         (is_param ? p[axis] : z[axis]) = v;
+        for (const auto& t : tie) z[t] = v;
         // Invalid combinations are skipped with their reason, as nvbench does.
         if (auto broken = broken_constraint(*rung_, z, p)) {
             log("sweep: skipped " + axis + "=" + std::to_string(v) + ": " + *broken);

@@ -47,7 +47,7 @@ void Workbook::draw_questions() {
         bool has_answer = it != prog.answers.end();
         begin_callout("##q");
         ImGui::PushFont(fonts_.bold);
-        ImGui::TextWrapped("%d.  %s", i + 1, q.question.c_str());
+        ImGui::TextWrapped("%d.  %s", i + 1, bound(q.question).c_str());
         ImGui::PopFont();
         ImGui::Dummy(ImVec2(0, 2 * s));
         if (!q.choices.empty()) {
@@ -59,9 +59,9 @@ void Workbook::draw_questions() {
                 else if (chosen)
                     col = pal.bad;
                 if (col) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(col));
-                std::string label = q.choices[c] + (has_answer && c == q.correct ? "   \xE2\x9C\x93"
-                                                    : chosen                     ? "   \xE2\x9C\x97"
-                                                                                 : "");
+                std::string label = bound(q.choices[c]) + (has_answer && c == q.correct ? "   \xE2\x9C\x93"
+                                                           : chosen                     ? "   \xE2\x9C\x97"
+                                                                                        : "");
                 if (ImGui::RadioButton(label.c_str(), chosen) && !has_answer) {
                     prog.answers[i] = c;
                     settings_dirty_ = true;
@@ -80,7 +80,7 @@ void Workbook::draw_questions() {
         } else {
             ImGui::Dummy(ImVec2(0, 2 * s));
             ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
-            ImGui::TextWrapped("%s", q.answer.c_str());
+            ImGui::TextWrapped("%s", bound(q.answer).c_str());
             ImGui::PopStyleColor();
             if (ImGui::SmallButton("Hide")) {
                 prog.answers.erase(i);
@@ -140,7 +140,7 @@ void Workbook::draw_flashcards() {
         dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(p.x + w - 80 * s, p.y + 12 * s), pal.good,
                     "\xE2\x9C\x93 known");
     ImFont* f = selfcheck_.flipped ? fonts_.body : fonts_.big;
-    const std::string& text = selfcheck_.flipped ? card.back : card.front;
+    const std::string& text = bound(selfcheck_.flipped ? card.back : card.front);
     float wrap = w - 48 * s;
     ImVec2 ts = f->CalcTextSizeA(f->FontSize, FLT_MAX, wrap, text.c_str());
     ImVec2 at(p.x + (w - ts.x) * 0.5f, p.y + std::max(36 * s, (h - ts.y) * 0.5f));
@@ -196,7 +196,7 @@ void Workbook::draw_exercise() {
         return;
     }
     if (selfcheck_.exercise_for != &l) {
-        selfcheck_.exercise = md::parse(l.exercise_text);
+        selfcheck_.exercise = md::parse(bound(l.exercise_text));
         selfcheck_.exercise_for = &l;
     }
     ImGui::BeginChild("##exercise", ImVec2(0, 0), false);

@@ -14,6 +14,9 @@
 
 namespace kl::gui {
 
+// The source line a bound number's link carries, or "" for other links (workbook_bound.cpp).
+std::string bound_source_of(const std::string& url);
+
 namespace {
 
 // [SECTION] Links
@@ -60,7 +63,9 @@ float flow(const md::Inline& spans, const FlowFonts& fonts, float width, ImU32 c
         ImFont* font = fonts.for_style(span.style);
         float space_w = font->CalcTextSizeA(font->FontSize, FLT_MAX, 0, " ").x;
         bool code = span.style & md::kCode, link = span.style & md::kLink;
-        ImU32 ink = link ? pal.accent : code ? mix(color, pal.accent, 0.25f) : color;
+        std::string bound = link ? bound_source_of(span.url) : std::string();
+        if (!bound.empty()) link = false;  // a measured number: its source on hover, nothing to open
+        ImU32 ink = !bound.empty() ? pal.good : link ? pal.accent : code ? mix(color, pal.accent, 0.25f) : color;
         float pad = code ? font->FontSize * 0.28f : 0;
         size_t i = 0;
         const std::string& t = span.text;
@@ -105,6 +110,15 @@ float flow(const md::Inline& spans, const FlowFonts& fonts, float width, ImU32 c
                 if (span.style & md::kStrike)
                     dl->AddLine(ImVec2(p.x, p.y + font->FontSize * 0.55f),
                                 ImVec2(p.x + w, p.y + font->FontSize * 0.55f), ink, 1.0f);
+                if (!bound.empty()) {
+                    // Dotted underline: a number filled in from a run, not typed into the lesson.
+                    ImVec2 a(p.x, p.y), z(p.x + w, p.y + font->FontSize + 2);
+                    for (float dx = 0; dx < w; dx += 4)
+                        dl->AddLine(ImVec2(a.x + dx, z.y - 1), ImVec2(std::min(a.x + dx + 2, z.x), z.y - 1),
+                                    with_alpha(ink, 0.7f), 1.0f);
+                    if (ImGui::IsMouseHoveringRect(a, z) && ImGui::IsWindowHovered())
+                        ImGui::SetTooltip("Measured: %s", bound.c_str());
+                }
                 if (link) {
                     ImVec2 a(p.x, p.y), z(p.x + w, p.y + font->FontSize + 2);
                     bool hover = ImGui::IsMouseHoveringRect(a, z) && ImGui::IsWindowHovered();
@@ -312,8 +326,8 @@ void Workbook::draw_step_text() {
         ImGui::TextWrapped("Lesson %s has no steps.", l->title.c_str());
         return;
     }
-    if (text_.parsed_for != st) {
-        text_.doc = md::parse(st->text);
+    if (text_.parsed_for != st || text_.store_generation != store_.generation()) {
+        resolve_step_text(*st);
         text_.parsed_for = st;
         if (!text_.doc.error.empty()) log(st->text_path + ": " + text_.doc.error);
     }
@@ -338,7 +352,7 @@ void Workbook::draw_step_text() {
     draw_markdown(shown);
     ImGui::PopStyleVar();
 
-    if (!st->look_at.empty()) {
+    if (!text_.look_at.empty()) {
         ImGui::Dummy(ImVec2(0, 6 * s));
         begin_callout("##look_at");
         ImGui::PushFont(fonts_.bold);
@@ -346,10 +360,10 @@ void Workbook::draw_step_text() {
         ImGui::TextUnformatted("Look at");
         ImGui::PopStyleColor();
         ImGui::PopFont();
-        ImGui::TextWrapped("%s", st->look_at.c_str());
+        ImGui::TextWrapped("%s", text_.look_at.c_str());
         end_callout(pal.accent, pal.highlight);
     }
-    if (!st->question.empty()) {
+    if (!text_.question.empty()) {
         ImGui::Dummy(ImVec2(0, 4 * s));
         begin_callout("##question");
         ImGui::PushFont(fonts_.bold);
@@ -357,21 +371,22 @@ void Workbook::draw_step_text() {
         ImGui::TextUnformatted(st->rung.empty() ? "Think first" : "Predict, then run");
         ImGui::PopStyleColor();
         ImGui::PopFont();
-        ImGui::TextWrapped("%s", st->question.c_str());
+        ImGui::TextWrapped("%s", text_.question.c_str());
         ImGui::Dummy(ImVec2(0, 2 * s));
-        if (!st->answer.empty()) {
+        if (!text_.answer.empty()) {
             if (!text_.answer_shown) {
                 if (ImGui::Button("Show the answer")) text_.answer_shown = true;
                 test_target("button:step_answer");
             } else {
                 ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
-                ImGui::TextWrapped("%s", st->answer.c_str());
+                ImGui::TextWrapped("%s", text_.answer.c_str());
                 ImGui::PopStyleColor();
                 if (ImGui::SmallButton("Hide the answer")) text_.answer_shown = false;
             }
         }
         end_callout(pal.warn, with_alpha(pal.warn, 0.10f));
     }
+    draw_prediction(*st);
     ImGui::Dummy(ImVec2(0, 12 * s));
 }
 

@@ -73,6 +73,7 @@ FigureRequest request_for_step(const LessonStep& step) {
     r.ladder = step.ladder;
     r.rung = step.rung;
     r.axis = step.sweep_axis;
+    r.tie = step.sweep_tie;
     r.sizes = step.sizes;
     r.params = step.params;
     r.dtype = step.dtype;
@@ -138,7 +139,9 @@ const RunRecord* representative_run(const LoadedResults& results, const Ladder& 
         if (x.ladder != L.id || (same_rung && rung && x.rung != rung->id)) return false;
         if (!req.dtype.empty() && x.dtype != req.dtype) return false;
         for (const auto& [k, v] : at_defaults ? defaults : req.sizes)
-            if (k != req.axis && (!x.sizes.count(k) || x.sizes.at(k) != v)) return false;
+            if (k != req.axis && std::find(req.tie.begin(), req.tie.end(), k) == req.tie.end() &&
+                (!x.sizes.count(k) || x.sizes.at(k) != v))
+                return false;
         return true;
     };
     for (bool at_defaults : {true, false})
@@ -208,6 +211,11 @@ ExportFigure build_export_figure(const LoadedResults& results, const std::vector
     }
     ctx.calibration = results.store.calibration();
     ctx.device = results.file.device ? results.file.device->name : std::string();
+    for (const auto& t : req.tie) {
+        if (!ctx.sizes.count(t) || !ctx.sizes.count(req.axis))
+            throw InputError("--tie: '" + t + "' is not a size axis of '" + L.id + "' tied to a size sweep");
+        ctx.tie.push_back(t);
+    }
 
     const bool size_axis = ctx.sizes.count(req.axis) != 0;
     Metric metric = req.metric == Metric::Default ? default_metric(req.plot, size_axis) : req.metric;

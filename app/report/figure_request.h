@@ -36,6 +36,7 @@ struct FigureRequest {
     Metric metric = Metric::Default;               // bars: rate; sweeps: time over sizes, rate over parameters
     std::map<std::string, int64_t> sizes, params;  // overrides; missing ones come from the results
     std::string dtype;                             // empty: the rung's run, else fp32
+    std::vector<std::string> tie;                  // sweeps: size axes that follow `axis` (M = N = K)
 };
 
 // The results behind every export: the store the builders read, plus the file's own facts.

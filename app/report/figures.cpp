@@ -331,7 +331,7 @@ BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const
             params = ctx.params;
         else
             for (const auto& p : r.params) params[p.name] = p.default_value;
-        auto runs = store.sweep(L.id, r.id, axis, ctx.sizes, params, ctx.dtype);
+        auto runs = store.sweep(L.id, r.id, axis, ctx.sizes, params, ctx.dtype, ctx.tie);
         if (runs.size() >= (selected ? 1u : 2u)) lines.push_back({&r, runs});
     }
     double max_ms = 0;

@@ -32,6 +32,8 @@ struct PlotContext {
     ParamValues params;          // its resolved parameters
     std::optional<Calibration> calibration;
     std::string device;  // for captions: "NVIDIA H100 80GB HBM3"
+    // Size axes that follow a size sweep's axis (M = N = K = n): a lesson step's sweep tie.
+    std::vector<std::string> tie;
 };
 
 // A built figure and the runs behind it.

@@ -61,8 +61,9 @@ std::string handout_markdown(const HandoutInput& in) {
     std::ostringstream md;
     md << "# Lesson " << L.number << ": " << one_line(L.title) << "\n\n";
     if (!L.summary.empty()) md << L.summary << "\n\n";
-    md << "*Measurements: " << one_line(in.source) << ". Every number below is in [" << in.results_name << "]("
-       << in.results_name << ").*\n\n";
+    md << "*Measurements: " << one_line(in.source) << ". The figures and key numbers are in [" << in.results_name
+       << "](" << in.results_name << ")"
+       << (in.number_sources.empty() ? "" : "; each number quoted in the text names its run at the end") << ".*\n\n";
 
     if (!in.tables.empty()) {
         md << "## Key numbers\n\n";
@@ -100,6 +101,11 @@ std::string handout_markdown(const HandoutInput& in) {
     if (!answered.empty()) {
         md << "## Answers\n\n";
         for (const auto& [i, s] : answered) md << "- **Step " << (i + 1) << ".** " << s->answer << "\n";
+        md << "\n";
+    }
+    if (!in.number_sources.empty()) {
+        md << "## Where the numbers in the text come from\n\n";
+        for (size_t i = 0; i < in.number_sources.size(); ++i) md << (i + 1) << ". " << in.number_sources[i] << "\n";
         md << "\n";
     }
     return md.str();

@@ -22,6 +22,8 @@ struct HandoutInput {
     std::string source;                       // "NVIDIA H100 80GB HBM3, measured 2026-11-22 by kladder 0.1.0"
     std::vector<HandoutFigure> step_figures;  // one per lesson step (empty title: the step has no plot)
     std::vector<KeyTable> tables;
+    // Numbers quoted in the text ("[3]" after each): where each came from, in order.
+    std::vector<std::string> number_sources;
 };
 
 std::string handout_markdown(const HandoutInput& in);

@@ -3,14 +3,17 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <set>
 
+#include "engine/bindings.h"
 #include "engine/errors.h"
 #include "engine/file_set.h"
+#include "engine/paths.h"
 #include "plot/file_write.h"
 #include "report/figure_files.h"
 #include "report/handout.h"
@@ -88,6 +91,33 @@ class Staging {
     bool moved_ = false;
 };
 
+// The lesson's texts with bound numbers filled in from the exported results first, then the
+// recordings; each number is followed by "[k]", k indexing `sources` (one entry per run).
+Lesson bind_numbers(const Lesson& lesson, const LoadedResults& results, const std::vector<Ladder>& ladders,
+                    std::vector<std::string>* sources) {
+    NumberSources numbers(&ladders);
+    std::vector<std::string> errors;  // a recording that does not load leaves its numbers unresolved
+    numbers.load_recorded(assets_dir() + "/recorded", &errors);
+    std::string device = results.file.device ? results.file.device->name : "unknown device";
+    for (const auto& r : results.file.runs) numbers.add_run(r, true, device, results.file.created, results.path);
+    if (results.file.calibration)
+        numbers.set_live_calibration(*results.file.calibration, device, results.path + " (calibration)");
+    auto cite = [sources](const BoundValue& v) {
+        std::string line = v.source_line();
+        size_t k = std::find(sources->begin(), sources->end(), line) - sources->begin();
+        if (k == sources->size()) sources->push_back(line);
+        return v.shown + " [" + std::to_string(k + 1) + "]";
+    };
+    Lesson L = lesson;
+    for (auto& st : L.steps) {
+        st.text = numbers.render(st.text, nullptr, cite);
+        st.look_at = numbers.render(st.look_at, nullptr, cite);
+        st.question = numbers.render(st.question, nullptr, cite);
+        st.answer = numbers.render(st.answer, nullptr, cite);
+    }
+    return L;
+}
+
 std::string problem_key(const figs::PlotContext& ctx) {
     std::string k = ctx.ladder ? ctx.ladder->id : "";
     for (const auto& [n, v] : ctx.sizes) k += "|" + n + "=" + std::to_string(v);
@@ -145,6 +175,8 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
     }
 
     staging.write(handout.results_name, results.bytes);
+    Lesson bound = bind_numbers(lesson, results, ladders, &handout.number_sources);
+    handout.lesson = &bound;
     std::string md = handout_markdown(handout);
     staging.write("handout.md", md);
     staging.write("handout.html",

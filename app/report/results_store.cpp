@@ -72,7 +72,9 @@ std::optional<int64_t> axis_value(const RunRecord& r, const std::string& axis) {
 
 std::vector<const StoredRun*> ResultsStore::sweep(const std::string& ladder, const std::string& rung,
                                                   const std::string& axis, const Sizes& sizes,
-                                                  const ParamValues& params, const std::string& dtype) const {
+                                                  const ParamValues& params, const std::string& dtype,
+                                                  const std::vector<std::string>& tie) const {
+    auto tied = [&](const std::string& k) { return std::find(tie.begin(), tie.end(), k) != tie.end(); };
     std::map<int64_t, const StoredRun*> by_value;
     for (const auto& r : runs_) {
         const RunRecord& x = r.record;
@@ -81,7 +83,7 @@ std::vector<const StoredRun*> ResultsStore::sweep(const std::string& ladder, con
         if (!v) continue;
         bool same = true;
         for (const auto& [k, val] : sizes)
-            if (k != axis) same &= x.sizes.count(k) && x.sizes.at(k) == val;
+            if (k != axis) same &= x.sizes.count(k) && x.sizes.at(k) == (tied(k) ? *v : val);
         for (const auto& [k, val] : params)
             if (k != axis) same &= x.params.count(k) && x.params.at(k) == val;
         if (!same) continue;

@@ -52,8 +52,10 @@ class ResultsStore {
     const StoredRun* latest_any(const std::string& ladder, const std::string& rung) const;
     // Runs of one rung matching sizes/params/dtype except along `axis` (a size axis or a
     // parameter): the points of a sweep, newest per axis value, sorted by the axis value.
+    // Axes in `tie` vary with `axis` (each equal to it) instead of being held at `sizes`.
     std::vector<const StoredRun*> sweep(const std::string& ladder, const std::string& rung, const std::string& axis,
-                                        const Sizes& sizes, const ParamValues& params, const std::string& dtype) const;
+                                        const Sizes& sizes, const ParamValues& params, const std::string& dtype,
+                                        const std::vector<std::string>& tie = {}) const;
     // Calibration to draw ceilings with: the live runner's, else the newest recorded one.
     std::optional<Calibration> calibration() const;
     void set_live_calibration(std::optional<Calibration> c) {

@@ -1,0 +1,98 @@
+// `kladder check-lessons`: every binding in the lessons resolves against the recordings, every
+// other number with a unit of time, bandwidth or FLOP rate is on the allow-list with its
+// source, and the device cards match the recordings. Exit 0 when clean, 2 with one line per
+// offence. `kladder make-cards`: writes the device reference cards from the recordings.
+// Neither needs a GPU.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "engine/atomic_file.h"
+#include "engine/bindings.h"
+#include "engine/device_card.h"
+#include "engine/errors.h"
+#include "engine/lesson_check.h"
+#include "engine/paths.h"
+
+namespace fs = std::filesystem;
+
+namespace kl::cli {
+
+namespace {
+struct LessonCheckOptions {
+    std::string lessons, recorded, allow;
+};
+
+std::string recorded_default() { return (fs::path(assets_dir()) / "recorded").string(); }
+
+int check_lessons_main(const LessonCheckOptions& o) {
+    std::vector<Ladder> ladders = load_ladders_or_throw();
+    std::string lessons_root = o.lessons.empty() ? lessons_dir() : o.lessons;
+    std::string recorded = o.recorded.empty() ? recorded_default() : o.recorded;
+    std::string allow = o.allow.empty() ? (fs::path(lessons_root) / "numbers_allowed.toml").string() : o.allow;
+    std::error_code ec;
+    if (!fs::is_directory(lessons_root, ec)) throw InputError(lessons_root + ": no such lessons folder");
+    if (!fs::is_directory(recorded, ec)) throw InputError(recorded + ": no such recordings folder");
+    std::vector<std::string> offences;
+    std::vector<LessonLoadError> load_errors;
+    std::vector<Lesson> lessons = load_all_lessons(lessons_root, ladders, &load_errors);
+    for (const auto& e : load_errors) offences.push_back(e.message);
+    NumberSources sources(&ladders);
+    sources.load_recorded(recorded, &offences);
+    std::vector<AllowedNumber> allowed = load_allowed_numbers(allow);
+    for (auto& line : check_lessons(lessons, sources, allowed))
+        offences.push_back(line.rfind("numbers_allowed.toml:", 0) == 0 ? allow + line.substr(20) : line);
+    for (auto& line : check_device_cards(sources, (fs::path(recorded) / "cards").string())) offences.push_back(line);
+    // Paths relative to the data root: "lessons/01_first_kernel/02_memory.md:12: ...".
+    std::string root = data_root() + "/";
+    for (auto line : offences) {
+        for (size_t at; (at = line.find(root)) != std::string::npos;) line.erase(at, root.size());
+        std::printf("%s\n", line.c_str());
+    }
+    size_t bindings = 0;
+    for (const auto& l : lessons)
+        for (const auto& t : lesson_texts(l)) bindings += find_bindings(t.text, nullptr).size();
+    std::fprintf(stderr, "check-lessons: %zu lessons, %zu bindings, %zu allow-listed numbers, %zu offences\n",
+                 lessons.size(), bindings, allowed.size(), offences.size());
+    return offences.empty() ? 0 : static_cast<int>(ExitCode::BadInput);
+}
+
+int make_cards_main(const std::string& recorded_arg) {
+    std::vector<Ladder> ladders;
+    std::string recorded = recorded_arg.empty() ? recorded_default() : recorded_arg;
+    NumberSources sources(&ladders);
+    std::vector<std::string> errors;
+    sources.load_recorded(recorded, &errors);
+    if (!errors.empty()) throw InputError(errors.front());
+    auto cards = make_device_cards(sources.recorded());
+    if (cards.empty()) throw InputError(recorded + ": no recordings with a device to make a card from");
+    fs::path dir = fs::path(recorded) / "cards";
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw InputError(dir.string() + ": cannot create: " + ec.message());
+    for (const auto& [slug, doc] : cards) {
+        std::string path = (dir / (slug + ".json")).string();
+        write_file_atomically(path, doc.dump(2) + "\n");
+        std::printf("%s\n", path.c_str());
+    }
+    return 0;
+}
+}  // namespace
+
+Action add_check_lessons_command(CLI::App& app) {
+    auto o = std::make_shared<LessonCheckOptions>();
+    app.add_option("--lessons", o->lessons, "lessons folder (default: the data root's lessons/)");
+    app.add_option("--recorded", o->recorded, "recordings folder (default: assets/recorded/)");
+    app.add_option("--allow", o->allow, "allow-list (default: <lessons>/numbers_allowed.toml)");
+    return [o] { return check_lessons_main(*o); };
+}
+
+Action add_make_cards_command(CLI::App& app) {
+    auto recorded = std::make_shared<std::string>();
+    app.add_option("--recorded", *recorded, "recordings folder (default: assets/recorded/); cards go to its cards/");
+    return [recorded] { return make_cards_main(*recorded); };
+}
+
+}  // namespace kl::cli

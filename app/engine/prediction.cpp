@@ -1,0 +1,104 @@
+#include "prediction.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "atomic_file.h"
+#include "bindings.h"
+#include "errors.h"
+#include "paths.h"
+
+namespace kl {
+
+namespace {
+struct MetricInfo {
+    const char* name;
+    const char* unit;
+};
+const MetricInfo kMetrics[] = {{"ms", "ms"},      {"us", "µs"},      {"gbps", "GB/s"},       {"tflops", "TFLOP/s"},
+                               {"pct_copy", "%"}, {"pct_gemm", "%"}, {"pct_reference", "%"}, {"peak_gib", "GiB"}};
+}  // namespace
+
+bool is_run_metric(const std::string& metric) {
+    for (const auto& m : kMetrics)
+        if (metric == m.name) return true;
+    return false;
+}
+
+std::string run_metric_unit(const std::string& metric) {
+    for (const auto& m : kMetrics)
+        if (metric == m.name) return m.unit;
+    return "";
+}
+
+std::optional<double> run_metric_value(const RunRecord& r, const std::string& m) {
+    if (!r.error_kind.empty()) return std::nullopt;
+    if (m == "ms" && r.timing) return r.timing->median_ms;
+    if (m == "us" && r.timing) return r.timing->median_ms * 1e3;
+    if (m == "gbps" && r.gbps > 0) return r.gbps;
+    if (m == "tflops" && r.tflops > 0) return r.tflops;
+    if (m == "pct_copy") return r.pct_copy;
+    if (m == "pct_gemm") return r.pct_gemm;
+    if (m == "pct_reference") return r.pct_reference;
+    if (m == "peak_gib" && r.peak_memory_bytes) return *r.peak_memory_bytes / double(1 << 30);
+    return std::nullopt;
+}
+
+PredictionVerdict judge_prediction(double predicted, double measured, double tolerance, const std::string& unit) {
+    PredictionVerdict v;
+    v.ratio = predicted != 0 ? measured / predicted : 0;
+    double off = measured != 0 ? (predicted - measured) / std::fabs(measured) : 0;
+    v.within = std::fabs(predicted - measured) <= tolerance * std::fabs(measured);
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.0f%%", std::fabs(off) * 100);
+    char tol[32];
+    std::snprintf(tol, sizeof tol, "%.0f%%", tolerance * 100);
+    v.line = "You predicted " + format_bound(predicted, unit, -1, false) + "; measured " +
+             format_bound(measured, unit, -1, false) + ": " +
+             (std::fabs(off) < 0.005 ? std::string("spot on") : std::string(pct) + (off > 0 ? " high" : " low")) +
+             (v.within ? ", within " : ", outside ") + tol + ".";
+    return v;
+}
+
+std::string PredictionStore::default_path() { return data_dir() + "/progress.json"; }
+
+void PredictionStore::load(std::string* warning) {
+    values_.clear();
+    std::error_code ec;
+    if (!std::filesystem::exists(path_, ec)) return;
+    try {
+        nlohmann::json j = nlohmann::json::parse(read_file(path_));
+        const nlohmann::json& p = j.at("predictions");
+        for (const auto& [lesson, steps] : p.items())
+            for (const auto& [step, value] : steps.items())
+                if (value.is_number()) values_[lesson][std::stoi(step)] = value.get<double>();
+    } catch (const std::exception& e) {
+        values_.clear();
+        if (warning) *warning = path_ + ": ignored (" + e.what() + ")";
+    }
+}
+
+void PredictionStore::save() const {
+    nlohmann::json p = nlohmann::json::object();
+    for (const auto& [lesson, steps] : values_)
+        for (const auto& [step, value] : steps) p[lesson][std::to_string(step)] = value;
+    nlohmann::json j = {{"version", 1}, {"predictions", p}};
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
+    write_file_atomically(path_, j.dump(2) + "\n");
+}
+
+std::optional<double> PredictionStore::get(const std::string& lesson, int step) const {
+    auto l = values_.find(lesson);
+    if (l == values_.end()) return std::nullopt;
+    auto s = l->second.find(step);
+    if (s == l->second.end()) return std::nullopt;
+    return s->second;
+}
+
+void PredictionStore::set(const std::string& lesson, int step, double value) { values_[lesson][step] = value; }
+
+void PredictionStore::reset(const std::string& lesson) { values_.erase(lesson); }
+
+}  // namespace kl

@@ -1,0 +1,106 @@
+// Predict, then reveal: a step with `predict` asks for the learner's number before the run,
+// keeps it (PredictionStore, XDG data folder), and once a result of the step's rung is on
+// screen (live, or recorded when there is no GPU) sets the two side by side with the step's why.
+#include <imgui.h>
+
+#include "engine/bindings.h"
+#include "engine/errors.h"
+#include "engine/paths.h"
+#include "engine/prediction.h"
+#include "gui/widgets.h"
+#include "gui/workbook.h"
+
+namespace kl::gui {
+
+PredictionStore& Workbook::predictions() {
+    if (!predict_.store) {
+        predict_.store = std::make_shared<PredictionStore>(PredictionStore::default_path());
+        std::string warning;
+        predict_.store->load(&warning);
+        if (!warning.empty()) log("predictions: " + warning);
+    }
+    return *predict_.store;
+}
+
+void Workbook::draw_prediction(const LessonStep& st) {
+    const Lesson* l = lesson();
+    if (!l) return;
+    const Palette& pal = palette();
+    float s = fonts_.scale;
+    if (st.predict_metric.empty()) {
+        if (!st.no_predict.empty()) {
+            ImGui::Dummy(ImVec2(0, 4 * s));
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
+            ImGui::TextWrapped("No prediction on this step: %s", bound(st.no_predict).c_str());
+            ImGui::PopStyleColor();
+        }
+        return;
+    }
+    std::string unit = run_metric_unit(st.predict_metric);
+    PredictionStore& store = predictions();
+    std::optional<double> kept = store.get(l->id, step_);
+    ImGui::Dummy(ImVec2(0, 4 * s));
+    begin_callout("##prediction");
+    ImGui::PushFont(fonts_.bold);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.accent));
+    ImGui::TextUnformatted("Your prediction");
+    ImGui::PopStyleColor();
+    ImGui::PopFont();
+    auto save = [&] {
+        try {
+            store.save();
+        } catch (const Error& e) { log(std::string("predictions: ") + e.what()); }
+    };
+    if (!kept || predict_.changing) {
+        if (predict_.input_for != &st) {
+            predict_.input = kept.value_or(0);
+            predict_.input_for = &st;
+        }
+        ImGui::TextWrapped("Before you run: what %s will the run measure? Within %.0f%% counts as right.", unit.c_str(),
+                           st.predict_tolerance * 100);
+        ImGui::SetNextItemWidth(140 * s);
+        ImGui::InputDouble(("##predict_value" + unit).c_str(), &predict_.input, 0, 0, "%.4g");
+        test_target("input:prediction");
+        ImGui::SameLine();
+        ImGui::TextUnformatted(unit.c_str());
+        ImGui::SameLine();
+        if (ImGui::Button("Keep") && predict_.input > 0) {
+            store.set(l->id, step_, predict_.input);
+            predict_.changing = false;
+            save();
+        }
+        test_target("button:keep_prediction");
+    } else {
+        const SelectionView& v = selection_view();
+        std::optional<double> measured =
+            v.rung_run ? run_metric_value(v.rung_run->record, st.predict_metric) : std::nullopt;
+        if (!measured) {
+            ImGui::TextWrapped("You predicted %s. Run the rung to see the measurement.",
+                               format_bound(*kept, unit, -1, false).c_str());
+        } else {
+            PredictionVerdict verdict = judge_prediction(*kept, *measured, st.predict_tolerance, unit);
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(verdict.within ? pal.good : pal.bad));
+            ImGui::TextWrapped("%s", verdict.line.c_str());
+            ImGui::PopStyleColor();
+            const StoredRun& run = *v.rung_run;
+            std::string origin = run.origin, root = data_root() + "/";
+            if (origin.compare(0, root.size(), root) == 0) origin = origin.substr(root.size());
+            std::string where = run.live ? "your run in this session" : "recorded, " + origin;
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
+            ImGui::TextWrapped("Measurement: %s.", where.c_str());
+            ImGui::PopStyleColor();
+            const std::string& why = bound(st.predict_why.empty() ? st.answer : st.predict_why);
+            if (!why.empty()) ImGui::TextWrapped("Why: %s", why.c_str());
+        }
+        if (ImGui::SmallButton("Change my prediction")) predict_.changing = true;
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Forget this lesson's predictions")) {
+            store.reset(l->id);
+            save();
+        }
+        test_target("button:reset_predictions");
+    }
+    end_callout(pal.accent, with_alpha(pal.accent, 0.08f));
+}
+
+}  // namespace kl::gui

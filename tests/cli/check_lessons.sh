@@ -1,0 +1,51 @@
+#!/bin/sh
+# `kladder check-lessons` on temporary lesson trees (the real kernels and recordings):
+# 1. a measured number typed into the text fails (exit 2, one line naming file, line, number);
+# 2. a binding that matches no recorded run fails (exit 2, one line saying what was looked for);
+# 3. the same lesson with a binding that resolves and an allow-listed datasheet figure passes.
+set -u
+kladder=$1
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+
+lesson() {  # lesson FOLDER STEP-TEXT
+    mkdir -p "$root/$1/01_l"
+    cat > "$root/$1/01_l/lesson.toml" <<'TOML'
+[lesson]
+id = "l"
+number = 1
+title = "L"
+
+[[step]]
+title = "S"
+text = "s.md"
+ladder = "elementwise"
+rung = "vector_add"
+no_predict = "a test lesson"
+TOML
+    printf '%s\n' "# S" "" "$2" > "$root/$1/01_l/s.md"
+}
+
+expect_fail() {  # expect_fail FOLDER PATTERN
+    out=$("$kladder" check-lessons --lessons "$root/$1" 2>/dev/null); code=$?
+    echo "$out"
+    [ "$code" -eq 2 ] || { echo "$1: expected exit 2, got $code"; exit 1; }
+    [ "$(echo "$out" | grep -c '')" -eq 1 ] || { echo "$1: expected one line"; exit 1; }
+    echo "$out" | grep -Eq -- "$2" || { echo "$1: output does not match: $2"; exit 1; }
+}
+
+lesson unbound "Vector add ran at 2,777 GB/s."
+expect_fail unbound "01_l/s.md:3: unbound measured number '2,777 GB/s'"
+
+lesson nothing "Vector add ran at {{ elementwise/vector_add gbps TPB=64 EPT=16 n=2^10 }}."
+expect_fail nothing "01_l/s.md:3: .*resolves to nothing: no successful run of elementwise/vector_add with .*EPT=16 TPB=64 n=1024"
+
+lesson clean "Vector add ran at {{ elementwise/vector_add gbps TPB=32 EPT=1 }}; the datasheet says 3.35 TB/s."
+cat > "$root/clean/numbers_allowed.toml" <<'TOML'
+[[allow]]
+lesson = "01_l"
+text = "3.35 TB/s"
+source = "NVIDIA H100 SXM5 datasheet, HBM3 bandwidth"
+TOML
+"$kladder" check-lessons --lessons "$root/clean" || { echo "clean: expected exit 0"; exit 1; }
+exit 0

@@ -1,0 +1,145 @@
+// Bound numbers: parsing `{{ ... }}`, formatting, and which run a binding resolves to (live
+// before recorded, newest recording first, `from=` pins a file, defaults fill unnamed keys).
+#include <gtest/gtest.h>
+
+#include "engine/bindings.h"
+#include "engine/lesson_check.h"
+#include "temp_tree.h"
+
+using namespace kl;
+
+namespace {
+
+std::vector<Ladder> tiny_ladders(const TempTree& t) {
+    t.write("kernels/tiny/01_one.cu", "extern \"C\" __global__ void one() {}\n");
+    std::string m = t.write("kernels/tiny/ladder.toml", kTinyLadderHead + R"TOML(
+  [rung.params.TPB]
+  default = 256
+  values = [32, 64, 128, 256]
+  [[rung.launch]]
+  entry = "one"
+  grid = ["1"]
+  block = ["TPB"]
+  args = []
+)TOML");
+    return {load_ladder(m)};
+}
+
+RunRecord run(int64_t tpb, double gbps, double ms) {
+    RunRecord r;
+    r.ladder = "tiny";
+    r.rung = "one";
+    r.params = {{"TPB", tpb}};
+    r.sizes = {{"n", 1000}};
+    r.gbps = gbps;
+    r.timing = TimingStats{};
+    r.timing->median_ms = ms;
+    return r;
+}
+
+ResultsFile file(const std::string& created, std::vector<RunRecord> runs) {
+    ResultsFile f;
+    f.created = created;
+    f.device = DeviceInfo{};
+    f.device->name = "Test GPU";
+    f.runs = std::move(runs);
+    return f;
+}
+
+Binding one(const std::string& text) {
+    std::vector<std::string> errors;
+    auto bs = find_bindings(text, &errors);
+    EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : errors[0]);
+    EXPECT_EQ(bs.size(), 1u);
+    return bs.empty() ? Binding{} : bs[0];
+}
+
+}  // namespace
+
+TEST(Bindings, ParsesTargetMetricKeysAndFormat) {
+    Binding b = one("at {{ elementwise/vector_add gbps TPB=32 n=2^28 | .1 }} GB/s");
+    EXPECT_EQ(b.target, "elementwise/vector_add");
+    EXPECT_EQ(b.metric, "gbps");
+    ASSERT_EQ(b.keys.size(), 2u);
+    EXPECT_EQ(b.keys[1].first, "n");
+    EXPECT_EQ(parse_bound_int(b.keys[1].second), int64_t(1) << 28);
+    EXPECT_EQ(b.decimals, 1);
+    EXPECT_EQ(b.begin, 3u);
+}
+
+TEST(Bindings, MalformedBindingsAreReportedNotReturned) {
+    std::vector<std::string> errors;
+    EXPECT_TRUE(
+        find_bindings("{{ vector_add }} and {{ a/b gbps TPB }} and {{ a/b ms | huge }} {{ open", &errors).empty());
+    ASSERT_EQ(errors.size(), 4u);
+    EXPECT_NE(errors[0].find("expected TARGET METRIC"), std::string::npos);
+    EXPECT_NE(errors[1].find("'TPB' is not KEY=VALUE"), std::string::npos);
+    EXPECT_NE(errors[2].find("unknown format 'huge'"), std::string::npos);
+    EXPECT_NE(errors[3].find("without a closing"), std::string::npos);
+}
+
+TEST(Bindings, FormatsWithThreeSignificantDigitsAndThousands) {
+    EXPECT_EQ(format_bound(2777.4, "GB/s", -1, false), "2,777 GB/s");
+    EXPECT_EQ(format_bound(33.28, "TFLOP/s", -1, false), "33.3 TFLOP/s");
+    EXPECT_EQ(format_bound(0.9226, "ms", -1, false), "0.923 ms");
+    EXPECT_EQ(format_bound(92.54, "%", 1, false), "92.5%");
+    EXPECT_EQ(format_bound(4.06e-6, "", -1, false), "4.1e-06");
+    EXPECT_EQ(format_bound(1276.0, "GB/s", -1, true), "1,276");
+}
+
+TEST(Bindings, NewestRecordingWinsAndFromPinsAFile) {
+    TempTree t;
+    auto ladders = tiny_ladders(t);
+    NumberSources s(&ladders);
+    s.add_recorded(file("2026-01-01T00:00:00Z", {run(256, 100, 1)}), "rec/old.json");
+    s.add_recorded(file("2026-02-01T00:00:00Z", {run(256, 200, 1), run(32, 50, 4)}), "rec/new.json");
+    BoundValue v = s.resolve(one("{{ tiny/one gbps }}"));  // TPB defaults to 256
+    ASSERT_TRUE(v.ok) << v.error;
+    EXPECT_EQ(v.value, 200);
+    EXPECT_EQ(v.origin, "rec/new.json");
+    EXPECT_EQ(v.date, "2026-02-01");
+    EXPECT_EQ(v.device, "Test GPU");
+    EXPECT_EQ(s.resolve(one("{{ tiny/one gbps from=old }}")).value, 100);
+    EXPECT_EQ(s.resolve(one("{{ tiny/one ms TPB=32 }}")).shown, "4.00 ms");
+}
+
+TEST(Bindings, LiveRunComesBeforeRecordings) {
+    TempTree t;
+    auto ladders = tiny_ladders(t);
+    NumberSources s(&ladders);
+    s.add_recorded(file("2026-02-01T00:00:00Z", {run(256, 200, 1)}), "rec/new.json");
+    s.add_live(run(256, 321, 1), "My GPU", "2026-03-03");
+    BoundValue v = s.resolve(one("{{ tiny/one gbps }}"));
+    ASSERT_TRUE(v.ok);
+    EXPECT_TRUE(v.live);
+    EXPECT_EQ(v.value, 321);
+    EXPECT_NE(v.source_line().find("your run"), std::string::npos);
+}
+
+TEST(Bindings, UnresolvedBindingSaysWhy) {
+    TempTree t;
+    auto ladders = tiny_ladders(t);
+    NumberSources s(&ladders);
+    s.add_recorded(file("2026-02-01T00:00:00Z", {run(256, 200, 1)}), "rec/new.json");
+    EXPECT_NE(s.resolve(one("{{ tiny/one gbps TPB=64 }}")).error.find("no successful run of tiny/one with TPB=64"),
+              std::string::npos);
+    EXPECT_NE(s.resolve(one("{{ tiny/two gbps }}")).error.find("has no rung 'two'"), std::string::npos);
+    EXPECT_NE(s.resolve(one("{{ tiny/one speed }}")).error.find("unknown metric 'speed'"), std::string::npos);
+    EXPECT_NE(s.resolve(one("{{ tiny/one gbps Q=1 }}")).error.find("neither a size axis"), std::string::npos);
+    EXPECT_NE(s.resolve(one("{{ device copy_gbps }}")).error.find("no device card"), std::string::npos);
+    std::vector<BoundValue> values;
+    EXPECT_EQ(s.render("x {{ tiny/one gbps TPB=64 }} y", &values), "x [unresolved: tiny/one gbps TPB=64] y");
+    ASSERT_EQ(values.size(), 1u);
+    EXPECT_FALSE(values[0].ok);
+}
+
+TEST(LessonCheck, FindsNumbersWithUnitsOfTimeBandwidthAndRate) {
+    auto nums =
+        find_unit_numbers("ran 2,777 GB/s in 1.16 ms (3.3 TFLOP/s), 5 us, 12 bytes, sm_90 s, 3 steps, 1s, 0.1 s");
+    ASSERT_EQ(nums.size(), 5u);
+    EXPECT_EQ(nums[0].text, "2,777 GB/s");
+    EXPECT_EQ(nums[1].text, "1.16 ms");
+    EXPECT_EQ(nums[2].text, "3.3 TFLOP/s");
+    EXPECT_EQ(nums[3].text, "5 us");
+    EXPECT_EQ(nums[4].text, "0.1 s");
+}

@@ -1,0 +1,116 @@
+// Predict, then reveal (verdicts, the per-learner store) and lesson-defined sweeps (values,
+// ranges, tied axes), as the lesson loader reads them.
+#include <gtest/gtest.h>
+
+#include "engine/lesson.h"
+#include "engine/manifest.h"
+#include "engine/prediction.h"
+#include "engine/sweep_spec.h"
+#include "temp_tree.h"
+
+using namespace kl;
+
+namespace {
+
+std::vector<Ladder> tiny(const TempTree& t) {
+    t.write("kernels/tiny/01_one.cu", "extern \"C\" __global__ void one() {}\n");
+    std::string m = t.write("kernels/tiny/ladder.toml", kTinyLadderHead + R"TOML(
+  [rung.params.TPB]
+  default = 256
+  values = [32, 64, 128, 256]
+  [[rung.launch]]
+  entry = "one"
+  grid = ["1"]
+  block = ["TPB"]
+  args = []
+)TOML");
+    return {load_ladder(m)};
+}
+
+std::string lesson_with(const TempTree& t, const std::string& step_fields) {
+    t.write("lessons/01_l/s.md", "# S\n");
+    return t.write("lessons/01_l/lesson.toml",
+                   "[lesson]\nid = \"l\"\nnumber = 1\ntitle = \"L\"\n\n[[step]]\ntitle = \"S\"\n"
+                   "text = \"s.md\"\nladder = \"tiny\"\nrung = \"one\"\n" +
+                       step_fields);
+}
+
+}  // namespace
+
+TEST(Prediction, VerdictSaysHowFarAndWhetherWithinTolerance) {
+    PredictionVerdict v = judge_prediction(1500, 1276, 0.25, "GB/s");
+    EXPECT_TRUE(v.within);
+    EXPECT_EQ(v.line, "You predicted 1,500 GB/s; measured 1,276 GB/s: 18% high, within 25%.");
+    PredictionVerdict w = judge_prediction(2800, 1276, 0.25, "GB/s");
+    EXPECT_FALSE(w.within);
+    EXPECT_NE(w.line.find("119% high, outside 25%"), std::string::npos);
+}
+
+TEST(Prediction, StoreKeepsPredictionsPerLessonAndResets) {
+    TempTree t;
+    std::string path = t.path("data/kernel-ladder/progress.json");
+    {
+        PredictionStore s(path);
+        s.load(nullptr);
+        s.set("first_kernel", 3, 1500);
+        s.set("fusion", 1, 0.9);
+        s.save();
+    }
+    PredictionStore s(path);
+    std::string warning;
+    s.load(&warning);
+    EXPECT_TRUE(warning.empty());
+    EXPECT_EQ(s.get("first_kernel", 3), 1500);
+    s.reset("first_kernel");
+    EXPECT_FALSE(s.get("first_kernel", 3));
+    EXPECT_EQ(s.get("fusion", 1), 0.9);
+    t.write("data/kernel-ladder/progress.json", "{ not json");
+    s.load(&warning);
+    EXPECT_NE(warning.find("ignored"), std::string::npos);
+    EXPECT_FALSE(s.get("fusion", 1));
+}
+
+TEST(Prediction, LessonStepDeclaresMetricToleranceAndWhy) {
+    TempTree t;
+    auto ladders = tiny(t);
+    Lesson l = load_lesson(
+        lesson_with(t, "predict = { metric = \"gbps\", tolerance = 0.2, why = \"blocks cost time\" }\n"), ladders);
+    EXPECT_EQ(l.steps[0].predict_metric, "gbps");
+    EXPECT_DOUBLE_EQ(l.steps[0].predict_tolerance, 0.2);
+    EXPECT_EQ(l.steps[0].predict_why, "blocks cost time");
+    EXPECT_NE(input_error_of([&] {
+                  load_lesson(lesson_with(t, "predict = { metric = \"speed\", tolerance = 0.2 }\n"), ladders);
+              }).find("step[0].predict.metric: 'speed' is not one of"),
+              std::string::npos);
+    EXPECT_NE(input_error_of([&] {
+                  load_lesson(lesson_with(t, "predict = { metric = \"ms\", tolerance = 2.0 }\n"), ladders);
+              }).find("step[0].predict.tolerance"),
+              std::string::npos);
+}
+
+TEST(SweepSpec, RangesExpandLinearlyOrGeometrically) {
+    EXPECT_EQ(expand_sweep_range(256, 1024, 0, 2), (std::vector<int64_t>{256, 512, 1024}));
+    EXPECT_EQ(expand_sweep_range(1, 10, 4, 0), (std::vector<int64_t>{1, 5, 9}));
+    EXPECT_THROW(expand_sweep_range(1, 10, 4, 2), InputError);
+    EXPECT_THROW(expand_sweep_range(1, 1 << 20, 1, 0), InputError);  // more than 64 values
+}
+
+TEST(SweepSpec, LessonStepNamesValuesAndTiesSizeAxes) {
+    TempTree t;
+    auto ladders = tiny(t);
+    Lesson l = load_lesson(lesson_with(t, "sweep = { axis = \"n\", from = 1024, to = 4096, times = 2 }\n"), ladders);
+    EXPECT_EQ(l.steps[0].sweep_values, (std::vector<int64_t>{1024, 2048, 4096}));
+    Lesson p = load_lesson(lesson_with(t, "sweep = { axis = \"TPB\", values = [32, 64] }\n"), ladders);
+    EXPECT_EQ(p.steps[0].sweep_values, (std::vector<int64_t>{32, 64}));
+    EXPECT_NE(input_error_of([&] {
+                  load_lesson(lesson_with(t, "sweep = { axis = \"TPB\", values = [32], tie = [\"n\"] }\n"), ladders);
+              }).find("only size axes can be tied"),
+              std::string::npos);
+    EXPECT_NE(input_error_of([&] {
+                  load_lesson(lesson_with(t, "sweep = { axis = \"n\", values = [64, 32] }\n"), ladders);
+              }).find("must increase"),
+              std::string::npos);
+    std::vector<Lesson> all = {l};
+    EXPECT_EQ(find_lesson_sweep(all, "tiny", "one", "n"), &all[0].steps[0]);
+    EXPECT_EQ(find_lesson_sweep(all, "tiny", "one", "TPB"), nullptr);
+}
