@@ -3,7 +3,9 @@
 #include <ctime>
 
 #include "atomic_file.h"
+#include "device_profile.h"
 #include "errors.h"
+#include "resources_json.h"
 
 namespace kl {
 
@@ -33,7 +35,8 @@ json to_json(const DeviceInfo& d) {
             {"mem_clock_khz", d.mem_clock_khz},
             {"mem_bus_bits", d.mem_bus_bits},
             {"driver_version", d.driver_version},
-            {"runtime_version", d.runtime_version}};
+            {"runtime_version", d.runtime_version},
+            {"limits", d.has_limits ? limits_to_json(d.limits) : json(nullptr)}};
 }
 
 json to_json(const Calibration& c) {
@@ -99,6 +102,7 @@ json to_json(const RunRecord& r) {
     j["counters"] = r.counters;
     j["counters_note"] = r.counters_note;
     j["peak_memory_bytes"] = opt(r.peak_memory_bytes);
+    j["resources"] = resources_to_json(r.resources);
     j["error"] = r.error.empty() ? json(nullptr) : json({{"kind", r.error_kind}, {"message", r.error}});
     return j;
 }
@@ -159,10 +163,10 @@ DeviceInfo device_from_json(const Reader& rd, const json& j) {
     DeviceInfo d;
     d.name = rd.str(j, "name", "device");
     d.uuid = j.value("uuid", "");
-    std::string arch = j.value("arch", "sm_00");
-    if (arch.size() >= 5) {
-        d.cc_major = arch[3] - '0';
-        d.cc_minor = arch[4] - '0';
+    const int cc = parse_arch(j.value("arch", "sm_00")).cc;  // "sm_90", "sm_120"
+    if (cc > 0) {
+        d.cc_major = cc / 10;
+        d.cc_minor = cc % 10;
     }
     d.sm_count = static_cast<int>(rd.num(j, "sm_count", "device"));
     d.l2_bytes = static_cast<int64_t>(j.value("l2_bytes", 0.0));
@@ -174,6 +178,10 @@ DeviceInfo device_from_json(const Reader& rd, const json& j) {
     d.mem_bus_bits = j.value("mem_bus_bits", 0);
     d.driver_version = j.value("driver_version", 0);
     d.runtime_version = j.value("runtime_version", 0);
+    if (j.contains("limits") && !j["limits"].is_null()) {
+        d.limits = limits_from_json(j["limits"], rd.origin, "device.limits");
+        d.has_limits = true;
+    }
     return d;
 }
 
@@ -254,6 +262,7 @@ RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f) {
     r.counters = j.value("counters", json(nullptr));
     r.counters_note = j.value("counters_note", "");
     r.peak_memory_bytes = rd.opt_num(j, "peak_memory_bytes", f);
+    if (j.contains("resources")) r.resources = resources_from_json(j["resources"], rd.origin, f + ".resources");
     if (j.contains("error") && j["error"].is_object()) {
         r.error_kind = j["error"].value("kind", "");
         r.error = j["error"].value("message", "");
