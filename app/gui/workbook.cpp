@@ -66,6 +66,17 @@ Workbook::Workbook(AppOptions options, Settings settings, Fonts fonts)
     if (lesson < 0) lesson = find_lesson("1");
     if (lesson < 0 && !lessons_.empty()) lesson = 0;
     if (lesson >= 0) select_lesson(lesson, step);
+    // --param NAME=VALUE: as if the reader had set it (screenshots of a setting no step makes).
+    for (const auto& a : options_.params) {
+        const size_t eq = a.find('=');
+        const Rung* r = rung_;
+        try {
+            if (eq == std::string::npos || !r || !r->find_param(a.substr(0, eq))) throw InputError("");
+            params_[a.substr(0, eq)] = std::stoll(a.substr(eq + 1));
+        } catch (const std::exception&) {
+            log("--param: '" + a + "' is not NAME=VALUE for a parameter of the step's rung", true);
+        }
+    }
     if (options_.step > 0 && lesson >= 0 && options_.step > int(lessons_[lesson].steps.size()))
         log("--step: lesson " + lessons_[lesson].id + " has " + std::to_string(lessons_[lesson].steps.size()) +
                 " steps",

@@ -50,6 +50,7 @@ struct AppOptions {
     std::vector<std::string> results_paths;  // results files shown besides assets/recorded
     bool no_recorded = false;                // leave assets/recorded out
     std::string compare_device;              // a second recorded device beside the first (part of its name)
+    std::vector<std::string> params;         // NAME=VALUE: parameters of the step's rung set at start
     int frames = 6;                          // frames rendered before a screenshot
     std::string
         view;  // tab to show: plots, sweep, errors, traffic, roofline, source, diff, ptx, questions, cards, exercise

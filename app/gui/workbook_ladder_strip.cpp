@@ -55,7 +55,8 @@ std::string resources_long(const RunRecord& rec) {
 }
 
 // Everything a card knows, for its tooltip.
-std::string card_tooltip(const Rung& r, bool usable, const std::string& dtype, const StripCard& card) {
+std::string card_tooltip(const Rung& r, bool usable, const std::string& dtype, const StripCard& card,
+                         const ResultsStore& store) {
     std::string tip = r.title + (r.reference ? "  (reference)" : "") + "\n" + r.idea;
     if (!usable) tip += "\nNot available in " + dtype + ".";
     const StoredRun* run = card.run;
@@ -70,7 +71,10 @@ std::string card_tooltip(const Rung& r, bool usable, const std::string& dtype, c
         if (!params.empty()) tip += "\nparameters: " + params;
         tip += "\n" + (run->live ? std::string("measured live") : "recorded: " + run->origin);
         if (!run->device.empty()) tip += " (" + run->device + ")";
-        tip += resources_long(rec);
+        if (const StoredRun* res = store.resources_for(*run)) {
+            tip += resources_long(res->record);
+            if (res != run) tip += "\n(from the " + res->device + " recording: the same compiled code)";
+        }
     } else if (run && !card.elsewhere && !run->record.error.empty()) {
         tip += "\n\n" + run->record.error_kind + ": " + run->record.error;
     } else if (card.elsewhere) {
@@ -120,7 +124,8 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
                 card.other_params = rec.params != preferred;
                 card.source =
                     std::string(run->live ? "live" : "recorded") + (card.other_params ? " \xC2\xB7 other params" : "");
-                if (std::string res = resources_short(rec); !res.empty()) card.source += " \xC2\xB7 " + res;
+                if (const StoredRun* res_run = store_.resources_for(*run))
+                    card.source += " \xC2\xB7 " + resources_short(res_run->record);
             } else if (run && !card.elsewhere && !run->record.error.empty()) {
                 card.detail = run->record.error_kind + ": " + run->record.error;
             } else if (card.elsewhere) {
@@ -274,7 +279,7 @@ void Workbook::draw_ladder_strip() {
         if (hovered) {
             ImGui::BeginTooltip();
             ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
-            ImGui::TextUnformatted(card_tooltip(r, usable, dtype_, card).c_str());
+            ImGui::TextUnformatted(card_tooltip(r, usable, dtype_, card, store_).c_str());
             ImGui::PopTextWrapPos();
             ImGui::EndTooltip();
         }

@@ -293,6 +293,10 @@ BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetr
                                ? "No rung of this ladder has a reference comparison at these settings yet."
                                : "No results at these settings yet: run the rung or the ladder.";
     }
+    if (!ctx.compare_device.empty())  // the ceilings are the first device's: say so
+        for (auto& ser : f.series)
+            if (ser.kind == SeriesKind::HLine && metric != BarMetric::PercentOfReference)
+                ser.name += ", " + (ctx.device.empty() ? store.preferred_device() : ctx.device);
     return out;
 }
 

@@ -76,6 +76,26 @@ void ResultsStore::set_preferred_device(const std::string& device) {
     ++generation_;
 }
 
+const StoredRun* ResultsStore::resources_for(const StoredRun& like) const {
+    if (!like.record.resources.empty()) return &like;
+    auto arch_of = [&](const std::string& device) {
+        for (const auto& s : sources_)
+            if (s.device == device && s.device_info && s.device_info->cc() > 0) return s.device_info->cc();
+        return -1;
+    };
+    const int arch = arch_of(like.device);
+    if (arch < 0) return nullptr;
+    const StoredRun* best = nullptr;
+    for (const auto& r : runs_) {
+        const RunRecord& x = r.record;
+        if (x.resources.empty() || x.ladder != like.record.ladder || x.rung != like.record.rung ||
+            x.params != like.record.params || x.dtype != like.record.dtype || arch_of(r.device) != arch)
+            continue;
+        if (!best || r.seq > best->seq) best = &r;
+    }
+    return best;
+}
+
 std::vector<std::string> ResultsStore::recorded_devices() const {
     std::vector<std::string> out;
     for (const auto& s : sources_)

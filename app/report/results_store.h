@@ -48,6 +48,11 @@ class ResultsStore {
     void set_live_device(const std::string& device) { live_device_ = device; }
     const std::string& preferred_device() const { return preferred_device_; }
     std::vector<std::string> recorded_devices() const;  // distinct, in load order
+    // `like` if it recorded per-launch resources, else the newest run of the same rung,
+    // parameters and dtype that did on a device of the same architecture (registers and shared
+    // memory belong to the compiled code: another GPU of that architecture runs the same), or
+    // nullptr.
+    const StoredRun* resources_for(const StoredRun& like) const;
     const StoredRun* latest_on(const std::string& device, const std::string& ladder, const std::string& rung,
                                const Sizes& sizes, const std::string& dtype, const ParamValues* params = nullptr) const;
 

@@ -125,3 +125,29 @@ TEST(TwoDevices, RungBarsGroupedByDeviceOneHatchedSeriesPerExtraDevice) {
     for (const auto& ser : rung_bars(s, ctx, BarMetric::Time).figure.series) n += ser.kind == plot::SeriesKind::Bars;
     EXPECT_EQ(n, 1);
 }
+
+TEST(TwoDevices, ResourcesComeFromAnotherGpuOfTheSameArchitectureOnly) {
+    auto with_arch = [](const std::string& name, int cc, bool resources) {
+        ResultsFile f = file_of(name, 1.0, 3000);
+        f.device->cc_major = cc / 10;
+        f.device->cc_minor = cc % 10;
+        if (resources) {
+            LaunchResources l;
+            l.entry = "k";
+            l.kernel.regs_per_thread = 40;
+            f.runs[0].resources.push_back(l);
+        }
+        return f;
+    };
+    ResultsStore s;
+    s.add_file(with_arch("H100", 90, false), "h100.json");  // written before schema v2: no resources
+    s.add_file(with_arch("RTX", 86, true), "rtx.json");     // another architecture: other code
+    const StoredRun& h100 = s.runs()[0];
+    EXPECT_EQ(s.resources_for(h100), nullptr);
+    s.add_file(with_arch("H200", 90, true), "h200.json");
+    const StoredRun* res = s.resources_for(h100);
+    ASSERT_NE(res, nullptr);
+    EXPECT_EQ(res->device, "H200");
+    EXPECT_EQ(res->record.resources[0].kernel.regs_per_thread, 40);
+    EXPECT_EQ(s.resources_for(s.runs()[1]), &s.runs()[1]);  // a run with its own resources keeps them
+}
