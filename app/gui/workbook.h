@@ -314,12 +314,21 @@ class Workbook {
         int64_t dynamic_smem = 0;
     };
     OccupancyInputs occupancy_inputs(const Rung& r, const ParamValues& params) const;
+    // The newest run of `r` that recorded resources, at `params` if there is one (cached until
+    // the store changes: the sliders ask for every value every frame).
+    const StoredRun* measured_run(const Rung& r, const ParamValues& params) const;
+    struct OccupancyCache {
+        uint64_t generation = 0;
+        std::map<std::string, const StoredRun*> runs;
+    };
+    mutable OccupancyCache occupancy_cache_;
     // Why these parameters could not launch on that device (occupancy.h), or "".
     std::string predicted_launch_refusal(const Rung& r, const ParamValues& params) const;
     // "needs sm_90 (Hopper): ..." when the live GPU cannot run the rung, else "".
     std::string arch_refusal_here(const Rung& r) const;
     std::string refused_values(const Rung& r, const ParamSpec& spec, const ParamValues& current) const;
     void draw_occupancy();
+    void draw_occupancy_trend(const Rung& r, const ParamValues& params, const OccupancyInputs& in);
     void draw_device_compare();
     void bind_step_device(const LessonStep* s);  // the step's `device`, or the first recorded one
     void draw_plot_tooltip(const ImVec2& origin);

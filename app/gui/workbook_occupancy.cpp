@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "engine/device_profile.h"
 #include "engine/errors.h"
@@ -80,7 +81,7 @@ namespace {
 
 // The shipped profile of an architecture (assets/devices/sm_90_*.json), for recorded results
 // written before the device's limits were part of the schema.
-std::optional<DeviceInfo> profile_for_arch(const std::string& arch) {
+std::optional<DeviceInfo> read_profile_for_arch(const std::string& arch) {
     std::error_code ec;
     const std::string dir = assets_dir() + "/devices";
     for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
@@ -93,6 +94,14 @@ std::optional<DeviceInfo> profile_for_arch(const std::string& arch) {
     return std::nullopt;
 }
 
+// Read once per architecture: the window asks every frame, for every value of every slider.
+std::optional<DeviceInfo> profile_for_arch(const std::string& arch) {
+    static std::map<std::string, std::optional<DeviceInfo>> cache;
+    auto it = cache.find(arch);
+    if (it == cache.end()) it = cache.emplace(arch, read_profile_for_arch(arch)).first;
+    return it->second;
+}
+
 std::string params_text(const ParamValues& p) {
     std::string s;
     for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
@@ -100,6 +109,25 @@ std::string params_text(const ParamValues& p) {
 }
 
 }  // namespace
+
+const StoredRun* Workbook::measured_run(const Rung& r, const ParamValues& params) const {
+    if (occupancy_cache_.generation != store_.generation()) {
+        occupancy_cache_.runs.clear();
+        occupancy_cache_.generation = store_.generation();
+    }
+    std::string key = ladder_->id + "/" + r.id + "/" + dtype_ + "/" + params_text(params);
+    auto it = occupancy_cache_.runs.find(key);
+    if (it != occupancy_cache_.runs.end()) return it->second;
+    const StoredRun* best = nullptr;
+    for (const auto& sr : store_.runs()) {
+        const RunRecord& x = sr.record;
+        if (x.ladder != ladder_->id || x.rung != r.id || x.resources.empty() || x.dtype != dtype_) continue;
+        const bool exact = x.params == params, best_exact = best && best->record.params == params;
+        if (!best || (exact && !best_exact) || (exact == best_exact && sr.seq > best->seq)) best = &sr;
+    }
+    occupancy_cache_.runs[key] = best;
+    return best;
+}
 
 Workbook::OccupancyInputs Workbook::occupancy_inputs(const Rung& r, const ParamValues& params) const {
     OccupancyInputs in;
@@ -140,13 +168,7 @@ Workbook::OccupancyInputs Workbook::occupancy_inputs(const Rung& r, const ParamV
     }
     // The kernel's registers and static shared memory: the newest run of this rung that recorded
     // them, at these parameters if there is one.
-    const StoredRun* best = nullptr;
-    for (const auto& sr : store_.runs()) {
-        const RunRecord& x = sr.record;
-        if (x.ladder != ladder_->id || x.rung != r.id || x.resources.empty() || x.dtype != dtype_) continue;
-        const bool exact = x.params == params, best_exact = best && best->record.params == params;
-        if (!best || (exact && !best_exact) || (exact == best_exact && sr.seq > best->seq)) best = &sr;
-    }
+    const StoredRun* best = measured_run(r, params);
     const LaunchSpec* spec = nullptr;
     if (best) {
         const LaunchResources* l = best->record.main_launch();
@@ -207,6 +229,39 @@ std::string blocks_text(int b) {
 }
 
 }  // namespace
+
+// How occupancy moves: the same arithmetic at every value of the parameter that shapes the
+// block (TPB, BM...), the kernel's registers as measured.
+void Workbook::draw_occupancy_trend(const Rung& r, const ParamValues& params, const OccupancyInputs& in) {
+    const Palette& pal = palette();
+    const float s = fonts_.scale;
+    const DeviceLimits& d = in.device.limits;
+    const LaunchSpec* spec = nullptr;
+    for (const auto& ls : r.launches)
+        if (ls.entry == in.entry) spec = &ls;
+    std::string block_param = spec ? params_used(r, spec->block) : "";
+    if (block_param.find(',') != std::string::npos) block_param = block_param.substr(0, block_param.find(','));
+    const ParamSpec* ps = block_param.empty() ? nullptr : r.find_param(block_param);
+    if (ps && ps->allowed().size() <= 16) {
+        ImGui::TextDisabled("Occupancy as %s changes (same registers per thread):", ps->name.c_str());
+        for (int64_t v : ps->allowed()) {
+            ParamValues trial = params;
+            trial[ps->name] = v;
+            if (broken_constraint(r, sizes_, trial)) continue;  // not a value the rung takes with the others
+            OccupancyInputs t = occupancy_inputs(r, trial);
+            if (!t.why_not.empty()) continue;
+            Occupancy to = compute_occupancy(d, in.regs, in.static_smem + t.dynamic_smem, t.threads);
+            std::string chip = ps->name + "=" + std::to_string(v) + ": " +
+                               (to.blocks_per_sm ? std::to_string(int(100 * to.fraction() + 0.5)) + "% " + to.limiter
+                                                 : std::string("cannot launch"));
+            ImGui::SameLine();
+            if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(chip.c_str()).x + 8 * s) ImGui::NewLine();
+            const bool current = params.count(ps->name) && params.at(ps->name) == v;
+            ImU32 col = !to.blocks_per_sm ? pal.bad : current ? pal.accent : pal.muted;
+            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(col), "%s%s", chip.c_str(), current ? " *" : "");
+        }
+    }
+}
 
 void Workbook::draw_occupancy() {
     const Palette& pal = palette();
@@ -293,32 +348,7 @@ void Workbook::draw_occupancy() {
         item_tooltip(row.why);
     }
     ImGui::Spacing();
-    // How it moves: the same arithmetic at every value of the parameter that shapes the block.
-    const LaunchSpec* spec = nullptr;
-    for (const auto& ls : r.launches)
-        if (ls.entry == in.entry) spec = &ls;
-    std::string block_param = spec ? params_used(r, spec->block) : "";
-    if (block_param.find(',') != std::string::npos) block_param = block_param.substr(0, block_param.find(','));
-    const ParamSpec* ps = block_param.empty() ? nullptr : r.find_param(block_param);
-    if (ps && ps->allowed().size() <= 16) {
-        ImGui::TextDisabled("Occupancy as %s changes (same registers per thread):", ps->name.c_str());
-        for (int64_t v : ps->allowed()) {
-            ParamValues trial = params;
-            trial[ps->name] = v;
-            if (broken_constraint(r, sizes_, trial)) continue;  // not a value the rung takes with the others
-            OccupancyInputs t = occupancy_inputs(r, trial);
-            if (!t.why_not.empty()) continue;
-            Occupancy to = compute_occupancy(d, in.regs, in.static_smem + t.dynamic_smem, t.threads);
-            std::string chip = ps->name + "=" + std::to_string(v) + ": " +
-                               (to.blocks_per_sm ? std::to_string(int(100 * to.fraction() + 0.5)) + "% " + to.limiter
-                                                 : std::string("cannot launch"));
-            ImGui::SameLine();
-            if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(chip.c_str()).x + 8 * s) ImGui::NewLine();
-            const bool current = params.count(ps->name) && params.at(ps->name) == v;
-            ImU32 col = !to.blocks_per_sm ? pal.bad : current ? pal.accent : pal.muted;
-            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(col), "%s%s", chip.c_str(), current ? " *" : "");
-        }
-    }
+    draw_occupancy_trend(r, params, in);
     if (std::string why = predicted_launch_refusal(r, params); !why.empty()) {
         ImGui::Spacing();
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.bad));
