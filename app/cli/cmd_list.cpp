@@ -1,6 +1,7 @@
 // `kladder list [lessons|ladders|rungs|operations] [--ladder L]`
 #include <cstdio>
 #include <memory>
+#include <sstream>
 
 #include "cli_common.h"
 #include "commands.h"
@@ -16,22 +17,42 @@ struct ListOptions {
     std::string ladder;
 };
 
+constexpr size_t kTerminalColumns = 120;  // `kladder list` fits a 120-column terminal (test cli.list_width)
+
+// "K=default (allowed)" items joined by "; ", wrapped at item boundaries into lines of at most
+// `width` columns, each line indented by `indent` spaces (an item longer than a line gets its own).
+std::string wrapped_params(const Rung& r, size_t indent, size_t width) {
+    std::string out, line;
+    for (const auto& p : r.params) {
+        std::string item = p.name + "=" + std::to_string(p.default_value) + " (" + p.describe_allowed() + ")";
+        if (!line.empty() && indent + line.size() + 2 + item.size() > width) {
+            out += std::string(indent, ' ') + line + ";\n";
+            line.clear();
+        }
+        line += (line.empty() ? "" : "; ") + item;
+    }
+    if (!line.empty()) out += std::string(indent, ' ') + line + "\n";
+    return out;
+}
+
+// One table row per rung (number, id, dtypes, title), its parameters wrapped on the lines below.
 void print_rungs(const Ladder& L) {
     std::printf("\nladder %s: %s  [operation %s; sizes", L.id.c_str(), L.title.c_str(), L.operation.c_str());
     for (const auto& [k, v] : L.default_sizes) std::printf(" %s=%lld", k.c_str(), static_cast<long long>(v));
     std::printf("]\n");
     std::vector<std::vector<std::string>> rows;
     for (const auto& r : L.rungs) {
-        std::string params;
-        for (const auto& p : r.params)
-            params += (params.empty() ? "" : "; ") + p.name + "=" + std::to_string(p.default_value) + " (" +
-                      p.describe_allowed() + ")";
         std::string dtypes;
         for (DType d : r.dtypes) dtypes += (dtypes.empty() ? "" : ",") + to_string(d);
-        rows.push_back({std::to_string(r.index + 1), r.id + (r.reference ? " (reference)" : ""), dtypes,
-                        params.empty() ? "-" : params, r.title});
+        rows.push_back({std::to_string(r.index + 1), r.id + (r.reference ? " (reference)" : ""), dtypes, r.title});
     }
-    std::printf("%s", format_table({"#", "rung", "dtypes", "parameters (default, allowed)", "title"}, rows).c_str());
+    // format_table gives the header, a rule, then one line per row, in order.
+    std::istringstream table(format_table({"#", "rung", "dtypes", "title (parameters below: default, allowed)"}, rows));
+    std::string line;
+    for (int i = 0; std::getline(table, line); ++i) {
+        std::printf("%s\n", line.c_str());
+        if (i >= 2) std::printf("%s", wrapped_params(L.rungs[i - 2], 5, kTerminalColumns).c_str());
+    }
 }
 }  // namespace
 

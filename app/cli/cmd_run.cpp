@@ -12,6 +12,7 @@
 #include "engine/errors.h"
 #include "engine/gpu_context.h"
 #include "engine/runner.h"
+#include "engine/version.h"
 
 namespace kl::cli {
 
@@ -133,7 +134,7 @@ int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions
     Runner runner(gpu, cal);
     ResultsFile out;
     out.created = iso_now_utc();
-    out.tool = "kladder 0.1.0";
+    out.tool = kToolName;
     out.command = invocation();
     out.device = gpu.device();
     out.calibration = cal;

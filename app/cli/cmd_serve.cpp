@@ -44,6 +44,7 @@
 #include "engine/gpu_context.h"
 #include "engine/paths.h"
 #include "engine/runner.h"
+#include "engine/version.h"
 
 namespace kl::cli {
 
@@ -228,8 +229,7 @@ bool handle_run(ServeState& st, const json& req, const json& id) {
 int serve() {
     take_over_stdout();
     ServeState st;
-    json hello = {
-        {"type", "hello"}, {"protocol", kServeProtocol}, {"tool", "kladder 0.1.0"}, {"data_root", data_root()}};
+    json hello = {{"type", "hello"}, {"protocol", kServeProtocol}, {"tool", kToolName}, {"data_root", data_root()}};
     std::vector<std::string> load_errors;
     load_all_ladders(kernels_dir(), &load_errors);
     hello["ladder_errors"] = load_errors;
@@ -286,7 +286,7 @@ int serve() {
 
 // [SECTION] Command
 
-Action add_serve_command(CLI::App& app) {
+Action add_serve_command(CLI::App& /*app: serve has no options*/) {
     return [] { return serve(); };
 }
 

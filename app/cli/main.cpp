@@ -7,12 +7,13 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "engine/errors.h"
+#include "engine/version.h"
 
 int main(int argc, char** argv) {
     CLI::App app{
         "kladder: run, check and measure the rungs of Kernel Ladder's GPU kernel ladders.\n"
         "Exit codes: 0 ok, 1 a rung failed its correctness check, 2 bad input, 3 no GPU or a CUDA error."};
-    app.set_version_flag("--version", "kladder 0.1.0");
+    app.set_version_flag("--version", kl::kToolName);
     app.require_subcommand(1);
     std::map<CLI::App*, kl::cli::Action> actions;
     auto add = [&](const char* name, const char* help, kl::cli::Action (*adder)(CLI::App&)) {

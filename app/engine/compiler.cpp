@@ -39,7 +39,7 @@ std::string hex(uint64_t v) {
 // change the cache key, as an edited .cu does).
 std::string included_headers(const std::string& source_path) {
     std::vector<fs::path> files;
-    for (const fs::path dir : {fs::path(kernels_dir()) / "common", fs::path(source_path).parent_path()}) {
+    for (const fs::path& dir : {fs::path(kernels_dir()) / "common", fs::path(source_path).parent_path()}) {
         std::error_code ec;
         for (const auto& e : fs::directory_iterator(dir, ec)) {
             const std::string ext = e.path().extension().string();
