@@ -1,6 +1,9 @@
 // `kladder check-kernels`: NVRTC-compiles every rung at its default parameters and at the ends
 // of each parameter's range (other parameters at defaults), skipping combinations that break
-// the rung's constraints. Needs no GPU. Exit 0 when every compilation succeeds.
+// the rung's constraints, for each architecture of --arch (a list). A rung that needs a newer
+// architecture than the target (its manifest's min_arch, or an "a" target such as sm_90a) is
+// skipped by design, with its declared reason, not failed. Needs no GPU. Exit 0 when every
+// compilation succeeds.
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -12,6 +15,7 @@
 #include "commands.h"
 #include "engine/atomic_file.h"
 #include "engine/compiler.h"
+#include "engine/device_profile.h"
 #include "engine/errors.h"
 #include "engine/paths.h"
 #include "engine/runner.h"
@@ -20,8 +24,13 @@ namespace kl::cli {
 
 namespace {
 struct CheckOptions {
-    std::string ladder, arch = "sm_90";
+    std::string ladder;
+    std::vector<std::string> archs{"sm_90"};
     bool verbose = false;
+};
+
+struct Counts {
+    int compiled = 0, failed = 0, skipped = 0, by_design = 0;
 };
 
 // Parameter sets to try: defaults, then each parameter at the ends of its range.
@@ -62,106 +71,132 @@ std::string describe(const ParamValues& pv) {
     for (const auto& [k, v] : pv) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
     return s.empty() ? "(no parameters)" : s;
 }
+// Every rung variant of the ladders for one target architecture.
+void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, const std::string& arch, Counts& n) {
+    const int cc = parse_arch(arch).cc;
+    for (const auto& L : ladders) {
+        if (!opt.ladder.empty() && L.id != opt.ladder) continue;
+        for (const auto& r : L.rungs) {
+            if (r.source_path.empty()) continue;  // library rungs (cuBLAS) have nothing to compile
+            if (std::string need = rung_arch_refusal(r, cc); !need.empty()) {
+                ++n.by_design;
+                std::printf("skip  %s/%s on %s: %s\n", L.id.c_str(), r.id.c_str(), arch.c_str(), need.c_str());
+                continue;
+            }
+            for (const auto& pv : variants(r)) {
+                for (DType dt : r.dtypes) {
+                    // Constraints are checked at the ladder's default sizes.
+                    RunOptions ro;
+                    ro.dtype = dt;
+                    Problem p = resolve_problem(L, r, ro);
+                    try {
+                        check_constraints(r, make_scope(p.sizes, pv, dt, 132));
+                    } catch (const InputError& e) {
+                        ++n.skipped;
+                        if (opt.verbose)
+                            std::printf("skip  %s/%s %s: %s\n", L.id.c_str(), r.id.c_str(), describe(pv).c_str(),
+                                        e.what());
+                        continue;
+                    }
+                    CompileRequest req;
+                    req.source_path = r.source_path;
+                    req.defines = compile_defines(r, pv, dt);
+                    req.arch = rung_arch(r, arch);
+                    req.label = L.id + "/" + r.id;
+                    try {
+                        CompiledCode c = compile_kernel(req);
+                        if (auto miss = missing_entries(r, c); !miss.empty()) {
+                            ++n.failed;
+                            std::printf("FAIL  %s %s %s %s\n%s: no kernel '%s' (launch entry)%s\n", req.label.c_str(),
+                                        to_string(dt).c_str(), req.arch.c_str(), describe(pv).c_str(),
+                                        r.source_path.c_str(), miss.front().c_str(),
+                                        blank_source(r.source_path) ? ": the file is empty" : "");
+                            continue;
+                        }
+                        ++n.compiled;
+                        if (opt.verbose)
+                            std::printf("ok    %s %s %s %s%s\n", req.label.c_str(), to_string(dt).c_str(),
+                                        req.arch.c_str(), describe(pv).c_str(), c.from_cache ? " (cached)" : "");
+                        if (opt.verbose && !c.log.empty()) std::printf("%s\n", c.log.c_str());
+                    } catch (const CompileError& e) {
+                        ++n.failed;
+                        std::printf("FAIL  %s %s %s %s\n%s\n", req.label.c_str(), to_string(dt).c_str(),
+                                    req.arch.c_str(), describe(pv).c_str(), e.log().c_str());
+                    }
+                }
+            }
+        }
+    }
+}
+
+// Engine helpers that are not rungs (random fill, L2 flush, references): compiled with fp32
+// storage, so a broken reference is caught here rather than on the GPU machine.
+void check_helpers(const CheckOptions& opt, const std::vector<Ladder>& ladders, const std::string& arch, Counts& n) {
+    std::set<std::string> rung_files;
+    for (const auto& L : ladders)
+        for (const auto& r : L.rungs) rung_files.insert(r.source_path);
+    std::vector<std::string> helpers;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(kernels_dir()))
+        if (e.path().extension() == ".cu" && !rung_files.count(e.path().lexically_normal().string()))
+            helpers.push_back(e.path().lexically_normal().string());
+    std::sort(helpers.begin(), helpers.end());
+    for (const auto& h : helpers) {
+        CompileRequest req;
+        req.source_path = h;
+        req.defines = {"ELEM=float", "ELEM_IS_FP32=1"};
+        req.arch = arch;
+        req.label = std::filesystem::relative(h, kernels_dir()).string();
+        try {
+            if (blank_source(h)) {
+                ++n.failed;
+                std::printf("FAIL  %s (helper): the file is empty\n", req.label.c_str());
+                continue;
+            }
+            compile_kernel(req);
+            ++n.compiled;
+            if (opt.verbose) std::printf("ok    %s %s (helper)\n", req.label.c_str(), arch.c_str());
+        } catch (const CompileError& e) {
+            ++n.failed;
+            std::printf("FAIL  %s %s (helper)\n%s\n", req.label.c_str(), arch.c_str(), e.log().c_str());
+        }
+    }
+}
 }  // namespace
 
 Action add_check_kernels_command(CLI::App& app) {
     auto opt = std::make_shared<CheckOptions>();
     app.add_option("--ladder", opt->ladder, "only this ladder");
-    app.add_option("--arch", opt->arch, "target for rungs that do not name one (default sm_90)");
+    app.add_option("--arch", opt->archs,
+                   "targets, e.g. --arch sm_75,sm_80,sm_86,sm_89,sm_90,sm_120 (default sm_90); rungs that need a "
+                   "newer architecture are skipped by design")
+        ->delimiter(',');
     app.add_flag("-v,--verbose", opt->verbose, "print every compilation, and NVRTC warnings");
     return [opt] {
+        for (const auto& a : opt->archs) {
+            ArchName an = parse_arch(a);
+            if (an.cc < 50 || an.specific)
+                throw InputError("--arch: '" + a + "' is not a target such as sm_86 (rungs pick their own sm_90a)");
+        }
         auto ladders = load_ladders_or_throw();
         if (!opt->ladder.empty()) find_ladder_or_throw(ladders, opt->ladder);  // --ladder must name one
-        int compiled = 0, failed = 0, skipped = 0;
+        Counts n;
         auto t0 = std::chrono::steady_clock::now();
-        for (const auto& L : ladders) {
-            if (!opt->ladder.empty() && L.id != opt->ladder) continue;
-            for (const auto& r : L.rungs) {
-                if (r.source_path.empty()) continue;  // library rungs (cuBLAS) have nothing to compile
-                for (const auto& pv : variants(r)) {
-                    for (DType dt : r.dtypes) {
-                        // Constraints are checked at the ladder's default sizes.
-                        RunOptions ro;
-                        ro.dtype = dt;
-                        Problem p = resolve_problem(L, r, ro);
-                        try {
-                            check_constraints(r, make_scope(p.sizes, pv, dt, 132));
-                        } catch (const InputError& e) {
-                            ++skipped;
-                            if (opt->verbose)
-                                std::printf("skip  %s/%s %s: %s\n", L.id.c_str(), r.id.c_str(), describe(pv).c_str(),
-                                            e.what());
-                            continue;
-                        }
-                        CompileRequest req;
-                        req.source_path = r.source_path;
-                        req.defines = compile_defines(r, pv, dt);
-                        req.arch = rung_arch(r, opt->arch);
-                        req.label = L.id + "/" + r.id;
-                        try {
-                            CompiledCode c = compile_kernel(req);
-                            if (auto miss = missing_entries(r, c); !miss.empty()) {
-                                ++failed;
-                                std::printf("FAIL  %s %s %s %s\n%s: no kernel '%s' (launch entry)%s\n",
-                                            req.label.c_str(), to_string(dt).c_str(), req.arch.c_str(),
-                                            describe(pv).c_str(), r.source_path.c_str(), miss.front().c_str(),
-                                            blank_source(r.source_path) ? ": the file is empty" : "");
-                                continue;
-                            }
-                            ++compiled;
-                            if (opt->verbose)
-                                std::printf("ok    %s %s %s %s%s\n", req.label.c_str(), to_string(dt).c_str(),
-                                            req.arch.c_str(), describe(pv).c_str(), c.from_cache ? " (cached)" : "");
-                            if (opt->verbose && !c.log.empty()) std::printf("%s\n", c.log.c_str());
-                        } catch (const CompileError& e) {
-                            ++failed;
-                            std::printf("FAIL  %s %s %s %s\n%s\n", req.label.c_str(), to_string(dt).c_str(),
-                                        req.arch.c_str(), describe(pv).c_str(), e.log().c_str());
-                        }
-                    }
-                }
-            }
+        for (const auto& arch : opt->archs) {
+            check_rungs(*opt, ladders, arch, n);
+            if (opt->ladder.empty()) check_helpers(*opt, ladders, arch, n);
         }
         double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        // Engine helpers that are not rungs (random fill, L2 flush, references): compiled with
-        // fp32 storage, so a broken reference is caught here rather than on the GPU machine.
-        if (opt->ladder.empty()) {
-            std::set<std::string> rung_files;
-            for (const auto& L : ladders)
-                for (const auto& r : L.rungs) rung_files.insert(r.source_path);
-            std::vector<std::string> helpers;
-            for (const auto& e : std::filesystem::recursive_directory_iterator(kernels_dir()))
-                if (e.path().extension() == ".cu" && !rung_files.count(e.path().lexically_normal().string()))
-                    helpers.push_back(e.path().lexically_normal().string());
-            std::sort(helpers.begin(), helpers.end());
-            for (const auto& h : helpers) {
-                CompileRequest req;
-                req.source_path = h;
-                req.defines = {"ELEM=float", "ELEM_IS_FP32=1"};
-                req.arch = opt->arch;
-                req.label = std::filesystem::relative(h, kernels_dir()).string();
-                try {
-                    if (blank_source(h)) {
-                        ++failed;
-                        std::printf("FAIL  %s (helper): the file is empty\n", req.label.c_str());
-                        continue;
-                    }
-                    compile_kernel(req);
-                    ++compiled;
-                    if (opt->verbose) std::printf("ok    %s (helper)\n", req.label.c_str());
-                } catch (const CompileError& e) {
-                    ++failed;
-                    std::printf("FAIL  %s (helper)\n%s\n", req.label.c_str(), e.log().c_str());
-                }
-            }
-        }
         for (const auto& e : load_errors()) {
             std::printf("FAIL  %s\n", e.c_str());
-            ++failed;
+            ++n.failed;
         }
-        std::printf("check-kernels: %d compiled, %d failed, %d skipped by constraints (%.1f s, NVRTC %s)\n", compiled,
-                    failed, skipped, s, nvrtc_version_string().c_str());
-        return failed ? static_cast<int>(ExitCode::BadInput) : 0;
+        std::string archs;
+        for (const auto& a : opt->archs) archs += (archs.empty() ? "" : ",") + a;
+        std::printf(
+            "check-kernels (%s): %d compiled, %d failed, %d skipped by constraints, %d rung-targets skipped by design "
+            "(need a newer architecture) (%.1f s, NVRTC %s)\n",
+            archs.c_str(), n.compiled, n.failed, n.skipped, n.by_design, s, nvrtc_version_string().c_str());
+        return n.failed ? static_cast<int>(ExitCode::BadInput) : 0;
     };
 }
 

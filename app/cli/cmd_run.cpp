@@ -1,5 +1,6 @@
 // `kladder run`, `kladder sweep`, `kladder calibrate`: the commands that need a GPU.
 // [SECTION] index: options / printing / run / sweep / calibrate
+#include <array>
 #include <cstdio>
 #include <memory>
 
@@ -7,6 +8,7 @@
 #include "commands.h"
 #include "engine/calibration.h"
 #include "engine/counters.h"
+#include "engine/device_profile.h"
 #include "engine/errors.h"
 #include "engine/paths.h"
 #include "engine/sweep_spec.h"
@@ -34,7 +36,7 @@ void add_measure_options(CLI::App& app, MeasureOptions& o) {
                    "problem size, e.g. --size n=2^20+3 is not allowed; --size M=4096,N=4096,K=4096");
     app.add_option("--param,-p", o.params, "rung parameter, e.g. --param TPB=128 (repeatable)");
     app.add_option("--dtype", o.dtype, "element type: fp32, bf16 or fp16 (default: the rung's first)");
-    app.add_option("--json", o.json_path, "write the results (schema kernel-ladder/results v1) to this file");
+    app.add_option("--json", o.json_path, "write the results (schema kernel-ladder/results v2) to this file");
     app.add_option("--warmup", o.warmup, "untimed runs before timing (default 2)")->check(CLI::Range(0, 1000));
     app.add_option("--reps", o.reps, "timed repetitions (default: 10 to 300, about 0.4 s of GPU time)")
         ->check(CLI::Range(1, 100000));
@@ -78,6 +80,20 @@ std::string sizes_text(const std::map<std::string, int64_t>& sizes) {
     return s;
 }
 
+// regs ("72", "255 +96 B spilled"), shared memory per block, occupancy ("75% registers") of the
+// launch with the lowest occupancy; "-" for library rungs.
+std::array<std::string, 3> resources_columns(const RunRecord& r) {
+    const LaunchResources* l = r.main_launch();
+    if (!l) return {"-", "-", "-"};
+    std::string regs = std::to_string(l->kernel.regs_per_thread);
+    if (l->kernel.local_bytes > 0) regs += " +" + std::to_string(l->kernel.local_bytes) + " B local";
+    const int64_t smem = l->kernel.static_smem_bytes + l->dynamic_smem_bytes;
+    std::string occ = fmt(100.0 * l->occupancy.fraction(), 3) + "% " + l->occupancy.limiter;
+    if (l->runtime_blocks_per_sm && *l->runtime_blocks_per_sm != l->occupancy.blocks_per_sm)
+        occ += " (runtime: " + std::to_string(*l->runtime_blocks_per_sm) + " blocks)";
+    return {regs, smem ? human_bytes(double(smem)) : std::string("0"), occ};
+}
+
 void print_runs(const std::vector<RunRecord>& runs, const std::string& first_column) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& r : runs) {
@@ -88,19 +104,22 @@ void print_runs(const std::vector<RunRecord>& runs, const std::string& first_col
                                        : std::to_string(r.sizes.count(first_column) ? r.sizes.at(first_column) : 0);
         }
         if (!r.error.empty()) {
-            rows.push_back({key, params_text(r), "-", "-", "-", "-", "-", "-", r.error_kind + ": " + r.error});
+            rows.push_back(
+                {key, params_text(r), "-", "-", "-", "-", "-", "-", "-", "-", "-", r.error_kind + ": " + r.error});
             continue;
         }
+        const auto res = resources_columns(r);
         auto pct = [](const std::optional<double>& v) { return v ? fmt(*v, 3) + "%" : std::string("-"); };
         std::string time = r.timing ? fmt(r.timing->median_ms, 4) : "-";
         std::string spread = r.timing ? fmt(100 * r.timing->rel_spread, 2) + "%" : "-";
         rows.push_back({key, params_text(r), time, spread, fmt(r.gbps, 4), pct(r.pct_copy), fmt(r.tflops, 3),
-                        pct(r.pct_reference), r.correctness ? r.correctness->summary() : "not checked"});
+                        pct(r.pct_reference), res[0], res[1], res[2],
+                        r.correctness ? r.correctness->summary() : "not checked"});
     }
-    std::printf(
-        "%s", format_table(
-                  {first_column, "params", "median ms", "spread", "GB/s", "% copy", "TFLOP/s", "% ref", "check"}, rows)
-                  .c_str());
+    std::printf("%s", format_table({first_column, "params", "median ms", "spread", "GB/s", "% copy", "TFLOP/s", "% ref",
+                                    "regs", "smem", "occupancy", "check"},
+                                   rows)
+                          .c_str());
 }
 
 // Runs the list of (rung, options) on one GPU context, recording errors per rung. Returns the
@@ -127,8 +146,20 @@ int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions
         human_bytes(double(gpu.device().l2_bytes)).c_str(), cal.copy_gbps, cal.sgemm_tflops, cal.bf16_tflops,
         cal.measured_at.c_str());
     int code = 0;
+    std::string skipped;  // rungs `run all` leaves out by design on this device
     for (const auto& [rung, ro] : jobs) {
         RunRecord rec;
+        if (std::string need = rung_arch_refusal(*rung, gpu.device().cc()); !need.empty() && mo.rung == "all") {
+            rec.ladder = L.id;
+            rec.rung = rung->id;
+            rec.title = rung->title;
+            rec.operation = rung->operation;
+            rec.error_kind = "skipped";
+            rec.error = need;
+            out.runs.push_back(rec);
+            skipped += "\n  " + rung->id + ": " + need;
+            continue;
+        }
         if (runner.context_lost()) {
             rec.ladder = L.id;
             rec.rung = rung->id;
@@ -170,14 +201,30 @@ int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions
         for (const auto& r : out.runs)
             if (r.error.empty())
                 std::printf("counters %s: %s\n", r.rung.c_str(), counters_summary(r.counters, r.counters_note).c_str());
+    if (!skipped.empty())
+        std::printf("skipped on this GPU (%s, %s), recorded results show them:%s\n", gpu.device().name.c_str(),
+                    gpu.device().arch().c_str(), skipped.c_str());
     if (!mo.json_path.empty()) {
         save_results(mo.json_path, out);
         std::printf("results written to %s\n", mo.json_path.c_str());
     }
     for (const auto& r : out.runs)
-        if (!r.error.empty())
+        if (!r.error.empty() && !(r.error_kind == "skipped" && r.error.rfind("needs ", 0) == 0))
             std::fprintf(stderr, "kladder: %s/%s: %s\n", r.ladder.c_str(), r.rung.c_str(), r.error.c_str());
     return code;
+}
+
+// `run --plan-on PROFILE`: the rungs `run all` would run on that device, and the skipped ones.
+int print_plan(const Ladder& L, const DeviceInfo& d) {
+    std::printf("ladder %s on %s (%s, %d SMs):\n", L.id.c_str(), d.name.c_str(), d.arch().c_str(), d.sm_count);
+    int skipped = 0;
+    for (const auto& p : plan_run_all(L, d.cc())) {
+        std::printf("  %-5s %-16s%s%s\n", p.skip.empty() ? "run" : "skip", p.rung->id.c_str(),
+                    p.skip.empty() ? "" : " ", p.skip.c_str());
+        skipped += !p.skip.empty();
+    }
+    std::printf("%zu rungs: %zu run, %d skipped\n", L.rungs.size(), L.rungs.size() - skipped, skipped);
+    return 0;
 }
 
 }  // namespace
@@ -188,9 +235,14 @@ Action add_run_command(CLI::App& app) {
     auto mo = std::make_shared<MeasureOptions>();
     add_measure_options(app, *mo);
     app.add_option("--rung,-r", mo->rung, "rung id, or all (default)");
-    return [mo] {
+    auto plan_on = std::make_shared<std::string>();
+    app.add_option("--plan-on", *plan_on,
+                   "print which rungs would run and which are skipped on the device of this profile "
+                   "(assets/devices/*.json), then exit; needs no GPU");
+    return [mo, plan_on] {
         auto ladders = load_ladders_or_throw();
         const Ladder& L = find_ladder_or_throw(ladders, mo->ladder);
+        if (!plan_on->empty()) return print_plan(L, load_device_profile(*plan_on));
         RunOptions base = to_run_options(*mo);
         std::vector<std::pair<const Rung*, RunOptions>> jobs;
         for (const auto& r : L.rungs) {

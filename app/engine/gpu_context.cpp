@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cuda_check.h"
+#include "device_profile.h"
 #include "kernel_cache.h"
 #include "paths.h"
 
@@ -50,6 +51,21 @@ DeviceInfo query_device(int ordinal) {
     d.smem_per_block_optin = static_cast<int64_t>(p.sharedMemPerBlockOptin);
     d.smem_per_sm = static_cast<int64_t>(p.sharedMemPerMultiprocessor);
     d.mem_bus_bits = p.memoryBusWidth;
+    // What the occupancy calculator and the launch check need (occupancy.h); the allocation
+    // units are the architecture's, as in cuda_occupancy.h.
+    DeviceLimits& l = d.limits;
+    fill_arch_constants(l, d.cc());
+    l.warp_size = p.warpSize;
+    l.max_threads_per_block = p.maxThreadsPerBlock;
+    l.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+    l.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
+    l.regs_per_sm = p.regsPerMultiprocessor;
+    l.regs_per_block = p.regsPerBlock;
+    l.smem_per_sm = static_cast<int64_t>(p.sharedMemPerMultiprocessor);
+    l.smem_per_block = static_cast<int64_t>(p.sharedMemPerBlock);
+    l.smem_per_block_optin = static_cast<int64_t>(p.sharedMemPerBlockOptin);
+    l.reserved_smem_per_block = static_cast<int64_t>(p.reservedSharedMemPerBlock);
+    d.has_limits = true;
     // CUDA 13 removed the clock fields from cudaDeviceProp; attributes still report them.
     KL_CUDA_CALL(cudaDeviceGetAttribute(&d.sm_clock_khz, cudaDevAttrClockRate, ordinal));
     KL_CUDA_CALL(cudaDeviceGetAttribute(&d.mem_clock_khz, cudaDevAttrMemoryClockRate, ordinal));

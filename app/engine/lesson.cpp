@@ -76,7 +76,7 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
                      const std::vector<Ladder>& ladders) {
     r.allow_only(t, field,
                  {"title", "text", "ladder", "rung", "params", "sizes", "dtype", "plot", "metric", "sweep", "look_at",
-                  "question", "answer", "runner", "predict", "no_predict"});
+                  "question", "answer", "runner", "predict", "no_predict", "device"});
     LessonStep s;
     s.line = line_of(t);
     s.title = r.string(t, "title", field);
@@ -87,6 +87,7 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
     s.dtype = r.string_or(t, "dtype", "", field);
     s.plot = r.string_or(t, "plot", "", field);
     s.metric = r.string_or(t, "metric", "", field);
+    s.device = r.string_or(t, "device", "", field);
     s.look_at = r.string_or(t, "look_at", "", field);
     s.question = r.string_or(t, "question", "", field);
     s.answer = r.string_or(t, "answer", "", field);
@@ -111,9 +112,10 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
         }
     }
     read_prediction(r, t, field, &s);
-    static const std::set<std::string> plots = {"", "bars", "sweep", "traffic", "roofline", "errors"};
+    static const std::set<std::string> plots = {"", "bars", "sweep", "traffic", "roofline", "errors", "occupancy"};
     if (!plots.count(s.plot))
-        r.fail(s.line, field + ".plot", "unknown plot '" + s.plot + "' (bars, sweep, traffic, roofline, errors)");
+        r.fail(s.line, field + ".plot",
+               "unknown plot '" + s.plot + "' (bars, sweep, traffic, roofline, errors, occupancy)");
     // Which metric fits which plot: bars time|rate|pct; sweep time|rate|memory; traffic bytes|sectors|conflicts.
     static const std::map<std::string, std::set<std::string>> metrics = {
         {"bars", {"time", "rate", "pct"}},

@@ -21,6 +21,9 @@ struct LessonStep {
     std::string title, text_path, text;  // text: the Markdown, read at load
     std::string ladder, rung, dtype, plot, sweep_axis, look_at, question, answer;
     std::string metric;  // what the plot shows: time|rate|pct (bars), memory (sweep), bytes|sectors|conflicts (traffic)
+    // Which recorded GPU the step's numbers come from: a part of the device's name ("H200");
+    // "" for the first recorded device. Live runs always show.
+    std::string device;
     std::map<std::string, int64_t> params, sizes;
     std::vector<int64_t> sweep_values;   // the step's sweep values (sweep_spec.h); empty: the window's choice
     std::vector<std::string> sweep_tie;  // size axes that follow sweep_axis (M = N = K)

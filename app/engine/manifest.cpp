@@ -15,6 +15,7 @@
 
 #include "checked_int.h"
 #include "confined_path.h"
+#include "device_profile.h"
 #include "errors.h"
 #include "operation.h"
 #include "toml_reader.h"
@@ -275,10 +276,31 @@ LaunchSpec read_launch(TomlReader& r, const toml::table& t, const std::string& f
     return l;
 }
 
+// `arch`, `min_arch` and `min_arch_why`: well-formed names, and a reason for every need.
+void read_arch_need(TomlReader& r, const toml::table& t, const std::string& field, Rung& rung) {
+    if (!rung.arch.empty() && parse_arch(rung.arch).cc < 50)
+        r.fail(line_of(*t.get("arch")), field + ".arch", "'" + rung.arch + "' is not an architecture (sm_80, sm_90a)");
+    rung.min_arch = r.string_or(t, "min_arch", "", field);
+    rung.min_arch_why = r.string_or(t, "min_arch_why", "", field);
+    if (!rung.min_arch.empty()) {
+        ArchName need = parse_arch(rung.min_arch);
+        if (need.cc < 50 || need.specific)
+            r.fail(line_of(*t.get("min_arch")), field + ".min_arch",
+                   "'" + rung.min_arch + "' is not an architecture such as sm_80 (no \"a\" suffix)");
+        if (rung.min_arch_why.empty())
+            r.fail(line_of(*t.get("min_arch")), field + ".min_arch_why",
+                   "missing: say which instruction or feature needs " + rung.min_arch);
+    } else if (!rung.min_arch_why.empty()) {
+        r.fail(line_of(*t.get("min_arch_why")), field + ".min_arch", "missing: min_arch_why explains a min_arch");
+    }
+    ArchName target = parse_arch(rung.arch);
+    if (target.specific && rung.min_arch.empty()) rung.min_arch = arch_name(target.cc);
+}
+
 Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir) {
     r.allow_only(t, field,
-                 {"id", "title", "file", "operation", "idea", "dtypes", "arch", "compute", "reference", "params",
-                  "constraint", "launch", "scratch", "model"});
+                 {"id", "title", "file", "operation", "idea", "dtypes", "arch", "min_arch", "min_arch_why", "compute",
+                  "reference", "params", "constraint", "launch", "scratch", "model"});
     Rung rung;
     rung.line = line_of(t);
     rung.id = r.string(t, "id", field);
@@ -289,6 +311,7 @@ Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, co
     rung.file = r.string_or(t, "file", "", field);
     rung.operation = r.string_or(t, "operation", "", field);
     rung.arch = r.string_or(t, "arch", "", field);
+    read_arch_need(r, t, field, rung);
     rung.compute = r.string_or(t, "compute", "", field);
     if (!rung.compute.empty() && rung.compute != "tf32")
         r.fail(line_of(*t.get("compute")), field + ".compute",

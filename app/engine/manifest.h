@@ -75,6 +75,10 @@ struct RungModel {
 
 struct Rung {
     std::string id, title, file, source_path, operation, idea, arch;
+    // The oldest GPU architecture the rung runs on ("sm_80" for mma.sync and cp.async) and why,
+    // in one phrase; "" for rungs that run everywhere. An "a" target in `arch` (sm_90a) implies
+    // its own architecture. Checked by rung_arch_refusal() (device_profile.h).
+    std::string min_arch, min_arch_why;
     // Arithmetic below the dtype's own precision that the rung does on purpose ("tf32": fp32
     // data through TF32 tensor cores), so that it is checked with that precision's tolerance;
     // "" for rungs that compute in their dtype.

@@ -4,8 +4,10 @@
 #include <limits>
 
 #include "atomic_file.h"
+#include "device_profile.h"
 #include "errors.h"
 #include "json_input.h"
+#include "resources_json.h"
 
 namespace kl {
 
@@ -35,7 +37,8 @@ json to_json(const DeviceInfo& d) {
             {"mem_clock_khz", d.mem_clock_khz},
             {"mem_bus_bits", d.mem_bus_bits},
             {"driver_version", d.driver_version},
-            {"runtime_version", d.runtime_version}};
+            {"runtime_version", d.runtime_version},
+            {"limits", d.has_limits ? limits_to_json(d.limits) : json(nullptr)}};
 }
 
 json to_json(const Calibration& c) {
@@ -101,6 +104,7 @@ json to_json(const RunRecord& r) {
     j["counters"] = r.counters;
     j["counters_note"] = r.counters_note;
     j["peak_memory_bytes"] = opt(r.peak_memory_bytes);
+    j["resources"] = resources_to_json(r.resources);
     j["error"] = r.error.empty() ? json(nullptr) : json({{"kind", r.error_kind}, {"message", r.error}});
     return j;
 }
@@ -132,12 +136,13 @@ DeviceInfo device_from_json(const Reader& rd, const json& j) {
     DeviceInfo d;
     d.name = rd.str(j, "name", "device");
     d.uuid = rd.str_or(j, "uuid", "", "device");
-    std::string arch = rd.str_or(j, "arch", "sm_00", "device");
-    if (arch.size() >= 5) {
-        d.cc_major = arch[3] - '0';
-        d.cc_minor = arch[4] - '0';
-        if (d.cc_major < 0 || d.cc_major > 9 || d.cc_minor < 0 || d.cc_minor > 9)
-            rd.fail("device.arch", "'" + arch + "' is not sm_XY");
+    const std::string arch = rd.str_or(j, "arch", "sm_00", "device");
+    const int cc = parse_arch(arch).cc;  // "sm_90", "sm_120"; 0 when not such a name
+    if (cc > 0) {
+        d.cc_major = cc / 10;
+        d.cc_minor = cc % 10;
+    } else if (arch != "sm_00") {
+        rd.fail("device.arch", "'" + arch + "' is not an architecture such as sm_90");
     }
     d.sm_count = static_cast<int>(rd.integer(j, "sm_count", "device", 0, kI32));
     d.l2_bytes = rd.int_or(j, "l2_bytes", 0, "device", 0, kI64);
@@ -149,6 +154,10 @@ DeviceInfo device_from_json(const Reader& rd, const json& j) {
     d.mem_bus_bits = static_cast<int>(rd.int_or(j, "mem_bus_bits", 0, "device", 0, kI32));
     d.driver_version = static_cast<int>(rd.int_or(j, "driver_version", 0, "device", 0, kI32));
     d.runtime_version = static_cast<int>(rd.int_or(j, "runtime_version", 0, "device", 0, kI32));
+    if (j.contains("limits") && !j["limits"].is_null()) {
+        d.limits = limits_from_json(j["limits"], rd.origin, "device.limits");
+        d.has_limits = true;
+    }
     return d;
 }
 
@@ -237,6 +246,7 @@ RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f) {
     r.counters = j.contains("counters") ? j["counters"] : json(nullptr);
     r.counters_note = rd.str_or(j, "counters_note", "", f);
     r.peak_memory_bytes = rd.opt_num(j, "peak_memory_bytes", f);
+    if (j.contains("resources")) r.resources = resources_from_json(j["resources"], rd.origin, f + ".resources");
     if (j.contains("error") && j["error"].is_object()) {
         r.error_kind = rd.str_or(j["error"], "kind", "", f + ".error");
         r.error = rd.str_or(j["error"], "message", "", f + ".error");

@@ -13,11 +13,14 @@
 
 #include "compare.h"
 #include "device_info.h"
+#include "occupancy.h"
 #include "stats.h"
 
 namespace kl {
 
-constexpr int kResultsVersion = 1;
+// v2: per-launch `resources` (registers, shared memory, spills, occupancy) and the device's
+// `limits`; v1 files still read (no resources).
+constexpr int kResultsVersion = 2;
 constexpr const char* kResultsSchema = "kernel-ladder/results";
 
 // Ceilings measured on this device at first start and cached per device.
@@ -29,6 +32,18 @@ struct Calibration {
     double bf16_tflops = 0;       // cuBLAS bf16 in, fp32 accumulate, at 4096^3
     double fp32_peak_tflops = 0;  // from the clock: SMs x 128 x 2 x clock (a model, not measured)
     bool valid() const { return copy_gbps > 0; }
+};
+
+// One kernel launch of a rung as the device saw it: the loaded kernel's attributes and the
+// theoretical occupancy of its block on one SM (library launches have none).
+struct LaunchResources {
+    std::string entry;
+    int grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    int64_t dynamic_smem_bytes = 0;
+    KernelResources kernel;
+    Occupancy occupancy;                       // occupancy.h's arithmetic
+    std::optional<int> runtime_blocks_per_sm;  // cudaOccupancyMaxActiveBlocksPerMultiprocessor
+    int threads() const { return block[0] * block[1] * block[2]; }
 };
 
 struct RunRecord {
@@ -55,6 +70,9 @@ struct RunRecord {
     nlohmann::json counters;  // null or an object of metric -> value
     std::string counters_note = "hardware counters not collected (run with --counters)";
     std::optional<double> peak_memory_bytes;  // device memory the rung's buffers took
+    std::vector<LaunchResources> resources;   // one per kernel launch (schema v2; empty before)
+    // The launch the summaries show: the lowest occupancy, then the most registers.
+    const LaunchResources* main_launch() const;
     // Failure, if any: kind is "compile", "input", "gpu", "fault" or "skipped".
     std::string error_kind, error;
 };

@@ -8,7 +8,9 @@
 #include "counters.h"
 #include "cuda_check.h"
 #include "gpu_context.h"
+#include "device_profile.h"
 #include "kernel_cache.h"
+#include "launch_resources.h"
 #include "tensor_map.h"
 #include "timing.h"
 
@@ -221,6 +223,10 @@ RunRecord Runner::run(const Ladder& ladder, const Rung& rung, const RunOptions& 
     Scope scope = make_scope(p.sizes, params, p.dtype, gpu_.device().sm_count);
     check_constraints(rung, scope);
 
+    // A rung for a newer (or another) architecture is refused before compiling.
+    if (std::string need = rung_arch_refusal(rung, gpu_.device().cc()); !need.empty())
+        throw InputError(ladder.id + "/" + rung.id + ": " + need + "; this GPU is " + gpu_.device().name + " (" +
+                         gpu_.device().arch() + ")");
     Prepared prep;
     prep.label = ladder.id + "/" + rung.id + describe_params(params) + " " + p.describe();
     ScopedContext ctx("rung " + prep.label);
@@ -257,15 +263,11 @@ RunRecord Runner::run(const Ladder& ladder, const Rung& rung, const RunOptions& 
             l.grid = make_dim(spec.grid, scope, "grid", prep.label);
             l.block = make_dim(spec.block, scope, "block", prep.label);
             int64_t smem = spec.smem.empty() ? 0 : spec.smem.eval(scope);
-            if (smem < 0 || smem > gpu_.device().smem_per_block_optin)
-                throw InputError(prep.label + ": needs " + std::to_string(smem) +
-                                 " bytes of shared memory per block; this GPU allows " +
-                                 std::to_string(gpu_.device().smem_per_block_optin));
+            if (smem < 0) throw InputError(prep.label + ": shared memory '" + spec.smem.text() + "' is negative");
             l.smem = static_cast<size_t>(smem);
-            if (l.smem > 48 * 1024)
-                KL_CUDA_CALL(cudaFuncSetAttribute(reinterpret_cast<const void*>(l.kernel),
-                                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                  static_cast<int>(l.smem)));
+            // Refuses what cannot launch (one line naming the resource), opts into large shared memory.
+            rec.resources.push_back(
+                prepare_launch(gpu_.device(), l.kernel, rung, spec, l.grid, l.block, smem, prep.label));
         }
         prep.launches.push_back(std::move(l));
     }

@@ -80,11 +80,15 @@ int main(int argc, char** argv) {
     app.add_option("--screenshot", opt.screenshot_path, "render a few frames, save this PNG, exit");
     app.add_option("--results", opt.results_paths, "results file(s) to show besides assets/recorded (repeatable)");
     app.add_flag("--no-recorded", opt.no_recorded, "do not load assets/recorded (show only --results and live runs)");
+    app.add_option("--param", opt.params, "set a parameter of the step's rung, e.g. --param VPT=8 (repeatable)");
+    app.add_option("--compare-device", opt.compare_device,
+                   "show a second recorded device's bars beside the first's, e.g. --compare-device H200");
     app.add_option("--frames", opt.frames, "frames to render before the screenshot (default 6)")
         ->check(CLI::Range(2, 100000));
     app.add_option(
         "--view", opt.view,
-        "tab to show: bars, sweep, errors, traffic, roofline, source, diff, ptx, questions, cards, exercise");
+        "tab to show: bars, sweep, errors, traffic, roofline, occupancy, source, diff, ptx, questions, cards, "
+        "exercise");
     std::string theme;
     app.add_option("--theme", theme, "dark or light (not saved)")->check(CLI::IsMember({"dark", "light"}));
     app.add_flag("--no-runner", opt.no_runner, "do not start the GPU runner (show recorded results only)");

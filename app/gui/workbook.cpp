@@ -37,6 +37,14 @@ Workbook::Workbook(AppOptions options, Settings settings, Fonts fonts)
         }
     }
 
+    // --compare-device: a second recorded GPU beside the first in the rung bars.
+    for (const auto& d : store_.recorded_devices())
+        if (!options_.compare_device.empty() && compare_device_.empty() &&
+            d.find(options_.compare_device) != std::string::npos)
+            compare_device_ = d;
+    if (!options_.compare_device.empty() && compare_device_.empty())
+        log("--compare-device: no recorded results from a device named like '" + options_.compare_device + "'", true);
+
     // Where to start: the command line, else where the reader left off, else lesson 1 (or the first).
     int lesson = -1, step = 0;
     auto find_lesson = [&](const std::string& key) {
@@ -58,6 +66,17 @@ Workbook::Workbook(AppOptions options, Settings settings, Fonts fonts)
     if (lesson < 0) lesson = find_lesson("1");
     if (lesson < 0 && !lessons_.empty()) lesson = 0;
     if (lesson >= 0) select_lesson(lesson, step);
+    // --param NAME=VALUE: as if the reader had set it (screenshots of a setting no step makes).
+    for (const auto& a : options_.params) {
+        const size_t eq = a.find('=');
+        const Rung* r = rung_;
+        try {
+            if (eq == std::string::npos || !r || !r->find_param(a.substr(0, eq))) throw InputError("");
+            params_[a.substr(0, eq)] = std::stoll(a.substr(eq + 1));
+        } catch (const std::exception&) {
+            log("--param: '" + a + "' is not NAME=VALUE for a parameter of the step's rung", true);
+        }
+    }
     if (options_.step > 0 && lesson >= 0 && options_.step > int(lessons_[lesson].steps.size()))
         log("--step: lesson " + lessons_[lesson].id + " has " + std::to_string(lessons_[lesson].steps.size()) +
                 " steps",
@@ -74,6 +93,8 @@ Workbook::Workbook(AppOptions options, Settings settings, Fonts fonts)
         right_tab_ = 0, plots_.tab = 3;
     else if (v == "roofline")
         right_tab_ = 0, plots_.tab = 4;
+    else if (v == "occupancy")
+        right_tab_ = 0, plots_.tab = 5;
     else if (v == "source")
         right_tab_ = 1, source_.tab = 0;
     else if (v == "diff")
@@ -153,6 +174,7 @@ void Workbook::apply_step() {
     const Rung* r =
         s->rung.empty() ? (ladder_->rungs.empty() ? nullptr : &ladder_->rungs.front()) : ladder_->find_rung(s->rung);
     params_ = s->params;
+    bind_step_device(s);
     select_rung(r, true);
     if (!s->dtype.empty()) dtype_ = s->dtype;
     params_ui_.sweep_axis = s->sweep_axis;
@@ -167,6 +189,8 @@ void Workbook::apply_step() {
             plots_.tab = 3;
         else if (s->plot == "roofline")
             plots_.tab = 4;
+        else if (s->plot == "occupancy")
+            plots_.tab = 5;
         else
             plots_.tab = s->sweep_axis.empty() ? 0 : 1;
         // Size sweeps read best as time on log axes; parameter sweeps as throughput.
@@ -250,8 +274,9 @@ PlotContext Workbook::plot_context() const {
     c.calibration = store_.calibration();
     if (runner_.gpu)
         c.device = runner_.device;
-    else if (!store_.sources().empty())
-        c.device = store_.sources().back().device;
+    else
+        c.device = store_.preferred_device();
+    if (compare_device_ != c.device) c.compare_device = compare_device_;
     return c;
 }
 
@@ -259,8 +284,9 @@ const Workbook::SelectionView& Workbook::selection_view() {
     SelectionView& v = view_;
     if (v.version && v.ladder == ladder_ && v.rung == rung_ && v.sizes == sizes_ && v.overrides == params_ &&
         v.dtype == dtype_ && v.store_generation == store_.generation() && v.gpu == runner_.gpu &&
-        v.runner_device == runner_.device && v.num_sms == runner_.num_sms)
+        v.runner_device == runner_.device && v.num_sms == runner_.num_sms && v.compare_device == compare_device_)
         return v;
+    v.compare_device = compare_device_;
     v.ladder = ladder_;
     v.rung = rung_;
     v.sizes = sizes_;

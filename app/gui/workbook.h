@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/device_info.h"
 #include "engine/lesson.h"
 #include "engine/manifest.h"
 #include "report/figures.h"
@@ -53,6 +54,8 @@ struct AppOptions {
     int step = -1;                           // 1-based step to open
     std::vector<std::string> results_paths;  // results files shown besides assets/recorded
     bool no_recorded = false;                // leave assets/recorded out
+    std::string compare_device;              // a second recorded device beside the first (part of its name)
+    std::vector<std::string> params;         // NAME=VALUE: parameters of the step's rung set at start
     int frames = 6;                          // frames rendered before a screenshot
     std::string
         view;  // tab to show: plots, sweep, errors, traffic, roofline, source, diff, ptx, questions, cards, exercise
@@ -89,6 +92,7 @@ struct StripCard {
     std::string target;                            // "card:<rung id>" (scripted tests)
     std::string time, rate, chip, source, detail;  // detail: the error, or where it was measured
     std::string fit_title, fit_rate, fit_source, fit_detail;
+    std::string needs;  // "needs sm_90 (Hopper): ..." when the live GPU cannot run the rung
 };
 
 class Workbook {
@@ -178,6 +182,7 @@ class Workbook {
         bool gpu = false;
         std::string runner_device;
         int num_sms = 0;
+        std::string compare_device;
         uint64_t version = 0;  // 0: never built; changes at every rebuild
         // Holds:
         PlotContext ctx;                      // plot_context()
@@ -315,6 +320,44 @@ class Workbook {
     } plots_;
     void draw_plots();
     void draw_plot_canvas(float width, float height);
+
+    // [SECTION] Devices, resources and occupancy (workbook_occupancy.cpp)
+    std::string compare_device_;  // a second recorded device the rung bars show beside the first
+    // What the occupancy view and the slider marks compute with: the device (the live GPU, else
+    // the preferred recorded device or its profile), the kernel's registers and static shared
+    // memory (the newest run of the rung that recorded them) and the block and dynamic shared
+    // memory the manifest gives at these parameters.
+    struct OccupancyInputs {
+        std::string why_not;  // set when nothing can be computed
+        DeviceInfo device;
+        std::string device_from;  // "live GPU", "recorded", "profile assets/devices/..."
+        std::string entry;
+        int regs = 0;
+        int64_t static_smem = 0;
+        bool measured = false;    // regs and static smem come from a run
+        ParamValues measured_at;  // that run's parameters
+        std::string measured_on;  // and device
+        int threads = 0;
+        int64_t dynamic_smem = 0;
+    };
+    OccupancyInputs occupancy_inputs(const Rung& r, const ParamValues& params) const;
+    // The newest run of `r` that recorded resources, at `params` if there is one (cached until
+    // the store changes: the sliders ask for every value every frame).
+    const StoredRun* measured_run(const Rung& r, const ParamValues& params) const;
+    struct OccupancyCache {
+        uint64_t generation = 0;
+        std::map<std::string, const StoredRun*> runs;
+    };
+    mutable OccupancyCache occupancy_cache_;
+    // Why these parameters could not launch on that device (occupancy.h), or "".
+    std::string predicted_launch_refusal(const Rung& r, const ParamValues& params) const;
+    // "needs sm_90 (Hopper): ..." when the live GPU cannot run the rung, else "".
+    std::string arch_refusal_here(const Rung& r) const;
+    std::string refused_values(const Rung& r, const ParamSpec& spec, const ParamValues& current) const;
+    void draw_occupancy();
+    void draw_occupancy_trend(const Rung& r, const ParamValues& params, const OccupancyInputs& in);
+    void draw_device_compare();
+    void bind_step_device(const LessonStep* s);  // the step's `device`, or the first recorded one
     void draw_plot_tooltip(const ImVec2& origin);
 
     // [SECTION] Export (workbook_plots.cpp): one figure, or a whole lesson with its handout

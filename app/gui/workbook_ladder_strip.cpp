@@ -26,8 +26,37 @@ std::string format_ms(double ms) {
     return b;
 }
 
+// "40 regs · 75% occupancy (registers)" of the launch with the lowest occupancy, or "".
+std::string resources_short(const RunRecord& rec) {
+    const LaunchResources* l = rec.main_launch();
+    if (!l) return "";
+    return std::to_string(l->kernel.regs_per_thread) + " regs \xC2\xB7 " +
+           plot::format_value(100.0 * l->occupancy.fraction(), 2) + "% occ.";
+}
+
+// Registers, shared memory, spills and occupancy of every launch, for the tooltip.
+std::string resources_long(const RunRecord& rec) {
+    std::string t;
+    for (const auto& l : rec.resources) {
+        const Occupancy& o = l.occupancy;
+        t += "\n" + l.entry + ": " + std::to_string(l.threads()) + " threads, " +
+             std::to_string(l.kernel.regs_per_thread) + " registers/thread, shared " +
+             std::to_string(l.kernel.static_smem_bytes) + " B static + " + std::to_string(l.dynamic_smem_bytes) +
+             " B dynamic, " + std::to_string(l.kernel.local_bytes) + " B local (spills)\n    " +
+             std::to_string(o.blocks_per_sm) + " blocks/SM, " + std::to_string(o.active_warps) + " of " +
+             std::to_string(o.max_warps) + " warps (" + plot::format_value(100.0 * o.fraction(), 3) +
+             "%), limited by " + o.limiter;
+        if (rec.resources.size() > 4 && &l == &rec.resources[3]) {
+            t += "\n... " + std::to_string(rec.resources.size() - 4) + " more launches";
+            break;
+        }
+    }
+    return t.empty() ? t : "\n\nResources (per launch):" + t;
+}
+
 // Everything a card knows, for its tooltip.
-std::string card_tooltip(const Rung& r, bool usable, const std::string& dtype, const StripCard& card) {
+std::string card_tooltip(const Rung& r, bool usable, const std::string& dtype, const StripCard& card,
+                         const ResultsStore& store) {
     std::string tip = r.title + (r.reference ? "  (reference)" : "") + "\n" + r.idea;
     if (!usable) tip += "\nNot available in " + dtype + ".";
     const StoredRun* run = card.run;
@@ -41,11 +70,17 @@ std::string card_tooltip(const Rung& r, bool usable, const std::string& dtype, c
         for (const auto& [k, v] : rec.params) params += (params.empty() ? "" : ", ") + k + " = " + std::to_string(v);
         if (!params.empty()) tip += "\nparameters: " + params;
         tip += "\n" + (run->live ? std::string("measured live") : "recorded: " + run->origin);
+        if (!run->device.empty()) tip += " (" + run->device + ")";
+        if (const StoredRun* res = store.resources_for(*run)) {
+            tip += resources_long(res->record);
+            if (res != run) tip += "\n(from the " + res->device + " recording: the same compiled code)";
+        }
     } else if (run && !card.elsewhere && !run->record.error.empty()) {
         tip += "\n\n" + run->record.error_kind + ": " + run->record.error;
     } else if (card.elsewhere) {
         tip += "\n\nNo result at the current sizes; the last one was " + card.detail + ".";
     }
+    if (!card.needs.empty()) tip += "\n\nThis GPU cannot run it: " + card.needs + ". Recorded results are shown.";
     return tip;
 }
 
@@ -60,6 +95,7 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
             const Rung& r = L.rungs[i];
             StripCard& card = strip_.cards[i];
             card.target = "card:" + r.id;
+            card.needs = arch_refusal_here(r);
             ParamValues preferred = resolved_params(r);
             const StoredRun* run = store_.latest(L.id, r.id, sizes_, dtype_, &preferred);
             if (!run) {
@@ -88,6 +124,8 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
                 card.other_params = rec.params != preferred;
                 card.source =
                     std::string(run->live ? "live" : "recorded") + (card.other_params ? " \xC2\xB7 other params" : "");
+                if (const StoredRun* res_run = store_.resources_for(*run))
+                    card.source += " \xC2\xB7 " + resources_short(res_run->record);
             } else if (run && !card.elsewhere && !run->record.error.empty()) {
                 card.detail = run->record.error_kind + ": " + run->record.error;
             } else if (card.elsewhere) {
@@ -202,6 +240,14 @@ void Workbook::draw_ladder_strip() {
                     card.fit_title.c_str());
         y += fonts_.bold->FontSize + 6 * s;
 
+        if (!card.needs.empty()) {  // "needs sm_90 (Hopper)" in the card's top right corner
+            const std::string label = card.needs.substr(0, card.needs.find(':'));
+            ImVec2 ts = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, label.c_str());
+            ImVec2 at(q.x - ts.x - 8 * s, p.y + card_h - ts.y - 6 * s);
+            dl->AddRectFilled(ImVec2(at.x - 4 * s, at.y - 1), ImVec2(q.x - 4 * s, at.y + ts.y + 1),
+                              with_alpha(pal.warn, 0.25f), 6 * s);
+            dl->AddText(fonts_.small, fonts_.small->FontSize, at, pal.warn, label.c_str());
+        }
         const StoredRun* run = card.run;
         const bool elsewhere = card.elsewhere;
         if (run && !elsewhere && run->record.error.empty() && run->record.timing) {
@@ -233,7 +279,7 @@ void Workbook::draw_ladder_strip() {
         if (hovered) {
             ImGui::BeginTooltip();
             ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
-            ImGui::TextUnformatted(card_tooltip(r, usable, dtype_, card).c_str());
+            ImGui::TextUnformatted(card_tooltip(r, usable, dtype_, card, store_).c_str());
             ImGui::PopTextWrapPos();
             ImGui::EndTooltip();
         }

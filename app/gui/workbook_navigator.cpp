@@ -132,7 +132,16 @@ void Workbook::draw_navigator() {
                     select_lesson(li, si);
                 test_target("step:" + std::to_string(si + 1));
                 ImGui::PopStyleColor();
-                if (!st.rung.empty()) item_tooltip(st.title + "\nruns " + st.ladder + " / " + st.rung);
+                // Whether the learner's GPU can run the step live (a rung for a newer GPU cannot).
+                std::string recorded_only;
+                if (!st.rung.empty())
+                    if (const Ladder* sl = find_ladder(st.ladder))
+                        if (const Rung* sr = sl->find_rung(st.rung)) recorded_only = arch_refusal_here(*sr);
+                if (!st.rung.empty())
+                    item_tooltip(st.title + "\nruns " + st.ladder + " / " + st.rung +
+                                 (recorded_only.empty() ? ""
+                                                        : "\nRecorded results only on this GPU (" +
+                                                              runner_.device_arch + "): " + recorded_only));
                 ImVec2 a = ImGui::GetItemRectMin();
                 float cy = a.y + ImGui::GetItemRectSize().y * 0.5f;
                 float r = ImGui::GetFontSize() * 0.26f;
@@ -143,7 +152,8 @@ void Workbook::draw_navigator() {
                     dl->AddCircleFilled(c, r, pal.good, 12);
                 else
                     dl->AddCircle(c, r, pal.faint, 12, 1.5f);
-                std::string text = std::to_string(si + 1) + "  " + st.title;
+                std::string text =
+                    std::to_string(si + 1) + "  " + st.title + (recorded_only.empty() ? "" : "  (recorded only)");
                 ImFont* f = here ? fonts_.bold : fonts_.body;
                 float avail_w = w - indent - 2 * r - 18 * s;
                 std::string shown = fit_text(f, text, avail_w);

@@ -25,6 +25,23 @@ std::string constraints_text(const Rung& r) {
 
 }  // namespace
 
+// "1024 (registers), 2048 (threads)": the values of `spec` the device could not launch with
+// the other parameters as set; "" when all can (or nothing is known about the kernel yet).
+std::string Workbook::refused_values(const Rung& r, const ParamSpec& spec, const ParamValues& current) const {
+    std::vector<int64_t> allowed = spec.allowed();
+    if (allowed.size() > 32) return "";
+    std::string out;
+    for (int64_t v : allowed) {
+        ParamValues trial = current;
+        trial[spec.name] = v;
+        if (broken_constraint(r, sizes_, trial)) continue;
+        std::string why = predicted_launch_refusal(r, trial);
+        if (!why.empty())
+            out += (out.empty() ? "" : ", ") + std::to_string(v) + " (" + why.substr(0, why.find(':')) + ")";
+    }
+    return out;
+}
+
 // [SECTION] Panel
 
 void Workbook::draw_params() {
@@ -191,8 +208,13 @@ void Workbook::draw_params() {
                     ParamValues trial = current;
                     trial[spec.name] = allowed[i];
                     std::string why = broken_constraint(r, sizes_, trial).value_or("");
-                    std::string item = plot::format_fixed(double(allowed[i]), 0, true) +
-                                       (why.empty() ? "" : "   (breaks a constraint)");
+                    std::string cannot = why.empty() ? predicted_launch_refusal(r, trial) : "";
+                    std::string item =
+                        plot::format_fixed(double(allowed[i]), 0, true) +
+                        (!why.empty()      ? "   (breaks a constraint)"
+                         : !cannot.empty() ? "   (cannot launch: " + cannot.substr(0, cannot.find(':')) + ")"
+                                           : "");
+                    if (why.empty()) why = cannot;
                     if (ImGui::Selectable(item.c_str(), i == index)) {
                         index = i;
                         changed = true;
@@ -210,16 +232,37 @@ void Workbook::draw_params() {
                 changed = true;
         }
         if (!values_ok) ImGui::PopStyleColor();
+        // Values of this parameter the device could not launch (the other values as set).
+        const std::string refused = refused_values(r, spec, current);
         std::string tip = spec.help.empty() ? spec.name : spec.name + ": " + spec.help;
         tip += "\nAllowed: " + spec.describe_allowed() + ".  Default: " + std::to_string(spec.default_value) + ".";
         if (!r.constraints.empty()) tip += "\n\nConstraints of this rung:" + constraints_text(r);
+        if (!refused.empty()) tip += "\n\nCannot launch on this device: " + refused;
         item_tooltip(tip);
         if (changed && index >= 0 && index < int(allowed.size())) params_[spec.name] = allowed[index];
         ImGui::SameLine();
         help_marker(tip.c_str());
+        if (!refused.empty() && spec.values.empty()) {  // sliders: the marks under the slider
+            ImGui::SetCursorPosX(label_w);
+            ImGui::PushFont(fonts_.small);
+            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().bad), "\xE2\x9C\x95 cannot launch: %s",
+                               refused.c_str());
+            ImGui::PopFont();
+        }
         ImGui::PopID();
     }
     if (r.params.empty()) { ImGui::TextDisabled("This rung has no parameters."); }
+    if (std::string need = arch_refusal_here(r); !need.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.warn));
+        ImGui::TextWrapped("This GPU (%s) cannot run this rung: %s. The plots show its recorded results.",
+                           runner_.device_arch.c_str(), need.c_str());
+        ImGui::PopStyleColor();
+    } else if (std::string cannot = predicted_launch_refusal(r, current); !cannot.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.bad));
+        ImGui::TextWrapped("\xE2\x9A\xA0 These values cannot launch (predicted from the measured registers): %s",
+                           cannot.c_str());
+        ImGui::PopStyleColor();
+    }
 
     // [SECTION] Size widgets
     const Operation* op = find_operation(r.operation);

@@ -103,14 +103,18 @@ void Workbook::draw_plots() {
                       palette().faint);
         return;
     }
-    const char* tabs[] = {"Rungs", "Sweep", "Correctness", "Traffic", "Roofline"};
-    segmented("##plot_tabs", tabs, 5, &plots_.tab);
+    const char* tabs[] = {"Rungs", "Sweep", "Correctness", "Traffic", "Roofline", "Occupancy"};
+    segmented("##plot_tabs", tabs, 6, &plots_.tab);
     float export_w = ImGui::CalcTextSize("Export").x + 2 * ImGui::GetStyle().FramePadding.x;
     ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - export_w));
     if (ImGui::Button("Export")) ImGui::OpenPopup("##export_figure");
     test_target("button:export");
     item_tooltip("Write this figure as SVG, PDF, PNG or CSV: page size, theme and folder in the next step");
     draw_figure_export_popup();
+    if (plots_.tab == 5) {  // not a figure: the occupancy calculator for this rung and device
+        draw_occupancy();
+        return;
+    }
     const SelectionView& view = selection_view();
     const bool flops = view.flops;
     // What the plot shows, on its own line under the tabs.
@@ -121,6 +125,7 @@ void Workbook::draw_plots() {
         ImGui::SameLine();
         ImGui::SetNextItemWidth(160 * s);
         ImGui::Combo("##bar_metric", &plots_.bar_metric, metrics, 3);
+        draw_device_compare();
     } else if (plots_.tab == 1) {
         const char* metrics[] = {flops ? "TFLOP/s" : "GB/s", "Time", "Peak memory"};
         ImGui::AlignTextToFramePadding();

@@ -215,6 +215,7 @@ void Workbook::poll_runner() {
                     runner_.device_json = dev;
                     runner_.num_sms = dev.value("sm_count", 0);
                     runner_.device_arch = dev.value("arch", "");
+                    store_.set_live_device(runner_.device);
                     try {
                         if (e.json.contains("calibration") && !e.json["calibration"].is_null()) {
                             runner_.calibration = calibration_from_json(e.json["calibration"], "runner hello");

@@ -65,7 +65,9 @@ LoadedResults load_results_for_export(const std::string& path) {
 
 FigureRequest request_for_step(const LessonStep& step) {
     FigureRequest r;
-    auto kind = plot_kind_from_name(step.plot);
+    // The occupancy view is the window's calculator, not a figure of results: a handout shows
+    // the step's rung bars instead.
+    auto kind = plot_kind_from_name(step.plot == "occupancy" ? "bars" : step.plot);
     if (!kind)
         throw InputError("step '" + step.title + "': plot '" + step.plot +
                          "' is not one of bars, sweep, roofline, traffic, errors");

@@ -116,6 +116,73 @@ bool prefers_flops(const PlotContext& ctx, const ResultsStore& store) {
 
 // [SECTION] Rung bars
 
+namespace {
+// One bar's value for a run (NaN without a measured run), whiskers from the fastest and the
+// slowest repetition.
+Point bar_point(const StoredRun* s, double x, BarMetric metric, bool flops, const TimeUnit& tu) {
+    Point p;
+    p.x = x;
+    p.y = plot::kNoValue;
+    if (!measured(s)) return p;
+    const RunRecord& rec = s->record;
+    switch (metric) {
+        case BarMetric::Time:
+            p.y = rec.timing->median_ms * tu.per_ms;
+            p.y_low = rec.timing->min_ms * tu.per_ms;
+            p.y_high = rec.timing->max_ms * tu.per_ms;
+            break;
+        case BarMetric::Rate: {
+            double v = flops ? rec.tflops : rec.gbps;
+            p.y = v;
+            if (rec.timing->min_ms > 0 && rec.timing->max_ms > 0) {
+                p.y_high = v * rec.timing->median_ms / rec.timing->min_ms;
+                p.y_low = v * rec.timing->median_ms / rec.timing->max_ms;
+            }
+            break;
+        }
+        case BarMetric::PercentOfReference:
+            if (rec.pct_reference) p.y = *rec.pct_reference;
+            break;
+    }
+    return p;
+}
+
+// Bars grouped by device: the first series (already in `out`) becomes the preferred device's,
+// a second, hatched series holds `ctx.compare_device`'s runs of the same rungs at the same
+// settings; the legend names both. Returns how many bars of the second device have data.
+int add_device_bars(const ResultsStore& store, const PlotContext& ctx, BarMetric metric, bool flops, const TimeUnit& tu,
+                    BuiltFigure& out) {
+    const Ladder& L = *ctx.ladder;
+    Series second;
+    second.kind = SeriesKind::Bars;
+    second.name = ctx.compare_device;
+    second.value_labels = true;
+    second.color = 1;
+    second.hatch = 1;
+    int with_data = 0;
+    for (const auto& r : L.rungs) {
+        ParamValues preferred;
+        if (ctx.rung && ctx.rung->id == r.id)
+            preferred = ctx.params;
+        else
+            for (const auto& p : r.params) preferred[p.name] = p.default_value;
+        const StoredRun* s = store.latest_on(ctx.compare_device, L.id, r.id, ctx.sizes, ctx.dtype, &preferred);
+        out.compare_runs.push_back(s);
+        second.point_colors.push_back(rung_color(r));
+        Point p = bar_point(s, double(r.index), metric, flops, tu);
+        if (std::isfinite(p.y)) ++with_data;
+        second.points.push_back(p);
+    }
+    Series& first = out.figure.series.front();
+    first.name = ctx.device.empty() ? store.preferred_device() : ctx.device;
+    first.in_legend = true;
+    out.figure.legend.placement = plot::LegendPlacement::Below;
+    out.figure.series.push_back(second);
+    out.figure.caption += "  \xC2\xB7  bars grouped by device (hatched: " + ctx.compare_device + ")";
+    return with_data;
+}
+}  // namespace
+
 BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetric metric) {
     BuiltFigure out;
     if (!ctx.ladder) {
@@ -153,36 +220,12 @@ BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetr
         out.bar_colors.push_back(rung_color(r));
         bars.point_colors.push_back(rung_color(r));
         ideal_bytes.push_back(measured(s) && s->record.ideal_bytes > 0 ? s->record.ideal_bytes : plot::kNoValue);
-        Point p;
-        p.x = double(r.index);
-        p.y = plot::kNoValue;
-        if (measured(s)) {
-            const RunRecord& rec = s->record;
-            switch (metric) {
-                case BarMetric::Time:
-                    p.y = rec.timing->median_ms * tu.per_ms;
-                    p.y_low = rec.timing->min_ms * tu.per_ms;
-                    p.y_high = rec.timing->max_ms * tu.per_ms;
-                    break;
-                case BarMetric::Rate: {
-                    double v = flops ? rec.tflops : rec.gbps;
-                    p.y = v;
-                    // Whiskers from the fastest and slowest repetition.
-                    if (rec.timing->min_ms > 0 && rec.timing->max_ms > 0) {
-                        p.y_high = v * rec.timing->median_ms / rec.timing->min_ms;
-                        p.y_low = v * rec.timing->median_ms / rec.timing->max_ms;
-                    }
-                    break;
-                }
-                case BarMetric::PercentOfReference:
-                    if (rec.pct_reference) p.y = *rec.pct_reference;
-                    break;
-            }
-            if (std::isfinite(p.y)) ++with_data;
-        }
+        Point p = bar_point(s, double(r.index), metric, flops, tu);
+        if (std::isfinite(p.y)) ++with_data;
         bars.points.push_back(p);
     }
     f.series.push_back(bars);
+    if (!ctx.compare_device.empty()) with_data += add_device_bars(store, ctx, metric, flops, tu, out);
 
     const auto& cal = ctx.calibration;
     switch (metric) {
@@ -250,6 +293,10 @@ BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetr
                                ? "No rung of this ladder has a reference comparison at these settings yet."
                                : "No results at these settings yet: run the rung or the ladder.";
     }
+    if (!ctx.compare_device.empty())  // the ceilings are the first device's: say so
+        for (auto& ser : f.series)
+            if (ser.kind == SeriesKind::HLine && metric != BarMetric::PercentOfReference)
+                ser.name += ", " + (ctx.device.empty() ? store.preferred_device() : ctx.device);
     return out;
 }
 

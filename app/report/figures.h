@@ -34,6 +34,9 @@ struct PlotContext {
     std::string device;  // for captions: "NVIDIA H100 80GB HBM3"
     // Size axes that follow a size sweep's axis (M = N = K = n): a lesson step's sweep tie.
     std::vector<std::string> tie;
+    // A second device whose runs rung_bars() draws beside the first's (bars grouped by
+    // device), or "" for one device.
+    std::string compare_device;
 };
 
 // A built figure and the runs behind it.
@@ -42,7 +45,8 @@ struct BuiltFigure {
     // Bars: the run of each category (nullptr when that rung has no result). Lines: the run of
     // each point of each series (same indices as figure.series[s].points).
     std::vector<const StoredRun*> bar_runs;
-    std::vector<int> bar_colors;  // palette index per category
+    std::vector<int> bar_colors;                 // palette index per category
+    std::vector<const StoredRun*> compare_runs;  // bars of PlotContext::compare_device, per category
     std::vector<std::vector<const StoredRun*>> point_runs;
     std::string empty_reason;  // set when there is nothing to draw
     std::string unit;          // the y unit, for tooltips

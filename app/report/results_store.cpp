@@ -34,13 +34,15 @@ void ResultsStore::add_file(const ResultsFile& file, const std::string& origin) 
     src.created = file.created;
     src.calibration = file.calibration;
     src.runs = file.runs.size();
+    src.device_info = file.device;
     sources_.push_back(src);
-    for (const auto& r : file.runs) runs_.push_back({r, false, origin, ++seq_});
+    if (preferred_device_.empty()) preferred_device_ = src.device;
+    for (const auto& r : file.runs) runs_.push_back({r, false, origin, src.device, ++seq_});
     ++generation_;
 }
 
 void ResultsStore::add_live(const RunRecord& record) {
-    runs_.push_back({record, true, "live", ++seq_});
+    runs_.push_back({record, true, "live", live_device_, ++seq_});
     ++generation_;
 }
 
@@ -51,6 +53,65 @@ const StoredRun* ResultsStore::latest(const std::string& ladder, const std::stri
     for (const auto& r : runs_) {
         const RunRecord& x = r.record;
         if (x.ladder != ladder || x.rung != rung || x.sizes != sizes || x.dtype != dtype) continue;
+        if (better(r, best)) best = &r;
+        if (params && x.params == *params && better(r, best_exact)) best_exact = &r;
+    }
+    return best_exact ? best_exact : best;
+}
+
+int ResultsStore::rank(const StoredRun& r) const {
+    if (r.live) return 2;  // what the learner just ran wins
+    return preferred_device_.empty() || r.device == preferred_device_ ? 1 : 0;
+}
+
+bool ResultsStore::better(const StoredRun& a, const StoredRun* b) const {
+    if (!b) return true;
+    if (rank(a) != rank(*b)) return rank(a) > rank(*b);
+    return a.seq > b->seq;
+}
+
+void ResultsStore::set_preferred_device(const std::string& device) {
+    if (device == preferred_device_) return;
+    preferred_device_ = device;
+    ++generation_;
+}
+
+const StoredRun* ResultsStore::resources_for(const StoredRun& like) const {
+    if (!like.record.resources.empty()) return &like;
+    auto arch_of = [&](const std::string& device) {
+        for (const auto& s : sources_)
+            if (s.device == device && s.device_info && s.device_info->cc() > 0) return s.device_info->cc();
+        return -1;
+    };
+    const int arch = arch_of(like.device);
+    if (arch < 0) return nullptr;
+    const StoredRun* best = nullptr;
+    for (const auto& r : runs_) {
+        const RunRecord& x = r.record;
+        if (x.resources.empty() || x.ladder != like.record.ladder || x.rung != like.record.rung ||
+            x.params != like.record.params || x.dtype != like.record.dtype || arch_of(r.device) != arch)
+            continue;
+        if (!best || r.seq > best->seq) best = &r;
+    }
+    return best;
+}
+
+std::vector<std::string> ResultsStore::recorded_devices() const {
+    std::vector<std::string> out;
+    for (const auto& s : sources_)
+        if (!s.device.empty() && std::find(out.begin(), out.end(), s.device) == out.end()) out.push_back(s.device);
+    return out;
+}
+
+const StoredRun* ResultsStore::latest_on(const std::string& device, const std::string& ladder, const std::string& rung,
+                                         const Sizes& sizes, const std::string& dtype,
+                                         const ParamValues* params) const {
+    const StoredRun* best = nullptr;
+    const StoredRun* best_exact = nullptr;
+    for (const auto& r : runs_) {
+        const RunRecord& x = r.record;
+        if (r.device != device || x.ladder != ladder || x.rung != rung || x.sizes != sizes || x.dtype != dtype)
+            continue;
         if (!best || r.seq > best->seq) best = &r;
         if (params && x.params == *params && (!best_exact || r.seq > best_exact->seq)) best_exact = &r;
     }
@@ -60,7 +121,7 @@ const StoredRun* ResultsStore::latest(const std::string& ladder, const std::stri
 const StoredRun* ResultsStore::latest_any(const std::string& ladder, const std::string& rung) const {
     const StoredRun* best = nullptr;
     for (const auto& r : runs_)
-        if (r.record.ladder == ladder && r.record.rung == rung && (!best || r.seq > best->seq)) best = &r;
+        if (r.record.ladder == ladder && r.record.rung == rung && better(r, best)) best = &r;
     return best;
 }
 
@@ -88,7 +149,7 @@ std::vector<const StoredRun*> ResultsStore::sweep(const std::string& ladder, con
             if (k != axis) same &= x.params.count(k) && x.params.at(k) == val;
         if (!same) continue;
         auto& slot = by_value[*v];
-        if (!slot || r.seq > slot->seq) slot = &r;
+        if (better(r, slot)) slot = &r;
     }
     std::vector<const StoredRun*> out;
     for (const auto& [v, r] : by_value) out.push_back(r);
@@ -97,6 +158,8 @@ std::vector<const StoredRun*> ResultsStore::sweep(const std::string& ladder, con
 
 std::optional<Calibration> ResultsStore::calibration() const {
     if (live_calibration_ && live_calibration_->valid()) return live_calibration_;
+    for (auto it = sources_.rbegin(); it != sources_.rend(); ++it)  // the preferred device's first
+        if (it->calibration && it->calibration->valid() && it->device == preferred_device_) return it->calibration;
     for (auto it = sources_.rbegin(); it != sources_.rend(); ++it)
         if (it->calibration && it->calibration->valid()) return it->calibration;
     return std::nullopt;

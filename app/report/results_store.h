@@ -18,12 +18,14 @@ struct StoredRun {
     RunRecord record;
     bool live = false;
     std::string origin;  // file the record came from, or "live"
+    std::string device;  // the GPU it ran on (the results file's device, or the live runner's)
     uint64_t seq = 0;    // arrival order: larger is newer
 };
 
 // One loaded results file, for the "measured on ..." banner.
 struct RecordedSource {
     std::string path, device, created;
+    std::optional<DeviceInfo> device_info;  // with its limits (schema v2) for the occupancy view
     std::optional<Calibration> calibration;
     size_t runs = 0;
 };
@@ -38,6 +40,21 @@ class ResultsStore {
     void load_recorded_file(const std::string& path);
     void add_file(const ResultsFile& file, const std::string& origin);
     void add_live(const RunRecord& record);
+
+    // Several devices: answers prefer live runs, then runs on the preferred device, so a second
+    // recorded GPU never replaces the first one's numbers; latest_on() asks for one device
+    // exactly. The preferred device is the first file's until set (a lesson step's `device`).
+    void set_preferred_device(const std::string& device);
+    void set_live_device(const std::string& device) { live_device_ = device; }
+    const std::string& preferred_device() const { return preferred_device_; }
+    std::vector<std::string> recorded_devices() const;  // distinct, in load order
+    // `like` if it recorded per-launch resources, else the newest run of the same rung,
+    // parameters and dtype that did on a device of the same architecture (registers and shared
+    // memory belong to the compiled code: another GPU of that architecture runs the same), or
+    // nullptr.
+    const StoredRun* resources_for(const StoredRun& like) const;
+    const StoredRun* latest_on(const std::string& device, const std::string& ladder, const std::string& rung,
+                               const Sizes& sizes, const std::string& dtype, const ParamValues* params = nullptr) const;
 
     // A deque: plots and the strip keep pointers to runs while new ones arrive.
     const std::deque<StoredRun>& runs() const { return runs_; }
@@ -67,7 +84,11 @@ class ResultsStore {
     std::deque<StoredRun> runs_;
     std::vector<RecordedSource> sources_;
     std::optional<Calibration> live_calibration_;
+    std::string preferred_device_, live_device_;
     uint64_t seq_ = 0, generation_ = 1;
+    int rank(const StoredRun& r) const;  // live 2, preferred device 1, other devices 0
+    // True when `a` should be answered rather than `b` (nullptr: always).
+    bool better(const StoredRun& a, const StoredRun* b) const;
 };
 
 // The value of an axis in a record: a size if the axis is a size, else a parameter; nullopt if neither.

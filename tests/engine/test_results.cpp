@@ -54,7 +54,7 @@ TEST(Results, RoundTrip) {
     kl::ResultsFile a = sample();
     nlohmann::json j = kl::to_json(a);
     EXPECT_EQ(j["schema"], "kernel-ladder/results");
-    EXPECT_EQ(j["version"], 1);
+    EXPECT_EQ(j["version"], kl::kResultsVersion);
     EXPECT_TRUE(j["runs"][0]["counters"].is_null()) << "counters stay null until measured";
     EXPECT_FALSE(j["runs"][0]["counters_note"].get<std::string>().empty()) << "and say why";
     kl::ResultsFile b = kl::results_from_json(j, "test");

@@ -36,6 +36,14 @@ shot diff_light     --no-runner $extra --lesson fusion --step 4 --view diff --th
 shot ptx            --no-runner $extra --lesson fusion --step 5 --view ptx
 shot questions      --no-runner $extra --lesson first_kernel --step 1 --view questions
 shot flashcards     --no-runner $extra --lesson softmax --step 2 --view cards --theme light
+# Issue 15: two recorded devices side by side, and the occupancy view.
+shot two_devices    --no-runner $extra --lesson matmul --step 12 --view bars --compare-device H200
+shot two_devices_elementwise --no-runner $extra --lesson first_kernel --step 3 --view bars --compare-device H200
+shot occupancy      --no-runner $extra --lesson first_kernel --step 6
+shot occupancy_reg_2d --no-runner $extra --lesson matmul --step 7
+# The TPB slider marks 1024 as unable to launch at VPT = 8 (70 registers per thread, measured on the H100).
+shot launch_marks   --no-runner $extra --results "$here/../../assets/recorded/h100_2026-11-23_resources/h100_gelu_fused_vec_vpt8_sweep_tpb.json" \
+    --lesson fusion --step 5 --param VPT=8 --view occupancy
 # The runner killed mid-sweep (a test double of the runner: no GPU needed), and the window after.
 KLADDER_SERVE="$fake --delay-ms 150" shot runner_recovery --lesson first_kernel --step 4 --run sweep --kill-runner-after 2 --exit-when-idle
 # A lesson whose manifest is broken is listed with the loader's message.
