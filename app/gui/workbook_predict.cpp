@@ -94,10 +94,14 @@ void Workbook::draw_prediction(const LessonStep& st) {
         }
         if (ImGui::SmallButton("Change my prediction")) predict_.changing = true;
         ImGui::SameLine();
-        if (ImGui::SmallButton("Forget this lesson's predictions")) {
+        if (ImGui::SmallButton("Reset this lesson's progress")) {
+            // Predictions (data folder) and self-check answers (saved with the settings).
             store.reset(l->id);
             save();
+            progress().answers.clear();
+            settings_dirty_ = true;
         }
+        item_tooltip("Forget your predictions and self-check answers in this lesson.");
         test_target("button:reset_predictions");
     }
     end_callout(pal.accent, with_alpha(pal.accent, 0.08f));

@@ -4,12 +4,12 @@
 # POSIX sh and coreutils only: the GPU-labelled tests source it on a machine that has nothing
 # more than sh, python3 and coreutils.
 
-# fresh_out DIR [CACHE]: an empty output folder DIR (in $out) with its own settings, and its own
-# kernel cache unless CACHE names one (the GPU tests keep the caller's, to compile once).
+# fresh_out DIR [CACHE]: an empty output folder DIR (in $out) with its own settings and progress,
+# and its own kernel cache unless CACHE names one (the GPU tests keep the caller's, to compile once).
 fresh_out() {
     out=$1
     rm -rf "$out" && mkdir -p "$out"
-    export XDG_CONFIG_HOME="$out/config" XDG_CACHE_HOME="${2:-$out/cache}"
+    export XDG_CONFIG_HOME="$out/config" XDG_CACHE_HOME="${2:-$out/cache}" XDG_DATA_HOME="$out/data"
 }
 
 # trap_data_root ROOT [LESSON]: a data root (for KLADDER_ROOT) with the shipped common and
