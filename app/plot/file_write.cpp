@@ -42,6 +42,11 @@ WriteResult write_file_atomically(const std::string& path, std::string_view byte
     if (!fs::exists(folder, ec)) return failure(path, "folder " + quoted(folder.string()) + " does not exist");
     if (!fs::is_directory(folder, ec)) return failure(path, quoted(folder.string()) + " is not a folder");
     if (fs::is_directory(target, ec)) return failure(path, "a folder of that name exists");
+    // Never rename over a device, FIFO or socket (`--screenshot /dev/full` run as root would
+    // replace the device node itself).
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        return failure(path, "it is not a regular file; not replaced");
 
     std::string pattern = (folder / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
     std::vector<char> temp_name(pattern.begin(), pattern.end());

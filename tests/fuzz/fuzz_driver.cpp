@@ -33,6 +33,7 @@ constexpr size_t kMaxInput = 1 << 18;
 const char* g_data = nullptr;
 size_t g_size = 0;
 char g_crash_path[4096];
+char g_replay_name[4096];  // --replay: the file being replayed (named on a crash)
 
 void write_current_input() {
     int fd = ::open(g_crash_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -44,6 +45,13 @@ void write_current_input() {
         done += size_t(n);
     }
     ::close(fd);
+    if (g_replay_name[0]) {
+        const char r[] = "fuzz: FINDING while replaying ";
+        (void)!::write(2, r, sizeof r - 1);
+        (void)!::write(2, g_replay_name, std::strlen(g_replay_name));
+        (void)!::write(2, "\n", 1);
+        return;
+    }
     const char msg[] = "fuzz: FINDING: the input is in ";
     (void)!::write(2, msg, sizeof msg - 1);
     (void)!::write(2, g_crash_path, std::strlen(g_crash_path));
@@ -249,6 +257,7 @@ int replay(const Target& t, const std::vector<std::string>& paths) {
         std::sort(files.begin(), files.end());
         for (const auto& f : files) {
             std::snprintf(g_crash_path, sizeof g_crash_path, "%s", "/dev/null");
+            std::snprintf(g_replay_name, sizeof g_replay_name, "%s", f.c_str());
             std::string input = read_all(f);
             std::string finding = execute(t, input);
             ++runs;

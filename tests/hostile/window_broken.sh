@@ -49,4 +49,17 @@ if problems:
     print("FAIL: " + "; ".join(problems)); sys.exit(1)
 PY
 sh "$src/tests/gui/check_png.sh" "$work/window_broken.png" 1280 800 || exit 1
+
+# A screenshot that cannot be written is exit 3 with the reason, never exit 0 and never a
+# replaced device node or a partial file.
+for shot in /dev/null "$work/no/such/folder/shot.png"; do
+    KLADDER_ROOT=$root timeout -k 5 300 "$gui" --no-save --no-runner --size 640x480 --lesson first_kernel \
+        --screenshot "$shot" > /dev/null 2> "$work/shot_err.txt"
+    rc=$?
+    echo "screenshot to $shot: exit $rc: $(grep -m1 "$shot\|cannot write" "$work/shot_err.txt")"
+    [ $rc -eq 3 ] || { echo "FAIL: expected exit 3"; cat "$work/shot_err.txt"; exit 1; }
+    grep -q "cannot write '$shot'" "$work/shot_err.txt" || { echo "FAIL: no line naming $shot"; exit 1; }
+done
+[ -c /dev/null ] || { echo "FAIL: /dev/null is no longer a device"; exit 1; }
+[ ! -e "$work/no" ] || { echo "FAIL: a folder was created"; exit 1; }
 echo ok
