@@ -242,8 +242,8 @@ TEST(RunRequest, CountersReachTheFakeRunner) {
     for (const auto& e : got.all) {
         if (e.kind != RunnerEvent::Kind::Result) continue;
         std::string note = e.json["record"].value("counters_note", "");
-        if (e.request_id == with) EXPECT_NE(note.find("counters asked for"), std::string::npos) << note;
-        if (e.request_id == without) EXPECT_EQ(note.find("counters asked for"), std::string::npos) << note;
+        if (e.request_id == with) { EXPECT_NE(note.find("counters asked for"), std::string::npos) << note; }
+        if (e.request_id == without) { EXPECT_EQ(note.find("counters asked for"), std::string::npos) << note; }
     }
 }
 
