@@ -209,8 +209,11 @@ void NumberSources::load_recorded(const std::string& recorded_dir, std::vector<s
             if (errors) errors->push_back(e.what());
         }
     }
-    // Newest session first: names sort by date, then run2, run3 after the day's first.
+    // Newest session first: names sort by date, then run2, run3 after the day's first; the
+    // preferred device's sessions before any other's.
     std::reverse(peers_.begin(), peers_.end());
+    std::stable_partition(peers_.begin(), peers_.end(),
+                          [&](const PeerFile& p) { return p.device == preferred_device_; });
     for (const auto& f : json_files(fs::path(recorded_dir) / "cards")) {
         try {
             add_card(load_device_card(f));
@@ -222,6 +225,7 @@ void NumberSources::load_recorded(const std::string& recorded_dir, std::vector<s
 
 void NumberSources::add_recorded(ResultsFile file, const std::string& origin) {
     std::string device = file.device ? file.device->name : "unknown device";
+    if (preferred_device_.empty() && file.device) preferred_device_ = device;
     files_.emplace_back(origin, std::move(file));
     const ResultsFile& f = files_.back().second;
     for (const auto& r : f.runs) add_run(r, false, device, f.created, origin);
@@ -361,9 +365,11 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
         }
     }
     if (b.metric == "blocks_per_us" && blocks == 0) return fail("blocks_per_us needs blocks=N");
-    if (!recorded_sorted_) {  // newest recording first; a tie keeps file order
-        std::stable_sort(recorded_.begin(), recorded_.end(),
-                         [](const Run& a, const Run& b) { return a.created > b.created; });
+    if (!recorded_sorted_) {  // the preferred device's first, then newest first; a tie keeps file order
+        std::stable_sort(recorded_.begin(), recorded_.end(), [&](const Run& a, const Run& b) {
+            const bool pa = a.device == preferred_device_, pb = b.device == preferred_device_;
+            return pa != pb ? pa : a.created > b.created;
+        });
         recorded_sorted_ = true;
     }
     auto matches = [&](const Run& run) {
@@ -436,10 +442,12 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
     }
     const DeviceCard* card = nullptr;
     for (const auto& c : cards_)
-        if (card_name.empty() || stem_of(c.path) == card_name || device_slug(c.device) == card_name) {
-            if (card && card_name.empty()) return v.error = "several device cards: name one with card=NAME", v;
+        if (card_name.empty() ? c.device == preferred_device_
+                              : stem_of(c.path) == card_name || device_slug(c.device) == card_name)
             card = &c;
-        }
+    if (!card && card_name.empty() && cards_.size() == 1) card = &cards_.front();
+    if (!card && card_name.empty() && cards_.size() > 1)
+        return v.error = "several device cards and none of the preferred device: name one with card=NAME", v;
     if (!card)
         return v.error = card_name.empty() ? "no device card (run kladder make-cards)" : "no card '" + card_name + "'",
                v;

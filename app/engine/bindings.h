@@ -123,6 +123,11 @@ class NumberSources {
     std::vector<DeviceCard> cards_;
     std::optional<Calibration> live_calibration_;
     std::string live_device_, live_calibration_origin_;
+    // The device the lessons are written against: the first recorded results file's (files load
+    // in name order, so h100_* before h200_*), as the window's results store does. Recorded
+    // runs, peer sessions and device cards of this device come before newer ones of another, so
+    // adding a second device's recordings never changes the numbers a lesson shows.
+    std::string preferred_device_;
 };
 
 // "2,777 GB/s": value with 3 significant digits (or `decimals`), thousands separators, unit.

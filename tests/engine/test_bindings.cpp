@@ -103,6 +103,25 @@ TEST(Bindings, NewestRecordingWinsAndFromPinsAFile) {
     EXPECT_EQ(s.resolve(one("{{ tiny/one ms TPB=32 }}")).shown, "4.00 ms");
 }
 
+TEST(Bindings, ASecondDevicesNewerRecordingsDoNotChangeTheLessonsDevice) {
+    TempTree t;
+    auto ladders = tiny_ladders(t);
+    NumberSources s(&ladders);
+    s.add_recorded(file("2026-01-01T00:00:00Z", {run(256, 100, 1)}), "rec/h100_one.json");  // first file: preferred
+    ResultsFile other = file("2026-02-01T00:00:00Z", {run(256, 200, 1), run(32, 50, 4)});
+    other.device->name = "Other GPU";
+    s.add_recorded(std::move(other), "rec/h200_one.json");
+    BoundValue v = s.resolve(one("{{ tiny/one gbps }}"));
+    ASSERT_TRUE(v.ok) << v.error;
+    EXPECT_EQ(v.value, 100);  // the preferred device's, although the other device's run is newer
+    EXPECT_EQ(v.device, "Test GPU");
+    // What only the other device recorded still resolves, and says which device it came from.
+    BoundValue w = s.resolve(one("{{ tiny/one gbps TPB=32 }}"));
+    ASSERT_TRUE(w.ok) << w.error;
+    EXPECT_EQ(w.device, "Other GPU");
+    EXPECT_EQ(s.resolve(one("{{ tiny/one gbps from=h200_one }}")).value, 200);
+}
+
 TEST(Bindings, LiveRunComesBeforeRecordings) {
     TempTree t;
     auto ladders = tiny_ladders(t);
