@@ -35,8 +35,8 @@ fi
 packages=(cmake ninja-build g++ pkg-config libimgui-dev libglfw3-dev libegl-dev libcairo2-dev libmd4c-dev libmd4c-html0-dev
     nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libgtest-dev xvfb xauth fonts-dejavu-core poppler-utils
     clang-format python3 libgl1-mesa-dri)
-# libgl1-mesa-dri is Mesa's llvmpipe: without it (apt does not install recommends here) GL under
-# Xvfb falls back to a path many times slower, and the window's frame-time tests fail.
+# libgl1-mesa-dri is Mesa's llvmpipe, the GL that the window's tests draw with under Xvfb. Debian 12
+# pulls it in through libglfw3's GL dependencies today; it is named so that stays true.
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
