@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "engine/errors.h"
+#include "engine/manifest.h"
 
 // [SECTION] TempTree: a throwaway folder
 class TempTree {
@@ -61,3 +63,20 @@ id = "one"
 title = "One"
 file = "01_one.cu"
 )TOML";
+
+// The tiny ladder, loaded, its rung "one" taking TPB (32..256, default 256) and launching the
+// empty kernel of 01_one.cu: for tests of what reads results of a rung (bindings, predictions).
+inline std::vector<kl::Ladder> tiny_ladder_with_tpb(const TempTree& t) {
+    t.write("kernels/tiny/01_one.cu", "extern \"C\" __global__ void one() {}\n");
+    std::string m = t.write("kernels/tiny/ladder.toml", kTinyLadderHead + R"TOML(
+  [rung.params.TPB]
+  default = 256
+  values = [32, 64, 128, 256]
+  [[rung.launch]]
+  entry = "one"
+  grid = ["1"]
+  block = ["TPB"]
+  args = []
+)TOML");
+    return {kl::load_ladder(m)};
+}

@@ -10,21 +10,6 @@ using namespace kl;
 
 namespace {
 
-std::vector<Ladder> tiny_ladders(const TempTree& t) {
-    t.write("kernels/tiny/01_one.cu", "extern \"C\" __global__ void one() {}\n");
-    std::string m = t.write("kernels/tiny/ladder.toml", kTinyLadderHead + R"TOML(
-  [rung.params.TPB]
-  default = 256
-  values = [32, 64, 128, 256]
-  [[rung.launch]]
-  entry = "one"
-  grid = ["1"]
-  block = ["TPB"]
-  args = []
-)TOML");
-    return {load_ladder(m)};
-}
-
 RunRecord run(int64_t tpb, double gbps, double ms) {
     RunRecord r;
     r.ladder = "tiny";
@@ -89,7 +74,7 @@ TEST(Bindings, FormatsWithThreeSignificantDigitsAndThousands) {
 
 TEST(Bindings, NewestRecordingWinsAndFromPinsAFile) {
     TempTree t;
-    auto ladders = tiny_ladders(t);
+    auto ladders = tiny_ladder_with_tpb(t);
     NumberSources s(&ladders);
     s.add_recorded(file("2026-01-01T00:00:00Z", {run(256, 100, 1)}), "rec/old.json");
     s.add_recorded(file("2026-02-01T00:00:00Z", {run(256, 200, 1), run(32, 50, 4)}), "rec/new.json");
@@ -105,7 +90,7 @@ TEST(Bindings, NewestRecordingWinsAndFromPinsAFile) {
 
 TEST(Bindings, ASecondDevicesNewerRecordingsDoNotChangeTheLessonsDevice) {
     TempTree t;
-    auto ladders = tiny_ladders(t);
+    auto ladders = tiny_ladder_with_tpb(t);
     NumberSources s(&ladders);
     s.add_recorded(file("2026-01-01T00:00:00Z", {run(256, 100, 1)}), "rec/h100_one.json");  // first file: preferred
     ResultsFile other = file("2026-02-01T00:00:00Z", {run(256, 200, 1), run(32, 50, 4)});
@@ -124,7 +109,7 @@ TEST(Bindings, ASecondDevicesNewerRecordingsDoNotChangeTheLessonsDevice) {
 
 TEST(Bindings, LiveRunComesBeforeRecordings) {
     TempTree t;
-    auto ladders = tiny_ladders(t);
+    auto ladders = tiny_ladder_with_tpb(t);
     NumberSources s(&ladders);
     s.add_recorded(file("2026-02-01T00:00:00Z", {run(256, 200, 1)}), "rec/new.json");
     s.add_live(run(256, 321, 1), "My GPU", "2026-03-03");
@@ -137,7 +122,7 @@ TEST(Bindings, LiveRunComesBeforeRecordings) {
 
 TEST(Bindings, UnresolvedBindingSaysWhy) {
     TempTree t;
-    auto ladders = tiny_ladders(t);
+    auto ladders = tiny_ladder_with_tpb(t);
     NumberSources s(&ladders);
     s.add_recorded(file("2026-02-01T00:00:00Z", {run(256, 200, 1)}), "rec/new.json");
     EXPECT_NE(s.resolve(one("{{ tiny/one gbps TPB=64 }}")).error.find("no successful run of tiny/one with TPB=64"),

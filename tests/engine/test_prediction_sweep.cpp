@@ -12,21 +12,6 @@ using namespace kl;
 
 namespace {
 
-std::vector<Ladder> tiny(const TempTree& t) {
-    t.write("kernels/tiny/01_one.cu", "extern \"C\" __global__ void one() {}\n");
-    std::string m = t.write("kernels/tiny/ladder.toml", kTinyLadderHead + R"TOML(
-  [rung.params.TPB]
-  default = 256
-  values = [32, 64, 128, 256]
-  [[rung.launch]]
-  entry = "one"
-  grid = ["1"]
-  block = ["TPB"]
-  args = []
-)TOML");
-    return {load_ladder(m)};
-}
-
 std::string lesson_with(const TempTree& t, const std::string& step_fields) {
     t.write("lessons/01_l/s.md", "# S\n");
     return t.write("lessons/01_l/lesson.toml",
@@ -72,7 +57,7 @@ TEST(Prediction, StoreKeepsPredictionsPerLessonAndResets) {
 
 TEST(Prediction, LessonStepDeclaresMetricToleranceAndWhy) {
     TempTree t;
-    auto ladders = tiny(t);
+    auto ladders = tiny_ladder_with_tpb(t);
     Lesson l = load_lesson(
         lesson_with(t, "predict = { metric = \"gbps\", tolerance = 0.2, why = \"blocks cost time\" }\n"), ladders);
     EXPECT_EQ(l.steps[0].predict_metric, "gbps");
@@ -97,7 +82,7 @@ TEST(SweepSpec, RangesExpandLinearlyOrGeometrically) {
 
 TEST(SweepSpec, LessonStepNamesValuesAndTiesSizeAxes) {
     TempTree t;
-    auto ladders = tiny(t);
+    auto ladders = tiny_ladder_with_tpb(t);
     Lesson l = load_lesson(lesson_with(t, "sweep = { axis = \"n\", from = 1024, to = 4096, times = 2 }\n"), ladders);
     EXPECT_EQ(l.steps[0].sweep_values, (std::vector<int64_t>{1024, 2048, 4096}));
     Lesson p = load_lesson(lesson_with(t, "sweep = { axis = \"TPB\", values = [32, 64] }\n"), ladders);
