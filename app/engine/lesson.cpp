@@ -49,15 +49,46 @@ std::string read_text_file(TomlReader& r, const std::string& dir, const toml::ta
     } catch (const InputError& e) { r.fail(line_of(*t.get(key)), field + "." + key, e.what()); }
 }
 
-// predict = { metric = "gbps", tolerance = 0.25, why = "..." } or no_predict = "why not".
-void read_prediction(TomlReader& r, const toml::table& t, const std::string& field, LessonStep* s) {
+// predict = { metric = "gbps", tolerance = 0.25, ask = "...", at = { TPB = 128 }, why = "..." }
+// or no_predict = "why not". `at` names parameters of the step's rung or size axes of its ladder.
+void read_prediction_at(TomlReader& r, const toml::table& pt, const std::string& f, const toml::table& step,
+                        const std::vector<Ladder>& ladders, LessonStep* s) {
+    const toml::node* an = pt.get("at");
+    if (!an) return;
+    const toml::table* at = an->as_table();
+    if (!at) r.fail(line_of(*an), f + ".at", "expected a table of parameters and sizes, e.g. { TPB = 128 }");
+    auto str = [&](const char* key) {
+        const toml::node* v = step.get(key);
+        return v && v->is_string() ? **v->as_string() : std::string();
+    };
+    std::string ladder = str("ladder"), rung = str("rung");
+    const Ladder* L = find_ladder(ladders, ladder);
+    const Rung* R = L ? L->find_rung(rung) : nullptr;  // unknown: read_step reports the step's own field
+    for (const auto& [key, node] : *at) {
+        std::string k(key.str());
+        auto v = node.value<int64_t>();
+        if (!v || !node.is_integer()) r.fail(line_of(node), f + ".at." + k, "expected an integer");
+        bool known = !R;
+        if (L)
+            for (const auto& [axis, value] : L->default_sizes) known |= axis == k;
+        if (R)
+            for (const auto& p : R->params) known |= p.name == k;
+        if (!known)
+            r.fail(line_of(node), f + ".at." + k,
+                   "'" + k + "' is neither a parameter of rung '" + rung + "' nor a size of ladder '" + ladder + "'");
+        s->predict_at[k] = *v;
+    }
+}
+
+void read_prediction(TomlReader& r, const toml::table& t, const std::string& field, const std::vector<Ladder>& ladders,
+                     LessonStep* s) {
     s->no_predict = r.string_or(t, "no_predict", "", field);
     const toml::node* n = t.get("predict");
     if (!n) return;
     const toml::table* pt = n->as_table();
     std::string f = field + ".predict";
     if (!pt) r.fail(line_of(*n), f, "expected { metric = \"gbps\", tolerance = 0.25, why = \"...\" }");
-    r.allow_only(*pt, f, {"metric", "tolerance", "why"});
+    r.allow_only(*pt, f, {"metric", "tolerance", "why", "ask", "at"});
     s->predict_metric = r.string(*pt, "metric", f);
     if (!is_run_metric(s->predict_metric))
         r.fail(line_of(*pt), f + ".metric",
@@ -68,8 +99,10 @@ void read_prediction(TomlReader& r, const toml::table& t, const std::string& fie
     if (!tv || *tv <= 0 || *tv > 1) r.fail(line_of(*pt), f + ".tolerance", "expected a fraction in (0, 1], e.g. 0.25");
     s->predict_tolerance = *tv;
     s->predict_why = r.string_or(*pt, "why", "", f);  // empty: the window shows the step's answer
+    s->predict_ask = r.string_or(*pt, "ask", "", f);
     if (!t.get("rung")) r.fail(line_of(*n), f, "a prediction needs a step that runs a rung");
     if (!s->no_predict.empty()) r.fail(line_of(*n), f, "a step has predict or no_predict, not both");
+    read_prediction_at(r, *pt, f, t, ladders, s);
 }
 
 LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir,
@@ -111,7 +144,7 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
             s.runner.cold_l2 = l2 == "cold";
         }
     }
-    read_prediction(r, t, field, &s);
+    read_prediction(r, t, field, ladders, &s);
     static const std::set<std::string> plots = {"", "bars", "sweep", "traffic", "roofline", "errors", "occupancy"};
     if (!plots.count(s.plot))
         r.fail(s.line, field + ".plot",

@@ -31,6 +31,13 @@ struct LessonStep {
     // tolerance that counts as right, and the short why shown beside the result (empty: the
     // step's answer); or why the step asks for no prediction.
     std::string predict_metric, predict_why, no_predict;
+    // What the learner is asked to predict, in words ("vector_add's bandwidth at TPB = 128");
+    // empty: the window names the rung, metric and run itself.
+    std::string predict_ask;
+    // The run the prediction is judged against: the step's rung at the step's sizes and
+    // parameters, overridden by these (a parameter or size axis each), so a step that shows
+    // TPB = 32 can ask about TPB = 128 (prediction_binding() in prediction.h).
+    std::map<std::string, int64_t> predict_at;
     double predict_tolerance = 0;
     RunnerPreset runner;
     int line = 0;

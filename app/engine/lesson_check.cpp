@@ -6,6 +6,7 @@
 
 #include "device_card.h"
 #include "errors.h"
+#include "prediction.h"
 #include "toml_reader.h"
 
 namespace fs = std::filesystem;
@@ -25,6 +26,7 @@ std::vector<LessonText> lesson_texts(const Lesson& lesson) {
         add(f + "look_at", s.look_at);
         add(f + "question", s.question);
         add(f + "answer", s.answer);
+        add(f + "predict.ask", s.predict_ask);
         add(f + "predict.why", s.predict_why);
         add(f + "no_predict", s.no_predict);
     }
@@ -108,10 +110,18 @@ std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const
         // Predict, then reveal: a step that runs a rung asks for a prediction or says why not.
         for (size_t i = 0; i < lesson.steps.size(); ++i) {
             const LessonStep& s = lesson.steps[i];
+            std::string where = lesson.manifest_path + ": step[" + std::to_string(i) + "]";
             if (!s.rung.empty() && s.predict_metric.empty() && s.no_predict.empty())
                 out.push_back(
-                    lesson.manifest_path + ": step[" + std::to_string(i) +
-                    "]: runs a rung but neither asks for a prediction (predict) nor says why not (no_predict)");
+                    where + ": runs a rung but neither asks for a prediction (predict) nor says why not (no_predict)");
+            // A learner without a GPU must still see the reveal: the judged run must be recorded.
+            if (!s.predict_metric.empty()) {
+                Binding b = prediction_binding(s);
+                BoundValue v = sources.resolve(b);
+                if (!v.ok)
+                    out.push_back(where + ".predict: no recording answers it (`{{ " + b.source + " }}`: " + v.error +
+                                  "); record that run or change predict.at");
+            }
         }
         for (const LessonText& t : lesson_texts(lesson)) {
             bool markdown = t.where.size() > 3 && t.where.compare(t.where.size() - 3, 3, ".md") == 0;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "atomic_file.h"
 #include "bindings.h"
@@ -43,6 +44,44 @@ std::optional<double> run_metric_value(const RunRecord& r, const std::string& m)
     if (m == "pct_reference") return r.pct_reference;
     if (m == "peak_gib" && r.peak_memory_bytes) return *r.peak_memory_bytes / double(1 << 30);
     return std::nullopt;
+}
+
+Binding prediction_binding(const LessonStep& step) {
+    Binding b;
+    b.target = step.ladder + "/" + step.rung;
+    b.metric = step.predict_metric;
+    std::map<std::string, int64_t> keys(step.sizes.begin(), step.sizes.end());
+    for (const auto& [k, v] : step.params) keys[k] = v;
+    for (const auto& [k, v] : step.predict_at) keys[k] = v;
+    b.source = b.target + " " + b.metric;
+    for (const auto& [k, v] : keys) {
+        b.keys.emplace_back(k, std::to_string(v));
+        b.source += " " + k + "=" + std::to_string(v);
+    }
+    if (!step.dtype.empty()) {
+        b.keys.emplace_back("dtype", step.dtype);
+        b.source += " dtype=" + step.dtype;
+    }
+    if (step.runner.cold_l2 && !*step.runner.cold_l2) {  // a step that measures warm is judged warm
+        b.keys.emplace_back("l2", "warm");
+        b.source += " l2=warm";
+    }
+    return b;
+}
+
+std::string prediction_at_text(const LessonStep& step) {
+    std::string out;
+    for (const auto& [k, v] : step.predict_at) {
+        std::string value = std::to_string(v);
+        // Powers of two read better as 2^K once they are large (sizes such as n = 2^28).
+        if (v >= 4096 && (v & (v - 1)) == 0) {
+            int e = 0;
+            while ((int64_t(1) << e) < v) ++e;
+            value = "2^" + std::to_string(e);
+        }
+        out += (out.empty() ? "" : ", ") + k + " = " + value;
+    }
+    return out;
 }
 
 PredictionVerdict judge_prediction(double predicted, double measured, double tolerance, const std::string& unit) {

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "bindings.h"
+#include "lesson.h"
 #include "results.h"
 
 namespace kl {
@@ -18,6 +20,15 @@ std::optional<double> run_metric_value(const RunRecord& run, const std::string& 
 // The metric's unit ("GB/s"), or "" for an unknown metric (is_run_metric tells them apart).
 std::string run_metric_unit(const std::string& metric);
 bool is_run_metric(const std::string& metric);
+
+// The number a step's prediction is judged against, as a binding: the step's rung and predicted
+// metric at the step's sizes, parameters and dtype, overridden by `predict.at`. It resolves like
+// any bound number (the learner's live run first, else the recordings), so `kladder
+// check-lessons` can refuse a prediction that no recording answers. Only for a step with predict.
+Binding prediction_binding(const LessonStep& step);
+// "TPB = 128, n = 2^28": the judged run's settings that differ from what the step shows
+// (`predict.at`), for the window's prompt; "" when the step's own run is judged.
+std::string prediction_at_text(const LessonStep& step);
 
 struct PredictionVerdict {
     double ratio = 0;     // measured / predicted

@@ -46,6 +46,17 @@ void Workbook::draw_prediction(const LessonStep& st) {
     ImGui::TextUnformatted("Your prediction");
     ImGui::PopStyleColor();
     ImGui::PopFont();
+    // What is predicted, and of which run: the step's own unless predict.at moves it.
+    std::string at = prediction_at_text(st);
+    std::string ask = st.predict_ask.empty()
+                          ? "Predict what " + st.rung + " measures, in " + unit + (at.empty() ? "" : ", at " + at) + "."
+                          : bound(st.predict_ask);
+    ImGui::TextWrapped("%s", ask.c_str());
+    if (!at.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
+        ImGui::TextWrapped("Judged against %s at %s (the step shows another setting).", st.rung.c_str(), at.c_str());
+        ImGui::PopStyleColor();
+    }
     auto save = [&] {
         try {
             store.save();
@@ -71,21 +82,17 @@ void Workbook::draw_prediction(const LessonStep& st) {
         }
         test_target("button:keep_prediction");
     } else {
-        const SelectionView& v = selection_view();
-        std::optional<double> measured =
-            v.rung_run ? run_metric_value(v.rung_run->record, st.predict_metric) : std::nullopt;
-        if (!measured) {
-            ImGui::TextWrapped("You predicted %s. Run the rung to see the measurement.",
-                               format_bound(*kept, unit, -1, false).c_str());
+        BoundValue measured = numbers().resolve(prediction_binding(st));
+        if (!measured.ok) {
+            ImGui::TextWrapped("You predicted %s. Run %s%s to see the measurement.",
+                               format_bound(*kept, unit, -1, false).c_str(), st.rung.c_str(),
+                               at.empty() ? "" : (" with " + at).c_str());
         } else {
-            PredictionVerdict verdict = judge_prediction(*kept, *measured, st.predict_tolerance, unit);
+            PredictionVerdict verdict = judge_prediction(*kept, measured.value, st.predict_tolerance, unit);
             ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(verdict.within ? pal.good : pal.bad));
             ImGui::TextWrapped("%s", verdict.line.c_str());
             ImGui::PopStyleColor();
-            const StoredRun& run = *v.rung_run;
-            std::string origin = run.origin, root = data_root() + "/";
-            if (origin.compare(0, root.size(), root) == 0) origin = origin.substr(root.size());
-            std::string where = run.live ? "your run in this session" : "recorded, " + origin;
+            std::string where = measured.live ? "your run in this session" : measured.source_line();
             ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
             ImGui::TextWrapped("Measurement: %s.", where.c_str());
             ImGui::PopStyleColor();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/lesson.h"
+#include "engine/lesson_check.h"
 #include "engine/manifest.h"
 #include "engine/prediction.h"
 #include "engine/sweep_spec.h"
@@ -71,6 +72,71 @@ TEST(Prediction, LessonStepDeclaresMetricToleranceAndWhy) {
                   load_lesson(lesson_with(t, "predict = { metric = \"ms\", tolerance = 2.0 }\n"), ladders);
               }).find("step[0].predict.tolerance"),
               std::string::npos);
+}
+
+TEST(Prediction, AtNamesTheJudgedRunAndAskSaysWhatToPredict) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    Lesson l = load_lesson(lesson_with(t,
+                                       "params = { TPB = 32 }\nrunner = { l2 = \"warm\" }\n"
+                                       "predict = { metric = \"gbps\", tolerance = 0.25, at = { TPB = 128 }, "
+                                       "ask = \"Predict TPB = 128.\" }\n"),
+                           ladders);
+    const LessonStep& st = l.steps[0];
+    EXPECT_EQ(st.predict_ask, "Predict TPB = 128.");
+    EXPECT_EQ(prediction_at_text(st), "TPB = 128");
+    Binding b = prediction_binding(st);
+    EXPECT_EQ(b.target, "tiny/one");
+    EXPECT_EQ(b.metric, "gbps");
+    // The step shows TPB = 32; the prediction is about TPB = 128, measured warm like the step.
+    std::vector<std::pair<std::string, std::string>> want = {{"TPB", "128"}, {"l2", "warm"}};
+    EXPECT_EQ(b.keys, want);
+}
+
+TEST(Prediction, AtRefusesWhatIsNeitherAParameterNorASize) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    EXPECT_NE(input_error_of([&] {
+                  load_lesson(lesson_with(t, "predict = { metric = \"ms\", tolerance = 0.2, at = { EPT = 2 } }\n"),
+                              ladders);
+              }).find("step[0].predict.at.EPT: 'EPT' is neither a parameter of rung 'one' nor a size of ladder 'tiny'"),
+              std::string::npos);
+    EXPECT_NE(input_error_of([&] {
+                  load_lesson(lesson_with(t, "predict = { metric = \"ms\", tolerance = 0.2, at = { n = \"big\" } }\n"),
+                              ladders);
+              }).find("step[0].predict.at.n: expected an integer"),
+              std::string::npos);
+}
+
+TEST(Prediction, CheckLessonsRefusesAPredictionNoRecordingAnswers) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    std::vector<Lesson> lessons = {load_lesson(
+        lesson_with(t, "predict = { metric = \"gbps\", tolerance = 0.25, at = { TPB = 128 } }\n"), ladders)};
+    RunRecord r;
+    r.ladder = "tiny";
+    r.rung = "one";
+    r.sizes = {{"n", 1000}};
+    r.params = {{"TPB", 256}};
+    r.gbps = 900;
+    r.timing = TimingStats{};
+    r.timing->median_ms = 1;
+    ResultsFile f;
+    f.created = "2026-01-01T00:00:00Z";
+    f.device = DeviceInfo{};
+    f.device->name = "Test GPU";
+    f.runs = {r};
+    NumberSources only_256(&ladders);
+    only_256.add_recorded(f, "rec/one.json");
+    std::vector<std::string> offences = check_lessons(lessons, only_256, {});
+    ASSERT_EQ(offences.size(), 1u);
+    EXPECT_NE(offences[0].find("step[0].predict: no recording answers it"), std::string::npos) << offences[0];
+    EXPECT_NE(offences[0].find("TPB=128"), std::string::npos) << offences[0];
+
+    f.runs[0].params = {{"TPB", 128}};  // the judged run recorded: nothing to refuse
+    NumberSources with_128(&ladders);
+    with_128.add_recorded(f, "rec/one.json");
+    EXPECT_TRUE(check_lessons(lessons, with_128, {}).empty());
 }
 
 TEST(SweepSpec, RangesExpandLinearlyOrGeometrically) {
