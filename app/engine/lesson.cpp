@@ -105,6 +105,22 @@ void read_prediction(TomlReader& r, const toml::table& t, const std::string& fie
     read_prediction_at(r, *pt, f, t, ladders, s);
 }
 
+// A step's Markdown may hold one line `<!-- reveal -->`: what follows discusses the measurement,
+// and the window keeps it folded until the learner has kept a prediction (or asked to see it).
+// The marker is taken out of the text, so handouts and bindings never see it.
+void split_reveal(TomlReader& r, int line, const std::string& field, LessonStep* s) {
+    const std::string marker = "<!-- reveal -->";
+    size_t at = s->text.find(marker);
+    if (at == std::string::npos) return;
+    if ((at != 0 && s->text[at - 1] != '\n') || s->text.find(marker, at + 1) != std::string::npos)
+        r.fail(line, field + ".text", "'" + marker + "' must stand alone at the start of a line, once");
+    if (s->predict_metric.empty()) r.fail(line, field + ".text", "'" + marker + "' needs a step with predict");
+    size_t end = at + marker.size();
+    if (end < s->text.size() && s->text[end] == '\n') ++end;
+    s->text.erase(at, end - at);
+    s->reveal_at = at;
+}
+
 LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir,
                      const std::vector<Ladder>& ladders) {
     r.allow_only(t, field,
@@ -231,6 +247,7 @@ Lesson load_lesson(const std::string& manifest_path, const std::vector<Ladder>& 
         const toml::table* t = steps->get(i)->as_table();
         if (!t) r.fail(line_of(*steps->get(i)), f, "expected a table");
         L.steps.push_back(read_step(r, *t, f, L.dir, ladders));
+        split_reveal(r, line_of(*t), f, &L.steps.back());
     }
     if (const toml::node* cn = root.get("check")) {
         const toml::array* arr = cn->as_array();

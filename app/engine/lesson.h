@@ -39,6 +39,9 @@ struct LessonStep {
     // TPB = 32 can ask about TPB = 128 (prediction_binding() in prediction.h).
     std::map<std::string, int64_t> predict_at;
     double predict_tolerance = 0;
+    // Where the Markdown's `<!-- reveal -->` line stood (the marker itself is removed): the window
+    // folds the text from here until a prediction is kept. npos: nothing folded.
+    size_t reveal_at = std::string::npos;
     RunnerPreset runner;
     int line = 0;
 };

@@ -268,7 +268,9 @@ class Workbook {
         double input = 0;
         const LessonStep* input_for = nullptr;
         bool changing = false;
+        const LessonStep* revealed = nullptr;  // "Show the measurements" without a prediction
     } predict_;
+    bool step_text_folded(const LessonStep& st);  // the text past `<!-- reveal -->` waits
     PredictionStore& predictions();
     void draw_prediction(const LessonStep& st);
 

@@ -87,7 +87,12 @@ const std::string& Workbook::bound(const std::string& text) {
 
 void Workbook::resolve_step_text(const LessonStep& st) {
     const NumberSources& n = numbers();
-    text_.doc = md::parse(n.render(st.text, nullptr, bound_link));
+    std::string text = st.text;
+    if (st.reveal_at <= text.size() && step_text_folded(st))
+        text = text.substr(0, st.reveal_at) +
+               "\n*The rest of this page discusses the measurement: keep your prediction below first, or show "
+               "the measurements without one.*\n";
+    text_.doc = md::parse(n.render(text, nullptr, bound_link));
     text_.look_at = n.render(st.look_at);
     text_.question = n.render(st.question);
     text_.answer = n.render(st.answer);

@@ -22,6 +22,12 @@ PredictionStore& Workbook::predictions() {
     return *predict_.store;
 }
 
+bool Workbook::step_text_folded(const LessonStep& st) {
+    const Lesson* l = lesson();
+    if (!l || st.predict_metric.empty() || predict_.revealed == &st) return false;
+    return !predictions().get(l->id, step_).has_value();
+}
+
 void Workbook::draw_prediction(const LessonStep& st) {
     const Lesson* l = lesson();
     if (!l) return;
@@ -67,8 +73,7 @@ void Workbook::draw_prediction(const LessonStep& st) {
             predict_.input = kept.value_or(0);
             predict_.input_for = &st;
         }
-        ImGui::TextWrapped("Before you run: what %s will the run measure? Within %.0f%% counts as right.", unit.c_str(),
-                           st.predict_tolerance * 100);
+        ImGui::TextWrapped("Within %.0f%% of the measurement counts as right.", st.predict_tolerance * 100);
         ImGui::SetNextItemWidth(140 * s);
         ImGui::InputDouble(("##predict_value" + unit).c_str(), &predict_.input, 0, 0, "%.4g");
         test_target("input:prediction");
@@ -79,8 +84,17 @@ void Workbook::draw_prediction(const LessonStep& st) {
             store.set(l->id, step_, predict_.input);
             predict_.changing = false;
             save();
+            text_.parsed_for = nullptr;  // unfold the text past `<!-- reveal -->`
         }
         test_target("button:keep_prediction");
+        if (st.reveal_at != std::string::npos && predict_.revealed != &st) {
+            if (ImGui::SmallButton("Show the measurements without predicting")) {
+                predict_.revealed = &st;
+                text_.parsed_for = nullptr;
+            }
+            item_tooltip("Unfold the rest of the step's text without keeping a prediction.");
+            test_target("button:reveal");
+        }
     } else {
         BoundValue measured = numbers().resolve(prediction_binding(st));
         if (!measured.ok) {
@@ -105,6 +119,8 @@ void Workbook::draw_prediction(const LessonStep& st) {
             // Predictions (data folder) and self-check answers (saved with the settings).
             store.reset(l->id);
             save();
+            predict_.revealed = nullptr;
+            text_.parsed_for = nullptr;
             progress().answers.clear();
             settings_dirty_ = true;
         }

@@ -108,6 +108,29 @@ TEST(Prediction, AtRefusesWhatIsNeitherAParameterNorASize) {
               std::string::npos);
 }
 
+TEST(Prediction, RevealMarkerFoldsTheTextAfterItAndIsTakenOut) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    std::string path = lesson_with(t, "predict = { metric = \"gbps\", tolerance = 0.25 }\n");
+    t.write("lessons/01_l/s.md", "# S\nPredict first.\n<!-- reveal -->\nIt ran at this speed.\n");
+    Lesson l = load_lesson(path, ladders);
+    EXPECT_EQ(l.steps[0].text, "# S\nPredict first.\nIt ran at this speed.\n");
+    EXPECT_EQ(l.steps[0].text.substr(0, l.steps[0].reveal_at), "# S\nPredict first.\n");
+
+    t.write("lessons/01_l/s.md", "# S\ntext <!-- reveal -->\n");
+    EXPECT_NE(input_error_of([&] {
+                  load_lesson(path, ladders);
+              }).find("step[0].text: '<!-- reveal -->' must stand alone at the start of a line, once"),
+              std::string::npos);
+    t.write("lessons/01_l/s.md", "# S\n<!-- reveal -->\n");
+    std::string no_prediction = lesson_with(t, "no_predict = \"nothing to predict\"\n");
+    t.write("lessons/01_l/s.md", "# S\n<!-- reveal -->\n");
+    EXPECT_NE(input_error_of([&] {
+                  load_lesson(no_prediction, ladders);
+              }).find("step[0].text: '<!-- reveal -->' needs a step with predict"),
+              std::string::npos);
+}
+
 TEST(Prediction, CheckLessonsRefusesAPredictionNoRecordingAnswers) {
     TempTree t;
     auto ladders = tiny_ladder_with_tpb(t);
