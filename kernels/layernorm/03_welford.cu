@@ -14,7 +14,7 @@ static_assert(TPB % 32 == 0 && TPB <= 1024, "threads per block: whole warps, at 
 extern "C" __global__ void __launch_bounds__(TPB)
     ln_welford(ELEM* __restrict__ s, ELEM* __restrict__ y, const ELEM* __restrict__ x, const ELEM* __restrict__ r,
                const ELEM* __restrict__ w, const ELEM* __restrict__ b, int cols) {
-    __shared__ LnWelford sh_w[32];
+    __shared__ LnWelford sh_w[33];
     __shared__ float sh[32];
     const long long o = (long long)blockIdx.x * cols;
     LnWelford st{0.f, 0.f, 0.f};
@@ -31,11 +31,16 @@ extern "C" __global__ void __launch_bounds__(TPB)
     if (RMS) {
         var = ln_block_sum(sq, sh, TPB) / cols;
     } else {
-        st = ln_warp_welford(st);
+        st = ln_warp_welford(st);  // 32 states -> 1 per warp, then warp 0 merges the warps' states
         if ((threadIdx.x & 31) == 0) sh_w[threadIdx.x >> 5] = st;
         __syncthreads();
-        LnWelford all{0.f, 0.f, 0.f};
-        for (int i = 0; i < TPB / 32; ++i) all = ln_welford_merge(all, sh_w[i]);
+        if (threadIdx.x < 32) {
+            LnWelford part = threadIdx.x < TPB / 32 ? sh_w[threadIdx.x] : LnWelford{0.f, 0.f, 0.f};
+            part = ln_warp_welford(part);
+            if (threadIdx.x == 0) sh_w[32] = part;
+        }
+        __syncthreads();
+        const LnWelford all = sh_w[32];
         mean = all.mean;
         var = all.m2 / cols;
     }

@@ -45,16 +45,17 @@ struct LnWelford {
 __device__ __forceinline__ void ln_welford_add(LnWelford& a, float v) {
     a.n += 1.f;
     const float d = v - a.mean;
-    a.mean += d / a.n;
+    a.mean += d * __frcp_rn(a.n);  // a reciprocal, not a division: n is exact, 1/n rounded once
     a.m2 += d * (v - a.mean);
 }
 
 // Chan et al.'s merge of two partial states: exact in exact arithmetic, and no cancellation
 // between large sums of squares (the flaw of var = E[s^2] - E[s]^2 in float).
 __device__ __forceinline__ LnWelford ln_welford_merge(LnWelford a, LnWelford b) {
+    if (a.n == 0.f) return b;  // also keeps a lone state exact (b.n * (1 / b.n) may round below 1)
+    if (b.n == 0.f) return a;
     const float n = a.n + b.n;
-    if (n == 0.f) return a;
-    const float d = b.mean - a.mean, fb = b.n / n;
+    const float d = b.mean - a.mean, fb = b.n * __frcp_rn(n);
     return {n, a.mean + d * fb, a.m2 + b.m2 + d * d * a.n * fb};
 }
 

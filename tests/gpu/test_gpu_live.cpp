@@ -131,7 +131,9 @@ TEST(GpuLive, LayerNormRungsCorrectAtOddSizesInEveryDtype) {
 }
 
 TEST(GpuLive, RecomputeCountersShowNineAndFiveAccessesPerElement) {
-    const int64_t n = int64_t(1) << 26;  // 256 MiB per array: far past L2
+    // 512 MiB per array: the few tens of MB a kernel leaves dirty in L2 at its end (written back
+    // after the counters stop) are under 0.2 accesses per element.
+    const int64_t n = int64_t(1) << 27;
     std::string why;
     auto store = measured_dram_bytes("recompute", "fused_store", {{"n", n}}, kl::DType::F32, &why);
     if (!store) GTEST_SKIP() << "counters unavailable here: " << why;
@@ -145,13 +147,13 @@ TEST(GpuLive, RecomputeCountersShowNineAndFiveAccessesPerElement) {
 }
 
 TEST(GpuLive, FusedNormMovesFourPassesAndUnfusedSix) {
-    const std::map<std::string, int64_t> sizes = {{"rows", 8192}, {"cols", 4096}};  // 128 MiB per array
+    const std::map<std::string, int64_t> sizes = {{"rows", 16384}, {"cols", 4096}};  // 256 MiB per array
     std::string why;
     auto top = measured_dram_bytes("layernorm", "row_regs_vec", sizes, kl::DType::F32, &why);
     if (!top) GTEST_SKIP() << "counters unavailable here: " << why;
     auto unfused = measured_dram_bytes("layernorm", "unfused", sizes, kl::DType::F32, &why);
     ASSERT_TRUE(unfused) << why;
-    const double pass = 4.0 * 8192 * 4096;
+    const double pass = 4.0 * 16384 * 4096;
     std::printf("layernorm counters: unfused %.2f, row_regs_vec %.2f passes\n", *unfused / pass, *top / pass);
     EXPECT_NEAR(*top / pass, 4.0, 0.3);
     EXPECT_NEAR(*unfused / pass, 6.0, 0.5);
