@@ -26,6 +26,7 @@ rec() {  # rec <part> <kladder run arguments...>
   $K run "$@" --json "$P/rec_$name.json" > "$P/rec_$name.txt" 2>&1; say "run $name: exit $?"
 }
 rec recompute recompute --counters
+rec recompute_ept8 recompute -p EPT=8
 rec sincos_u elementwise --rung sincos_unfused --counters
 rec sincos_f elementwise --rung sincos_fused --counters
 for dt in fp32 bf16 fp16; do
@@ -39,7 +40,7 @@ for r in row_regs_vec rms_row_regs_vec; do
   rec v_${r}_32768_fp32 layernorm --rung $r --size rows=32768,cols=1024 --dtype fp32 -p TPB=256 -p MAXV=1
   rec v_${r}_32768_bf16 layernorm --rung $r --size rows=32768,cols=1024 --dtype bf16 -p TPB=128 -p MAXV=1
 done
-python3 "$C/merge_results.py" "$OUT/${TAG}_recompute.json" "$P"/rec_recompute.json
+python3 "$C/merge_results.py" "$OUT/${TAG}_recompute.json" "$P"/rec_recompute.json "$P"/rec_recompute_ept8.json
 python3 "$C/merge_results.py" "$OUT/${TAG}_elementwise_sincos.json" "$P"/rec_sincos_u.json "$P"/rec_sincos_f.json
 python3 "$C/merge_results.py" "$OUT/${TAG}_layernorm.json" "$P"/rec_ln_*.json "$P"/rec_v_*.json
 
