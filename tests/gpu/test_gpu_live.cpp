@@ -1,0 +1,160 @@
+// GPU tests (CTest label `gpu`, test gpu.live) of the ladders issue 17 adds: recompute,
+// layernorm and the sin^2 + cos^2 rungs of the elementwise ladder. Every rung and dtype at odd
+// sizes (one element, lengths that are not a multiple of any vector width, rows with a single
+// column, rows too long for the register rung); the traffic the counters measure against the
+// rungs' models (9 vs 5 accesses per element for the sigmoids, 4 passes for the fused norm).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+
+#include "engine/errors.h"
+#include "engine/gpu_context.h"
+#include "engine/paths.h"
+#include "engine/runner.h"
+
+namespace {
+
+kl::GpuContext& gpu() {
+    static kl::GpuContext ctx;
+    return ctx;
+}
+
+const kl::Ladder& ladder(const std::string& id) {
+    static std::vector<kl::Ladder> all = [] {
+        std::vector<std::string> errors;
+        auto v = kl::load_all_ladders(kl::kernels_dir(), &errors);
+        for (const auto& e : errors) ADD_FAILURE() << e;
+        return v;
+    }();
+    for (const auto& l : all)
+        if (l.id == id) return l;
+    throw std::runtime_error("no ladder " + id);
+}
+
+const kl::Rung& rung(const kl::Ladder& L, const std::string& id) {
+    for (const auto& r : L.rungs)
+        if (r.id == id) return r;
+    throw std::runtime_error("no rung " + L.id + "/" + id);
+}
+
+std::string describe(const std::map<std::string, int64_t>& s) {
+    std::string out;
+    for (const auto& [k, v] : s) out += k + "=" + std::to_string(v) + " ";
+    return out;
+}
+
+// Runs every listed rung of the ladder in every dtype at every size, checked, untimed. Returns
+// how many runs passed; a refusal (InputError) is allowed only where `may_refuse` says so.
+int check_rungs(const std::string& ladder_id, const std::vector<std::string>& rung_ids,
+                const std::vector<std::map<std::string, int64_t>>& sizes,
+                bool (*may_refuse)(const std::string& rung, const std::map<std::string, int64_t>& sizes)) {
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::Ladder& L = ladder(ladder_id);
+    int passed = 0;
+    for (const auto& s : sizes)
+        for (const auto& id : rung_ids) {
+            const kl::Rung& r = rung(L, id);
+            for (kl::DType dt : r.dtypes) {
+                kl::RunOptions o;
+                o.sizes = s;
+                o.dtype = dt;
+                o.time = false;
+                SCOPED_TRACE(ladder_id + "/" + id + " " + describe(s) + kl::to_string(dt));
+                try {
+                    kl::RunRecord rec = runner.run(L, r, o);
+                    EXPECT_TRUE(rec.correctness && rec.correctness->passed)
+                        << (rec.correctness ? rec.correctness->summary() : "no check");
+                    if (rec.correctness && rec.correctness->passed) ++passed;
+                } catch (const kl::InputError& e) {
+                    EXPECT_TRUE(may_refuse && may_refuse(id, s)) << "refused: " << e.what();
+                }
+                EXPECT_FALSE(runner.context_lost()) << "a rung faulted";
+                if (runner.context_lost()) return passed;
+            }
+        }
+    return passed;
+}
+
+bool never(const std::string&, const std::map<std::string, int64_t>&) { return false; }
+
+// The register rungs hold at most TPB * MAXV * 16 / esize columns (1024 x 16 fp32 elements at
+// the defaults' largest); only rows longer than the default capacity may be refused.
+bool long_rows_only(const std::string& rung, const std::map<std::string, int64_t>& s) {
+    return rung.find("row_regs") != std::string::npos && s.at("cols") > 4096;
+}
+
+// DRAM bytes the counters measured for one rung at n elements, or nullopt (and why) when the
+// device does not allow counters.
+std::optional<double> measured_dram_bytes(const std::string& ladder_id, const std::string& rung_id,
+                                          const std::map<std::string, int64_t>& sizes, kl::DType dt, std::string* why) {
+    kl::Runner runner(gpu(), std::nullopt);
+    kl::RunOptions o;
+    o.sizes = sizes;
+    o.dtype = dt;
+    o.min_reps = o.max_reps = 3;
+    o.counters = true;
+    const kl::Ladder& L = ladder(ladder_id);
+    kl::RunRecord rec = runner.run(L, rung(L, rung_id), o);
+    if (rec.counters.is_null() || !rec.counters.contains("dram_bytes") || !rec.counters["dram_bytes"].is_number()) {
+        *why = rec.counters_note;
+        return std::nullopt;
+    }
+    return rec.counters["dram_bytes"].get<double>();
+}
+
+}  // namespace
+
+TEST(GpuLive, RecomputeRungsCorrectAtOddSizes) {
+    const int passed = check_rungs("recompute", {"unfused", "fused_store", "fused_recompute"},
+                                   {{{"n", 1}}, {{"n", 33}}, {{"n", 1000003}}, {{"n", 1 << 22}}}, never);
+    EXPECT_EQ(passed, 12);
+}
+
+TEST(GpuLive, SinCosRungsCorrectAtOddSizes) {
+    const int passed = check_rungs("elementwise", {"sincos_unfused", "sincos_fused"},
+                                   {{{"n", 1}}, {{"n", 255}}, {{"n", 1000003}}}, never);
+    EXPECT_EQ(passed, 6);
+}
+
+TEST(GpuLive, LayerNormRungsCorrectAtOddSizesInEveryDtype) {
+    std::vector<std::string> ids;
+    for (const auto& r : ladder("layernorm").rungs) ids.push_back(r.id);
+    // One row of one column; rows with a special-value row each and lengths off every vector
+    // width; a row of 4095 (scalar path of the register rung); aligned 4096 (vector path); 6000
+    // (past the register rung's default capacity in fp32: refused, in 16-bit storage: runs).
+    const std::vector<std::map<std::string, int64_t>> sizes = {
+        {{"rows", 1}, {"cols", 1}},     {{"rows", 7}, {"cols", 3}},     {{"rows", 5}, {"cols", 1001}},
+        {{"rows", 33}, {"cols", 4095}}, {{"rows", 65}, {"cols", 4096}}, {{"rows", 9}, {"cols", 6000}}};
+    const int passed = check_rungs("layernorm", ids, sizes, long_rows_only);
+    EXPECT_GE(passed, int(ids.size() * 3 * (sizes.size() - 1)));
+}
+
+TEST(GpuLive, RecomputeCountersShowNineAndFiveAccessesPerElement) {
+    // 512 MiB per array: the few tens of MB a kernel leaves dirty in L2 at its end (written back
+    // after the counters stop) are under 0.2 accesses per element.
+    const int64_t n = int64_t(1) << 27;
+    std::string why;
+    auto store = measured_dram_bytes("recompute", "fused_store", {{"n", n}}, kl::DType::F32, &why);
+    if (!store) GTEST_SKIP() << "counters unavailable here: " << why;
+    auto recompute = measured_dram_bytes("recompute", "fused_recompute", {{"n", n}}, kl::DType::F32, &why);
+    ASSERT_TRUE(recompute) << why;
+    const double per_elem = 4.0 * double(n);
+    std::printf("recompute counters: fused_store %.2f, fused_recompute %.2f accesses per element\n", *store / per_elem,
+                *recompute / per_elem);
+    EXPECT_NEAR(*store / per_elem, 9.0, 0.5);
+    EXPECT_NEAR(*recompute / per_elem, 5.0, 0.5);
+}
+
+TEST(GpuLive, FusedNormMovesFourPassesAndUnfusedSix) {
+    const std::map<std::string, int64_t> sizes = {{"rows", 16384}, {"cols", 4096}};  // 256 MiB per array
+    std::string why;
+    auto top = measured_dram_bytes("layernorm", "row_regs_vec", sizes, kl::DType::F32, &why);
+    if (!top) GTEST_SKIP() << "counters unavailable here: " << why;
+    auto unfused = measured_dram_bytes("layernorm", "unfused", sizes, kl::DType::F32, &why);
+    ASSERT_TRUE(unfused) << why;
+    const double pass = 4.0 * 16384 * 4096;
+    std::printf("layernorm counters: unfused %.2f, row_regs_vec %.2f passes\n", *unfused / pass, *top / pass);
+    EXPECT_NEAR(*top / pass, 4.0, 0.3);
+    EXPECT_NEAR(*unfused / pass, 6.0, 0.5);
+}
