@@ -87,6 +87,12 @@ int parse_command_line(int argc, char** argv, CommandLine* cl) {
         return code == 0 ? 0 : 2;
     }
     if (!theme.empty()) opt.dark = theme == "dark";
+    if (cl->headless && !cl->test.ends_by_itself()) {
+        std::fprintf(stderr,
+                     "kernel-ladder: --headless has no window to close: add --screenshot, --exit-when-idle, "
+                     "--max-seconds or --script\n");
+        return 2;
+    }
     return -1;
 }
 
@@ -101,6 +107,31 @@ int list_steps() {
     for (const auto& e : lesson_errors)
         std::fprintf(stderr, "kernel-ladder: lesson %s: %s\n", e.folder.c_str(), e.message.c_str());
     return ladder_errors.empty() && lesson_errors.empty() ? 0 : 2;
+}
+
+// The saved settings (none with --no-save), a warning when they could not be read, --theme on top.
+Settings saved_settings(const AppOptions& opt) {
+    std::string warning;
+    Settings settings = opt.no_save ? Settings{} : load_settings(settings_path(), &warning);
+    if (!warning.empty()) std::fprintf(stderr, "kernel-ladder: %s\n", warning.c_str());
+    if (opt.dark) settings.dark = *opt.dark;
+    return settings;
+}
+
+// The window at the size asked for or last used, or the off-screen surface; nullptr (and one
+// line on stderr) when neither opens.
+std::unique_ptr<Surface> open_surface(const CommandLine& cl, const Settings& settings, bool screenshot) {
+    SurfaceOptions options;
+    options.width = cl.app.width ? cl.app.width : settings.window_width;
+    options.height = cl.app.height ? cl.app.height : settings.window_height;
+    options.vsync = !screenshot;
+    std::string error;
+    std::unique_ptr<Surface> surface = cl.headless ? open_headless(options, &error) : open_window(options, &error);
+    if (!surface)
+        std::fprintf(stderr, "kernel-ladder: %s\n", error.c_str());
+    else if (cl.headless)
+        std::printf("kernel-ladder: headless, drawn by %s\n", surface->renderer().c_str());
+    return surface;
 }
 
 // A new zoom or theme: the style again, and the font atlas when the scale changed (between frames).
@@ -160,20 +191,11 @@ int main(int argc, char** argv) {
     if (cl.list_steps) return list_steps();
     const AppOptions& opt = cl.app;
     TestDriver driver(cl.test);
-    if (cl.headless && !driver.ends_by_itself()) {
-        std::fprintf(stderr,
-                     "kernel-ladder: --headless has no window to close: add --screenshot, --exit-when-idle, "
-                     "--max-seconds or --script\n");
-        return 2;
-    }
     if (std::string error; !driver.load(&error)) {
         std::fprintf(stderr, "kernel-ladder: --script: %s\n", error.c_str());
         return 2;
     }
-    std::string settings_warning;
-    Settings settings = opt.no_save ? Settings{} : load_settings(settings_path(), &settings_warning);
-    if (!settings_warning.empty()) std::fprintf(stderr, "kernel-ladder: %s\n", settings_warning.c_str());
-    if (opt.dark) settings.dark = *opt.dark;
+    Settings settings = saved_settings(opt);
 
     // [2] Setup Dear ImGui context (before the surface: its platform backend needs one); we save
     //     the layout ourselves.
@@ -185,19 +207,11 @@ int main(int argc, char** argv) {
 
     // [1] Setup window, or the off-screen surface
     const char* glsl_version = "#version 330 core";
-    SurfaceOptions surface_options;
-    surface_options.width = opt.width ? opt.width : settings.window_width;
-    surface_options.height = opt.height ? opt.height : settings.window_height;
-    surface_options.vsync = !driver.screenshot_mode();
-    std::string surface_error;
-    std::unique_ptr<Surface> surface =
-        cl.headless ? open_headless(surface_options, &surface_error) : open_window(surface_options, &surface_error);
+    std::unique_ptr<Surface> surface = open_surface(cl, settings, driver.screenshot_mode());
     if (!surface) {
-        std::fprintf(stderr, "kernel-ladder: %s\n", surface_error.c_str());
         ImGui::DestroyContext();
         return 2;
     }
-    if (cl.headless) std::printf("kernel-ladder: headless, drawn by %s\n", surface->renderer().c_str());
 
     // [3] Style and fonts, at the monitor's content scale (HiDPI) times the reader's zoom.
     float content_scale = surface->content_scale();

@@ -98,16 +98,12 @@ bool TestDriver::load(std::string* error) {
     return true;
 }
 
-bool TestDriver::ends_by_itself() const {
-    return screenshot_mode() || options_.exit_when_idle || options_.max_seconds > 0 || !options_.script_path.empty();
-}
-
 void TestDriver::before_frame(ImGuiIO& io, Workbook& workbook) {
     // Screenshots do not depend on where the display's pointer happens to be.
     if (screenshot_mode())
         io.MousePos = options_.hover_x >= 0 ? ImVec2(options_.hover_x, options_.hover_y) : ImVec2(-FLT_MAX, -FLT_MAX);
     if (!options_.script_path.empty()) {
-        script_.apply(io, workbook.busy());
+        script_.apply(io, {workbook.busy(), workbook.job_running(), workbook.results_received()});
         clear_test_targets();  // this frame records what is on screen now
     }
     const std::string& what = options_.run_on_start;

@@ -31,6 +31,10 @@ struct TestOptions {
     double max_seconds = 0;            // leave after this long (0: never)
     bool exit_when_idle = false;       // leave once the start job is done (and a screenshot taken)
     std::string report_path;           // JSON report of what happened (tests read it)
+    // Something ends the run without a person closing the window (--headless needs one).
+    bool ends_by_itself() const {
+        return !screenshot_path.empty() || exit_when_idle || max_seconds > 0 || !script_path.empty();
+    }
 };
 
 // Adds the test hooks to the command line, writing into `options`.
@@ -43,9 +47,6 @@ class TestDriver {
     bool load(std::string* error);
     // A screenshot run: no vsync, no frame pacing, no window size saved, the mouse held still.
     bool screenshot_mode() const { return !options_.screenshot_path.empty(); }
-    // Something ends the run without a person closing the window (--headless needs one).
-    bool ends_by_itself() const;
-
     // Between the platform backend's NewFrame and ImGui::NewFrame: this frame's scripted or fixed
     // input, and the --run job started (again).
     void before_frame(ImGuiIO& io, Workbook& workbook);

@@ -249,6 +249,7 @@ class Workbook {
         std::string filter;
     } nav_;
     void draw_navigator();
+    void draw_navigator_steps(const Lesson& l, float w, float badge);
 
     struct StepTextState {
         const LessonStep* parsed_for = nullptr;
@@ -282,6 +283,8 @@ class Workbook {
     void draw_prediction(const LessonStep& st);
 
     void draw_ladder_strip();
+    void draw_strip_without_ladder();
+    void draw_strip_card_text(const Rung& r, const StripCard& card, ImVec2 p, ImVec2 q, bool usable);
     float strip_card_height() const { return 98 * fonts_.scale; }
     float strip_card_min_width() const { return 150 * fonts_.scale; }
     float strip_min_width() const {
@@ -302,7 +305,13 @@ class Workbook {
         std::string sweep_axis;  // what Sweep varies
         bool counters = false;   // ask the runner for a hardware-counters pass (not saved)
     } params_ui_;
-    void draw_params();
+    void draw_params();  // workbook_params.cpp, with the five below
+    void draw_rung_title(const Rung& r);
+    void draw_run_bar(const Rung& r, const std::string& problem);
+    void draw_last_error();
+    void draw_param_widget(const Rung& r, const ParamSpec& spec, const ParamValues& current, bool values_ok,
+                           float label_w, float widget_w);
+    void draw_size_widgets(const Rung& r, float label_w, float widget_w);
 
     struct PlotsState {
         int tab = 0;                    // 0 rungs, 1 sweep, 2 correctness, 3 traffic, 4 roofline
