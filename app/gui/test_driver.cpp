@@ -2,6 +2,7 @@
 
 #include <GL/gl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stb_image_write.h>
 
 #include <CLI/CLI.hpp>
@@ -16,6 +17,25 @@
 namespace kl::gui {
 
 namespace {
+
+// Writes a file the driver was asked for (a screenshot, the report) through the one atomic
+// writer, engine/atomic_file. A device or FIFO given as the path is refused, never replaced (as
+// root, renaming over /dev/null would replace the device node): the writer refuses those itself
+// once issue 13's writers are merged into it; until then this check keeps a test run harmless.
+bool write_output(const std::string& path, const std::string& bytes, std::string* error) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+        *error = "cannot write '" + path + "': it is not a regular file; not replaced";
+        return false;
+    }
+    try {
+        write_file_atomically(path, bytes);
+    } catch (const Error& e) {
+        *error = e.what();
+        return false;
+    }
+    return true;
+}
 
 // Reads the buffer just rendered (back buffer or off-screen) and writes it as a PNG.
 bool save_screenshot(const std::string& path, unsigned read_buffer, int width, int height, std::string* error) {
@@ -39,13 +59,7 @@ bool save_screenshot(const std::string& path, unsigned read_buffer, int width, i
         *error = "cannot encode " + path;
         return false;
     }
-    try {
-        write_file_atomically(path, png);
-    } catch (const Error& e) {
-        *error = e.what();
-        return false;
-    }
-    return true;
+    return write_output(path, png, error);
 }
 
 // One line, every stage: "build p50/p99 ..., swap ..., interval ..." (docs/gui.md reads it).
@@ -186,10 +200,8 @@ int TestDriver::finish(const Workbook& workbook) {
         if (!options_.script_path.empty())
             report["script"] = {
                 {"errors", script_.errors()}, {"played", script_.done_lines()}, {"finished", script_.done()}};
-        try {
-            write_file_atomically(options_.report_path, report.dump(1) + "\n");
-        } catch (const Error& e) {
-            std::fprintf(stderr, "kernel-ladder: --report: %s\n", e.what());
+        if (std::string error; !write_output(options_.report_path, report.dump(1) + "\n", &error)) {
+            std::fprintf(stderr, "kernel-ladder: --report: %s\n", error.c_str());
             if (exit_code_ == 0) exit_code_ = 3;
         }
     }
