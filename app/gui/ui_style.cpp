@@ -74,13 +74,14 @@ Fonts load_fonts(float scale) {
 
 // [SECTION] Themes
 
-void apply_theme(bool dark, float scale) {
-    g_dark = dark;
-    ImGuiStyle style;
-    if (dark)
-        ImGui::StyleColorsDark(&style);
-    else
-        ImGui::StyleColorsLight(&style);
+namespace {
+
+ImVec4 hex(unsigned v, float a = 1.0f) {
+    return ImVec4(((v >> 16) & 0xFF) / 255.f, ((v >> 8) & 0xFF) / 255.f, (v & 0xFF) / 255.f, a);
+}
+
+// Paddings, roundings and borders at scale 1 (ScaleAllSizes scales them).
+void set_shapes(ImGuiStyle& style, bool dark) {
     style.WindowPadding = ImVec2(14, 12);
     style.FramePadding = ImVec2(9, 5);
     style.ItemSpacing = ImVec2(9, 7);
@@ -99,79 +100,91 @@ void apply_theme(bool dark, float scale) {
     style.ChildBorderSize = 1;
     style.FrameBorderSize = dark ? 0 : 1;
     style.PopupBorderSize = 1;
+}
 
-    ImVec4* c = style.Colors;
-    auto hex = [](unsigned v, float a = 1.0f) {
-        return ImVec4(((v >> 16) & 0xFF) / 255.f, ((v >> 8) & 0xFF) / 255.f, (v & 0xFF) / 255.f, a);
-    };
-    if (dark) {
-        c[ImGuiCol_Text] = hex(0xDFE2E7);
-        c[ImGuiCol_TextDisabled] = hex(0x8A919C);
-        c[ImGuiCol_WindowBg] = hex(0x16181D);
-        c[ImGuiCol_ChildBg] = hex(0x1E2127);
-        c[ImGuiCol_PopupBg] = hex(0x23272E, 0.98f);
-        c[ImGuiCol_Border] = hex(0x2F343D);
-        c[ImGuiCol_FrameBg] = hex(0x2A2F38);
-        c[ImGuiCol_FrameBgHovered] = hex(0x343A45);
-        c[ImGuiCol_FrameBgActive] = hex(0x3B4250);
-        c[ImGuiCol_TitleBg] = hex(0x16181D);
-        c[ImGuiCol_TitleBgActive] = hex(0x1E2127);
-        c[ImGuiCol_Button] = hex(0x2D333D);
-        c[ImGuiCol_ButtonHovered] = hex(0x3A4250);
-        c[ImGuiCol_ButtonActive] = hex(0x4A5466);
-        c[ImGuiCol_Header] = hex(0x2B3A52);
-        c[ImGuiCol_HeaderHovered] = hex(0x33466A);
-        c[ImGuiCol_HeaderActive] = hex(0x3B5587);
-        c[ImGuiCol_Tab] = hex(0x242830);
-        c[ImGuiCol_TabHovered] = hex(0x3B5587);
-        c[ImGuiCol_TabActive] = hex(0x31456A);
-        c[ImGuiCol_TabUnfocusedActive] = hex(0x31456A);
-        c[ImGuiCol_SliderGrab] = hex(0x5B9BE6);
-        c[ImGuiCol_SliderGrabActive] = hex(0x7DB2F0);
-        c[ImGuiCol_CheckMark] = hex(0x6CAAF0);
-        c[ImGuiCol_PlotHistogram] = hex(0x4FA3E0);
-        c[ImGuiCol_Separator] = hex(0x2F343D);
-        c[ImGuiCol_TableHeaderBg] = hex(0x262B33);
-        c[ImGuiCol_TableBorderStrong] = hex(0x3A404B);
-        c[ImGuiCol_TableBorderLight] = hex(0x2F343D);
-        c[ImGuiCol_TableRowBgAlt] = hex(0xFFFFFF, 0.03f);
-        g_palette = {IM_COL32(223, 226, 231, 255), IM_COL32(150, 157, 168, 255), IM_COL32(96, 102, 112, 255),
-                     IM_COL32(91, 155, 230, 255),  IM_COL32(91, 155, 230, 60),   IM_COL32(76, 196, 130, 255),
-                     IM_COL32(240, 100, 95, 255),  IM_COL32(236, 180, 80, 255),  IM_COL32(30, 33, 39, 255),
-                     IM_COL32(37, 41, 49, 255),    IM_COL32(47, 52, 61, 255),    IM_COL32(40, 44, 52, 255),
-                     IM_COL32(91, 155, 230, 38)};
-    } else {
-        c[ImGuiCol_Text] = hex(0x1F2328);
-        c[ImGuiCol_TextDisabled] = hex(0x6E7781);
-        c[ImGuiCol_WindowBg] = hex(0xEEF0F3);
-        c[ImGuiCol_ChildBg] = hex(0xFFFFFF);
-        c[ImGuiCol_PopupBg] = hex(0xFFFFFF, 0.98f);
-        c[ImGuiCol_Border] = hex(0xD0D7DE);
-        c[ImGuiCol_FrameBg] = hex(0xF3F4F6);
-        c[ImGuiCol_FrameBgHovered] = hex(0xE7EBF0);
-        c[ImGuiCol_FrameBgActive] = hex(0xDCE3EC);
-        c[ImGuiCol_Button] = hex(0xE9ECF0);
-        c[ImGuiCol_ButtonHovered] = hex(0xDCE3EC);
-        c[ImGuiCol_ButtonActive] = hex(0xC8D4E3);
-        c[ImGuiCol_Header] = hex(0xDCE8F7);
-        c[ImGuiCol_HeaderHovered] = hex(0xCFE0F5);
-        c[ImGuiCol_HeaderActive] = hex(0xBCD4F2);
-        c[ImGuiCol_Tab] = hex(0xE4E8ED);
-        c[ImGuiCol_TabHovered] = hex(0xBCD4F2);
-        c[ImGuiCol_TabActive] = hex(0xFFFFFF);
-        c[ImGuiCol_TabUnfocusedActive] = hex(0xFFFFFF);
-        c[ImGuiCol_SliderGrab] = hex(0x1F6FC5);
-        c[ImGuiCol_SliderGrabActive] = hex(0x195BA3);
-        c[ImGuiCol_CheckMark] = hex(0x1F6FC5);
-        c[ImGuiCol_PlotHistogram] = hex(0x1F6FC5);
-        c[ImGuiCol_TableHeaderBg] = hex(0xF0F3F6);
-        c[ImGuiCol_TableRowBgAlt] = hex(0x000000, 0.025f);
-        g_palette = {IM_COL32(31, 35, 40, 255),    IM_COL32(87, 96, 106, 255),   IM_COL32(150, 158, 168, 255),
-                     IM_COL32(31, 111, 197, 255),  IM_COL32(31, 111, 197, 45),   IM_COL32(26, 127, 55, 255),
-                     IM_COL32(207, 34, 46, 255),   IM_COL32(176, 110, 0, 255),   IM_COL32(255, 255, 255, 255),
-                     IM_COL32(246, 248, 250, 255), IM_COL32(208, 215, 222, 255), IM_COL32(243, 245, 247, 255),
-                     IM_COL32(31, 111, 197, 28)};
-    }
+// The dark theme's ImGui colours; returns the palette the panels draw with.
+Palette set_dark_colors(ImVec4* c) {
+    c[ImGuiCol_Text] = hex(0xDFE2E7);
+    c[ImGuiCol_TextDisabled] = hex(0x8A919C);
+    c[ImGuiCol_WindowBg] = hex(0x16181D);
+    c[ImGuiCol_ChildBg] = hex(0x1E2127);
+    c[ImGuiCol_PopupBg] = hex(0x23272E, 0.98f);
+    c[ImGuiCol_Border] = hex(0x2F343D);
+    c[ImGuiCol_FrameBg] = hex(0x2A2F38);
+    c[ImGuiCol_FrameBgHovered] = hex(0x343A45);
+    c[ImGuiCol_FrameBgActive] = hex(0x3B4250);
+    c[ImGuiCol_TitleBg] = hex(0x16181D);
+    c[ImGuiCol_TitleBgActive] = hex(0x1E2127);
+    c[ImGuiCol_Button] = hex(0x2D333D);
+    c[ImGuiCol_ButtonHovered] = hex(0x3A4250);
+    c[ImGuiCol_ButtonActive] = hex(0x4A5466);
+    c[ImGuiCol_Header] = hex(0x2B3A52);
+    c[ImGuiCol_HeaderHovered] = hex(0x33466A);
+    c[ImGuiCol_HeaderActive] = hex(0x3B5587);
+    c[ImGuiCol_Tab] = hex(0x242830);
+    c[ImGuiCol_TabHovered] = hex(0x3B5587);
+    c[ImGuiCol_TabActive] = hex(0x31456A);
+    c[ImGuiCol_TabUnfocusedActive] = hex(0x31456A);
+    c[ImGuiCol_SliderGrab] = hex(0x5B9BE6);
+    c[ImGuiCol_SliderGrabActive] = hex(0x7DB2F0);
+    c[ImGuiCol_CheckMark] = hex(0x6CAAF0);
+    c[ImGuiCol_PlotHistogram] = hex(0x4FA3E0);
+    c[ImGuiCol_Separator] = hex(0x2F343D);
+    c[ImGuiCol_TableHeaderBg] = hex(0x262B33);
+    c[ImGuiCol_TableBorderStrong] = hex(0x3A404B);
+    c[ImGuiCol_TableBorderLight] = hex(0x2F343D);
+    c[ImGuiCol_TableRowBgAlt] = hex(0xFFFFFF, 0.03f);
+    return {IM_COL32(223, 226, 231, 255), IM_COL32(150, 157, 168, 255), IM_COL32(96, 102, 112, 255),
+            IM_COL32(91, 155, 230, 255),  IM_COL32(91, 155, 230, 60),   IM_COL32(76, 196, 130, 255),
+            IM_COL32(240, 100, 95, 255),  IM_COL32(236, 180, 80, 255),  IM_COL32(30, 33, 39, 255),
+            IM_COL32(37, 41, 49, 255),    IM_COL32(47, 52, 61, 255),    IM_COL32(40, 44, 52, 255),
+            IM_COL32(91, 155, 230, 38)};
+}
+
+Palette set_light_colors(ImVec4* c) {
+    c[ImGuiCol_Text] = hex(0x1F2328);
+    c[ImGuiCol_TextDisabled] = hex(0x6E7781);
+    c[ImGuiCol_WindowBg] = hex(0xEEF0F3);
+    c[ImGuiCol_ChildBg] = hex(0xFFFFFF);
+    c[ImGuiCol_PopupBg] = hex(0xFFFFFF, 0.98f);
+    c[ImGuiCol_Border] = hex(0xD0D7DE);
+    c[ImGuiCol_FrameBg] = hex(0xF3F4F6);
+    c[ImGuiCol_FrameBgHovered] = hex(0xE7EBF0);
+    c[ImGuiCol_FrameBgActive] = hex(0xDCE3EC);
+    c[ImGuiCol_Button] = hex(0xE9ECF0);
+    c[ImGuiCol_ButtonHovered] = hex(0xDCE3EC);
+    c[ImGuiCol_ButtonActive] = hex(0xC8D4E3);
+    c[ImGuiCol_Header] = hex(0xDCE8F7);
+    c[ImGuiCol_HeaderHovered] = hex(0xCFE0F5);
+    c[ImGuiCol_HeaderActive] = hex(0xBCD4F2);
+    c[ImGuiCol_Tab] = hex(0xE4E8ED);
+    c[ImGuiCol_TabHovered] = hex(0xBCD4F2);
+    c[ImGuiCol_TabActive] = hex(0xFFFFFF);
+    c[ImGuiCol_TabUnfocusedActive] = hex(0xFFFFFF);
+    c[ImGuiCol_SliderGrab] = hex(0x1F6FC5);
+    c[ImGuiCol_SliderGrabActive] = hex(0x195BA3);
+    c[ImGuiCol_CheckMark] = hex(0x1F6FC5);
+    c[ImGuiCol_PlotHistogram] = hex(0x1F6FC5);
+    c[ImGuiCol_TableHeaderBg] = hex(0xF0F3F6);
+    c[ImGuiCol_TableRowBgAlt] = hex(0x000000, 0.025f);
+    return {IM_COL32(31, 35, 40, 255),    IM_COL32(87, 96, 106, 255),   IM_COL32(150, 158, 168, 255),
+            IM_COL32(31, 111, 197, 255),  IM_COL32(31, 111, 197, 45),   IM_COL32(26, 127, 55, 255),
+            IM_COL32(207, 34, 46, 255),   IM_COL32(176, 110, 0, 255),   IM_COL32(255, 255, 255, 255),
+            IM_COL32(246, 248, 250, 255), IM_COL32(208, 215, 222, 255), IM_COL32(243, 245, 247, 255),
+            IM_COL32(31, 111, 197, 28)};
+}
+
+}  // namespace
+
+void apply_theme(bool dark, float scale) {
+    g_dark = dark;
+    ImGuiStyle style;
+    if (dark)
+        ImGui::StyleColorsDark(&style);
+    else
+        ImGui::StyleColorsLight(&style);
+    set_shapes(style, dark);
+    g_palette = dark ? set_dark_colors(style.Colors) : set_light_colors(style.Colors);
     style.ScaleAllSizes(scale);
     ImGui::GetStyle() = style;
 }

@@ -1,5 +1,5 @@
-// [SECTION] index: construction / selection / frame and layout / top bar / banner / status bar /
-//                  keyboard / settings and report
+// [SECTION] index: construction / selection / frame and layout / keyboard and jobs / settings and
+//                  report (the top bar, banner and status bar are in workbook_chrome.cpp)
 #include "gui/workbook.h"
 
 #include <imgui.h>
@@ -18,6 +18,17 @@ namespace kl::gui {
 
 Workbook::Workbook(AppOptions options, Settings settings, Fonts fonts)
     : options_(std::move(options)), settings_(std::move(settings)), fonts_(std::move(fonts)) {
+    load_content();
+    open_first_step();
+    apply_view_option();
+    if (!options_.no_runner)
+        start_runner();
+    else
+        runner_.status = "live runs off (--no-runner)";
+}
+
+// Ladders, lessons and results, each failure logged (the navigator and the banner show them).
+void Workbook::load_content() {
     ladders_ = load_all_ladders(kernels_dir(), &ladder_errors_);
     lessons_ = load_all_lessons(lessons_dir(), ladders_, &lesson_errors_);
     for (const auto& e : ladder_errors_) log("ladder manifest: " + e);
@@ -44,8 +55,10 @@ Workbook::Workbook(AppOptions options, Settings settings, Fonts fonts)
             compare_device_ = d;
     if (!options_.compare_device.empty() && compare_device_.empty())
         log("--compare-device: no recorded results from a device named like '" + options_.compare_device + "'", true);
+}
 
-    // Where to start: the command line, else where the reader left off, else lesson 1 (or the first).
+// Where to start: the command line, else where the reader left off, else lesson 1 (or the first).
+void Workbook::open_first_step() {
     int lesson = -1, step = 0;
     auto find_lesson = [&](const std::string& key) {
         for (size_t i = 0; i < lessons_.size(); ++i) {
@@ -81,7 +94,10 @@ Workbook::Workbook(AppOptions options, Settings settings, Fonts fonts)
         log("--step: lesson " + lessons_[lesson].id + " has " + std::to_string(lessons_[lesson].steps.size()) +
                 " steps",
             true);
+}
 
+// --view: the tab shown first; steps then leave the plot tab alone.
+void Workbook::apply_view_option() {
     const std::string& v = options_.view;
     if (v == "plots" || v == "bars")
         right_tab_ = 0, plots_.tab = 0;
@@ -111,11 +127,6 @@ Workbook::Workbook(AppOptions options, Settings settings, Fonts fonts)
         log("--view: unknown view '" + v + "'", true);
     view_forced_ = !v.empty();
     if (view_forced_) pending_right_tab_ = right_tab_;
-
-    if (!options_.no_runner)
-        start_runner();
-    else
-        runner_.status = "live runs off (--no-runner)";
 }
 
 Workbook::~Workbook() {
@@ -311,23 +322,6 @@ void Workbook::frame() {
     poll_runner();
     handle_keys();
     ++frames_drawn_;
-    if (!options_.run_on_start.empty() && (!start_job_submitted_ || start_job_again())) {
-        if (!start_job_submitted_) start_job_time_ = std::chrono::steady_clock::now();
-        start_job_submitted_ = true;
-        ++start_jobs_;
-        const std::string& what = options_.run_on_start;
-        if (what == "rung")
-            run_rung();
-        else if (what == "ladder")
-            run_ladder();
-        else if (what == "sweep")
-            run_sweep(params_ui_.sweep_axis.empty() && rung_ && !rung_->params.empty() ? rung_->params.front().name
-                                                                                       : params_ui_.sweep_axis);
-        if (!runner_.job)
-            log("--run " + what + ": nothing was started (" +
-                    (runner_.last_error.empty() ? "no runner or no rung" : runner_.last_error) + ")",
-                true);
-    }
 
     ImGuiIO& io = ImGui::GetIO();
     const float s = fonts_.scale;
@@ -342,11 +336,21 @@ void Workbook::frame() {
 
     draw_top_bar();
     draw_banner();
+    draw_panels();
+    draw_status_bar();
+    ImGui::End();
 
-    // Panels are placed at absolute positions, so that item spacing never adds up:
-    //   navigator | strip (full width)
-    //             | step text   | plots / source / self-check
-    //             | controls    |
+    if (show_log_) draw_log_window();
+    if (settings_.show_frame_overlay) draw_frame_overlay();
+}
+
+// Panels are placed at absolute positions, so that item spacing never adds up:
+//   navigator | strip (full width)
+//             | step text   | plots / source / self-check
+//             | controls    |
+// The status bar goes below them.
+void Workbook::draw_panels() {
+    const float s = fonts_.scale;
     const float gap = 8 * s;
     const float status_h = fonts_.small->FontSize + 6 * s;
     ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -379,8 +383,16 @@ void Workbook::frame() {
     draw_ladder_strip();
     ImGui::EndChild();
 
-    float y2 = top.y + strip_h + gap;
-    float lower_h = body_h - strip_h - gap;
+    draw_lower_panels(ImVec2(x1, top.y + strip_h + gap), right_w, body_h - strip_h - gap);
+
+    ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + body_h + gap * 0.5f));
+}
+
+// Below the strip: the step text over the controls on the left, the tabbed panel on the right.
+void Workbook::draw_lower_panels(ImVec2 at, float right_w, float lower_h) {
+    const float s = fonts_.scale;
+    const float gap = 8 * s;
+    const float x1 = at.x, y2 = at.y;
     float text_w = std::clamp(right_w * settings_.text_fraction, 260 * s, right_w - 320 * s);
     float controls_h = std::clamp(settings_.controls_height * s, 120 * s, lower_h * 0.7f);
     if (!rung_) controls_h = std::min(controls_h, 96 * s);  // nothing to run: give the text the room
@@ -407,6 +419,11 @@ void Workbook::frame() {
     }
     ImGui::SetCursorScreenPos(ImVec2(x1 + text_w + gap, y2));
     ImGui::BeginChild("##right", ImVec2(right_w - text_w - gap, lower_h), true);
+    draw_right_tabs();
+    ImGui::EndChild();
+}
+
+void Workbook::draw_right_tabs() {
     if (ImGui::BeginTabBar("##right_tabs")) {
         const char* names[] = {"Plots", "Source", "Self-check"};
         for (int i = 0; i < 3; ++i) {
@@ -428,216 +445,9 @@ void Workbook::frame() {
         ImGui::EndTabBar();
         if (frames_drawn_ > 2) pending_right_tab_ = -1;
     }
-    ImGui::EndChild();
-
-    ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + body_h + gap * 0.5f));
-    draw_status_bar();
-    ImGui::End();
-
-    if (show_log_) draw_log_window();
-    if (settings_.show_frame_overlay) {
-        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 16 * s, io.DisplaySize.y - 40 * s), ImGuiCond_Always,
-                                ImVec2(1, 1));
-        ImGui::SetNextWindowBgAlpha(0.96f);
-        ImGui::Begin("##frame_overlay", nullptr,
-                     ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
-                         ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
-                         ImGuiWindowFlags_NoNav);
-        // Every stage of the frame, so a slow interval can be blamed (docs/gui.md).
-        ImGui::TextDisabled("ms          p50      p99      max");
-        for (int i = 0; i < FrameStats::kStages; ++i) {
-            auto st = FrameStats::Stage(i);
-            ImGui::Text("%-8s %7.2f  %7.2f  %7.2f", FrameStats::stage_name(st), frame_stats_.percentile(st, 50),
-                        frame_stats_.percentile(st, 99), frame_stats_.percentile(st, 100));
-        }
-        ImGui::Text("%zu frames, %.0f fps now", frame_stats_.count(), io.Framerate);
-        if (job_frame_stats_.count() > 0)
-            ImGui::Text("during jobs: work p99 %.2f, interval p99 %.2f (%zu frames)",
-                        job_frame_stats_.percentile(FrameStats::Work, 99),
-                        job_frame_stats_.percentile(FrameStats::Interval, 99), job_frame_stats_.count());
-        ImGui::TextDisabled("%s", renderer_.c_str());
-        ImGui::TextDisabled("F12 hides this");
-        ImGui::End();
-    }
 }
 
-// [SECTION] Top bar
-
-void Workbook::draw_top_bar() {
-    const float s = fonts_.scale;
-    const Palette& pal = palette();
-    ImGui::PushFont(fonts_.h2);
-    ImGui::TextUnformatted("Kernel Ladder");
-    ImGui::PopFont();
-    ImGui::SameLine(0, 18 * s);
-    const Lesson* l = lesson();
-    const LessonStep* st = step();
-    float y = ImGui::GetCursorPosY();
-    ImGui::SetCursorPosY(y + (fonts_.h2->FontSize - ImGui::GetFontSize()) * 0.5f);
-    // The breadcrumb gets what the buttons on the right leave; long titles end in an ellipsis.
-    float bw = 118 * s;
-    float export_w = ImGui::CalcTextSize("Export lesson\xE2\x80\xA6").x + 2 * ImGui::GetStyle().FramePadding.x + 6 * s;
-    float buttons_w = export_w + 2 * bw + 96 * s + 40 * s + 5 * ImGui::GetStyle().ItemSpacing.x;
-    float room = ImGui::GetWindowContentRegionMax().x - buttons_w - ImGui::GetCursorPosX();
-    if (l) {
-        std::string where = "Lesson " + std::to_string(l->number) + " \xC2\xB7 " + l->title;
-        std::string here =
-            st ? "Step " + std::to_string(step_ + 1) + " of " + std::to_string(l->steps.size()) + ": " + st->title : "";
-        float sep_w = ImGui::CalcTextSize("  \xE2\x80\xBA  ").x;
-        float here_w = fonts_.bold->CalcTextSizeA(fonts_.bold->FontSize, FLT_MAX, 0, here.c_str()).x;
-        float where_room = std::max(room * 0.35f, room - here_w - sep_w);
-        where = fit_text(fonts_.body, where, where_room);
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
-        ImGui::TextUnformatted(where.c_str());
-        ImGui::PopStyleColor();
-        if (st) {
-            ImGui::SameLine(0, 0);
-            ImGui::TextDisabled("  \xE2\x80\xBA  ");
-            ImGui::SameLine(0, 0);
-            ImGui::PushFont(fonts_.bold);
-            float left = ImGui::GetWindowContentRegionMax().x - buttons_w - ImGui::GetCursorPosX();
-            ImGui::TextUnformatted(fit_text(fonts_.bold, here, left).c_str());
-            ImGui::PopFont();
-        }
-    } else {
-        ImGui::TextDisabled("no lessons loaded");
-    }
-
-    // Right side: export lesson, previous / next, theme, help.
-    float right = ImGui::GetWindowContentRegionMax().x;
-    ImGui::SameLine(right - buttons_w + ImGui::GetStyle().ItemSpacing.x);
-    ImGui::SetCursorPosY(y);
-    if (plain_button(lesson_export_running() ? "Exporting\xE2\x80\xA6" : "Export lesson\xE2\x80\xA6",
-                     ImVec2(export_w, 0), l != nullptr))
-        ImGui::OpenPopup("##export_lesson");
-    test_target("button:export_lesson");
-    item_tooltip(
-        "Every figure of this lesson and a handout (Markdown and HTML) into a folder, as `kladder export-lesson` "
-        "writes them");
-    draw_lesson_export_popup();
-    ImGui::SameLine();
-    bool has_prev = l && step_ > 0, has_next = l && step_ + 1 < int(l->steps.size());
-    if (plain_button("\xE2\x97\x80  Previous", ImVec2(bw, 0), has_prev)) select_lesson(lesson_, step_ - 1);
-    test_target("button:previous");
-    item_tooltip("Previous step (Left arrow)");
-    ImGui::SameLine();
-    if (primary_button("Next  \xE2\x96\xB6", ImVec2(bw, 0), has_next)) select_lesson(lesson_, step_ + 1);
-    test_target("button:next");
-    item_tooltip("Next step (Right arrow)");
-    ImGui::SameLine();
-    if (ImGui::Button(settings_.dark ? "Light theme" : "Dark theme", ImVec2(96 * s, 0))) {
-        settings_.dark = !settings_.dark;
-        theme_changed_ = true;
-        settings_dirty_ = true;
-    }
-    test_target("button:theme");
-    ImGui::SameLine();
-    ImGui::Button("?", ImVec2(40 * s, 0));
-    item_tooltip(
-        "Keys: Left / Right: previous / next step.  R: run this rung.  L: run the whole ladder.  "
-        "S: sweep.  Esc: cancel.  F12: frame-time overlay.  Ctrl +/-: zoom.\n\n"
-        "Data: " +
-        data_root() + "\nSettings: " + settings_path() + "\nFonts: " + fonts_.note);
-    ImGui::Dummy(ImVec2(0, 2 * s));
-}
-
-// [SECTION] Banner
-
-void Workbook::draw_banner() {
-    const Palette& pal = palette();
-    if (runner_.gpu) return;  // live runs: the device is in the status bar
-    std::string text;
-    std::vector<std::string> measured;
-    for (const auto& src : store_.sources()) {
-        std::string date = src.created.substr(0, 10);
-        std::string item = (src.device.empty() ? std::string("an unnamed device") : src.device) + " on " +
-                           (date.empty() ? "an unknown date" : date);
-        if (std::find(measured.begin(), measured.end(), item) == measured.end()) measured.push_back(item);
-    }
-    std::string why = !runner_.no_gpu_reason.empty() ? "No GPU: " + runner_.no_gpu_reason + "."
-                      : !runner_.unavailable.empty() ? "Live runs unavailable: " + runner_.unavailable + "."
-                      : options_.no_runner           ? "Live runs off."
-                      : runner_.hello                ? ""
-                                                     : "Starting the GPU runner\xE2\x80\xA6";
-    if (!measured.empty()) {
-        std::string list;
-        for (size_t i = 0; i < measured.size(); ++i)
-            list += (i ? (i + 1 == measured.size() ? " and " : ", ") : "") + measured[i];
-        text = why + (why.empty() ? "" : "  ") + "Showing recorded results measured on " + list + ".";
-    } else {
-        text = why + (why.empty() ? "" : "  ") +
-               "No recorded results are installed: the lessons read, but plots stay empty until a GPU runs them.";
-    }
-    for (const auto& e : results_errors_) text += "  " + e;
-    ImGui::Spacing();
-    begin_callout("##banner");
-    ImGui::PushFont(fonts_.bold);
-    ImGui::TextUnformatted(measured.empty() ? "No results to show" : "Recorded results");
-    ImGui::PopFont();
-    ImGui::SameLine();
-    ImGui::TextWrapped("%s", text.c_str());
-    end_callout(pal.warn, with_alpha(pal.warn, 0.13f));
-}
-
-// [SECTION] Status bar
-
-void Workbook::draw_status_bar() {
-    const Palette& pal = palette();
-    const float s = fonts_.scale;
-    ImGui::PushFont(fonts_.small);
-    ImVec2 p = ImGui::GetCursorScreenPos();
-    float r = 4.5f * s;
-    ImU32 dot = runner_.job ? pal.accent : runner_.gpu ? pal.good : runner_.hello ? pal.warn : pal.faint;
-    ImGui::Dummy(ImVec2(2 * r + 4 * s, ImGui::GetFontSize()));
-    ImGui::GetWindowDrawList()->AddCircleFilled(ImVec2(p.x + r + 2 * s, p.y + ImGui::GetFontSize() * 0.55f), r, dot);
-    ImGui::SameLine();
-    ImGui::TextUnformatted(runner_.status.c_str());
-    ImGui::SameLine();
-    // Percentiles copy and partly sort the last 4,096 samples: refreshed every 30 frames (twice a
-    // second), not on every frame they describe.
-    if (frames_drawn_ - status_frame_text_at_ >= 30 || status_frame_text_.empty()) {
-        char text[64];
-        std::snprintf(text, sizeof text, "frame %.2f ms, p99 %.2f ms", frame_stats_.build_percentile(50),
-                      frame_stats_.build_percentile(99));
-        status_frame_text_ = text;
-        status_frame_text_at_ = frames_drawn_;
-    }
-    const std::string& right = status_frame_text_;
-    float rw = ImGui::CalcTextSize(right.c_str()).x + 70 * s;
-    ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX() + 10 * s, ImGui::GetWindowContentRegionMax().x - rw));
-    ImGui::TextDisabled("%s", right.c_str());
-    item_tooltip("Time to build one frame (median and 99th percentile of the last frames). F12 shows the overlay.");
-    ImGui::SameLine();
-    if (ImGui::SmallButton("Log")) show_log_ = !show_log_;
-    ImGui::PopFont();
-}
-
-void Workbook::draw_log_window() {
-    const float s = fonts_.scale;
-    ImGui::SetNextWindowSize(ImVec2(760 * s, 360 * s), ImGuiCond_FirstUseEver);
-    if (!ImGui::Begin("Runner and load log", &show_log_, ImGuiWindowFlags_NoSavedSettings)) {
-        ImGui::End();
-        return;
-    }
-    if (runner_.client) {
-        if (ImGui::Button("Restart runner")) {
-            runner_.client->kill_runner();
-            log("runner restart requested");
-        }
-        ImGui::SameLine();
-    }
-    if (ImGui::Button("Clear")) runner_.log.clear();
-    ImGui::Separator();
-    ImGui::BeginChild("##log_lines", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
-    ImGui::PushFont(fonts_.mono);
-    for (const auto& line : runner_.log) ImGui::TextUnformatted(line.c_str());
-    if (ImGui::GetScrollY() >= ImGui::GetScrollMaxY()) ImGui::SetScrollHereY(1.0f);
-    ImGui::PopFont();
-    ImGui::EndChild();
-    ImGui::End();
-}
-
-// [SECTION] Keyboard
+// [SECTION] Keyboard and jobs
 
 void Workbook::handle_keys() {
     ImGuiIO& io = ImGui::GetIO();
@@ -669,6 +479,19 @@ void Workbook::handle_keys() {
     }
 }
 
+bool Workbook::run(Job::Kind kind, std::string* why_not) {
+    if (kind == Job::Kind::Rung)
+        run_rung();
+    else if (kind == Job::Kind::Ladder)
+        run_ladder();
+    else
+        run_sweep(params_ui_.sweep_axis.empty() && rung_ && !rung_->params.empty() ? rung_->params.front().name
+                                                                                   : params_ui_.sweep_axis);
+    if (runner_.job) return true;
+    *why_not = runner_.last_error.empty() ? "no runner or no rung" : runner_.last_error;
+    return false;
+}
+
 // [SECTION] Settings and report
 
 void Workbook::save_settings_now() {
@@ -686,19 +509,6 @@ void Workbook::log(const std::string& line, bool error) {
     runner_.log.push_back(stamp + line);
     if (runner_.log.size() > 2000) runner_.log.erase(runner_.log.begin(), runner_.log.begin() + 500);
     if (error) logged_errors_.push_back(line);
-}
-
-bool Workbook::idle_for_screenshot() const {
-    if (ptx_pending()) return false;
-    if (options_.run_on_start.empty()) return true;
-    // After a fault, "over" includes seeing the runner leave (the window must outlive it).
-    return start_job_submitted_ && !runner_.job && !runner_.awaiting_exit && !start_job_again();
-}
-
-bool Workbook::start_job_again() const {
-    if (options_.run_for_s <= 0 || !start_job_submitted_ || runner_.job || runner_.failures > 0) return false;
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_job_time_).count() <
-           options_.run_for_s;
 }
 
 nlohmann::json Workbook::report() const {
@@ -725,10 +535,8 @@ nlohmann::json Workbook::report() const {
                    {"failures", runner_.failures},
                    {"exits", runner_.exits_seen},
                    {"restarts", runner_.client ? runner_.client->restarts() : 0},
-                   {"killed_by_test", runner_.killed_by_hook},
                    {"last_error", runner_.last_error},
-                   {"job_active", runner_.job.has_value()},
-                   {"start_jobs", start_jobs_}};
+                   {"job_active", runner_.job.has_value()}};
     j["errors_shown"] = logged_errors_;
     j["log"] = runner_.log;
     j["lessons"] = lessons_.size();

@@ -2,7 +2,8 @@
 // in their own files (Tracy's View split). Each panel's state is one struct here; workbook.cpp
 // lays the panels out and dispatches to them.
 //
-//   workbook.cpp               layout, top bar, banner, status bar, keyboard, step selection
+//   workbook.cpp               start, step selection, layout of the panels, keyboard, report
+//   workbook_chrome.cpp        top bar, banner, status bar, log window, frame overlay
 //   workbook_runs.cpp          jobs for the runner (run rung, ladder, sweep), runner events
 //   workbook_navigator.cpp     lessons and steps with progress; broken lessons as error entries
 //   workbook_step_text.cpp     the step's Markdown, "look at", predict-then-reveal question
@@ -47,28 +48,20 @@ class PredictionStore;
 
 namespace kl::gui {
 
-// Command-line options of kernel-ladder (main.cpp parses them).
+// Command-line options of kernel-ladder (main.cpp parses them; the test hooks are TestOptions,
+// gui/test_driver.h).
 struct AppOptions {
-    std::string screenshot_path;             // render, save a PNG, exit
     std::string lesson;                      // lesson id, folder or number to open
     int step = -1;                           // 1-based step to open
     std::vector<std::string> results_paths;  // results files shown besides assets/recorded
     bool no_recorded = false;                // leave assets/recorded out
     std::string compare_device;              // a second recorded device beside the first (part of its name)
     std::vector<std::string> params;         // NAME=VALUE: parameters of the step's rung set at start
-    int frames = 6;                          // frames rendered before a screenshot
     std::string
         view;  // tab to show: plots, sweep, errors, traffic, roofline, source, diff, ptx, questions, cards, exercise
     std::optional<bool> dark;  // theme override (not saved)
     bool no_runner = false;    // never start the runner (screenshots of recorded results)
     bool no_save = false;      // leave the saved settings alone (tests)
-    // Test hooks: start a job at launch, kill the runner after some results, leave when idle.
-    std::string run_on_start;     // rung | ladder | sweep
-    double run_for_s = 0;         // start that job again as it ends, until this long has passed
-    int kill_runner_after = -1;   // results received before the runner is killed (once)
-    double max_seconds = 0;       // leave after this long (0: never)
-    bool exit_when_idle = false;  // leave once the start job is done (and a screenshot taken)
-    std::string report_path;      // JSON report of what happened (tests read it)
     double request_timeout_s = 120;
     int width = 0, height = 0;  // window size override
 };
@@ -121,10 +114,19 @@ class Workbook {
         plots_.built_w = 0;  // lay the plot out again with the new glyphs
         strip_.fitted_w = -1;
     }
-    // Test hooks and reports.
-    bool idle_for_screenshot() const;
     bool busy() const { return runner_.job.has_value() || lesson_export_running(); }
-    nlohmann::json report() const;
+    // What the test driver (gui/test_driver.h) sees and does, no more than a reader could: start
+    // a job as its button would (a sweep along the step's axis, else the rung's first parameter;
+    // false with the reason when nothing started), watch the runner, read the log.
+    bool run(Job::Kind kind, std::string* why_not);
+    bool job_running() const { return runner_.job.has_value(); }
+    bool runner_leaving() const { return runner_.awaiting_exit; }  // a fault was reported; it exits
+    int runner_failures() const { return runner_.failures; }
+    int results_received() const { return runner_.results_received; }
+    int runner_pid() const { return runner_.client ? int(runner_.client->pid()) : -1; }
+    bool ptx_pending() const;
+    void log(const std::string& line, bool error = false);  // the runner and load log (error: shown)
+    nlohmann::json report() const;                          // where the reader is, what the panels and the runner show
     const std::vector<std::string>& logged_errors() const { return logged_errors_; }
 
   private:
@@ -213,7 +215,6 @@ class Workbook {
         std::string last_error_title;
         int results_received = 0, restarts_seen = 0, exits_seen = 0, failures = 0;
         bool awaiting_exit = false;  // a fault was reported; the runner is on its way out
-        bool killed_by_hook = false;
     } runner_;
     void start_runner();
     void poll_runner();
@@ -225,13 +226,21 @@ class Workbook {
     void start_job(Job job, const std::string& why_empty);  // why_empty: shown when it has no request
     nlohmann::json make_request(const Rung& r, const ParamValues& params, const Sizes& sizes) const;
     std::vector<int64_t> sweep_values(const std::string& axis) const;
-    void log(const std::string& line, bool error = false);
 
-    // [SECTION] Layout (workbook.cpp)
+    // [SECTION] Start (workbook.cpp)
+    void load_content();       // ladders, lessons, results
+    void open_first_step();    // --lesson, --step, --param, else where the reader left off
+    void apply_view_option();  // --view
+
+    // [SECTION] Layout (workbook.cpp) and the window's furniture (workbook_chrome.cpp)
+    void draw_panels();
+    void draw_lower_panels(ImVec2 at, float right_w, float lower_h);
+    void draw_right_tabs();
     void draw_top_bar();
     void draw_banner();
     void draw_status_bar();
     void draw_log_window();
+    void draw_frame_overlay();
     void handle_keys();
     bool show_log_ = false;
 
@@ -240,6 +249,7 @@ class Workbook {
         std::string filter;
     } nav_;
     void draw_navigator();
+    void draw_navigator_steps(const Lesson& l, float w, float badge);
 
     struct StepTextState {
         const LessonStep* parsed_for = nullptr;
@@ -275,6 +285,8 @@ class Workbook {
     void draw_prediction(const LessonStep& st);
 
     void draw_ladder_strip();
+    void draw_strip_without_ladder();
+    void draw_strip_card_text(const Rung& r, const StripCard& card, ImVec2 p, ImVec2 q, bool usable);
     float strip_card_height() const { return 98 * fonts_.scale; }
     float strip_card_min_width() const { return 150 * fonts_.scale; }
     float strip_min_width() const {
@@ -295,7 +307,13 @@ class Workbook {
         std::string sweep_axis;  // what Sweep varies
         bool counters = false;   // ask the runner for a hardware-counters pass (not saved)
     } params_ui_;
-    void draw_params();
+    void draw_params();  // workbook_params.cpp, with the five below
+    void draw_rung_title(const Rung& r);
+    void draw_run_bar(const Rung& r, const std::string& problem);
+    void draw_last_error();
+    void draw_param_widget(const Rung& r, const ParamSpec& spec, const ParamValues& current, bool values_ok,
+                           float label_w, float widget_w);
+    void draw_size_widgets(const Rung& r, float label_w, float widget_w);
 
     struct PlotsState {
         int tab = 0;                    // 0 rungs, 1 sweep, 2 correctness, 3 traffic, 4 roofline
@@ -400,7 +418,6 @@ class Workbook {
     void draw_code_lines(const std::vector<std::string>& lines, bool ptx);
     void draw_diff();
     void draw_ptx();
-    bool ptx_pending() const;
 
     struct SelfCheckState {
         int tab = 0;  // 0 questions, 1 flashcards, 2 exercise
@@ -422,10 +439,6 @@ class Workbook {
     int frames_drawn_ = 0;
     std::string status_frame_text_;  // "frame 0.52 ms, p99 0.76 ms", refreshed every 30 frames
     int status_frame_text_at_ = 0;
-    bool start_job_submitted_ = false;  // --run
-    int start_jobs_ = 0;                // --run jobs started (several with --run-for)
-    std::chrono::steady_clock::time_point start_job_time_;
-    bool start_job_again() const;  // --run-for: time left, the last one ended cleanly
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 

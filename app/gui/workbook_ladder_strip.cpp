@@ -157,24 +157,7 @@ void Workbook::draw_ladder_strip() {
     const Palette& pal = palette();
     const float s = fonts_.scale;
     if (!ladder_) {
-        const LessonStep* st = step();
-        ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 1.2f));
-        std::string msg =
-            st ? (st->ladder.empty() ? "This step is for reading and thinking: it runs no kernel."
-                                     : "Ladder '" + st->ladder + "' is not available (see the navigator).")
-               : "No step selected.";
-        text_centered(msg, pal.muted);
-        // Where the lesson's first live step is.
-        if (const Lesson* l = lesson()) {
-            for (int i = step_ + 1; i < int(l->steps.size()); ++i) {
-                if (l->steps[i].ladder.empty()) continue;
-                std::string go = "Go to step " + std::to_string(i + 1) + ": " + l->steps[i].title;
-                float w = ImGui::CalcTextSize(go.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x;
-                ImGui::SetCursorPosX(std::max(0.0f, (ImGui::GetContentRegionAvail().x - w) * 0.5f));
-                if (ImGui::Button(go.c_str())) select_lesson(lesson_, i);
-                break;
-            }
-        }
+        draw_strip_without_ladder();
         return;
     }
     const Ladder& L = *ladder_;
@@ -232,50 +215,7 @@ void Workbook::draw_ladder_strip() {
         dl->AddRectFilled(ImVec2(p.x + 1, p.y + 1), ImVec2(p.x + 5 * s, q.y - 1), color, 7 * s,
                           ImDrawFlags_RoundCornersLeft);
 
-        float x = p.x + 14 * s, y = p.y + 7 * s;
-        const char* idx = r.number.c_str();
-        dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y + 2 * s), pal.muted, idx);
-        float iw = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, idx).x + 7 * s;
-        dl->AddText(fonts_.bold, fonts_.bold->FontSize, ImVec2(x + iw, y), usable ? pal.text : pal.faint,
-                    card.fit_title.c_str());
-        y += fonts_.bold->FontSize + 6 * s;
-
-        if (!card.needs.empty()) {  // "needs sm_90 (Hopper)" in the card's top right corner
-            const std::string label = card.needs.substr(0, card.needs.find(':'));
-            ImVec2 ts = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, label.c_str());
-            ImVec2 at(q.x - ts.x - 8 * s, p.y + card_h - ts.y - 6 * s);
-            dl->AddRectFilled(ImVec2(at.x - 4 * s, at.y - 1), ImVec2(q.x - 4 * s, at.y + ts.y + 1),
-                              with_alpha(pal.warn, 0.25f), 6 * s);
-            dl->AddText(fonts_.small, fonts_.small->FontSize, at, pal.warn, label.c_str());
-        }
-        const StoredRun* run = card.run;
-        const bool elsewhere = card.elsewhere;
-        if (run && !elsewhere && run->record.error.empty() && run->record.timing) {
-            const RunRecord& rec = run->record;
-            dl->AddText(fonts_.big, fonts_.big->FontSize * 0.9f, ImVec2(x, y), pal.text, card.time.c_str());
-            y += fonts_.big->FontSize * 0.9f + 3 * s;
-            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.muted, card.fit_rate.c_str());
-            y += fonts_.small->FontSize + 5 * s;
-            // Pass / fail chip, and where the number came from.
-            bool pass = rec.correctness && rec.correctness->passed;
-            ImU32 chip_col = !rec.correctness ? pal.faint : pass ? pal.good : pal.bad;
-            ImVec2 cs = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, card.chip.c_str());
-            dl->AddRectFilled(ImVec2(x, y - 1), ImVec2(x + cs.x + 12 * s, y + cs.y + 2), with_alpha(chip_col, 0.2f),
-                              8 * s);
-            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x + 6 * s, y), chip_col, card.chip.c_str());
-            // A result at other parameters than the ones set is shown, but says so.
-            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x + cs.x + 20 * s, y),
-                        card.other_params ? pal.warn : pal.faint, card.fit_source.c_str());
-        } else if (run && !elsewhere && !run->record.error.empty()) {
-            dl->AddText(fonts_.bold, fonts_.bold->FontSize, ImVec2(x, y), pal.bad, "failed");
-            y += fonts_.bold->FontSize + 3 * s;
-            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.bad, card.fit_detail.c_str());
-        } else {
-            dl->AddText(fonts_.body, fonts_.body->FontSize, ImVec2(x, y + 2 * s), pal.faint, "no result yet");
-            y += fonts_.body->FontSize + 6 * s;
-            if (elsewhere)
-                dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.faint, card.fit_detail.c_str());
-        }
+        draw_strip_card_text(r, card, p, q, usable);
         if (hovered) {
             ImGui::BeginTooltip();
             ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
@@ -286,6 +226,80 @@ void Workbook::draw_ladder_strip() {
         ImGui::PopID();
     }
     ImGui::EndChild();
+}
+
+// A step without a ladder: what the step is for, and a way to the lesson's next live step.
+void Workbook::draw_strip_without_ladder() {
+    const Palette& pal = palette();
+    const LessonStep* st = step();
+    ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 1.2f));
+    std::string msg = st ? (st->ladder.empty() ? "This step is for reading and thinking: it runs no kernel."
+                                               : "Ladder '" + st->ladder + "' is not available (see the navigator).")
+                         : "No step selected.";
+    text_centered(msg, pal.muted);
+    // Where the lesson's first live step is.
+    if (const Lesson* l = lesson()) {
+        for (int i = step_ + 1; i < int(l->steps.size()); ++i) {
+            if (l->steps[i].ladder.empty()) continue;
+            std::string go = "Go to step " + std::to_string(i + 1) + ": " + l->steps[i].title;
+            float w = ImGui::CalcTextSize(go.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x;
+            ImGui::SetCursorPosX(std::max(0.0f, (ImGui::GetContentRegionAvail().x - w) * 0.5f));
+            if (ImGui::Button(go.c_str())) select_lesson(lesson_, i);
+            break;
+        }
+    }
+}
+
+// The inside of one card, from corner p to q: number and title, then the result (time, rate,
+// pass / fail chip and where it was measured), the failure, or "no result yet".
+void Workbook::draw_strip_card_text(const Rung& r, const StripCard& card, ImVec2 p, ImVec2 q, bool usable) {
+    const Palette& pal = palette();
+    const float s = fonts_.scale;
+    const float card_h = q.y - p.y;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    float x = p.x + 14 * s, y = p.y + 7 * s;
+    const char* idx = r.number.c_str();
+    dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y + 2 * s), pal.muted, idx);
+    float iw = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, idx).x + 7 * s;
+    dl->AddText(fonts_.bold, fonts_.bold->FontSize, ImVec2(x + iw, y), usable ? pal.text : pal.faint,
+                card.fit_title.c_str());
+    y += fonts_.bold->FontSize + 6 * s;
+
+    if (!card.needs.empty()) {  // "needs sm_90 (Hopper)" in the card's top right corner
+        const std::string label = card.needs.substr(0, card.needs.find(':'));
+        ImVec2 ts = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, label.c_str());
+        ImVec2 at(q.x - ts.x - 8 * s, p.y + card_h - ts.y - 6 * s);
+        dl->AddRectFilled(ImVec2(at.x - 4 * s, at.y - 1), ImVec2(q.x - 4 * s, at.y + ts.y + 1),
+                          with_alpha(pal.warn, 0.25f), 6 * s);
+        dl->AddText(fonts_.small, fonts_.small->FontSize, at, pal.warn, label.c_str());
+    }
+    const StoredRun* run = card.run;
+    const bool elsewhere = card.elsewhere;
+    if (run && !elsewhere && run->record.error.empty() && run->record.timing) {
+        const RunRecord& rec = run->record;
+        dl->AddText(fonts_.big, fonts_.big->FontSize * 0.9f, ImVec2(x, y), pal.text, card.time.c_str());
+        y += fonts_.big->FontSize * 0.9f + 3 * s;
+        dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.muted, card.fit_rate.c_str());
+        y += fonts_.small->FontSize + 5 * s;
+        // Pass / fail chip, and where the number came from.
+        bool pass = rec.correctness && rec.correctness->passed;
+        ImU32 chip_col = !rec.correctness ? pal.faint : pass ? pal.good : pal.bad;
+        ImVec2 cs = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, card.chip.c_str());
+        dl->AddRectFilled(ImVec2(x, y - 1), ImVec2(x + cs.x + 12 * s, y + cs.y + 2), with_alpha(chip_col, 0.2f), 8 * s);
+        dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x + 6 * s, y), chip_col, card.chip.c_str());
+        // A result at other parameters than the ones set is shown, but says so.
+        dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x + cs.x + 20 * s, y),
+                    card.other_params ? pal.warn : pal.faint, card.fit_source.c_str());
+    } else if (run && !elsewhere && !run->record.error.empty()) {
+        dl->AddText(fonts_.bold, fonts_.bold->FontSize, ImVec2(x, y), pal.bad, "failed");
+        y += fonts_.bold->FontSize + 3 * s;
+        dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.bad, card.fit_detail.c_str());
+    } else {
+        dl->AddText(fonts_.body, fonts_.body->FontSize, ImVec2(x, y + 2 * s), pal.faint, "no result yet");
+        y += fonts_.body->FontSize + 6 * s;
+        if (elsewhere)
+            dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.faint, card.fit_detail.c_str());
+    }
 }
 
 }  // namespace kl::gui

@@ -116,58 +116,68 @@ void Workbook::draw_navigator() {
         ImGui::SetCursorScreenPos(ImVec2(tx, ImGui::GetCursorScreenPos().y));
         progress_line(steps ? float(visited) / float(steps) : 0.0f, pal.good, pal.panel_alt, 3 * s);
 
-        if (current) {
-            ImGui::Spacing();
-            for (int si = 0; si < steps; ++si) {
-                const LessonStep& st = l.steps[si];
-                ImGui::PushID(si);
-                bool here = si == step_;
-                bool seen = pit != settings_.progress.end() && pit->second.visited_steps.count(si);
-                ImVec2 p = ImGui::GetCursorScreenPos();
-                float indent = badge * 0.5f + 4 * s;
-                ImGui::SetCursorScreenPos(ImVec2(p.x + indent, p.y));
-                std::string item = "##step";
-                ImGui::PushStyleColor(ImGuiCol_Header, ImGui::ColorConvertU32ToFloat4(pal.accent_soft));
-                if (ImGui::Selectable(item.c_str(), here, 0, ImVec2(w - indent, ImGui::GetFontSize() * 1.45f)))
-                    select_lesson(li, si);
-                test_target("step:" + std::to_string(si + 1));
-                ImGui::PopStyleColor();
-                // Whether the learner's GPU can run the step live (a rung for a newer GPU cannot).
-                std::string recorded_only;
-                if (!st.rung.empty())
-                    if (const Ladder* sl = find_ladder(st.ladder))
-                        if (const Rung* sr = sl->find_rung(st.rung)) recorded_only = arch_refusal_here(*sr);
-                if (!st.rung.empty())
-                    item_tooltip(st.title + "\nruns " + st.ladder + " / " + st.rung +
-                                 (recorded_only.empty() ? ""
-                                                        : "\nRecorded results only on this GPU (" +
-                                                              runner_.device_arch + "): " + recorded_only));
-                ImVec2 a = ImGui::GetItemRectMin();
-                float cy = a.y + ImGui::GetItemRectSize().y * 0.5f;
-                float r = ImGui::GetFontSize() * 0.26f;
-                ImVec2 c(a.x + r + 6 * s, cy);
-                if (here)
-                    dl->AddCircleFilled(c, r, pal.accent, 12);
-                else if (seen)
-                    dl->AddCircleFilled(c, r, pal.good, 12);
-                else
-                    dl->AddCircle(c, r, pal.faint, 12, 1.5f);
-                std::string text =
-                    std::to_string(si + 1) + "  " + st.title + (recorded_only.empty() ? "" : "  (recorded only)");
-                ImFont* f = here ? fonts_.bold : fonts_.body;
-                float avail_w = w - indent - 2 * r - 18 * s;
-                std::string shown = fit_text(f, text, avail_w);
-                dl->AddText(f, f->FontSize, ImVec2(c.x + r + 8 * s, cy - ImGui::GetFontSize() * 0.5f),
-                            here ? pal.text : pal.muted, shown.c_str());
-                ImGui::PopID();
-            }
-        }
+        if (current) draw_navigator_steps(l, w, badge);
         ImGui::Dummy(ImVec2(0, 6 * s));
         ImGui::PopID();
     }
 
     if (lessons_.empty() && lesson_errors_.empty()) {
         ImGui::TextWrapped("No lessons found under %s.", lessons_dir().c_str());
+    }
+}
+
+// The current lesson's steps under its header: a dot (here, seen, not yet), the number and title,
+// and whether this GPU can run the step live.
+void Workbook::draw_navigator_steps(const Lesson& l, float w, float badge) {
+    const Palette& pal = palette();
+    const float s = fonts_.scale;
+    const int li = lesson_;
+    const int steps = int(l.steps.size());
+    auto pit = settings_.progress.find(l.id);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    ImGui::Spacing();
+    for (int si = 0; si < steps; ++si) {
+        const LessonStep& st = l.steps[si];
+        ImGui::PushID(si);
+        bool here = si == step_;
+        bool seen = pit != settings_.progress.end() && pit->second.visited_steps.count(si);
+        ImVec2 p = ImGui::GetCursorScreenPos();
+        float indent = badge * 0.5f + 4 * s;
+        ImGui::SetCursorScreenPos(ImVec2(p.x + indent, p.y));
+        std::string item = "##step";
+        ImGui::PushStyleColor(ImGuiCol_Header, ImGui::ColorConvertU32ToFloat4(pal.accent_soft));
+        if (ImGui::Selectable(item.c_str(), here, 0, ImVec2(w - indent, ImGui::GetFontSize() * 1.45f)))
+            select_lesson(li, si);
+        test_target("step:" + std::to_string(si + 1));
+        ImGui::PopStyleColor();
+        // Whether the learner's GPU can run the step live (a rung for a newer GPU cannot).
+        std::string recorded_only;
+        if (!st.rung.empty())
+            if (const Ladder* sl = find_ladder(st.ladder))
+                if (const Rung* sr = sl->find_rung(st.rung)) recorded_only = arch_refusal_here(*sr);
+        if (!st.rung.empty())
+            item_tooltip(st.title + "\nruns " + st.ladder + " / " + st.rung +
+                         (recorded_only.empty()
+                              ? ""
+                              : "\nRecorded results only on this GPU (" + runner_.device_arch + "): " + recorded_only));
+        ImVec2 a = ImGui::GetItemRectMin();
+        float cy = a.y + ImGui::GetItemRectSize().y * 0.5f;
+        float r = ImGui::GetFontSize() * 0.26f;
+        ImVec2 c(a.x + r + 6 * s, cy);
+        if (here)
+            dl->AddCircleFilled(c, r, pal.accent, 12);
+        else if (seen)
+            dl->AddCircleFilled(c, r, pal.good, 12);
+        else
+            dl->AddCircle(c, r, pal.faint, 12, 1.5f);
+        std::string text =
+            std::to_string(si + 1) + "  " + st.title + (recorded_only.empty() ? "" : "  (recorded only)");
+        ImFont* f = here ? fonts_.bold : fonts_.body;
+        float avail_w = w - indent - 2 * r - 18 * s;
+        std::string shown = fit_text(f, text, avail_w);
+        dl->AddText(f, f->FontSize, ImVec2(c.x + r + 8 * s, cy - ImGui::GetFontSize() * 0.5f),
+                    here ? pal.text : pal.muted, shown.c_str());
+        ImGui::PopID();
     }
 }
 

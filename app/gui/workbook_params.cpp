@@ -1,7 +1,7 @@
 // The controls under the step text: the rung's parameters (only values the manifest allows can
 // be picked; constraints between parameters are checked and explained), the problem size and
 // dtype, the run buttons, a progress bar with Cancel, and the last error.
-// [SECTION] index: parameter widgets / size widgets / run bar / panel
+// [SECTION] index: panel / run bar / parameter widgets / size widgets
 #include <imgui.h>
 
 #include <algorithm>
@@ -57,9 +57,66 @@ void Workbook::draw_params() {
     }
     const Rung& r = *rung_;
     const std::string problem = selection_view().problem;
-    bool busy = runner_.job.has_value();
+    draw_rung_title(r);
+    draw_run_bar(r, problem);
+    if (!runner_.last_error.empty()) draw_last_error();
+    ImGui::Dummy(ImVec2(0, 2 * s));
+    ImGui::Separator();
+    ImGui::Dummy(ImVec2(0, 2 * s));
 
-    // Title line: which rung the controls act on.
+    // Parameters, then sizes and dtype, in aligned rows.
+    // Labels as wide as the longest name (ROWS_PER_THREAD), in the code font they are shown in.
+    float label_w = 56 * s;
+    auto widen = [&](const std::string& name) {
+        label_w =
+            std::max(label_w, fonts_.mono->CalcTextSizeA(fonts_.mono->FontSize, FLT_MAX, 0, name.c_str()).x + 14 * s);
+    };
+    for (const auto& p : r.params) widen(p.name);
+    for (const auto& [axis, v] : sizes_) widen(axis);
+    float widget_w = std::max(120 * s, ImGui::GetContentRegionAvail().x - label_w - 40 * s);
+    ParamValues current = resolved_params(r);
+    // The values as set break a constraint: every parameter shows in red.
+    const bool values_ok = !broken_constraint(r, sizes_, current);
+    for (const auto& spec : r.params) draw_param_widget(r, spec, current, values_ok, label_w, widget_w);
+    if (r.params.empty()) { ImGui::TextDisabled("This rung has no parameters."); }
+    if (std::string need = arch_refusal_here(r); !need.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.warn));
+        ImGui::TextWrapped("This GPU (%s) cannot run this rung: %s. The plots show its recorded results.",
+                           runner_.device_arch.c_str(), need.c_str());
+        ImGui::PopStyleColor();
+    } else if (std::string cannot = predicted_launch_refusal(r, current); !cannot.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.bad));
+        ImGui::TextWrapped("\xE2\x9A\xA0 These values cannot launch (predicted from the measured registers): %s",
+                           cannot.c_str());
+        ImGui::PopStyleColor();
+    }
+    draw_size_widgets(r, label_w, widget_w);
+    // dtype
+    if (r.dtypes.size() > 1 || ladder_->dtypes.size() > 1) {
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextUnformatted("dtype");
+        ImGui::SameLine(label_w);
+        ImGui::SetNextItemWidth(110 * s);
+        if (ImGui::BeginCombo("##dtype", dtype_.c_str())) {
+            for (DType x : r.dtypes)
+                if (ImGui::Selectable(to_string(x).c_str(), to_string(x) == dtype_)) dtype_ = to_string(x);
+            ImGui::EndCombo();
+        }
+    } else {
+        ImGui::TextDisabled("dtype %s (the only one this rung offers)", dtype_.c_str());
+    }
+
+    if (!problem.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.bad));
+        ImGui::TextWrapped("\xE2\x9A\xA0 %s", problem.c_str());
+        ImGui::PopStyleColor();
+        if (!r.constraints.empty()) item_tooltip("Constraints of this rung:" + constraints_text(r));
+    }
+}
+
+// Title line: which rung the controls act on, and the way back to what the step sets.
+void Workbook::draw_rung_title(const Rung& r) {
+    const float s = fonts_.scale;
     section_label("RUNG");
     ImGui::SameLine();
     ImGui::PushFont(fonts_.bold);
@@ -79,8 +136,15 @@ void Workbook::draw_params() {
         if (ImGui::SmallButton("Back to step")) apply_step();
     }
     ImGui::Spacing();
+}
 
-    // [SECTION] Run bar
+// [SECTION] Run bar
+
+// Run rung, Run ladder, Sweep and its axis, Counters; while a job runs its progress and Cancel,
+// otherwise why live runs are not possible.
+void Workbook::draw_run_bar(const Rung& r, const std::string& problem) {
+    const float s = fonts_.scale;
+    bool busy = runner_.job.has_value();
     bool can_run = runner_.client && !busy && !(runner_.hello && !runner_.gpu);
     std::string why_not = !runner_.client ? (runner_.unavailable.empty() ? "live runs are off" : runner_.unavailable)
                           : runner_.hello && !runner_.gpu ? "no GPU: " + runner_.no_gpu_reason
@@ -151,120 +215,101 @@ void Workbook::draw_params() {
         ImGui::TextDisabled("Live runs: %s", why_not.c_str());
         ImGui::PopFont();
     }
-    if (!runner_.last_error.empty()) {
-        ImGui::Spacing();
-        begin_callout("##last_error");
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.bad));
-        ImGui::PushFont(fonts_.bold);
-        ImGui::TextUnformatted(runner_.last_error_title.empty() ? "Error" : runner_.last_error_title.c_str());
-        ImGui::PopFont();
-        ImGui::PopStyleColor();
-        ImGui::TextWrapped("%s", runner_.last_error.c_str());
-        if (ImGui::SmallButton("Dismiss")) runner_.last_error.clear();
-        ImGui::SameLine();
-        if (ImGui::SmallButton("Show log")) show_log_ = true;
-        end_callout(pal.bad, with_alpha(pal.bad, 0.10f));
-    }
-    ImGui::Dummy(ImVec2(0, 2 * s));
-    ImGui::Separator();
-    ImGui::Dummy(ImVec2(0, 2 * s));
+}
 
-    // [SECTION] Parameter widgets
-    // Labels as wide as the longest name (ROWS_PER_THREAD), in the code font they are shown in.
-    float label_w = 56 * s;
-    auto widen = [&](const std::string& name) {
-        label_w =
-            std::max(label_w, fonts_.mono->CalcTextSizeA(fonts_.mono->FontSize, FLT_MAX, 0, name.c_str()).x + 14 * s);
-    };
-    for (const auto& p : r.params) widen(p.name);
-    for (const auto& [axis, v] : sizes_) widen(axis);
-    float widget_w = std::max(120 * s, ImGui::GetContentRegionAvail().x - label_w - 40 * s);
-    ParamValues current = resolved_params(r);
-    // The values as set break a constraint: every parameter shows in red.
-    const bool values_ok = !broken_constraint(r, sizes_, current);
-    for (const auto& spec : r.params) {
-        ImGui::PushID(spec.name.c_str());
-        std::vector<int64_t> allowed = spec.allowed();
-        int64_t value = current.count(spec.name) ? current.at(spec.name) : spec.default_value;
-        int index = 0;
-        for (int i = 0; i < int(allowed.size()); ++i)
-            if (allowed[i] == value) index = i;
-        ImGui::AlignTextToFramePadding();
-        ImGui::PushFont(fonts_.mono);
-        ImGui::TextUnformatted(spec.name.c_str());
-        ImGui::PopFont();
-        ImGui::SameLine(label_w);
-        if (!values_ok)
-            ImGui::PushStyleColor(ImGuiCol_FrameBg, ImGui::ColorConvertU32ToFloat4(with_alpha(pal.bad, 0.35f)));
-        ImGui::SetNextItemWidth(widget_w);
-        bool changed = false;
-        std::string shown = plot::format_fixed(double(value), 0, true);
-        if (allowed.empty()) {
-            ImGui::TextDisabled("no valid value");
-        } else if (!spec.values.empty() && allowed.size() <= 12) {
-            // An explicit list: a combo; values that would break a constraint are marked.
-            if (ImGui::BeginCombo("##value", shown.c_str())) {
-                for (int i = 0; i < int(allowed.size()); ++i) {
-                    ParamValues trial = current;
-                    trial[spec.name] = allowed[i];
-                    std::string why = broken_constraint(r, sizes_, trial).value_or("");
-                    std::string cannot = why.empty() ? predicted_launch_refusal(r, trial) : "";
-                    std::string item =
-                        plot::format_fixed(double(allowed[i]), 0, true) +
-                        (!why.empty()      ? "   (breaks a constraint)"
-                         : !cannot.empty() ? "   (cannot launch: " + cannot.substr(0, cannot.find(':')) + ")"
-                                           : "");
-                    if (why.empty()) why = cannot;
-                    if (ImGui::Selectable(item.c_str(), i == index)) {
-                        index = i;
-                        changed = true;
-                    }
-                    if (!why.empty()) item_tooltip(why);
+void Workbook::draw_last_error() {
+    const Palette& pal = palette();
+    ImGui::Spacing();
+    begin_callout("##last_error");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.bad));
+    ImGui::PushFont(fonts_.bold);
+    ImGui::TextUnformatted(runner_.last_error_title.empty() ? "Error" : runner_.last_error_title.c_str());
+    ImGui::PopFont();
+    ImGui::PopStyleColor();
+    ImGui::TextWrapped("%s", runner_.last_error.c_str());
+    if (ImGui::SmallButton("Dismiss")) runner_.last_error.clear();
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Show log")) show_log_ = true;
+    end_callout(pal.bad, with_alpha(pal.bad, 0.10f));
+}
+
+// [SECTION] Parameter widgets
+
+// One parameter: a combo over an explicit list, else a slider over the valid values of a range;
+// values that break a constraint or could not launch are marked, and the tooltip says why.
+void Workbook::draw_param_widget(const Rung& r, const ParamSpec& spec, const ParamValues& current, bool values_ok,
+                                 float label_w, float widget_w) {
+    const Palette& pal = palette();
+    ImGui::PushID(spec.name.c_str());
+    std::vector<int64_t> allowed = spec.allowed();
+    int64_t value = current.count(spec.name) ? current.at(spec.name) : spec.default_value;
+    int index = 0;
+    for (int i = 0; i < int(allowed.size()); ++i)
+        if (allowed[i] == value) index = i;
+    ImGui::AlignTextToFramePadding();
+    ImGui::PushFont(fonts_.mono);
+    ImGui::TextUnformatted(spec.name.c_str());
+    ImGui::PopFont();
+    ImGui::SameLine(label_w);
+    if (!values_ok) ImGui::PushStyleColor(ImGuiCol_FrameBg, ImGui::ColorConvertU32ToFloat4(with_alpha(pal.bad, 0.35f)));
+    ImGui::SetNextItemWidth(widget_w);
+    bool changed = false;
+    std::string shown = plot::format_fixed(double(value), 0, true);
+    if (allowed.empty()) {
+        ImGui::TextDisabled("no valid value");
+    } else if (!spec.values.empty() && allowed.size() <= 12) {
+        // An explicit list: a combo; values that would break a constraint are marked.
+        if (ImGui::BeginCombo("##value", shown.c_str())) {
+            for (int i = 0; i < int(allowed.size()); ++i) {
+                ParamValues trial = current;
+                trial[spec.name] = allowed[i];
+                std::string why = broken_constraint(r, sizes_, trial).value_or("");
+                std::string cannot = why.empty() ? predicted_launch_refusal(r, trial) : "";
+                std::string item = plot::format_fixed(double(allowed[i]), 0, true) +
+                                   (!why.empty()      ? "   (breaks a constraint)"
+                                    : !cannot.empty() ? "   (cannot launch: " + cannot.substr(0, cannot.find(':')) + ")"
+                                                      : "");
+                if (why.empty()) why = cannot;
+                if (ImGui::Selectable(item.c_str(), i == index)) {
+                    index = i;
+                    changed = true;
                 }
-                ImGui::EndCombo();
+                if (!why.empty()) item_tooltip(why);
             }
-        } else {
-            // A range: a slider over the valid values only (so 48 can never be picked when pow2).
-            std::string fmt;
-            for (char c : shown) fmt += c == '%' ? std::string("%%") : std::string(1, c);
-            if (ImGui::SliderInt("##value", &index, 0, int(allowed.size()) - 1, fmt.c_str(),
-                                 ImGuiSliderFlags_AlwaysClamp))
-                changed = true;
+            ImGui::EndCombo();
         }
-        if (!values_ok) ImGui::PopStyleColor();
-        // Values of this parameter the device could not launch (the other values as set).
-        const std::string refused = refused_values(r, spec, current);
-        std::string tip = spec.help.empty() ? spec.name : spec.name + ": " + spec.help;
-        tip += "\nAllowed: " + spec.describe_allowed() + ".  Default: " + std::to_string(spec.default_value) + ".";
-        if (!r.constraints.empty()) tip += "\n\nConstraints of this rung:" + constraints_text(r);
-        if (!refused.empty()) tip += "\n\nCannot launch on this device: " + refused;
-        item_tooltip(tip);
-        if (changed && index >= 0 && index < int(allowed.size())) params_[spec.name] = allowed[index];
-        ImGui::SameLine();
-        help_marker(tip.c_str());
-        if (!refused.empty() && spec.values.empty()) {  // sliders: the marks under the slider
-            ImGui::SetCursorPosX(label_w);
-            ImGui::PushFont(fonts_.small);
-            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().bad), "\xE2\x9C\x95 cannot launch: %s",
-                               refused.c_str());
-            ImGui::PopFont();
-        }
-        ImGui::PopID();
+    } else {
+        // A range: a slider over the valid values only (so 48 can never be picked when pow2).
+        std::string fmt;
+        for (char c : shown) fmt += c == '%' ? std::string("%%") : std::string(1, c);
+        if (ImGui::SliderInt("##value", &index, 0, int(allowed.size()) - 1, fmt.c_str(), ImGuiSliderFlags_AlwaysClamp))
+            changed = true;
     }
-    if (r.params.empty()) { ImGui::TextDisabled("This rung has no parameters."); }
-    if (std::string need = arch_refusal_here(r); !need.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.warn));
-        ImGui::TextWrapped("This GPU (%s) cannot run this rung: %s. The plots show its recorded results.",
-                           runner_.device_arch.c_str(), need.c_str());
-        ImGui::PopStyleColor();
-    } else if (std::string cannot = predicted_launch_refusal(r, current); !cannot.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.bad));
-        ImGui::TextWrapped("\xE2\x9A\xA0 These values cannot launch (predicted from the measured registers): %s",
-                           cannot.c_str());
-        ImGui::PopStyleColor();
+    if (!values_ok) ImGui::PopStyleColor();
+    // Values of this parameter the device could not launch (the other values as set).
+    const std::string refused = refused_values(r, spec, current);
+    std::string tip = spec.help.empty() ? spec.name : spec.name + ": " + spec.help;
+    tip += "\nAllowed: " + spec.describe_allowed() + ".  Default: " + std::to_string(spec.default_value) + ".";
+    if (!r.constraints.empty()) tip += "\n\nConstraints of this rung:" + constraints_text(r);
+    if (!refused.empty()) tip += "\n\nCannot launch on this device: " + refused;
+    item_tooltip(tip);
+    if (changed && index >= 0 && index < int(allowed.size())) params_[spec.name] = allowed[index];
+    ImGui::SameLine();
+    help_marker(tip.c_str());
+    if (!refused.empty() && spec.values.empty()) {  // sliders: the marks under the slider
+        ImGui::SetCursorPosX(label_w);
+        ImGui::PushFont(fonts_.small);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().bad), "\xE2\x9C\x95 cannot launch: %s",
+                           refused.c_str());
+        ImGui::PopFont();
     }
+    ImGui::PopID();
+}
 
-    // [SECTION] Size widgets
+// [SECTION] Size widgets
+
+void Workbook::draw_size_widgets(const Rung& r, float label_w, float widget_w) {
+    const float s = fonts_.scale;
     const Operation* op = find_operation(r.operation);
     for (auto& [axis, value] : sizes_) {
         ImGui::PushID(("size_" + axis).c_str());
@@ -298,27 +343,6 @@ void Workbook::draw_params() {
         ImGui::SameLine();
         ImGui::TextDisabled("%s  %s", format_size_value(value).c_str(), what.c_str());
         ImGui::PopID();
-    }
-    // dtype
-    if (r.dtypes.size() > 1 || ladder_->dtypes.size() > 1) {
-        ImGui::AlignTextToFramePadding();
-        ImGui::TextUnformatted("dtype");
-        ImGui::SameLine(label_w);
-        ImGui::SetNextItemWidth(110 * s);
-        if (ImGui::BeginCombo("##dtype", dtype_.c_str())) {
-            for (DType x : r.dtypes)
-                if (ImGui::Selectable(to_string(x).c_str(), to_string(x) == dtype_)) dtype_ = to_string(x);
-            ImGui::EndCombo();
-        }
-    } else {
-        ImGui::TextDisabled("dtype %s (the only one this rung offers)", dtype_.c_str());
-    }
-
-    if (!problem.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.bad));
-        ImGui::TextWrapped("\xE2\x9A\xA0 %s", problem.c_str());
-        ImGui::PopStyleColor();
-        if (!r.constraints.empty()) item_tooltip("Constraints of this rung:" + constraints_text(r));
     }
 }
 

@@ -269,14 +269,6 @@ void Workbook::poll_runner() {
                     if (params_ui_.counters) log("  counters: " + counters_summary(rec.counters, rec.counters_note));
                 }
                 if (runner_.job && runner_.job->open.erase(e.request_id)) ++runner_.job->done;
-                // Test hook: kill the runner the hard way, as a crash would.
-                if (options_.kill_runner_after >= 0 && !runner_.killed_by_hook &&
-                    runner_.results_received >= options_.kill_runner_after) {
-                    runner_.killed_by_hook = true;
-                    pid_t pid = runner_.client->pid();
-                    log("test hook: sending SIGKILL to the runner (pid " + std::to_string(pid) + ")");
-                    if (pid > 0) ::kill(pid, SIGKILL);
-                }
                 break;
             }
             case RunnerEvent::Kind::Failed: {

@@ -156,6 +156,93 @@ float natural_width(const md::Inline& spans, const FlowFonts& fonts) {
 
 // [SECTION] Blocks
 
+namespace {
+
+// A fenced code block on a tinted background, coloured as CUDA or PTX when it is one of those.
+void draw_code_block(const md::Block& b, const Fonts& fonts, float width, float para_gap) {
+    const Palette& pal = palette();
+    const float s = fonts.scale;
+    std::vector<std::string> lines = split_lines(b.code);
+    ImFont* mono = fonts.mono;
+    float lh = mono->FontSize * 1.35f, pad = 10 * s;
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    ImVec2 end(p.x + width, p.y + lines.size() * lh + 2 * pad);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(p, end, pal.code_bg, 6.0f);
+    dl->PushClipRect(p, end, true);
+    std::string lang = b.language;
+    bool colour = lang.empty() || lang == "cuda" || lang == "cu" || lang == "cpp" || lang == "c" || lang == "c++" ||
+                  lang == "ptx";
+    LexState st;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        ImVec2 at(p.x + pad, p.y + pad + i * lh);
+        if (colour)
+            draw_code_line(dl, mono, at, lines[i], lang == "ptx" ? Language::Ptx : Language::Cuda, st);
+        else
+            dl->AddText(mono, mono->FontSize, at, pal.text, lines[i].c_str());
+    }
+    dl->PopClipRect();
+    ImGui::Dummy(ImVec2(width, end.y - p.y));
+    ImGui::Dummy(ImVec2(0, para_gap * 0.4f));
+}
+
+// A Markdown table: columns at their natural width when they fit, else short columns keep theirs
+// and long ones share the rest; the header row in bold.
+void draw_table(const md::Block& b, const Fonts& fonts, float width, float para_gap) {
+    const Palette& pal = palette();
+    const float s = fonts.scale;
+    if (b.rows.empty()) return;
+    size_t cols = 0;
+    for (const auto& r : b.rows) cols = std::max(cols, r.size());
+    if (cols == 0 || cols > 32) return;
+    std::vector<float> natural(cols, 0);
+    for (size_t r = 0; r < b.rows.size(); ++r)
+        for (size_t c = 0; c < b.rows[r].size(); ++c)
+            natural[c] =
+                std::max(natural[c], natural_width(b.rows[r][c], {fonts, r == 0 ? fonts.bold : fonts.body}) + 2);
+    float cell_pad = ImGui::GetStyle().CellPadding.x * 2 + 2;
+    float total = 0;
+    for (float w : natural) total += w + cell_pad;
+    bool fits = total <= width;
+    ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_NoSavedSettings |
+                            (fits ? ImGuiTableFlags_SizingFixedFit : ImGuiTableFlags_SizingStretchProp);
+    ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(8 * s, 3 * s));
+    if (ImGui::BeginTable("##md_table", int(cols), flags, ImVec2(fits ? total : width, 0))) {
+        // Too wide: short columns keep their natural width, long ones share the rest.
+        for (size_t c = 0; c < cols; ++c) {
+            bool fixed = fits || natural[c] <= width * 0.2f;
+            ImGui::TableSetupColumn("", fixed ? ImGuiTableColumnFlags_WidthFixed : ImGuiTableColumnFlags_WidthStretch,
+                                    natural[c]);
+        }
+        for (size_t r = 0; r < b.rows.size(); ++r) {
+            ImGui::TableNextRow();
+            if (r == 0) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, ImGui::GetColorU32(ImGuiCol_TableHeaderBg));
+            for (size_t c = 0; c < cols; ++c) {
+                ImGui::TableSetColumnIndex(int(c));
+                if (c >= b.rows[r].size()) continue;
+                float cw = ImGui::GetContentRegionAvail().x;
+                int align = c < b.align.size() ? b.align[c] : 0;
+                FlowFonts ff{fonts, r == 0 ? fonts.bold : fonts.body};
+                if (align != 0) {
+                    float nw = natural_width(b.rows[r][c], ff);
+                    if (nw < cw)
+                        ImGui::SetCursorPosX(ImGui::GetCursorPosX() + (align == 2 ? cw - nw : (cw - nw) * 0.5f));
+                    cw = std::min(cw, nw + 2);
+                }
+                md::Inline cell = b.rows[r][c];
+                if (r == 0)
+                    for (auto& sp : cell) sp.style |= md::kStrong;
+                flow(cell, ff, cw, pal.text);
+            }
+        }
+        ImGui::EndTable();
+    }
+    ImGui::PopStyleVar();
+    ImGui::Dummy(ImVec2(0, para_gap * 0.6f));
+}
+
+}  // namespace
+
 void Workbook::draw_markdown(const md::Document& doc) {
     const Palette& pal = palette();
     const float s = fonts_.scale;
@@ -200,31 +287,7 @@ void Workbook::draw_markdown(const md::Document& doc) {
                 ImGui::Dummy(ImVec2(0, next_is_item ? 0.0f : para_gap * 0.5f));
                 break;
             }
-            case md::Block::Kind::CodeBlock: {
-                std::vector<std::string> lines = split_lines(b.code);
-                ImFont* mono = fonts_.mono;
-                float lh = mono->FontSize * 1.35f, pad = 10 * s;
-                ImVec2 p = ImGui::GetCursorScreenPos();
-                ImVec2 end(p.x + width, p.y + lines.size() * lh + 2 * pad);
-                ImDrawList* dl = ImGui::GetWindowDrawList();
-                dl->AddRectFilled(p, end, pal.code_bg, 6.0f);
-                dl->PushClipRect(p, end, true);
-                std::string lang = b.language;
-                bool colour = lang.empty() || lang == "cuda" || lang == "cu" || lang == "cpp" || lang == "c" ||
-                              lang == "c++" || lang == "ptx";
-                LexState st;
-                for (size_t i = 0; i < lines.size(); ++i) {
-                    ImVec2 at(p.x + pad, p.y + pad + i * lh);
-                    if (colour)
-                        draw_code_line(dl, mono, at, lines[i], lang == "ptx" ? Language::Ptx : Language::Cuda, st);
-                    else
-                        dl->AddText(mono, mono->FontSize, at, pal.text, lines[i].c_str());
-                }
-                dl->PopClipRect();
-                ImGui::Dummy(ImVec2(width, end.y - p.y));
-                ImGui::Dummy(ImVec2(0, para_gap * 0.4f));
-                break;
-            }
+            case md::Block::Kind::CodeBlock: draw_code_block(b, fonts_, width, para_gap); break;
             case md::Block::Kind::Rule: {
                 ImVec2 p = ImGui::GetCursorScreenPos();
                 ImGui::GetWindowDrawList()->AddLine(ImVec2(p.x, p.y + para_gap), ImVec2(p.x + width, p.y + para_gap),
@@ -232,62 +295,7 @@ void Workbook::draw_markdown(const md::Document& doc) {
                 ImGui::Dummy(ImVec2(width, 2 * para_gap));
                 break;
             }
-            case md::Block::Kind::Table: {
-                if (b.rows.empty()) break;
-                size_t cols = 0;
-                for (const auto& r : b.rows) cols = std::max(cols, r.size());
-                if (cols == 0 || cols > 32) break;
-                std::vector<float> natural(cols, 0);
-                for (size_t r = 0; r < b.rows.size(); ++r)
-                    for (size_t c = 0; c < b.rows[r].size(); ++c)
-                        natural[c] = std::max(
-                            natural[c], natural_width(b.rows[r][c], {fonts_, r == 0 ? fonts_.bold : fonts_.body}) + 2);
-                float cell_pad = ImGui::GetStyle().CellPadding.x * 2 + 2;
-                float total = 0;
-                for (float w : natural) total += w + cell_pad;
-                bool fits = total <= width;
-                ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
-                                        ImGuiTableFlags_NoSavedSettings |
-                                        (fits ? ImGuiTableFlags_SizingFixedFit : ImGuiTableFlags_SizingStretchProp);
-                ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(8 * s, 3 * s));
-                if (ImGui::BeginTable("##md_table", int(cols), flags, ImVec2(fits ? total : width, 0))) {
-                    // Too wide: short columns keep their natural width, long ones share the rest.
-                    for (size_t c = 0; c < cols; ++c) {
-                        bool fixed = fits || natural[c] <= width * 0.2f;
-                        ImGui::TableSetupColumn(
-                            "", fixed ? ImGuiTableColumnFlags_WidthFixed : ImGuiTableColumnFlags_WidthStretch,
-                            natural[c]);
-                    }
-                    for (size_t r = 0; r < b.rows.size(); ++r) {
-                        ImGui::TableNextRow();
-                        if (r == 0)
-                            ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0,
-                                                   ImGui::GetColorU32(ImGuiCol_TableHeaderBg));
-                        for (size_t c = 0; c < cols; ++c) {
-                            ImGui::TableSetColumnIndex(int(c));
-                            if (c >= b.rows[r].size()) continue;
-                            float cw = ImGui::GetContentRegionAvail().x;
-                            int align = c < b.align.size() ? b.align[c] : 0;
-                            FlowFonts ff{fonts_, r == 0 ? fonts_.bold : fonts_.body};
-                            if (align != 0) {
-                                float nw = natural_width(b.rows[r][c], ff);
-                                if (nw < cw)
-                                    ImGui::SetCursorPosX(ImGui::GetCursorPosX() +
-                                                         (align == 2 ? cw - nw : (cw - nw) * 0.5f));
-                                cw = std::min(cw, nw + 2);
-                            }
-                            md::Inline cell = b.rows[r][c];
-                            if (r == 0)
-                                for (auto& sp : cell) sp.style |= md::kStrong;
-                            flow(cell, ff, cw, pal.text);
-                        }
-                    }
-                    ImGui::EndTable();
-                }
-                ImGui::PopStyleVar();
-                ImGui::Dummy(ImVec2(0, para_gap * 0.6f));
-                break;
-            }
+            case md::Block::Kind::Table: draw_table(b, fonts_, width, para_gap); break;
         }
         if (b.quote_depth > 0) {
             ImVec2 end = ImGui::GetCursorScreenPos();
