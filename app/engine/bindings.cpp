@@ -518,7 +518,10 @@ std::string NumberSources::render(const std::string& text, std::vector<BoundValu
     for (const auto& b : bs) {
         out += text.substr(at, b.begin - at);
         BoundValue v = resolve(b);
-        if (!v.ok) v.shown = "[unresolved: " + b.source + "]";
+        if (!v.ok) {
+            v.shown = "[unresolved: " + b.source + "]";
+            v.error = "`{{ " + b.source + " }}`: " + v.error;
+        }
         out += wrap ? wrap(v) : v.shown;
         if (values) values->push_back(v);
         at = b.end;

@@ -88,6 +88,9 @@ class NumberSources {
     void set_live_calibration(const Calibration& c, const std::string& device,
                               const std::string& origin = "your calibration");
     void add_card(DeviceCard card) { cards_.push_back(std::move(card)); }
+    // The device whose card and runs answer first (the first recorded file's, unless set): the
+    // window sets it from its results store, whose runs it adds one by one with add_run.
+    void set_preferred_device(const std::string& device) { preferred_device_ = device; }
 
     BoundValue resolve(const Binding& b) const;
     // `text` with each binding replaced by its shown value (or "[unresolved: ...]"); the values

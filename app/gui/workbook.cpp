@@ -538,6 +538,7 @@ nlohmann::json Workbook::report() const {
                    {"last_error", runner_.last_error},
                    {"job_active", runner_.job.has_value()}};
     j["errors_shown"] = logged_errors_;
+    j["unresolved_bindings"] = text_.unresolved;  // of the step on screen: numbers the lesson could not show
     j["log"] = runner_.log;
     j["lessons"] = lessons_.size();
     nlohmann::json le = nlohmann::json::array();

@@ -255,6 +255,7 @@ class Workbook {
         const LessonStep* parsed_for = nullptr;
         uint64_t store_generation = 0;          // bound numbers are resolved again when runs arrive
         std::string look_at, question, answer;  // the step's fields with bound numbers filled in
+        std::vector<std::string> unresolved;    // bindings of the step that resolved to nothing (the report)
         md::Document doc;
         bool answer_shown = false;
         bool scroll_to_top = false;

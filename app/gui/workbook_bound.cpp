@@ -70,6 +70,8 @@ const NumberSources& Workbook::numbers() {
             if (src.path == r.origin) device = src.device, created = src.created;
         numbers->add_run(r.record, false, device, created, r.origin);
     }
+    // Device bindings answer from the lessons' device card (several cards are recorded).
+    numbers->set_preferred_device(store_.preferred_device());
     if (runner_.calibration) numbers->set_live_calibration(*runner_.calibration, runner_.device);
     bound_.numbers = numbers;
     bound_.generation = store_.generation();
@@ -92,10 +94,14 @@ void Workbook::resolve_step_text(const LessonStep& st) {
         text = text.substr(0, st.reveal_at) +
                "\n*The rest of this page discusses the measurement: keep your prediction below first, or show "
                "the measurements without one.*\n";
-    text_.doc = md::parse(n.render(text, nullptr, bound_link));
-    text_.look_at = n.render(st.look_at);
-    text_.question = n.render(st.question);
-    text_.answer = n.render(st.answer);
+    std::vector<BoundValue> values;
+    text_.doc = md::parse(n.render(text, &values, bound_link));
+    text_.look_at = n.render(st.look_at, &values);
+    text_.question = n.render(st.question, &values);
+    text_.answer = n.render(st.answer, &values);
+    text_.unresolved.clear();
+    for (const BoundValue& v : values)
+        if (!v.ok) text_.unresolved.push_back(v.error);
     text_.store_generation = store_.generation();
 }
 

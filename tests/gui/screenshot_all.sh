@@ -1,7 +1,8 @@
 #!/bin/sh
 # screenshot_all.sh GUI OUT_DIR: a screenshot of every step of every lesson, from the recorded
-# results (assets/recorded), each checked non-blank, with nothing on stderr and no error shown
-# in the window. Run under xvfb-run (CTest does). Fails if any lesson or ladder fails to load.
+# results (assets/recorded), each checked non-blank, with nothing on stderr, no error shown in
+# the window and every bound number of the step's text resolved. Run under xvfb-run (CTest does).
+# Fails if any lesson or ladder fails to load.
 gui=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/window_test.sh"
@@ -29,6 +30,7 @@ while IFS="$(printf '\t')" read -r lesson n; do
 import json, sys
 r = json.load(open(sys.argv[1]))
 bad = r["errors_shown"] + [e["message"] for e in r["lesson_errors"]] + r["ladder_errors"]
+bad += ["unresolved number: " + u for u in r["unresolved_bindings"]]
 sys.exit("; ".join(bad)[:400] if bad else 0)' "$out/$name.json" 2>> "$out/$name.err" || problem="$problem; errors shown: $(tail -c 400 "$out/$name.err")"
         sh "$here/check_png.sh" "$out/$name.png" 1280 800 > "$out/$name.png.check" || problem="$problem; $(cat "$out/$name.png.check")"
         if [ -n "$problem" ]; then
