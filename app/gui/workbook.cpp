@@ -8,7 +8,7 @@
 #include <cstdio>
 
 #include "engine/errors.h"
-#include "engine/runner.h"
+#include "engine/run_plan.h"
 #include "engine/paths.h"
 #include "gui/widgets.h"
 
