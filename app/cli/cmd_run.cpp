@@ -126,11 +126,9 @@ void print_runs(const std::vector<RunRecord>& runs, const std::string& first_col
 // exit code: 3 on a GPU error, 2 on bad input, 1 when a rung failed its check, else 0.
 int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions>>& jobs, const MeasureOptions& mo,
             const std::string& first_column) {
-    // Input problems surface before the GPU is touched: one clear line, exit 2.
-    for (const auto& [rung, ro] : jobs) {
-        Problem p = resolve_problem(L, *rung, ro);
-        check_constraints(*rung, make_scope(p.sizes, resolve_params(*rung, ro.params), p.dtype, 0));
-    }
+    // Each run resolved once, before the GPU is touched: bad input is one clear line, exit 2.
+    std::vector<ResolvedRun> runs;
+    for (const auto& [rung, ro] : jobs) runs.push_back(resolve_run(L, *rung, ro, 0));
     GpuContext gpu;  // throws GpuError "no CUDA GPU found on this machine" -> exit 3
     Calibration cal = load_or_measure_calibration(gpu);
     Runner runner(gpu, cal);
@@ -147,50 +145,15 @@ int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions
         cal.measured_at.c_str());
     int code = 0;
     std::string skipped;  // rungs `run all` leaves out by design on this device
-    for (const auto& [rung, ro] : jobs) {
-        RunRecord rec;
-        if (std::string need = rung_arch_refusal(*rung, gpu.device().cc()); !need.empty() && mo.rung == "all") {
-            rec.ladder = L.id;
-            rec.rung = rung->id;
-            rec.title = rung->title;
-            rec.operation = rung->operation;
-            rec.error_kind = "skipped";
-            rec.error = need;
-            out.runs.push_back(rec);
-            skipped += "\n  " + rung->id + ": " + need;
-            continue;
-        }
-        if (runner.context_lost()) {
-            rec.ladder = L.id;
-            rec.rung = rung->id;
-            rec.error_kind = "skipped";
-            rec.error = "the GPU context was lost after an earlier fault";
-            out.runs.push_back(rec);
-            continue;
-        }
-        try {
-            rec = runner.run(L, *rung, ro);
-            if (rec.correctness && !rec.correctness->passed && code == 0) code = static_cast<int>(ExitCode::Incorrect);
-        } catch (const Error& e) {
-            rec.ladder = L.id;
-            rec.rung = rung->id;
-            rec.title = rung->title;
-            rec.params = ro.params;
-            rec.sizes = ro.sizes;
-            rec.operation = rung->operation;
-            try {  // record the problem the rung was asked to run, when it resolves
-                Problem p = resolve_problem(L, *rung, ro);
-                rec.sizes = p.sizes;
-                rec.dtype = to_string(p.dtype);
-            } catch (const Error&) {}
-            rec.error = e.what();
-            rec.error_kind = dynamic_cast<const CompileError*>(&e) ? "compile"
-                             : dynamic_cast<const GpuError*>(&e)   ? (runner.context_lost() ? "fault" : "gpu")
-                                                                   : "input";
-            if (auto* ce = dynamic_cast<const CompileError*>(&e)) std::fprintf(stderr, "%s\n", ce->log().c_str());
-            code = std::max(code, static_cast<int>(e.code()));
-        }
-        out.runs.push_back(rec);
+    for (const auto& run : runs) {
+        std::string compile_log;
+        // `run all` skips the rungs this device's architecture cannot run; one named rung fails.
+        RunRecord rec = runner.record(run, {mo.rung == "all", &compile_log});
+        if (!compile_log.empty()) std::fprintf(stderr, "%s\n", compile_log.c_str());
+        if (rec.error_kind == "skipped" && rec.error.rfind("needs ", 0) == 0)
+            skipped += "\n  " + rec.rung + ": " + rec.error;
+        code = std::max(code, static_cast<int>(exit_code_of(rec)));
+        out.runs.push_back(std::move(rec));
     }
     fill_reference_ratios(out.runs);
     if (!out.runs.empty())

@@ -1,41 +1,14 @@
-// `kladder serve`: the GPU runner process of the GUI. The workbook never runs kernels in its own
-// process: a rung that traps or hangs can take a CUDA context (or the whole process) down, and
-// the window must survive that. The GUI spawns `kladder serve`, talks JSON lines over
-// stdin/stdout, and restarts it when it dies or stops answering.
-//
-// Protocol (one JSON object per line; version 1):
-//   runner -> GUI, once at start:
-//     {"type":"hello","protocol":1,"tool":"kladder 0.1.0","gpu":true,
-//      "device":{...DeviceInfo...},"calibration":{...Calibration...},"ladder_errors":[...]}
-//     {"type":"hello","protocol":1,"gpu":false,"reason":"no CUDA GPU found ...", ...}
-//   GUI -> runner:
-//     {"type":"run","id":7,"ladder":"elementwise","rung":"vector_add",
-//      "sizes":{"n":1048576},"params":{"TPB":128},"dtype":"fp32",
-//      "options":{"warmup":2,"reps":0,"cold_l2":true,"check":true,"seed":20261122,"counters":false}}
-//     options.counters: also read hardware counters in a replay pass after timing (RunOptions::
-//     counters, docs/counters.md); where they cannot be read the record says why in counters_note.
-//     {"type":"ping","id":8}        {"type":"quit"}
-//   runner -> GUI, for each request exactly one terminal reply (result, error or pong), and
-//   before it any number of progress replies:
-//     {"type":"progress","id":7,"stage":"running","label":"elementwise/vector_add TPB=128 n=1048576"}
-//     {"type":"result","id":7,"record":{...RunRecord, kl::to_json...}}   (record.error set when
-//                                                                          the rung failed)
-//     {"type":"error","id":7,"kind":"input","message":"..."}              (request not runnable)
-//     {"type":"pong","id":8}
-// After a fault that loses the CUDA context (a trap, an illegal address) the runner sends the
-// failed result with error kind "fault" and exits with code 3: the GUI starts a fresh one.
-// Everything else the runner has to say (warnings, NVRTC logs) goes to stderr.
-//
-// [SECTION] index: helpers / request parsing / serve loop / command
+// `kladder serve`: the GPU runner process of the window. The protocol (messages, versions) is
+// documented and encoded in engine/serve_protocol.h; this file is the loop that answers it.
+// [SECTION] index: output channel / ladders / run requests / serve loop / command
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "cli_common.h"
 #include "commands.h"
@@ -43,20 +16,18 @@
 #include "engine/calibration.h"
 #include "engine/errors.h"
 #include "engine/gpu_context.h"
-#include "engine/json_input.h"
 #include "engine/paths.h"
 #include "engine/runner.h"
+#include "engine/serve_protocol.h"
 #include "engine/version.h"
 
 namespace kl::cli {
 
 namespace {
 
-using nlohmann::json;
-constexpr int kServeProtocol = 1;
-constexpr size_t kMaxRequestBytes = 1 << 20;
+namespace fs = std::filesystem;
 
-// [SECTION] Helpers
+// [SECTION] Output channel
 
 // The protocol channel: the original stdout. fd 1 itself is pointed at stderr, so that a stray
 // print from any library cannot corrupt the stream of replies.
@@ -78,166 +49,85 @@ void take_over_stdout() {
     protocol_out() = f;
 }
 
-// One reply per line, flushed at once: the GUI reads line by line and must never wait for a
+// One reply per line, flushed at once: the window reads line by line and must never wait for a
 // buffer to fill.
-void reply(const json& j) {
-    std::string line = j.dump(-1, ' ', false, json::error_handler_t::replace);
+template <class Message>
+void reply(const Message& m) {
+    std::string line = encode_line(m);
     FILE* out = protocol_out();
     std::fwrite(line.data(), 1, line.size(), out);
     std::fputc('\n', out);
     std::fflush(out);
 }
 
-void reply_error(const json& id, const std::string& kind, const std::string& message) {
-    reply({{"type", "error"}, {"id", id}, {"kind", kind}, {"message", message}});
+void reply_error(std::optional<uint64_t> id, const std::string& kind, const std::string& message) {
+    RunEvent e;
+    e.type = RunEvent::Type::Error;
+    e.id = id;
+    e.error_kind = kind;
+    e.message = message;
+    reply(e);
 }
 
-std::string error_kind_of(const Error& e, bool context_lost) {
-    if (dynamic_cast<const CompileError*>(&e)) return "compile";
-    if (dynamic_cast<const GpuError*>(&e)) return context_lost ? "fault" : "gpu";
-    return "input";
-}
+// [SECTION] Ladders
 
-// [SECTION] Request parsing
-
-// An optional string field: absent or null is "", another type is an error naming the field.
-std::string request_string(const json& req, const char* key) {
-    if (!req.contains(key) || req[key].is_null()) return "";
-    if (!req[key].is_string()) throw InputError(std::string("request field '") + key + "': expected a string");
-    return req[key].get<std::string>();
-}
-
-std::map<std::string, int64_t> int_map(const json& req, const char* key) {
-    std::map<std::string, int64_t> out;
-    if (!req.contains(key) || req[key].is_null()) return out;
-    const json& m = req[key];
-    if (!m.is_object()) throw InputError(std::string("request field '") + key + "': expected an object of integers");
-    for (auto it = m.begin(); it != m.end(); ++it) {
-        int64_t v = 0;
-        if (!json_to_int64(*it, &v))
-            throw InputError(std::string("request field '") + key + "." + it.key() + "': expected a 64-bit integer");
-        out[it.key()] = v;
+// The one ladder a request names, read again for every request (a teacher editing a
+// ladder.toml next to a running workbook sees the change without restarting anything), and only
+// that one: kernels/<id>/ladder.toml, or, for a ladder whose folder has another name, the
+// manifest that declares the id. Throws InputError naming the manifest's problem.
+Ladder load_requested_ladder(const std::string& id) {
+    const fs::path root = kernels_dir();
+    std::error_code ec;
+    const bool plain_id = !id.empty() && id.find_first_of("/\\") == std::string::npos && id != "." && id != "..";
+    if (plain_id && fs::is_regular_file(root / id / "ladder.toml", ec)) {
+        Ladder L = load_ladder((root / id / "ladder.toml").string());
+        if (L.id == id) return L;
     }
-    return out;
+    std::vector<std::string> errors;
+    for (auto& L : load_all_ladders(root.string(), &errors))
+        if (L.id == id) return std::move(L);
+    for (const auto& e : errors)
+        if (plain_id && e.find("/" + id + "/") != std::string::npos) throw InputError(e);
+    throw InputError("unknown ladder '" + id + "'");
 }
 
-RunOptions run_options_from(const json& req) {
-    RunOptions o;
-    o.sizes = int_map(req, "sizes");
-    o.params = int_map(req, "params");
-    if (!request_string(req, "dtype").empty()) {
-        std::string name = request_string(req, "dtype");
-        auto d = parse_dtype(name);
-        if (!d) throw InputError("request field 'dtype': unknown type '" + name + "' (fp32, bf16, fp16)");
-        o.dtype = *d;
-    }
-    if (req.contains("options") && req["options"].is_object()) {
-        const json& opt = req["options"];
-        auto integer = [&](const char* key, int lo, int hi, int fallback) {
-            if (!opt.contains(key)) return fallback;
-            if (!opt[key].is_number_integer())
-                throw InputError(std::string("request field 'options.") + key + "': expected an integer");
-            int64_t v = 0;
-            if (!json_to_int64(opt[key], &v))
-                throw InputError(std::string("request field 'options.") + key + "': expected a 64-bit integer");
-            if (v < lo || v > hi)
-                throw InputError(std::string("request field 'options.") + key + "': " + std::to_string(v) +
-                                 " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
-            return static_cast<int>(v);
-        };
-        o.warmup = integer("warmup", 0, 1000, o.warmup);
-        int reps = integer("reps", 0, 100000, 0);
-        if (reps > 0) o.min_reps = o.max_reps = reps;
-        auto flag = [&](const char* key, bool fallback) {
-            if (!opt.contains(key)) return fallback;
-            if (!opt[key].is_boolean())
-                throw InputError(std::string("request field 'options.") + key + "': expected true or false");
-            return opt[key].get<bool>();
-        };
-        o.cold_l2 = flag("cold_l2", o.cold_l2);
-        o.check = flag("check", o.check);
-        o.counters = flag("counters", o.counters);  // [counters] a replay pass after timing
-        if (opt.contains("seed")) {
-            if (!opt["seed"].is_number_unsigned())
-                throw InputError("request field 'options.seed': expected a non-negative integer");
-            o.seed = opt["seed"].get<uint64_t>();
-        }
-    } else if (req.contains("options") && !req["options"].is_null()) {
-        throw InputError("request field 'options': expected an object");
-    }
-    return o;
-}
-
-// [SECTION] Serve loop
+// [SECTION] Run requests
 
 // Returns false when the runner must exit (its CUDA context is gone).
-bool handle_run(ServeState& st, const json& req, const json& id) {
-    std::string ladder_id = request_string(req, "ladder"), rung_id = request_string(req, "rung");
-    std::vector<std::string> load_errors;
-    // Manifests are read again for every request: a teacher editing a ladder.toml next to a
-    // running workbook sees the change without restarting anything.
-    std::vector<Ladder> ladders = load_all_ladders(kernels_dir(), &load_errors);
-    const Ladder* L = nullptr;
-    for (const auto& l : ladders)
-        if (l.id == ladder_id) L = &l;
-    if (!L) {
-        std::string why = "unknown ladder '" + ladder_id + "'";
-        for (const auto& e : load_errors)
-            if (e.find("/" + ladder_id + "/") != std::string::npos) why = e;
-        reply_error(id, "input", why);
-        return true;
-    }
-    const Rung* rung = L->find_rung(rung_id);
-    if (!rung) {
-        reply_error(id, "input", "ladder " + L->id + " has no rung '" + rung_id + "'");
-        return true;
-    }
-    RunOptions opt;
-    Problem problem;
-    ParamValues params;
+bool handle_run(ServeState& st, const RunRequest& req) {
+    std::optional<ResolvedRun> run;
+    Ladder L;
     try {
-        opt = run_options_from(req);
-        // Input problems surface before the GPU is touched.
-        problem = resolve_problem(*L, *rung, opt);
-        params = resolve_params(*rung, opt.params);
-        check_constraints(*rung,
-                          make_scope(problem.sizes, params, problem.dtype, st.gpu ? st.gpu->device().sm_count : 0));
+        L = load_requested_ladder(req.ladder);
+        const Rung* rung = L.find_rung(req.rung);
+        if (!rung) throw InputError("ladder " + L.id + " has no rung '" + req.rung + "'");
+        // The run's one resolution: input problems surface here, before the GPU is touched.
+        run = resolve_run(L, *rung, run_options_of(req), st.gpu ? st.gpu->device().sm_count : 0);
     } catch (const Error& e) {
-        reply_error(id, "input", e.what());
-        return true;
-    } catch (const std::exception& e) {
-        reply_error(id, "input", std::string("bad request: ") + e.what());
+        reply_error(req.id, "input", e.what());
         return true;
     }
     if (!st.runner) {
-        reply_error(id, "gpu", "no GPU: " + st.no_gpu_reason);
+        reply_error(req.id, "gpu", "no GPU: " + st.no_gpu_reason);
         return true;
     }
-    std::string label = L->id + "/" + rung->id;
-    for (const auto& [k, v] : params) label += " " + k + "=" + std::to_string(v);
-    label += " " + problem.describe();
-    reply({{"type", "progress"}, {"id", id}, {"stage", "running"}, {"label", label}});
+    RunEvent progress;
+    progress.type = RunEvent::Type::Progress;
+    progress.id = req.id;
+    progress.stage = "running";
+    progress.label = run->label;
+    reply(progress);
 
-    RunRecord rec;
-    try {
-        rec = st.runner->run(*L, *rung, opt);
-    } catch (const Error& e) {
-        rec.ladder = L->id;
-        rec.rung = rung->id;
-        rec.title = rung->title;
-        rec.operation = rung->operation;
-        rec.reference = rung->reference;
-        // The resolved problem, so that the failure is shown where a result would have been.
-        rec.params = params;
-        rec.sizes = problem.sizes;
-        rec.dtype = to_string(problem.dtype);
-        rec.error_kind = error_kind_of(e, st.runner->context_lost());
-        rec.error = e.what();
-        if (auto* ce = dynamic_cast<const CompileError*>(&e)) std::fprintf(stderr, "%s\n", ce->log().c_str());
-    }
-    reply({{"type", "result"}, {"id", id}, {"record", to_json(rec)}});
+    std::string compile_log;
+    RunEvent result;
+    result.id = req.id;
+    result.record = st.runner->record(*run, {false, &compile_log});
+    if (!compile_log.empty()) std::fprintf(stderr, "%s\n", compile_log.c_str());
+    reply(result);
     return !st.runner->context_lost();
 }
+
+// [SECTION] Serve loop
 
 // Reads one line of at most kMaxRequestBytes; a longer line is consumed to its end and
 // reported through *too_long (a request is a few hundred bytes; memory must stay bounded).
@@ -258,42 +148,29 @@ bool read_request_line(std::istream& in, std::string& line, bool* too_long) {
 
 enum class LineOutcome { Continue, Quit, ContextLost };
 
-LineOutcome handle_request(ServeState& st, const json& req) {
-    json id = req.contains("id") ? req["id"] : json(nullptr);
-    if (!req.contains("type") || !req["type"].is_string()) {
-        reply_error(id, "input", "request field 'type': expected a string (run, ping, quit)");
-        return LineOutcome::Continue;
-    }
-    std::string type = req["type"].get<std::string>();
-    if (type == "quit") return LineOutcome::Quit;
-    if (type == "ping") {
-        reply({{"type", "pong"}, {"id", id}});
-    } else if (type == "run") {
-        if (!handle_run(st, req, id)) return LineOutcome::ContextLost;
-    } else {
-        reply_error(id, "input", "unknown request type '" + type + "' (run, ping, quit)");
-    }
-    return LineOutcome::Continue;
-}
-
-// Every line gets an answer: malformed JSON, a wrong type, a request that throws anything.
+// Every line gets an answer: malformed JSON, a wrong type, a field that does not fit.
 LineOutcome handle_line(ServeState& st, const std::string& line) {
-    json req;
-    try {
-        req = parse_json_limited(line, "request");
-    } catch (const Error& e) {
-        reply_error(nullptr, "input", e.what());
+    DecodedRequest d = decode_request_line(line);
+    if (!d.request) {
+        reply_error(d.id, "input", d.problem);
         return LineOutcome::Continue;
     }
-    if (!req.is_object()) {
-        reply_error(nullptr, "input", "request is not a JSON object");
-        return LineOutcome::Continue;
+    const Request& req = *d.request;
+    switch (req.type) {
+        case Request::Type::Quit: return LineOutcome::Quit;
+        case Request::Type::Ping: {
+            RunEvent pong;
+            pong.type = RunEvent::Type::Pong;
+            pong.id = req.id;
+            reply(pong);
+            return LineOutcome::Continue;
+        }
+        case Request::Type::Run: break;
     }
     try {
-        return handle_request(st, req);
+        return handle_run(st, req.run) ? LineOutcome::Continue : LineOutcome::ContextLost;
     } catch (const std::exception& e) {
-        json id = req.contains("id") ? req["id"] : json(nullptr);
-        reply_error(id, "input", std::string("bad request: ") + e.what());
+        reply_error(req.id, "input", std::string("bad request: ") + e.what());
         return LineOutcome::Continue;
     }
 }
@@ -301,27 +178,28 @@ LineOutcome handle_line(ServeState& st, const std::string& line) {
 }  // namespace
 
 void serve_start(ServeState& st) {
-    json hello = {{"type", "hello"}, {"protocol", kServeProtocol}, {"tool", kToolName}, {"data_root", data_root()}};
-    std::vector<std::string> load_errors;
-    load_all_ladders(kernels_dir(), &load_errors);
-    hello["ladder_errors"] = load_errors;
+    Hello hello;
+    hello.tool = kToolName;
+    hello.data_root = data_root();
     if (st.use_gpu && GpuContext::available(&st.no_gpu_reason)) {
         try {
             st.gpu = std::make_unique<GpuContext>();
             Calibration cal = load_or_measure_calibration(*st.gpu);
             st.runner = std::make_unique<Runner>(*st.gpu, cal);
-            hello["device"] = to_json(st.gpu->device());
-            hello["calibration"] = to_json(cal);
+            hello.device = st.gpu->device();
+            hello.calibration = cal;
         } catch (const Error& e) {
             st.runner.reset();
             st.gpu.reset();
             st.no_gpu_reason = e.what();
+            hello.device.reset();
+            hello.calibration.reset();
         }
     } else if (!st.use_gpu) {
         st.no_gpu_reason = "this runner was started without a GPU";
     }
-    hello["gpu"] = st.runner != nullptr;
-    if (!st.runner) hello["reason"] = st.no_gpu_reason;
+    hello.gpu = st.runner != nullptr;
+    if (!st.runner) hello.reason = st.no_gpu_reason;
     reply(hello);
 }
 
@@ -331,7 +209,7 @@ int serve_loop(ServeState& st, std::istream& in, FILE* out) {
     bool too_long = false;
     while (read_request_line(in, line, &too_long)) {
         if (too_long) {
-            reply_error(nullptr, "input",
+            reply_error(std::nullopt, "input",
                         "request longer than " + std::to_string(kMaxRequestBytes) + " bytes: ignored");
             continue;
         }

@@ -1,5 +1,5 @@
 // The `kladder serve` loop, callable without the command line (tests/fuzz/fuzz_serve.cpp feeds
-// it hostile request lines). Protocol: the comment at the top of cmd_serve.cpp.
+// it hostile request lines). Protocol: engine/serve_protocol.h.
 #pragma once
 #include <cstdio>
 #include <istream>

@@ -268,6 +268,16 @@ Calibration calibration_from_json(const json& j, const std::string& origin) {
     return c;
 }
 
+RunRecord record_from_json(const json& j, const std::string& origin, const std::string& field) {
+    return run_from_json(Reader{origin}, j, field);
+}
+
+DeviceInfo device_from_json(const json& j, const std::string& origin) {
+    Reader rd{origin};
+    if (!j.is_object()) rd.fail("device", "expected an object");
+    return device_from_json(rd, j);
+}
+
 ResultsFile results_from_json(const json& j, const std::string& origin) {
     Reader rd{origin};
     if (!j.is_object()) rd.fail("(top level)", "expected a JSON object");

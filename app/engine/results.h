@@ -94,6 +94,9 @@ nlohmann::json to_json(const DeviceInfo& d);
 // Throws InputError "<origin>: <field>: <problem>" on a document that does not match.
 ResultsFile results_from_json(const nlohmann::json& j, const std::string& origin);
 Calibration calibration_from_json(const nlohmann::json& j, const std::string& origin);
+// One record or one device alone, read as a results file's are (the runner protocol sends them).
+RunRecord record_from_json(const nlohmann::json& j, const std::string& origin, const std::string& field);
+DeviceInfo device_from_json(const nlohmann::json& j, const std::string& origin);
 ResultsFile load_results(const std::string& path);
 void save_results(const std::string& path, const ResultsFile& r);  // atomic
 

@@ -1,4 +1,5 @@
-// [SECTION] index: Problem resolution / Preparation (compile, bind) / Correctness / Timing / Run
+// [SECTION] index: state / prepare (architecture, geometry, compile, problem, scratch, bind) /
+// check / time / derive / run and record
 #include "runner.h"
 
 #include <algorithm>
@@ -7,8 +8,8 @@
 #include "builtins.h"
 #include "counters.h"
 #include "cuda_check.h"
-#include "gpu_context.h"
 #include "device_profile.h"
+#include "gpu_context.h"
 #include "kernel_cache.h"
 #include "launch_resources.h"
 #include "tensor_map.h"
@@ -16,46 +17,7 @@
 
 namespace kl {
 
-// [SECTION] Problem resolution
-
-Problem resolve_problem(const Ladder& ladder, const Rung& rung, const RunOptions& opt) {
-    const Operation* op = find_operation(rung.operation);
-    if (!op) throw InputError("rung " + rung.id + ": unknown operation '" + rung.operation + "'");
-    Problem p;
-    p.dtype = opt.dtype ? *opt.dtype : rung.dtypes.front();
-    p.compute = rung.compute;
-    if (!p.compute.empty() && p.dtype != DType::F32)
-        throw InputError("rung " + rung.id + ": compute = \"" + p.compute + "\" applies to fp32 data only, not " +
-                         to_string(p.dtype));
-    if (std::find(rung.dtypes.begin(), rung.dtypes.end(), p.dtype) == rung.dtypes.end()) {
-        std::string list;
-        for (DType d : rung.dtypes) list += (list.empty() ? "" : ", ") + to_string(d);
-        throw InputError("rung " + rung.id + " does not support dtype " + to_string(p.dtype) + " (it supports " + list +
-                         ")");
-    }
-    for (const auto& [name, v] : ladder.default_sizes) p.sizes[name] = v;
-    for (const auto& [name, v] : opt.sizes) {
-        if (!p.sizes.count(name)) {
-            std::string list;
-            for (const auto& [k, d] : ladder.default_sizes) list += (list.empty() ? "" : ", ") + k;
-            throw InputError("ladder " + ladder.id + " has no size axis '" + name + "' (it has " + list + ")");
-        }
-        p.sizes[name] = v;
-    }
-    // Keep only the axes of this rung's operation (a ladder may mix operations).
-    std::map<std::string, int64_t> own;
-    for (const auto& axis : op->size_axes()) {
-        int64_t v = p.sizes.at(axis.name);
-        if (v < axis.min || v > axis.max)
-            throw InputError("size " + axis.name + "=" + std::to_string(v) + " is out of range for " + op->name() +
-                             " (" + std::to_string(axis.min) + ".." + std::to_string(axis.max) + ")");
-        own[axis.name] = v;
-    }
-    p.sizes = own;
-    return p;
-}
-
-// [SECTION] Preparation
+// [SECTION] State
 
 struct Runner::ProblemCache {
     std::string key;  // operation + sizes + dtype + seed
@@ -64,6 +26,8 @@ struct Runner::ProblemCache {
     std::unique_ptr<L2Flush> flush;  // made on the first cold timing, kept for the next ones
 };
 
+// A run ready to launch. Its scratch buffers live as long as it does: freed on every way out,
+// errors included.
 struct Runner::Prepared {
     struct Launch {
         const LaunchSpec* spec;
@@ -72,7 +36,17 @@ struct Runner::Prepared {
         size_t smem = 0;
         std::vector<KernelArg> args;
     };
+    explicit Prepared(GpuContext& g) : gpu(g) {}
+    ~Prepared() {
+        for (const auto& n : scratch) gpu.remove_buffer(n);
+    }
+    Prepared(const Prepared&) = delete;
+    Prepared& operator=(const Prepared&) = delete;
+    GpuContext& gpu;
+    const Operation* op = nullptr;
+    Scope scope;  // sizes, parameters, esize and this device's num_sms
     std::vector<Launch> launches;
+    std::vector<std::string> scratch;
     std::string label;
 };
 
@@ -106,15 +80,22 @@ std::shared_ptr<const TensorMapBytes> tensor_map_arg(GpuContext& gpu, const ArgS
     return encode_tensor_map_2d(req, what);
 }
 
+// A scalar argument: an expression evaluated into the declared type, or a float literal.
+KernelArg scalar_arg(const ArgSpec& a, const Scope& scope, const std::string& label) {
+    if (a.is_literal) return KernelArg::f32v(static_cast<float>(a.literal));
+    int64_t v = a.value.eval(scope);
+    if (a.type == ArgSpec::Type::I32) {
+        if (v > 2147483647LL || v < -2147483648LL)
+            throw InputError(label + ": argument '" + a.text + "' = " + std::to_string(v) + " does not fit in 32 bits");
+        return KernelArg::i32v(static_cast<int32_t>(v));
+    }
+    if (a.type == ArgSpec::Type::I64) return KernelArg::i64v(v);
+    return KernelArg::f32v(static_cast<float>(v));
+}
+
 std::string gib(double bytes) {
     char s[32];
     std::snprintf(s, sizeof s, "%.2f GiB", bytes / 1073741824.0);
-    return s;
-}
-
-std::string describe_params(const ParamValues& params) {
-    std::string s;
-    for (const auto& [k, v] : params) s += " " + k + "=" + std::to_string(v);
     return s;
 }
 }  // namespace
@@ -123,6 +104,62 @@ Runner::Runner(GpuContext& gpu, std::optional<Calibration> calibration)
     : gpu_(gpu), calibration_(std::move(calibration)), cache_(std::make_unique<ProblemCache>()) {}
 
 Runner::~Runner() = default;
+
+int Runner::num_sms() const { return gpu_.device().sm_count; }
+
+// [SECTION] Prepare
+
+std::unique_ptr<Runner::Prepared> Runner::prepare(const ResolvedRun& run, RunRecord& rec) {
+    // A rung for a newer (or another) architecture is refused before compiling.
+    if (std::string need = rung_arch_refusal(*run.rung, gpu_.device().cc()); !need.empty())
+        throw InputError(run.ladder->id + "/" + run.rung->id + ": " + need + "; this GPU is " + gpu_.device().name +
+                         " (" + gpu_.device().arch() + ")");
+    auto prep = std::make_unique<Prepared>(gpu_);
+    prep->op = find_operation(run.rung->operation);
+    prep->label = run.label;
+    prep->scope = make_scope(run.problem.sizes, run.params, run.problem.dtype, num_sms());
+    evaluate_geometry(run, *prep);
+    // Compile before allocating: a rung that does not compile costs no GPU memory.
+    load_kernels(run, *prep, rec);
+    allocate(run, *prep, rec);
+    bind_arguments(run, *prep);
+    return prep;
+}
+
+// Grid, block and dynamic shared memory of every launch, from the manifest's expressions. No GPU
+// work: what cannot launch is refused here, before anything is compiled.
+void Runner::evaluate_geometry(const ResolvedRun& run, Prepared& prep) {
+    for (const auto& spec : run.rung->launches) {
+        Prepared::Launch l;
+        l.spec = &spec;
+        if (spec.builtin.empty()) {
+            l.grid = make_dim(spec.grid, prep.scope, "grid", prep.label);
+            l.block = make_dim(spec.block, prep.scope, "block", prep.label);
+            int64_t smem = spec.smem.empty() ? 0 : spec.smem.eval(prep.scope);
+            if (smem < 0) throw InputError(prep.label + ": shared memory '" + spec.smem.text() + "' is negative");
+            l.smem = static_cast<size_t>(smem);
+        }
+        prep.launches.push_back(std::move(l));
+    }
+}
+
+// NVRTC (cached on disk), then the loaded kernel's resources checked against the device: one
+// line naming the resource and the parameters to lower when a launch cannot run.
+void Runner::load_kernels(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
+    const Rung& rung = *run.rung;
+    CompileRequest req;
+    req.source_path = rung.source_path;
+    req.defines = compile_defines(rung, run.params, run.problem.dtype);
+    req.arch = rung_arch(rung, gpu_.device().arch());
+    req.label = run.ladder->id + "/" + rung.id;
+    for (auto& l : prep.launches) {
+        if (!l.spec->builtin.empty()) continue;
+        l.kernel = gpu_.kernels().get(req, l.spec->entry);
+        // Refuses what cannot launch (one line naming the resource), opts into large shared memory.
+        rec.resources.push_back(prepare_launch(gpu_.device(), l.kernel, rung, *l.spec, l.grid, l.block,
+                                               static_cast<int64_t>(l.smem), prep.label));
+    }
+}
 
 void Runner::prepare_problem(const Operation& op, const Problem& p, uint64_t seed, const std::string& label,
                              double scratch, const std::string& scratch_list) {
@@ -156,6 +193,42 @@ void Runner::prepare_problem(const Operation& op, const Problem& p, uint64_t see
     cache_->key = key;
 }
 
+// The problem (shared by the ladder's rungs), then this rung's scratch: sized first, so that the
+// memory check sees the whole need.
+void Runner::allocate(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
+    const DType dtype = run.problem.dtype;
+    double scratch_need = 0;
+    std::string scratch_list;
+    for (const auto& s : run.rung->scratch) {
+        const double bytes =
+            double(std::max<int64_t>(s.elements.eval(prep.scope), 1)) * dtype_size(s.dtype ? *s.dtype : dtype);
+        scratch_need += bytes;
+        scratch_list += (scratch_list.empty() ? "" : ", ") + s.name + " " + gib(bytes);
+    }
+    prepare_problem(*prep.op, run.problem, run.options.seed, prep.label, scratch_need, scratch_list);
+    for (const auto& s : run.rung->scratch) {
+        gpu_.add_buffer(s.name, s.dtype ? *s.dtype : dtype, std::max<int64_t>(s.elements.eval(prep.scope), 1));
+        prep.scratch.push_back(s.name);
+    }
+    double buffer_bytes = 0;
+    for (const auto& b : cache_->buffers) buffer_bytes += double(b.elements) * dtype_size(b.dtype);
+    rec.peak_memory_bytes = buffer_bytes + scratch_need;
+}
+
+// Buffer names -> device pointers, expressions -> i32 / i64 / f32, tmap(...) -> a TMA descriptor.
+void Runner::bind_arguments(const ResolvedRun& /*run*/, Prepared& prep) {
+    for (auto& l : prep.launches) {
+        for (const auto& a : l.spec->args) {
+            if (a.kind == ArgSpec::Kind::Buffer)
+                l.args.push_back(KernelArg::pointer(gpu_.buffer(a.buffer).data()));
+            else if (a.kind == ArgSpec::Kind::TensorMap)
+                l.args.push_back(KernelArg::tensor_map(tensor_map_arg(gpu_, a, prep.scope, prep.label)));
+            else
+                l.args.push_back(scalar_arg(a, prep.scope, prep.label));
+        }
+    }
+}
+
 void Runner::launch_all(Prepared& prep) {
     for (auto& l : prep.launches) {
         if (!l.spec->builtin.empty()) {
@@ -169,7 +242,7 @@ void Runner::launch_all(Prepared& prep) {
     }
 }
 
-// [SECTION] Correctness
+// [SECTION] Check
 
 Correctness Runner::check(const Operation& op, const Problem& p, Prepared& prep) {
     for (const auto& b : cache_->buffers)
@@ -201,7 +274,7 @@ Correctness Runner::check(const Operation& op, const Problem& p, Prepared& prep)
     return total;
 }
 
-// [SECTION] Timing
+// [SECTION] Time
 
 TimingStats Runner::time_rung(Prepared& prep, const RunOptions& opt) {
     if (opt.cold_l2 && !cache_->flush) cache_->flush = std::make_unique<L2Flush>(gpu_);
@@ -213,133 +286,54 @@ TimingStats Runner::time_rung(Prepared& prep, const RunOptions& opt) {
     return time_repetitions(gpu_, plan, opt.cold_l2 ? cache_->flush.get() : nullptr, [&] { launch_all(prep); });
 }
 
-// [SECTION] Run
+// [SECTION] Derive
 
-RunRecord Runner::run(const Ladder& ladder, const Rung& rung, const RunOptions& opt) {
-    // Everything that needs no GPU is checked first, so bad input never reaches a launch.
-    Problem p = resolve_problem(ladder, rung, opt);
-    const Operation& op = *find_operation(rung.operation);
-    ParamValues params = resolve_params(rung, opt.params);
-    Scope scope = make_scope(p.sizes, params, p.dtype, gpu_.device().sm_count);
-    check_constraints(rung, scope);
+// Rates against the median time, and their share of the ceilings calibrated on this device.
+void Runner::derive(const ResolvedRun& run, RunRecord& rec) const {
+    if (!rec.timing) return;
+    double s = rec.timing->median_ms * 1e-3;
+    rec.gbps = rec.ideal_bytes / s / 1e9;
+    rec.tflops = rec.flops / s / 1e12;
+    if (calibration_ && calibration_->copy_gbps > 0) rec.pct_copy = 100.0 * rec.gbps / calibration_->copy_gbps;
+    if (calibration_ && rec.flops > 0) {
+        double ceiling = run.problem.dtype == DType::F32 ? calibration_->sgemm_tflops : calibration_->bf16_tflops;
+        if (ceiling > 0) rec.pct_gemm = 100.0 * rec.tflops / ceiling;
+    }
+}
 
-    // A rung for a newer (or another) architecture is refused before compiling.
-    if (std::string need = rung_arch_refusal(rung, gpu_.device().cc()); !need.empty())
-        throw InputError(ladder.id + "/" + rung.id + ": " + need + "; this GPU is " + gpu_.device().name + " (" +
-                         gpu_.device().arch() + ")");
-    Prepared prep;
-    prep.label = ladder.id + "/" + rung.id + describe_params(params) + " " + p.describe();
-    ScopedContext ctx("rung " + prep.label);
+// [SECTION] Run and record
 
-    RunRecord rec;
-    rec.ladder = ladder.id;
-    rec.rung = rung.id;
-    rec.title = rung.title;
-    rec.operation = rung.operation;
-    rec.reference = rung.reference;
-    rec.params = params;
-    rec.sizes = p.sizes;
-    rec.dtype = to_string(p.dtype);
-    rec.l2 = opt.cold_l2 ? "cold" : "warm";
-    rec.warmup = opt.warmup;
-    Work work = op.work(p);
+void Runner::measure(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
+    const RunOptions& opt = run.options;
+    if (opt.check) rec.correctness = check(*prep.op, run.problem, prep);
+    if (opt.time) {
+        rec.timing = time_rung(prep, opt);
+        derive(run, rec);
+    }
+    // [counters] A separate replay pass after timing: profiling never touches a timed repetition.
+    if (opt.counters) {
+        if (!counters_) counters_ = std::make_unique<CounterCollector>(gpu_);
+        counters_->collect([&] { launch_all(prep); }, rec);
+    }
+}
+
+RunRecord Runner::run(const ResolvedRun& run) {
+    ScopedContext ctx("rung " + run.label);
+    const Rung& rung = *run.rung;
+    RunRecord rec = identity_record(run);
+    rec.l2 = run.options.cold_l2 ? "cold" : "warm";
+    rec.warmup = run.options.warmup;
+    // The work: the operation's (ideal bytes, FLOPs) unless the rung's model counts FLOPs itself.
+    const Scope scope = make_scope(run.problem.sizes, run.params, run.problem.dtype, num_sms());
+    Work work = find_operation(rung.operation)->work(run.problem);
     rec.flops = rung.model.flops.empty() ? work.flops : double(rung.model.flops.eval(scope));
     rec.ideal_bytes = work.ideal_bytes;
     if (!rung.model.bytes.empty()) rec.model_bytes = double(rung.model.bytes.eval(scope));
     rec.model_note = rung.model.note;
 
-    // Compile before allocating: a rung that does not compile costs no GPU memory.
-    std::vector<std::string> defines = compile_defines(rung, params, p.dtype);
-    CompileRequest req;
-    req.source_path = rung.source_path;
-    req.defines = defines;
-    req.arch = rung_arch(rung, gpu_.device().arch());
-    req.label = ladder.id + "/" + rung.id;
-    for (const auto& spec : rung.launches) {
-        Prepared::Launch l;
-        l.spec = &spec;
-        if (spec.builtin.empty()) {
-            l.kernel = gpu_.kernels().get(req, spec.entry);
-            l.grid = make_dim(spec.grid, scope, "grid", prep.label);
-            l.block = make_dim(spec.block, scope, "block", prep.label);
-            int64_t smem = spec.smem.empty() ? 0 : spec.smem.eval(scope);
-            if (smem < 0) throw InputError(prep.label + ": shared memory '" + spec.smem.text() + "' is negative");
-            l.smem = static_cast<size_t>(smem);
-            // Refuses what cannot launch (one line naming the resource), opts into large shared memory.
-            rec.resources.push_back(
-                prepare_launch(gpu_.device(), l.kernel, rung, spec, l.grid, l.block, smem, prep.label));
-        }
-        prep.launches.push_back(std::move(l));
-    }
-
-    // The rung's scratch, sized first so that the memory check sees the whole need.
-    double scratch_need = 0;
-    std::string scratch_list;
-    for (const auto& s : rung.scratch) {
-        const double bytes =
-            double(std::max<int64_t>(s.elements.eval(scope), 1)) * dtype_size(s.dtype ? *s.dtype : p.dtype);
-        scratch_need += bytes;
-        scratch_list += (scratch_list.empty() ? "" : ", ") + s.name + " " + gib(bytes);
-    }
-    prepare_problem(op, p, opt.seed, prep.label, scratch_need, scratch_list);
-    // Scratch buffers live for this rung only: freed on every way out, errors included.
-    struct ScratchGuard {
-        GpuContext& gpu;
-        std::vector<std::string> names;
-        ~ScratchGuard() {
-            for (const auto& n : names) gpu.remove_buffer(n);
-        }
-    } scratch_guard{gpu_, {}};
-    for (const auto& s : rung.scratch) {
-        gpu_.add_buffer(s.name, s.dtype ? *s.dtype : p.dtype, std::max<int64_t>(s.elements.eval(scope), 1));
-        scratch_guard.names.push_back(s.name);
-    }
-    double buffer_bytes = 0;
-    for (const auto& b : cache_->buffers) buffer_bytes += double(b.elements) * dtype_size(b.dtype);
-    rec.peak_memory_bytes = buffer_bytes + scratch_need;
-
-    for (auto& l : prep.launches) {
-        for (const auto& a : l.spec->args) {
-            if (a.kind == ArgSpec::Kind::Buffer) {
-                l.args.push_back(KernelArg::pointer(gpu_.buffer(a.buffer).data()));
-            } else if (a.kind == ArgSpec::Kind::TensorMap) {
-                l.args.push_back(KernelArg::tensor_map(tensor_map_arg(gpu_, a, scope, prep.label)));
-            } else if (a.is_literal) {
-                l.args.push_back(KernelArg::f32v(static_cast<float>(a.literal)));
-            } else {
-                int64_t v = a.value.eval(scope);
-                if (a.type == ArgSpec::Type::I32) {
-                    if (v > 2147483647LL || v < -2147483648LL)
-                        throw InputError(prep.label + ": argument '" + a.text + "' = " + std::to_string(v) +
-                                         " does not fit in 32 bits");
-                    l.args.push_back(KernelArg::i32v(static_cast<int32_t>(v)));
-                } else if (a.type == ArgSpec::Type::I64) {
-                    l.args.push_back(KernelArg::i64v(v));
-                } else {
-                    l.args.push_back(KernelArg::f32v(static_cast<float>(v)));
-                }
-            }
-        }
-    }
-
+    std::unique_ptr<Prepared> prep = prepare(run, rec);
     try {
-        if (opt.check) rec.correctness = check(op, p, prep);
-        if (opt.time) {
-            rec.timing = time_rung(prep, opt);
-            double s = rec.timing->median_ms * 1e-3;
-            rec.gbps = rec.ideal_bytes / s / 1e9;
-            rec.tflops = rec.flops / s / 1e12;
-            if (calibration_ && calibration_->copy_gbps > 0) rec.pct_copy = 100.0 * rec.gbps / calibration_->copy_gbps;
-            if (calibration_ && rec.flops > 0) {
-                double ceiling = p.dtype == DType::F32 ? calibration_->sgemm_tflops : calibration_->bf16_tflops;
-                if (ceiling > 0) rec.pct_gemm = 100.0 * rec.tflops / ceiling;
-            }
-        }
-        // [counters] A separate replay pass after timing: profiling never touches a timed repetition.
-        if (opt.counters) {
-            if (!counters_) counters_ = std::make_unique<CounterCollector>(gpu_);
-            counters_->collect([&] { launch_all(prep); }, rec);
-        }
+        measure(run, *prep, rec);
     } catch (const GpuError&) {
         // A sticky error (illegal address, trap) poisons the whole CUDA context.
         cudaError_t after = cudaDeviceSynchronize();
@@ -347,6 +341,23 @@ RunRecord Runner::run(const Ladder& ladder, const Rung& rung, const RunOptions& 
         throw;
     }
     return rec;
+}
+
+RunRecord Runner::run(const Ladder& ladder, const Rung& rung, const RunOptions& opt) {
+    return run(resolve_run(ladder, rung, opt, num_sms()));
+}
+
+RunRecord Runner::record(const ResolvedRun& run, const RecordOptions& how) {
+    if (how.skip_unsupported_arch)
+        if (std::string need = rung_arch_refusal(*run.rung, gpu_.device().cc()); !need.empty())
+            return skipped_record(run, need);
+    if (context_lost_) return skipped_record(run, "the GPU context was lost after an earlier fault");
+    try {
+        return this->run(run);
+    } catch (const Error& e) {
+        if (auto* ce = dynamic_cast<const CompileError*>(&e); ce && how.compile_log) *how.compile_log = ce->log();
+        return failed_record(run, e, context_lost_);
+    }
 }
 
 void fill_reference_ratios(std::vector<RunRecord>& runs) {

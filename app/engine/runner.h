@@ -1,9 +1,15 @@
 // The runner measures one rung the way nvbench would, and checks it the way llm.c's dev/cuda
-// does: resolve parameters and check constraints (before any GPU work), compile, make inputs
-// and the reference once per problem, poison the outputs with NaN, run once and compare,
-// then warm up and time many repetitions with CUDA events, flushing L2 before each one.
+// does. A run goes through five steps, each its own function:
+//   resolve  (run_plan.h, no GPU)  sizes, dtype, parameters, constraints: all bad input
+//   prepare                         architecture, launch geometry, compile and load, problem
+//                                   buffers with inputs and the reference (once per problem),
+//                                   scratch, kernel arguments
+//   check    outputs poisoned with NaN, one run, compared with the reference
+//   time     warm-up, then repetitions bracketed by CUDA events, L2 flushed before each one
+//   derive   GB/s, FLOP/s and the percentages of the calibrated ceilings
+// Runner::record() does all of it and returns a RunRecord in every case: measured, or failed
+// with its classified error (run_plan.h), or skipped.
 #pragma once
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,50 +18,56 @@
 #include "manifest.h"
 #include "operation.h"
 #include "results.h"
+#include "run_plan.h"
 
 namespace kl {
 
 class GpuContext;
 class CounterCollector;  // [counters]
 
-struct RunOptions {
-    std::map<std::string, int64_t> sizes;  // overrides of the ladder's default sizes
-    ParamValues params;                    // overrides of the rung's defaults
-    std::optional<DType> dtype;            // default: the rung's first dtype
-    int warmup = 2;                        // untimed runs after the checked one
-    int min_reps = 10, max_reps = 300;
-    double budget_ms = 400;  // stop repeating after this much timed GPU time (past min_reps)
-    bool cold_l2 = true;     // flush L2 before every timed repetition
-    bool check = true;       // compare against the reference
-    bool time = true;
-    bool counters = false;  // [counters] read hardware counters in a replay pass after timing (counters.h)
-    uint64_t seed = 20261122;
-};
-
-// The problem a rung runs on with these options: sizes (defaults + overrides, validated
-// against the operation's axes) and dtype (validated against the rung). No GPU needed.
-Problem resolve_problem(const Ladder& ladder, const Rung& rung, const RunOptions& opt);
-
 class Runner {
   public:
     Runner(GpuContext& gpu, std::optional<Calibration> calibration);
     ~Runner();
 
-    // Throws InputError (bad parameter, size, constraint, too large), CompileError, GpuError.
+    // Run and record: never throws an engine Error. A run after a fault that lost the CUDA
+    // context is recorded as skipped; with skip_unsupported_arch a rung this device's
+    // architecture cannot run is recorded as skipped (what `run all` does) instead of failed.
+    // An NVRTC log, when the rung did not compile, goes to *compile_log.
+    struct RecordOptions {
+        bool skip_unsupported_arch = false;
+        std::string* compile_log = nullptr;
+    };
+    RunRecord record(const ResolvedRun& run, const RecordOptions& how);
+    RunRecord record(const ResolvedRun& run) { return record(run, RecordOptions{}); }
+
+    // Throws InputError (too large, not launchable, wrong architecture), CompileError, GpuError.
     // After a GpuError, context_lost() says whether the CUDA context survived.
+    RunRecord run(const ResolvedRun& run);
+    // Resolves with this device's SM count, then runs (tests and small tools).
     RunRecord run(const Ladder& ladder, const Rung& rung, const RunOptions& opt);
     bool context_lost() const { return context_lost_; }
+    int num_sms() const;
 
   private:
     struct Prepared;
     struct ProblemCache;
+    // [SECTION] prepare: architecture, geometry, compile and load, problem, scratch, arguments
+    std::unique_ptr<Prepared> prepare(const ResolvedRun& run, RunRecord& rec);
+    void evaluate_geometry(const ResolvedRun& run, Prepared& prep);
+    void load_kernels(const ResolvedRun& run, Prepared& prep, RunRecord& rec);
     // Allocates the problem's buffers, inputs and reference (kept while the problem stays the
     // same). Refuses, before allocating anything, a problem whose buffers plus the rung's
     // `scratch` (bytes, described in `scratch_list`) do not fit in free memory.
     void prepare_problem(const Operation& op, const Problem& p, uint64_t seed, const std::string& label, double scratch,
                          const std::string& scratch_list);
+    void allocate(const ResolvedRun& run, Prepared& prep, RunRecord& rec);
+    void bind_arguments(const ResolvedRun& run, Prepared& prep);
+    // [SECTION] check, time, derive
     Correctness check(const Operation& op, const Problem& p, Prepared& prep);
     TimingStats time_rung(Prepared& prep, const RunOptions& opt);
+    void derive(const ResolvedRun& run, RunRecord& rec) const;
+    void measure(const ResolvedRun& run, Prepared& prep, RunRecord& rec);
     void launch_all(Prepared& prep);
 
     GpuContext& gpu_;

@@ -1,4 +1,4 @@
-// [SECTION] index: requests / process control / reading / worker loop / public API / locating kladder
+// [SECTION] index: construction / process control / reading / worker loop / public API / locating kladder
 #include "gui/runner_client.h"
 
 #include <fcntl.h>
@@ -15,21 +15,9 @@
 namespace kl::gui {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-// [SECTION] Requests
-
-json encode_run_request(const RunRequest& r) {
-    json options = json::object();
-    if (r.warmup) options["warmup"] = *r.warmup;
-    if (r.reps) options["reps"] = *r.reps;
-    if (r.cold_l2) options["cold_l2"] = *r.cold_l2;
-    // Only sent when asked for: a runner that predates the field then sees the same request.
-    if (r.counters) options["counters"] = true;
-    return {{"type", "run"},      {"ladder", r.ladder}, {"rung", r.rung},    {"sizes", r.sizes},
-            {"params", r.params}, {"dtype", r.dtype},   {"options", options}};
-}
+// [SECTION] Construction
 
 RunnerClient::RunnerClient(RunnerOptions options) : options_(std::move(options)) {
     // A write to a dead child's pipe must return EPIPE, not kill the GUI.
@@ -136,7 +124,7 @@ std::string RunnerClient::reap(const std::string& reason_if_killed) {
         char buf[4096];
         ssize_t n;
         while ((n = read(err_child_, buf, sizeof buf)) > 0) err_buffer_.append(buf, size_t(n));
-        if (!err_buffer_.empty()) emit({RunnerEvent::Kind::Log, 0, err_buffer_, nullptr});
+        if (!err_buffer_.empty()) emit({RunnerEvent::Kind::Log, 0, err_buffer_, {}, {}});
         err_buffer_.clear();
     }
     for (int* fd : {&to_child_, &from_child_, &err_child_})
@@ -152,7 +140,7 @@ std::string RunnerClient::reap(const std::string& reason_if_killed) {
         how = "exit code " + std::to_string(WEXITSTATUS(status));
     else
         how = "ended";
-    emit({RunnerEvent::Kind::Exited, 0, how, {{"pid", pid}}});
+    emit({RunnerEvent::Kind::Exited, 0, how, {}, {}});
     return how;
 }
 
@@ -170,7 +158,7 @@ bool RunnerClient::write_line(const std::string& line) {
 
 // [SECTION] Reading
 
-bool RunnerClient::pump(int wait_ms, std::vector<json>& lines) {
+bool RunnerClient::pump(int wait_ms, std::vector<RunnerLine>& lines) {
     if (from_child_ < 0) return false;
     pollfd fds[2] = {{from_child_, POLLIN, 0}, {err_child_, POLLIN, 0}};
     int n = ::poll(fds, err_child_ >= 0 ? 2 : 1, wait_ms);
@@ -189,7 +177,7 @@ bool RunnerClient::pump(int wait_ms, std::vector<json>& lines) {
         while ((nl = err_buffer_.find('\n')) != std::string::npos) {
             std::string text = err_buffer_.substr(0, nl);
             err_buffer_.erase(0, nl + 1);
-            if (!text.empty()) emit({RunnerEvent::Kind::Log, 0, text, nullptr});
+            if (!text.empty()) emit({RunnerEvent::Kind::Log, 0, text, {}, {}});
         }
     }
     size_t nl;
@@ -197,15 +185,16 @@ bool RunnerClient::pump(int wait_ms, std::vector<json>& lines) {
         std::string text = out_buffer_.substr(0, nl);
         out_buffer_.erase(0, nl + 1);
         if (text.empty()) continue;
-        try {
-            json j = json::parse(text);
-            if (j.is_object())
-                lines.push_back(std::move(j));
-            else
-                emit({RunnerEvent::Kind::Log, 0, "runner wrote a non-object line: " + text.substr(0, 200), nullptr});
-        } catch (const json::parse_error&) {
-            emit({RunnerEvent::Kind::Log, 0, "runner wrote a line that is not JSON: " + text.substr(0, 200), nullptr});
-        }
+        // Lines nobody can place are logged; a reply to a request is the worker's to judge.
+        RunnerLine l = decode_runner_line(text);
+        if (!l.problem.empty() && !l.id && !l.version_mismatch && !l.bad_hello)
+            emit({RunnerEvent::Kind::Log,
+                  0,
+                  "runner wrote a line that is not understood (" + l.problem + "): " + text.substr(0, 200),
+                  {},
+                  {}});
+        else
+            lines.push_back(std::move(l));
     }
     return open;
 }
@@ -219,146 +208,165 @@ void RunnerClient::emit(RunnerEvent e) {
 
 void RunnerClient::worker_loop() {
     for (;;) {
-        Pending job{0, nullptr};
-        {
-            std::unique_lock<std::mutex> lock(mutex_);
-            wake_.wait(lock, [&] { return stop_ || !queue_.empty() || want_start_ || kill_requested_; });
-            if (stop_) break;
-            if (!queue_.empty()) {
-                job = std::move(queue_.front());
-                queue_.pop_front();
-                in_flight_ = job.id;
-                cancel_in_flight_ = false;
-            }
-            want_start_ = false;
-        }
+        Pending job;
+        if (!wait_for_work(job)) break;
         if (kill_requested_.exchange(false) && pid_ > 0) reap("killed on request");
-
-        // Make sure a runner is up and has said hello. One that died while idle is reaped first.
-        if (pid_ > 0 && !child_alive()) reap("");
-        if (pid_ <= 0) {
-            if (failures_in_a_row_ >= options_.max_restarts_in_a_row) {
-                if (job.id)
-                    emit({RunnerEvent::Kind::Failed, job.id,
-                          "the runner failed to start " + std::to_string(failures_in_a_row_) +
-                              " times in a row; not retrying until the next request",
-                          nullptr});
-                std::lock_guard<std::mutex> lock(mutex_);
-                in_flight_ = 0;
-                failures_in_a_row_ = 0;  // the next submit tries again
-                continue;
-            }
-            std::string why;
-            if (!spawn(&why)) {
-                ++failures_in_a_row_;
-                if (job.id) emit({RunnerEvent::Kind::Failed, job.id, "could not start the runner: " + why, nullptr});
-                std::lock_guard<std::mutex> lock(mutex_);
-                in_flight_ = 0;
-                continue;
-            }
-        }
-        if (!hello_seen_) {
-            auto deadline = Clock::now() + std::chrono::duration<double>(options_.hello_timeout_s);
-            bool open = true;
-            while (!hello_seen_ && open && Clock::now() < deadline && !cancel_in_flight_ && !kill_requested_) {
-                std::vector<json> lines;
-                open = pump(50, lines);
-                for (auto& l : lines) {
-                    if (l.value("type", "") == "hello") {
-                        hello_seen_ = true;
-                        emit({RunnerEvent::Kind::Hello, 0, "", l});
-                    }
-                }
-            }
-            if (!hello_seen_) {
-                std::string why = !open               ? "the runner ended before saying hello"
-                                  : cancel_in_flight_ ? "cancelled"
-                                  : kill_requested_   ? "killed on request"
-                                                      : "the runner did not say hello within " +
-                                                          std::to_string(int(options_.hello_timeout_s)) + " s";
-                reap(open ? why : "");
-                if (why != "cancelled") ++failures_in_a_row_;
-                if (job.id) emit({RunnerEvent::Kind::Failed, job.id, why, nullptr});
-                std::lock_guard<std::mutex> lock(mutex_);
-                in_flight_ = 0;
-                continue;
-            }
-            failures_in_a_row_ = 0;
-        }
-        if (!job.id) continue;
-
-        // Send the request and wait for its terminal reply, a crash, a time-out or a cancel.
-        job.request["id"] = job.id;
-        std::string failure;
-        bool finished = false, fault_reported = false;
-        if (!write_line(job.request.dump())) {
-            failure = "could not send the request: the runner is gone";
-        } else {
-            auto deadline = Clock::now() + std::chrono::duration<double>(options_.request_timeout_s);
-            while (!finished) {
-                if (cancel_in_flight_) {
-                    failure = "cancelled";
-                    reap("killed to cancel the running request");
-                    break;
-                }
-                if (kill_requested_.exchange(false)) {
-                    failure = "the runner was killed while running this request";
-                    reap("killed on request");
-                    break;
-                }
-                if (Clock::now() > deadline) {
-                    failure = "no reply within " + std::to_string(int(options_.request_timeout_s)) +
-                              " s: the rung was stopped";
-                    reap("killed after a time-out");
-                    break;
-                }
-                std::vector<json> lines;
-                bool open = pump(50, lines);
-                for (auto& l : lines) {
-                    std::string type = l.value("type", "");
-                    bool ours = l.contains("id") && l["id"].is_number_unsigned() && l["id"].get<uint64_t>() == job.id;
-                    if (type == "hello") {
-                        emit({RunnerEvent::Kind::Hello, 0, "", l});
-                    } else if (type == "progress" && ours) {
-                        emit({RunnerEvent::Kind::Progress, job.id, l.value("label", ""), l});
-                    } else if (type == "result" && ours) {
-                        const json& rec = l.contains("record") ? l["record"] : json();
-                        fault_reported = rec.is_object() && rec.contains("error") && rec["error"].is_object() &&
-                                         rec["error"].value("kind", "") == "fault";
-                        emit({RunnerEvent::Kind::Result, job.id, "", l});
-                        finished = true;
-                    } else if ((type == "error" && (ours || l["id"].is_null())) || (type == "pong" && ours)) {
-                        if (type == "error")
-                            failure = l.value("message", "error");
-                        else
-                            emit({RunnerEvent::Kind::Result, job.id, "", l});
-                        finished = true;
-                    }
-                }
-                if (!finished && !open) {
-                    std::string how = reap("");
-                    failure = "the runner died while running this request (" + how + ")";
-                    break;
-                }
-            }
-        }
-        if (!finished && pid_ > 0) reap("killed after a failed write");
-        if (!failure.empty()) emit({RunnerEvent::Kind::Failed, job.id, failure, nullptr});
-        // After a fault that lost its CUDA context the runner replies, then exits: reap it now,
-        // so that the exit is reported with the request and the next one starts fresh.
-        if (finished && pid_ > 0 && fault_reported) {
-            for (int i = 0; i < 80 && child_alive(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
-            reap(child_alive() ? "killed: it kept running after losing its CUDA context" : "");
-        }
+        if (ensure_runner(job) && job.id) run_request(job);
         std::lock_guard<std::mutex> lock(mutex_);
         in_flight_ = 0;
     }
     reap("");
 }
 
+bool RunnerClient::wait_for_work(Pending& job) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    wake_.wait(lock, [&] { return stop_ || !queue_.empty() || want_start_ || kill_requested_; });
+    if (stop_) return false;
+    if (!queue_.empty()) {
+        job = std::move(queue_.front());
+        queue_.pop_front();
+        in_flight_ = job.id;
+        cancel_in_flight_ = false;
+    }
+    want_start_ = false;
+    return true;
+}
+
+bool RunnerClient::ensure_runner(const Pending& job) {
+    auto fail = [&](const std::string& why) {
+        if (job.id) emit({RunnerEvent::Kind::Failed, job.id, why, {}, {}});
+        return false;
+    };
+    // A runner of another protocol version never becomes usable: say so for every request.
+    if (!incompatible_.empty()) return fail(incompatible_);
+    // One that died while idle is reaped first.
+    if (pid_ > 0 && !child_alive()) reap("");
+    if (pid_ <= 0) {
+        if (failures_in_a_row_ >= options_.max_restarts_in_a_row) {
+            const int failures = failures_in_a_row_;
+            failures_in_a_row_ = 0;  // the next submit tries again
+            return fail("the runner failed to start " + std::to_string(failures) +
+                        " times in a row; not retrying until the next request");
+        }
+        std::string why;
+        if (!spawn(&why)) {
+            ++failures_in_a_row_;
+            return fail("could not start the runner: " + why);
+        }
+    }
+    return hello_seen_ || await_hello(job);
+}
+
+bool RunnerClient::await_hello(const Pending& job) {
+    auto deadline = Clock::now() + std::chrono::duration<double>(options_.hello_timeout_s);
+    bool open = true;
+    while (!hello_seen_ && open && incompatible_.empty() && Clock::now() < deadline && !cancel_in_flight_ &&
+           !kill_requested_) {
+        std::vector<RunnerLine> lines;
+        open = pump(50, lines);
+        for (auto& l : lines) {
+            if ((l.version_mismatch || l.bad_hello) && incompatible_.empty()) {
+                incompatible_ = l.problem;
+                emit({RunnerEvent::Kind::Incompatible, 0, incompatible_, {}, {}});
+            } else if (l.hello && !hello_seen_) {
+                hello_seen_ = true;
+                emit({RunnerEvent::Kind::Hello, 0, "", std::move(l.hello), {}});
+            }
+        }
+    }
+    if (hello_seen_) {
+        failures_in_a_row_ = 0;
+        return true;
+    }
+    std::string why = !incompatible_.empty() ? incompatible_
+                      : !open                ? "the runner ended before saying hello"
+                      : cancel_in_flight_    ? "cancelled"
+                      : kill_requested_      ? "killed on request"
+                                             : "the runner did not say hello within " +
+                                              std::to_string(int(options_.hello_timeout_s)) + " s";
+    reap(open ? why : "");
+    if (why != "cancelled" && incompatible_.empty()) ++failures_in_a_row_;
+    if (job.id) emit({RunnerEvent::Kind::Failed, job.id, why, {}, {}});
+    return false;
+}
+
+bool RunnerClient::read_replies(const Pending& job, bool* fault_reported, std::string* failure) {
+    std::vector<RunnerLine> lines;
+    bool open = pump(50, lines);
+    bool finished = false;
+    for (auto& l : lines) {
+        const bool ours = l.id && *l.id == job.id;
+        if (l.hello) {
+            emit({RunnerEvent::Kind::Hello, 0, "", std::move(l.hello), {}});
+        } else if (!l.event) {
+            // A reply to this request that cannot be read ends it; any other one is only logged.
+            if (ours) {
+                *failure = "runner reply not understood: " + l.problem;
+                finished = true;
+            } else {
+                emit({RunnerEvent::Kind::Log, 0, "runner reply not understood: " + l.problem, {}, {}});
+            }
+        } else if (l.event->type == RunEvent::Type::Progress && ours) {
+            emit({RunnerEvent::Kind::Progress, job.id, l.event->label, {}, {}});
+        } else if (l.event->type == RunEvent::Type::Result && ours) {
+            *fault_reported = l.event->record.error_kind == "fault";
+            emit({RunnerEvent::Kind::Result, job.id, "", {}, std::move(l.event->record)});
+            finished = true;
+        } else if (l.event->type == RunEvent::Type::Error && (ours || !l.id)) {
+            *failure = l.event->message;
+            finished = true;
+        }
+    }
+    if (!finished && !open) {
+        std::string how = reap("");
+        *failure = "the runner died while running this request (" + how + ")";
+        return true;
+    }
+    return finished;
+}
+
+void RunnerClient::run_request(const Pending& job) {
+    RunRequest request = job.request;
+    request.id = job.id;
+    std::string failure;
+    bool finished = false, fault_reported = false;
+    if (!write_line(encode_line(request))) {
+        failure = "could not send the request: the runner is gone";
+    } else {
+        auto deadline = Clock::now() + std::chrono::duration<double>(options_.request_timeout_s);
+        while (!finished) {
+            if (cancel_in_flight_) {
+                failure = "cancelled";
+                reap("killed to cancel the running request");
+                break;
+            }
+            if (kill_requested_.exchange(false)) {
+                failure = "the runner was killed while running this request";
+                reap("killed on request");
+                break;
+            }
+            if (Clock::now() > deadline) {
+                failure =
+                    "no reply within " + std::to_string(int(options_.request_timeout_s)) + " s: the rung was stopped";
+                reap("killed after a time-out");
+                break;
+            }
+            finished = read_replies(job, &fault_reported, &failure);
+        }
+    }
+    if (!finished && pid_ > 0) reap("killed after a failed write");
+    if (!failure.empty()) emit({RunnerEvent::Kind::Failed, job.id, failure, {}, {}});
+    // After a fault that lost its CUDA context the runner replies, then exits: reap it now,
+    // so that the exit is reported with the request and the next one starts fresh.
+    if (finished && pid_ > 0 && fault_reported) {
+        for (int i = 0; i < 80 && child_alive(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        reap(child_alive() ? "killed: it kept running after losing its CUDA context" : "");
+    }
+}
+
 // [SECTION] Public API (any thread)
 
-uint64_t RunnerClient::submit(json request) {
+uint64_t RunnerClient::submit(RunRequest request) {
     std::lock_guard<std::mutex> lock(mutex_);
     uint64_t id = next_id_++;
     queue_.push_back({id, std::move(request)});
@@ -374,7 +382,7 @@ void RunnerClient::start() {
 
 void RunnerClient::cancel() {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& p : queue_) events_.push_back({RunnerEvent::Kind::Failed, p.id, "cancelled", nullptr});
+    for (const auto& p : queue_) events_.push_back({RunnerEvent::Kind::Failed, p.id, "cancelled", {}, {}});
     queue_.clear();
     if (in_flight_) cancel_in_flight_ = true;
 }

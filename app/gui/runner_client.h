@@ -1,4 +1,4 @@
-// The GUI's side of `kladder serve` (protocol: app/cli/cmd_serve.cpp): a child runner process
+// The GUI's side of `kladder serve` (protocol: engine/serve_protocol.h): a child runner process
 // that does all GPU work, fed from a queue by a worker thread. The UI thread only submits
 // requests and polls events; it never blocks on the child.
 //
@@ -8,6 +8,8 @@
 //   kind Failed saying what happened, and the queue goes on.
 // - cancel() drops the queue and kills the child if it is busy (a kernel cannot be stopped
 //   half-way any other way); the next request starts a fresh one.
+// - A runner of another protocol version is refused once (Kind::Incompatible, one line naming
+//   both versions) and not restarted: every request then fails with that line.
 // No ImGui here: tests drive this class directly.
 #pragma once
 #include <sys/types.h>
@@ -24,33 +26,27 @@
 #include <thread>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "engine/results.h"
+#include "engine/serve_protocol.h"
 
 namespace kl::gui {
 
 struct RunnerEvent {
     enum class Kind {
-        Hello,     // a runner started: json = the hello object
-        Progress,  // json = the progress object
-        Result,    // json = the result object (record inside)
-        Failed,    // the request ended without a result: message says why (error reply, crash, time-out, cancel)
-        Exited,    // the runner process ended: message says how ("killed by signal 9", "exit code 3")
-        Log,       // a line the runner wrote on stderr
+        Hello,         // a runner started: hello = what it said
+        Progress,      // message = the run's label
+        Result,        // record = the run's record (record.error set when the rung failed)
+        Failed,        // the request ended without a result: message says why (error reply, crash, time-out, cancel)
+        Exited,        // the runner process ended: message says how ("killed by signal 9", "exit code 3")
+        Log,           // a line the runner wrote on stderr, or a reply that could not be read
+        Incompatible,  // the runner speaks another protocol version (or an unreadable hello): message
+                       // says which, in one line; no request runs
     } kind;
     uint64_t request_id = 0;  // 0 for events not tied to a request
     std::string message;
-    nlohmann::json json;
+    std::optional<Hello> hello;       // Kind::Hello
+    std::optional<RunRecord> record;  // Kind::Result
 };
-
-// One "run" request of the protocol. Unset options keep the runner's defaults.
-struct RunRequest {
-    std::string ladder, rung, dtype;
-    std::map<std::string, int64_t> sizes, params;
-    std::optional<int> warmup, reps;
-    std::optional<bool> cold_l2;
-    bool counters = false;  // a hardware-counters replay pass after timing (docs/counters.md)
-};
-nlohmann::json encode_run_request(const RunRequest& r);
 
 struct RunnerOptions {
     std::vector<std::string> command;  // argv of the runner, e.g. {"/path/kladder", "serve"}
@@ -66,8 +62,8 @@ class RunnerClient {
     RunnerClient(const RunnerClient&) = delete;
     RunnerClient& operator=(const RunnerClient&) = delete;
 
-    // Queues a request (its "id" is set here) and returns the id. Starts the runner if needed.
-    uint64_t submit(nlohmann::json request);
+    // Queues a request (its id is set here) and returns the id. Starts the runner if needed.
+    uint64_t submit(RunRequest request);
     // Drops queued requests; kills the child if it is running one. Each dropped or killed
     // request gets a Failed event with message "cancelled".
     void cancel();
@@ -85,10 +81,19 @@ class RunnerClient {
 
   private:
     struct Pending {
-        uint64_t id;
-        nlohmann::json request;
+        uint64_t id = 0;  // 0: no request (a start or a kill woke the worker)
+        RunRequest request;
     };
     void worker_loop();
+    bool wait_for_work(Pending& job);  // false when the client is stopping
+    // A runner up and greeted; false (the job, if any, failed with the reason) otherwise.
+    bool ensure_runner(const Pending& job);
+    bool await_hello(const Pending& job);
+    // Sends the request and waits for its terminal reply, a crash, a time-out or a cancel.
+    void run_request(const Pending& job);
+    // One pass of reading while a request runs: true when the request ended (*failure says how
+    // when it ended without a result).
+    bool read_replies(const Pending& job, bool* fault_reported, std::string* failure);
     bool spawn(std::string* why);
     // Returns how the child ended ("killed by signal 9 (Killed)", "exit code 3", ...).
     std::string reap(const std::string& reason_if_killed);
@@ -96,7 +101,7 @@ class RunnerClient {
     bool write_line(const std::string& line);
     // Reads whatever the child wrote (stdout lines and stderr lines) for up to `wait_ms`.
     // Returns false when the child's stdout closed.
-    bool pump(int wait_ms, std::vector<nlohmann::json>& lines);
+    bool pump(int wait_ms, std::vector<RunnerLine>& lines);
     void emit(RunnerEvent e);
 
     RunnerOptions options_;
@@ -119,6 +124,7 @@ class RunnerClient {
     bool hello_seen_ = false;
     bool pid_ever_started_ = false;
     int failures_in_a_row_ = 0;
+    std::string incompatible_;  // set once a runner of another protocol version said hello
 };
 
 // Where the runner is: $KLADDER_SERVE (a whole command line, split on spaces; for tests), else

@@ -8,7 +8,7 @@
 #include <cstdio>
 
 #include "engine/errors.h"
-#include "engine/runner.h"
+#include "engine/run_plan.h"
 #include "engine/paths.h"
 #include "gui/widgets.h"
 
@@ -253,13 +253,12 @@ ParamValues Workbook::resolved_params(const Rung& r) const {
 std::string Workbook::constraint_problem() const {
     if (!ladder_ || !rung_) return "";
     try {
-        ParamValues p = resolve_params(*rung_, params_);
-        if (auto broken = broken_constraint(*rung_, sizes_, p)) return *broken;
+        // The engine's one resolution, as the runner will do it: what it refuses is shown here.
         RunOptions o;
         o.sizes = sizes_;
         o.params = params_;
         o.dtype = parse_dtype(dtype_);
-        resolve_problem(*ladder_, *rung_, o);
+        resolve_run(*ladder_, *rung_, o, runner_.num_sms);
     } catch (const Error& e) { return e.what(); }
     return "";
 }

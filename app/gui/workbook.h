@@ -204,7 +204,7 @@ class Workbook {
         std::string unavailable;  // why no runner can be started
         bool hello = false, gpu = false;
         std::string device, no_gpu_reason;
-        nlohmann::json device_json;  // the hello's device object (exported results name it)
+        std::optional<DeviceInfo> device_info;  // the hello's device (exported results name it)
         std::optional<Calibration> calibration;
         int num_sms = 0;
         std::string device_arch;       // "sm_90"
@@ -218,13 +218,16 @@ class Workbook {
     } runner_;
     void start_runner();
     void poll_runner();
+    void on_runner_hello(const Hello& h);
+    void on_runner_result(const RunnerEvent& e);
+    void finish_job_if_answered();
     void run_rung();
     void run_ladder();
     void run_sweep(const std::string& axis);
     void cancel_job();
     void submit_to(Job& job, const Rung& r, const ParamValues& params, const Sizes& sizes);
     void start_job(Job job, const std::string& why_empty);  // why_empty: shown when it has no request
-    nlohmann::json make_request(const Rung& r, const ParamValues& params, const Sizes& sizes) const;
+    RunRequest make_request(const Rung& r, const ParamValues& params, const Sizes& sizes) const;
     std::vector<int64_t> sweep_values(const std::string& axis) const;
 
     // [SECTION] Start (workbook.cpp)

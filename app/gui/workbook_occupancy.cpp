@@ -134,16 +134,9 @@ Workbook::OccupancyInputs Workbook::occupancy_inputs(const Rung& r, const ParamV
     // The device: the live GPU, else the recorded device the plots show (its limits, or the
     // profile of its architecture for files without them).
     const std::string& preferred = store_.preferred_device();
-    if (runner_.gpu && runner_.device_json.contains("limits") && runner_.device_json["limits"].is_object()) {
-        try {
-            in.device.limits = limits_from_json(runner_.device_json["limits"], "runner hello", "device.limits");
-            in.device.has_limits = true;
-            in.device.name = runner_.device;
-            const int cc = parse_arch(runner_.device_arch).cc;
-            in.device.cc_major = cc / 10, in.device.cc_minor = cc % 10;
-            in.device.sm_count = runner_.num_sms;
-            in.device_from = "of this GPU";
-        } catch (const Error&) {}
+    if (runner_.gpu && runner_.device_info && runner_.device_info->has_limits) {
+        in.device = *runner_.device_info;
+        in.device_from = "of this GPU";
     }
     if (!in.device.has_limits) {
         for (const auto& src : store_.sources())

@@ -397,16 +397,7 @@ ResultsFile Workbook::results_snapshot() const {
         f.runs.push_back(run.record);
         live = live || run.live;
     }
-    if (live && runner_.device_json.is_object()) {
-        // The runner's own description of its GPU, parsed the way a results file's is.
-        try {
-            nlohmann::json doc = {{"schema", kResultsSchema},
-                                  {"version", kResultsVersion},
-                                  {"device", runner_.device_json},
-                                  {"runs", nlohmann::json::array()}};
-            f.device = results_from_json(doc, "runner hello").device;
-        } catch (const Error&) {}
-    }
+    if (live && runner_.device_info) f.device = runner_.device_info;  // the runner's own description of its GPU
     if (!f.device) {
         // Recorded results only: name the device when every file names the same one.
         std::string name, created;

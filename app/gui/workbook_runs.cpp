@@ -2,7 +2,6 @@
 // ladder, or a sweep) is a list of requests; its progress is the share of them answered. The
 // runner's events arrive on a worker thread and are taken here once per frame.
 // [SECTION] index: runner start / requests / jobs / sweeps / events
-#include <signal.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,8 +12,6 @@
 #include "gui/workbook.h"
 
 namespace kl::gui {
-
-using nlohmann::json;
 
 // [SECTION] Runner start
 
@@ -40,13 +37,13 @@ void Workbook::start_runner() {
 
 // [SECTION] Requests
 
-json Workbook::make_request(const Rung& r, const ParamValues& params, const Sizes& sizes) const {
+RunRequest Workbook::make_request(const Rung& r, const ParamValues& params, const Sizes& sizes) const {
     RunRequest req;
     req.ladder = ladder_->id;
     req.rung = r.id;
     req.sizes = sizes;
     req.params = params;
-    req.dtype = dtype_;
+    req.dtype = parse_dtype(dtype_);
     if (const LessonStep* s = step()) {
         // A step may demonstrate measuring mistakes: no warm-up, a single repetition, warm L2.
         req.warmup = s->runner.warmup;
@@ -54,7 +51,7 @@ json Workbook::make_request(const Rung& r, const ParamValues& params, const Size
         req.cold_l2 = s->runner.cold_l2;
     }
     req.counters = params_ui_.counters;
-    return encode_run_request(req);
+    return req;
 }
 
 // [SECTION] Jobs
@@ -201,38 +198,66 @@ void Workbook::cancel_job() {
 
 // [SECTION] Events
 
+namespace {
+std::string hello_summary(bool restart, bool gpu, const std::string& device, const std::string& no_gpu_reason) {
+    return std::string(restart ? "runner restarted: " : "runner ready: ") +
+           (gpu ? device : "no GPU (" + no_gpu_reason + ")");
+}
+}  // namespace
+
+void Workbook::on_runner_hello(const Hello& h) {
+    bool restart = runner_.hello;
+    runner_.hello = true;
+    runner_.gpu = h.gpu;
+    if (runner_.gpu && h.device) {
+        runner_.device = h.device->name;
+        runner_.device_info = h.device;
+        runner_.num_sms = h.device->sm_count;
+        runner_.device_arch = h.device->arch();
+        store_.set_live_device(runner_.device);
+        if (h.calibration) {
+            runner_.calibration = h.calibration;
+            store_.set_live_calibration(runner_.calibration);
+        }
+        runner_.status = "GPU runner ready: " + runner_.device;
+        runner_.no_gpu_reason.clear();
+    } else {
+        runner_.gpu = false;
+        runner_.no_gpu_reason = h.reason.empty() ? "unknown reason" : h.reason;
+        runner_.status = "no GPU: " + runner_.no_gpu_reason;
+    }
+    if (restart) ++runner_.restarts_seen;
+    log(hello_summary(restart, runner_.gpu, runner_.device, runner_.no_gpu_reason));
+}
+
+void Workbook::on_runner_result(const RunnerEvent& e) {
+    const RunRecord& rec = *e.record;
+    store_.add_live(rec);
+    ++runner_.results_received;
+    if (!rec.error.empty()) {
+        runner_.last_error_title = rec.title.empty() ? rec.rung : rec.title;
+        runner_.last_error = rec.error_kind + ": " + rec.error;
+        log(rec.ladder + "/" + rec.rung + " failed: " + runner_.last_error, true);
+        // A fault poisons the runner's CUDA context: it exits, and a fresh one starts.
+        if (rec.error_kind == "fault") runner_.awaiting_exit = true;
+    } else {
+        std::string line = rec.ladder + "/" + rec.rung + ": ";
+        if (rec.timing) line += std::to_string(rec.timing->median_ms) + " ms, ";
+        line += rec.correctness ? rec.correctness->summary() : "not checked";
+        log(line);
+        // Counters asked for but not read: say why once per run (the tooltip keeps it too).
+        if (params_ui_.counters) log("  counters: " + counters_summary(rec.counters, rec.counters_note));
+    }
+    if (runner_.job && runner_.job->open.erase(e.request_id)) ++runner_.job->done;
+}
+
 void Workbook::poll_runner() {
     if (!runner_.client) return;
     for (auto& e : runner_.client->poll()) {
         switch (e.kind) {
-            case RunnerEvent::Kind::Hello: {
-                bool restart = runner_.hello;
-                runner_.hello = true;
-                runner_.gpu = e.json.value("gpu", false);
-                if (runner_.gpu) {
-                    const json& dev = e.json.contains("device") ? e.json["device"] : json::object();
-                    runner_.device = dev.value("name", "GPU");
-                    runner_.device_json = dev;
-                    runner_.num_sms = dev.value("sm_count", 0);
-                    runner_.device_arch = dev.value("arch", "");
-                    store_.set_live_device(runner_.device);
-                    try {
-                        if (e.json.contains("calibration") && !e.json["calibration"].is_null()) {
-                            runner_.calibration = calibration_from_json(e.json["calibration"], "runner hello");
-                            store_.set_live_calibration(runner_.calibration);
-                        }
-                    } catch (const Error& err) { log(std::string("runner hello: ") + err.what()); }
-                    runner_.status = "GPU runner ready: " + runner_.device;
-                    runner_.no_gpu_reason.clear();
-                } else {
-                    runner_.no_gpu_reason = e.json.value("reason", "unknown reason");
-                    runner_.status = "no GPU: " + runner_.no_gpu_reason;
-                }
-                if (restart) ++runner_.restarts_seen;
-                log(std::string(restart ? "runner restarted: " : "runner ready: ") +
-                    (runner_.gpu ? runner_.device : "no GPU (" + runner_.no_gpu_reason + ")"));
+            case RunnerEvent::Kind::Hello:
+                if (e.hello) on_runner_hello(*e.hello);
                 break;
-            }
             case RunnerEvent::Kind::Progress:
                 if (runner_.job) {
                     int answered = runner_.job->done + runner_.job->failed;
@@ -240,37 +265,9 @@ void Workbook::poll_runner() {
                                      std::to_string(runner_.job->requests.size()) + ": " + e.message;
                 }
                 break;
-            case RunnerEvent::Kind::Result: {
-                if (!e.json.contains("record")) break;  // a pong
-                RunRecord rec;
-                try {
-                    json doc = {{"schema", kResultsSchema},
-                                {"version", kResultsVersion},
-                                {"runs", json::array({e.json["record"]})}};
-                    rec = results_from_json(doc, "runner reply").runs.at(0);
-                } catch (const Error& err) {
-                    log(std::string("runner reply not understood: ") + err.what(), true);
-                    break;
-                }
-                store_.add_live(rec);
-                ++runner_.results_received;
-                if (!rec.error.empty()) {
-                    runner_.last_error_title = rec.title.empty() ? rec.rung : rec.title;
-                    runner_.last_error = rec.error_kind + ": " + rec.error;
-                    log(rec.ladder + "/" + rec.rung + " failed: " + runner_.last_error, true);
-                    // A fault poisons the runner's CUDA context: it exits, and a fresh one starts.
-                    if (rec.error_kind == "fault") runner_.awaiting_exit = true;
-                } else {
-                    std::string line = rec.ladder + "/" + rec.rung + ": ";
-                    if (rec.timing) line += std::to_string(rec.timing->median_ms) + " ms, ";
-                    line += rec.correctness ? rec.correctness->summary() : "not checked";
-                    log(line);
-                    // Counters asked for but not read: say why once per run (the tooltip keeps it too).
-                    if (params_ui_.counters) log("  counters: " + counters_summary(rec.counters, rec.counters_note));
-                }
-                if (runner_.job && runner_.job->open.erase(e.request_id)) ++runner_.job->done;
+            case RunnerEvent::Kind::Result:
+                if (e.record) on_runner_result(e);
                 break;
-            }
             case RunnerEvent::Kind::Failed: {
                 bool was_cancel = e.message == "cancelled" && runner_.job && runner_.job->cancelled;
                 if (!was_cancel) {
@@ -289,9 +286,20 @@ void Workbook::poll_runner() {
                     (runner_.job && !runner_.job->cancelled ? "; a fresh runner takes the next request" : ""));
                 runner_.status = "runner exited (" + e.message + "); a fresh one starts with the next run";
                 break;
+            case RunnerEvent::Kind::Incompatible:
+                // One line, in the status bar, the log and on stderr; the runner is not used.
+                runner_.unavailable = e.message;
+                runner_.status = "live runs unavailable: " + e.message;
+                log(runner_.status, true);
+                std::fprintf(stderr, "kernel-ladder: %s\n", e.message.c_str());
+                break;
             case RunnerEvent::Kind::Log: log("runner: " + e.message); break;
         }
     }
+    finish_job_if_answered();
+}
+
+void Workbook::finish_job_if_answered() {
     if (runner_.job && runner_.job->open.empty()) {
         const Job& j = *runner_.job;
         double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - j.started).count();

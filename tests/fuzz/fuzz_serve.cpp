@@ -1,12 +1,14 @@
-// Fuzz target: the `kladder serve` request handler (app/cli/cmd_serve.cpp) without a GPU: each
-// input is a session of request lines; every line must get its reply and the loop must end
-// normally (replies go to /dev/null).
+// Fuzz target: both ends of the runner protocol (engine/serve_protocol.h) without a GPU. Each
+// input is a session of lines: the `kladder serve` loop (app/cli/cmd_serve.cpp) must answer every
+// line and end normally (replies go to /dev/null), and the window's decoder of runner lines must
+// read or refuse each one without throwing.
 #include <cstdio>
 #include <sstream>
 #include <string>
 
 #include "cli/serve.h"
 #include "engine/errors.h"
+#include "engine/serve_protocol.h"
 #include "fuzz_driver.h"
 
 namespace {
@@ -27,6 +29,9 @@ int main(int argc, char** argv) {
                     "\"options\":{",
                     "\"reps\":",
                     "\"seed\":-1",
+                    "{\"type\":\"hello\",\"protocol\":2,",
+                    "{\"type\":\"result\",\"id\":1,\"record\":{",
+                    "\"gpu\":true,\"device\":{\"name\":\"x\",\"sm_count\":1}",
                     "\"dtype\":",
                     "\"id\":[",
                     "\"type\":7",
@@ -45,6 +50,13 @@ int main(int argc, char** argv) {
         std::istringstream in(text);
         int code = kl::cli::serve_loop(g_state, in, g_out);
         if (code != 0) throw std::runtime_error("serve_loop ended with code " + std::to_string(code));
+        std::istringstream lines(text);
+        std::string line;
+        while (std::getline(lines, line)) {
+            kl::RunnerLine l = kl::decode_runner_line(line);  // throws nothing: a problem is data
+            if (l.problem.empty() == !(l.hello || l.event))
+                throw std::runtime_error("runner line neither read nor refused: " + line.substr(0, 200));
+        }
     };
     return kl::fuzz::main_for(t, argc, argv);
 }

@@ -10,14 +10,17 @@
 #include "gui/runner_client.h"
 
 using namespace kl::gui;
-using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
-json run_request(int64_t n) {
-    return {{"type", "run"},       {"ladder", "elementwise"},  {"rung", "vector_add"},
-            {"sizes", {{"n", n}}}, {"params", json::object()}, {"dtype", "fp32"}};
+kl::RunRequest run_request(int64_t n) {
+    kl::RunRequest r;
+    r.ladder = "elementwise";
+    r.rung = "vector_add";
+    r.sizes = {{"n", n}};
+    r.dtype = kl::DType::F32;
+    return r;
 }
 
 struct Collected {
@@ -65,7 +68,8 @@ TEST(RunnerClient, HelloThenResults) {
     EXPECT_NE(a, b);
     pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) == 2; });
     ASSERT_EQ(got.count(RunnerEvent::Kind::Hello), 1);
-    EXPECT_TRUE(got.first(RunnerEvent::Kind::Hello)->json.value("gpu", false));
+    ASSERT_TRUE(got.first(RunnerEvent::Kind::Hello)->hello);
+    EXPECT_TRUE(got.first(RunnerEvent::Kind::Hello)->hello->gpu);
     ASSERT_EQ(got.count(RunnerEvent::Kind::Result), 2);
     EXPECT_EQ(got.count(RunnerEvent::Kind::Failed), 0);
     EXPECT_GE(got.count(RunnerEvent::Kind::Progress), 2);
@@ -74,7 +78,8 @@ TEST(RunnerClient, HelloThenResults) {
     for (const auto& e : got.all)
         if (e.kind == RunnerEvent::Kind::Result) order.push_back(e.request_id);
     EXPECT_EQ(order, (std::vector<uint64_t>{a, b}));
-    EXPECT_EQ(got.first(RunnerEvent::Kind::Result)->json["record"]["sizes"]["n"], 1024);
+    ASSERT_TRUE(got.first(RunnerEvent::Kind::Result)->record);
+    EXPECT_EQ(got.first(RunnerEvent::Kind::Result)->record->sizes.at("n"), 1024);
     pump(
         c, got, [&] { return !c.busy(); }, 2);
     EXPECT_FALSE(c.busy());
@@ -177,24 +182,30 @@ TEST(RunnerClient, RealKladderServe) {
     RunnerClient c(o);
     Collected got;
     c.submit(run_request(1 << 16));
-    c.submit({{"type", "run"}, {"ladder", "elementwise"}, {"rung", "vector_add"}, {"params", {{"TPB", 48}}}});
+    kl::RunRequest bad;
+    bad.ladder = "elementwise";
+    bad.rung = "vector_add";
+    bad.params = {{"TPB", 48}};
+    c.submit(bad);
     pump(
         c, got, [&] { return got.count(RunnerEvent::Kind::Result) + got.count(RunnerEvent::Kind::Failed) >= 2; }, 150);
     const RunnerEvent* hello = got.first(RunnerEvent::Kind::Hello);
     ASSERT_NE(hello, nullptr);
-    bool gpu = hello->json.value("gpu", false);
+    ASSERT_TRUE(hello->hello);
+    bool gpu = hello->hello->gpu;
     std::vector<std::string> failures;
     for (const auto& e : got.all)
         if (e.kind == RunnerEvent::Kind::Failed) failures.push_back(e.message);
     if (!gpu) {
-        EXPECT_FALSE(hello->json.value("reason", "").empty());
+        EXPECT_FALSE(hello->hello->reason.empty());
         ASSERT_EQ(failures.size(), 2u);
         EXPECT_NE(failures[0].find("no GPU"), std::string::npos) << failures[0];
     } else {
         ASSERT_EQ(failures.size(), 1u);
         const RunnerEvent* r = got.first(RunnerEvent::Kind::Result);
         ASSERT_NE(r, nullptr);
-        EXPECT_TRUE(r->json["record"]["error"].is_null()) << r->json.dump();
+        ASSERT_TRUE(r->record);
+        EXPECT_TRUE(r->record->error.empty()) << r->record->error;
     }
     // A value the manifest does not allow is refused before any GPU work, GPU or not.
     EXPECT_NE(failures.back().find("TPB=48"), std::string::npos) << failures.back();
@@ -205,13 +216,13 @@ TEST(RunnerClient, RealKladderServe) {
 // field before it touches the GPU (a wrong type is refused naming it; on a machine without a GPU
 // a valid one gets the no-GPU reply, not an input error).
 TEST(RunRequest, CountersFieldIsEncodedOnlyWhenAsked) {
-    RunRequest r;
+    kl::RunRequest r;
     r.ladder = "elementwise";
     r.rung = "vector_add";
-    r.dtype = "fp32";
+    r.dtype = kl::DType::F32;
     r.sizes = {{"n", 4096}};
     r.params = {{"TPB", 256}};
-    json plain = encode_run_request(r);
+    nlohmann::json plain = nlohmann::json::parse(kl::encode_line(r));
     EXPECT_EQ(plain["type"], "run");
     EXPECT_EQ(plain["sizes"]["n"], 4096);
     EXPECT_EQ(plain["params"]["TPB"], 256);
@@ -220,7 +231,7 @@ TEST(RunRequest, CountersFieldIsEncodedOnlyWhenAsked) {
     r.counters = true;
     r.warmup = 0;
     r.cold_l2 = false;
-    json asked = encode_run_request(r);
+    nlohmann::json asked = nlohmann::json::parse(kl::encode_line(r));
     EXPECT_EQ(asked["options"]["counters"], true) << asked.dump();
     EXPECT_EQ(asked["options"]["warmup"], 0);
     EXPECT_EQ(asked["options"]["cold_l2"], false);
@@ -229,19 +240,16 @@ TEST(RunRequest, CountersFieldIsEncodedOnlyWhenAsked) {
 TEST(RunRequest, CountersReachTheFakeRunner) {
     RunnerClient c(fake({"--delay-ms", "5"}));
     Collected got;
-    RunRequest r;
-    r.ladder = "elementwise";
-    r.rung = "vector_add";
-    r.dtype = "fp32";
-    r.sizes = {{"n", 1024}};
-    uint64_t without = c.submit(encode_run_request(r));
+    kl::RunRequest r = run_request(1024);
+    uint64_t without = c.submit(r);
     r.counters = true;
-    uint64_t with = c.submit(encode_run_request(r));
+    uint64_t with = c.submit(r);
     pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) == 2; });
     ASSERT_EQ(got.count(RunnerEvent::Kind::Result), 2);
     for (const auto& e : got.all) {
         if (e.kind != RunnerEvent::Kind::Result) continue;
-        std::string note = e.json["record"].value("counters_note", "");
+        ASSERT_TRUE(e.record);
+        std::string note = e.record->counters_note;
         if (e.request_id == with) { EXPECT_NE(note.find("counters asked for"), std::string::npos) << note; }
         if (e.request_id == without) { EXPECT_EQ(note.find("counters asked for"), std::string::npos) << note; }
     }
@@ -253,24 +261,15 @@ TEST(RunRequest, RealKladderServeReadsTheCountersField) {
     o.request_timeout_s = 120;
     RunnerClient c(o);
     Collected got;
-    RunRequest r;
-    r.ladder = "elementwise";
-    r.rung = "vector_add";
-    r.dtype = "fp32";
-    r.sizes = {{"n", 1 << 12}};
+    kl::RunRequest r = run_request(1 << 12);
     r.counters = true;
-    json bad = encode_run_request(r);
-    bad["options"]["counters"] = "yes";
-    c.submit(bad);
-    uint64_t good = c.submit(encode_run_request(r));
+    uint64_t good = c.submit(r);
     pump(
-        c, got, [&] { return got.count(RunnerEvent::Kind::Result) + got.count(RunnerEvent::Kind::Failed) >= 2; }, 150);
+        c, got, [&] { return got.count(RunnerEvent::Kind::Result) + got.count(RunnerEvent::Kind::Failed) >= 1; }, 150);
     const RunnerEvent* hello = got.first(RunnerEvent::Kind::Hello);
     ASSERT_NE(hello, nullptr);
-    const RunnerEvent* refused = got.first(RunnerEvent::Kind::Failed);
-    ASSERT_NE(refused, nullptr);
-    EXPECT_NE(refused->message.find("options.counters"), std::string::npos) << refused->message;
-    if (!hello->json.value("gpu", false)) {
+    ASSERT_TRUE(hello->hello);
+    if (!hello->hello->gpu) {
         std::string second;
         for (const auto& e : got.all)
             if (e.kind == RunnerEvent::Kind::Failed && e.request_id == good) second = e.message;
@@ -281,9 +280,34 @@ TEST(RunRequest, RealKladderServeReadsTheCountersField) {
         for (const auto& e : got.all)
             if (e.kind == RunnerEvent::Kind::Result && e.request_id == good) {
                 seen = true;
-                EXPECT_EQ(e.json["record"].value("counters_note", "").find("not collected"), std::string::npos)
-                    << e.json.dump();
+                ASSERT_TRUE(e.record);
+                EXPECT_EQ(e.record->counters_note.find("not collected"), std::string::npos) << e.record->counters_note;
             }
         EXPECT_TRUE(seen);
     }
+}
+
+// A runner from another build (protocol 1) is refused in one line naming both versions; the
+// request fails with that line and no runner is started again for the next one.
+TEST(RunnerClient, AnotherProtocolVersionIsRefusedInOneLine) {
+    RunnerClient c(fake({"--protocol", "1", "--delay-ms", "5"}));
+    Collected got;
+    uint64_t a = c.submit(run_request(1024));
+    pump(c, got, [&] { return got.count(RunnerEvent::Kind::Failed) >= 1; });
+    const RunnerEvent* inc = got.first(RunnerEvent::Kind::Incompatible);
+    ASSERT_NE(inc, nullptr);
+    EXPECT_NE(inc->message.find("protocol 1"), std::string::npos) << inc->message;
+    EXPECT_NE(inc->message.find("protocol " + std::to_string(kl::kServeProtocol)), std::string::npos) << inc->message;
+    EXPECT_EQ(inc->message.find('\n'), std::string::npos) << inc->message;
+    const RunnerEvent* f = got.first(RunnerEvent::Kind::Failed);
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->request_id, a);
+    EXPECT_EQ(f->message, inc->message);
+    EXPECT_EQ(got.count(RunnerEvent::Kind::Hello), 0);
+    uint64_t b = c.submit(run_request(2048));
+    pump(c, got, [&] { return got.count(RunnerEvent::Kind::Failed) >= 2; });
+    EXPECT_EQ(got.count(RunnerEvent::Kind::Result), 0);
+    EXPECT_EQ(got.count(RunnerEvent::Kind::Incompatible), 1);
+    EXPECT_EQ(c.restarts(), 0);
+    EXPECT_EQ(got.all.back().request_id, b);
 }

@@ -3,8 +3,8 @@
 // a fresh runner carries on; a runner killed mid-sweep is replaced and the sweep finishes; a
 // rung that hangs is stopped by the time-out. Skipped, with the runner's reason, without a GPU.
 //
-// Links only the runner client (no md4c, no GL): it runs on the GPU machine from a build folder
-// made on a development machine.
+// Links only the runner client and the engine (no md4c, no GL): it runs on the GPU machine from a
+// build folder made on a development machine.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -17,7 +17,6 @@
 
 namespace fs = std::filesystem;
 using namespace kl::gui;
-using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -51,9 +50,17 @@ fs::path make_root() {
     return root;
 }
 
-json run(const std::string& ladder, const std::string& rung, int64_t n) {
-    return {{"type", "run"}, {"ladder", ladder}, {"rung", rung}, {"sizes", {{"n", n}}}, {"dtype", "fp32"}};
+kl::RunRequest run(const std::string& ladder, const std::string& rung, int64_t n) {
+    kl::RunRequest r;
+    r.ladder = ladder;
+    r.rung = rung;
+    r.sizes = {{"n", n}};
+    r.dtype = kl::DType::F32;
+    return r;
 }
+
+// The error a result carries ("" when the rung ran): what the record says, in one line.
+std::string error_of(const RunnerEvent* e) { return e->record ? e->record->error : "no record"; }
 
 struct Events {
     std::vector<RunnerEvent> all;
@@ -101,7 +108,8 @@ class RunnerGpu : public ::testing::Test {
             probe, ev, [&] { return ev.count(RunnerEvent::Kind::Hello) > 0; }, 180);
         auto hellos = ev.of(RunnerEvent::Kind::Hello);
         ASSERT_FALSE(hellos.empty()) << "kladder serve did not say hello";
-        if (!hellos[0]->json.value("gpu", false)) GTEST_SKIP() << "no GPU: " << hellos[0]->json.value("reason", "");
+        ASSERT_TRUE(hellos[0]->hello);
+        if (!hellos[0]->hello->gpu) GTEST_SKIP() << "no GPU: " << hellos[0]->hello->reason;
     }
     void TearDown() override { fs::remove_all(root_); }
     fs::path root_;
@@ -120,11 +128,10 @@ TEST_F(RunnerGpu, TrapIsReportedAndAFreshRunnerCarriesOn) {
         c, ev, [&] { return ev.answered() >= 3; }, 240);
     auto results = ev.of(RunnerEvent::Kind::Result);
     ASSERT_EQ(results.size(), 3u) << "failures: " << ev.count(RunnerEvent::Kind::Failed);
-    EXPECT_TRUE(results[0]->json["record"]["error"].is_null());
-    const json& trap = results[1]->json["record"]["error"];
-    ASSERT_TRUE(trap.is_object());
-    EXPECT_EQ(trap.value("kind", ""), "fault") << trap.dump();
-    EXPECT_TRUE(results[2]->json["record"]["error"].is_null()) << results[2]->json.dump();
+    EXPECT_EQ(error_of(results[0]), "");
+    ASSERT_TRUE(results[1]->record);
+    EXPECT_EQ(results[1]->record->error_kind, "fault") << results[1]->record->error;
+    EXPECT_EQ(error_of(results[2]), "");
     EXPECT_GE(ev.count(RunnerEvent::Kind::Exited), 1);  // the faulted runner left
     EXPECT_EQ(ev.count(RunnerEvent::Kind::Hello), 2);   // and a fresh one said hello
 }
@@ -143,8 +150,7 @@ TEST_F(RunnerGpu, KilledMidSweepIsReplacedAndTheSweepFinishes) {
     EXPECT_EQ(ev.answered(), points);
     EXPECT_LE(ev.count(RunnerEvent::Kind::Failed), 1);
     EXPECT_GE(ev.count(RunnerEvent::Kind::Hello), 2);
-    for (const auto* r : ev.of(RunnerEvent::Kind::Result))
-        EXPECT_TRUE(r->json["record"]["error"].is_null()) << r->json.dump();
+    for (const auto* r : ev.of(RunnerEvent::Kind::Result)) EXPECT_EQ(error_of(r), "");
 }
 
 TEST_F(RunnerGpu, HangIsStoppedByTheTimeOut) {
@@ -161,5 +167,5 @@ TEST_F(RunnerGpu, HangIsStoppedByTheTimeOut) {
     EXPECT_NE(failed[0]->message.find("no reply within"), std::string::npos) << failed[0]->message;
     auto results = ev.of(RunnerEvent::Kind::Result);
     ASSERT_EQ(results.size(), 1u);
-    EXPECT_TRUE(results[0]->json["record"]["error"].is_null()) << results[0]->json.dump();
+    EXPECT_EQ(error_of(results[0]), "");
 }
