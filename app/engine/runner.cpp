@@ -10,6 +10,7 @@
 #include "gpu_context.h"
 #include "device_profile.h"
 #include "kernel_cache.h"
+#include "launch_geometry.h"
 #include "launch_resources.h"
 #include "tensor_map.h"
 #include "timing.h"
@@ -227,6 +228,7 @@ RunRecord Runner::run(const Ladder& ladder, const Rung& rung, const RunOptions& 
     if (std::string need = rung_arch_refusal(rung, gpu_.device().cc()); !need.empty())
         throw InputError(ladder.id + "/" + rung.id + ": " + need + "; this GPU is " + gpu_.device().name + " (" +
                          gpu_.device().arch() + ")");
+    check_launch_geometry(ladder.id + "/" + rung.id, rung, scope, gpu_.device().limits);  // grid, block, smem
     Prepared prep;
     prep.label = ladder.id + "/" + rung.id + describe_params(params) + " " + p.describe();
     ScopedContext ctx("rung " + prep.label);
@@ -256,6 +258,7 @@ RunRecord Runner::run(const Ladder& ladder, const Rung& rung, const RunOptions& 
     req.arch = rung_arch(rung, gpu_.device().arch());
     req.label = ladder.id + "/" + rung.id;
     for (const auto& spec : rung.launches) {
+        if (!spec.applies(scope)) continue;  // `when` (one entry per head dimension, say)
         Prepared::Launch l;
         l.spec = &spec;
         if (spec.builtin.empty()) {
