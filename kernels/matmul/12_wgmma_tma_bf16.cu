@@ -69,10 +69,9 @@ static_assert(CONSUMER_REGS <= 256, "setmaxnreg allows at most 256 registers per
 
 static_assert(BM == 128 || BM == 256, "BM must be 128 or 256 (two or four consumer warpgroups)");
 static_assert(BN == 64 || BN == 128 || BN == 256, "BN must be 64, 128 or 256 (the N of one wgmma)");
+// The accumulators' registers and the stages' shared memory are the manifest's constraints.
 static_assert(BN / 2 + 32 <= CONSUMER_REGS, "a consumer's BN / 2 accumulators must fit its register budget");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
-static_assert(STAGES * STAGE_BYTES + SMEM_ALIGN + 16 * STAGES <= 227 * 1024,
-              "the stages must fit in 227 KB of shared memory");
 
 // A CUtensorMap's 128 opaque bytes, as the engine encodes them. Passed by value as a
 // `const __grid_constant__` parameter: the copy engine reads it from the parameter space.
