@@ -17,7 +17,6 @@
 #include "engine/compiler.h"
 #include "engine/device_profile.h"
 #include "engine/errors.h"
-#include "engine/launch_geometry.h"
 #include "engine/paths.h"
 #include "engine/runner.h"
 
@@ -91,9 +90,7 @@ void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, co
                     ro.dtype = dt;
                     Problem p = resolve_problem(L, r, ro);
                     try {
-                        const Scope scope = make_scope(p.sizes, pv, dt, 132);
-                        check_constraints(r, scope);
-                        check_launch_geometry(L.id + "/" + r.id, r, scope, DeviceLimits{});  // grid and block
+                        check_constraints(r, make_scope(p.sizes, pv, dt, 132));
                     } catch (const InputError& e) {
                         ++n.skipped;
                         if (opt.verbose)

@@ -96,7 +96,7 @@ struct Rung {
     RungModel model;
     int line = 0;
     int index = 0;  // position in the ladder
-    // What lessons, cards and plot axes call it: the file's number ("10" for 10_wgmma_bf16.cu),
+    // What lessons, cards and plot axes call it: the file's number ("11" for 11_wgmma_bf16.cu),
     // "R1", "R2", ... for library references (no file), else the position ("03").
     std::string number;
     const ParamSpec* find_param(const std::string& name) const;

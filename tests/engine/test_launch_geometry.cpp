@@ -110,7 +110,7 @@ TEST(LaunchGeometry, DynamicSharedMemoryIsCheckedAgainstTheProfilesOptInLimit) {
 }
 
 TEST(LaunchGeometry, UnknownSharedMemoryLimitIsNotChecked) {
-    // A default DeviceLimits (no GPU, no profile: check-kernels) knows the grid and block limits of
+    // A default DeviceLimits (no GPU, no profile) knows the grid and block limits of
     // every CUDA GPU but not the shared memory: that is left to the runner.
     const kl::Ladder& L = ladder("matmul");
     const kl::Rung& r = *L.find_rung("mma_bf16");
