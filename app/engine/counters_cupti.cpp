@@ -336,6 +336,8 @@ struct CounterCollector::Impl {
         gpu.synchronize();
     }
 
+    // One range around the workload, replayed pass by pass until CUPTI has every counter; then
+    // the metrics evaluated on the host. The profiler is enabled for this call only.
     RawCounters measure(const std::function<void()>& workload) {
         std::vector<const char*> names;
         for (const auto& m : plan.metrics.supported) names.push_back(m.c_str());
@@ -354,6 +356,14 @@ struct CounterCollector::Impl {
             }
         } disable_on_exit{object};
 
+        std::vector<uint8_t> data = configure(object, names);
+        const int passes = replay(object, workload);
+        return evaluate(object, data, names, passes);
+    }
+
+    // The counter-data image for `names` and the profiler's configuration: one user range, user
+    // replay (we rerun the workload for every pass).
+    std::vector<uint8_t> configure(CUpti_RangeProfiler_Object* object, std::vector<const char*>& names) {
         KL_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, size);
         size.pRangeProfilerObject = object;
         size.pMetricNames = names.data();
@@ -382,7 +392,11 @@ struct CounterCollector::Impl {
         config.passIndex = 0;
         config.targetNestingLevel = 1;
         KL_CUPTI_CALL(cuptiRangeProfilerSetConfig, config);
+        return data;
+    }
 
+    // Runs the workload inside the range, L2 emptied before each pass, until CUPTI has all passes.
+    int replay(CUpti_RangeProfiler_Object* object, const std::function<void()>& workload) {
         int passes = 0;
         bool all_submitted = false;
         const int max_passes = plan.metrics.passes + 2;  // CUPTI says when it is done; this only stops a runaway
@@ -415,7 +429,12 @@ struct CounterCollector::Impl {
             all_submitted = stop.isAllPassSubmitted != 0;
             ++passes;
         }
+        return passes;
+    }
 
+    // Decodes the range and evaluates each metric on the host.
+    RawCounters evaluate(CUpti_RangeProfiler_Object* object, std::vector<uint8_t>& data,
+                         const std::vector<const char*>& names, int passes) {
         KL_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params, decode);
         decode.pRangeProfilerObject = object;
         KL_CUPTI_CALL(cuptiRangeProfilerDecodeData, decode);

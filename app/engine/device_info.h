@@ -23,6 +23,10 @@ struct DeviceLimits {
     int64_t smem_per_block_optin = 0;     // with cudaFuncAttributeMaxDynamicSharedMemorySize
     int smem_alloc_unit = 128;            // a block's shared memory is rounded up to this
     int64_t reserved_smem_per_block = 0;  // taken by the system for every block (1 KB from sm_80)
+    // Launch geometry (cudaDeviceProp maxGridSize, maxThreadsDim): the same on every GPU since
+    // compute capability 3.0, so profiles and results need not carry them.
+    int64_t max_grid[3] = {2147483647, 65535, 65535};
+    int max_block[3] = {1024, 1024, 64};
     int max_warps_per_sm() const { return max_threads_per_sm / warp_size; }
 };
 

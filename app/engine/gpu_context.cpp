@@ -65,6 +65,7 @@ DeviceInfo query_device(int ordinal) {
     l.smem_per_block = static_cast<int64_t>(p.sharedMemPerBlock);
     l.smem_per_block_optin = static_cast<int64_t>(p.sharedMemPerBlockOptin);
     l.reserved_smem_per_block = static_cast<int64_t>(p.reservedSharedMemPerBlock);
+    for (int i = 0; i < 3; ++i) l.max_grid[i] = p.maxGridSize[i], l.max_block[i] = p.maxThreadsDim[i];
     d.has_limits = true;
     // CUDA 13 removed the clock fields from cudaDeviceProp; attributes still report them.
     KL_CUDA_CALL(cudaDeviceGetAttribute(&d.sm_clock_khz, cudaDevAttrClockRate, ordinal));

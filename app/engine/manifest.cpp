@@ -258,7 +258,7 @@ ArgSpec read_arg(TomlReader& r, const toml::node& n, const std::string& field) {
 }
 
 LaunchSpec read_launch(TomlReader& r, const toml::table& t, const std::string& field) {
-    r.allow_only(t, field, {"entry", "builtin", "grid", "block", "smem", "args"});
+    r.allow_only(t, field, {"entry", "builtin", "when", "grid", "block", "smem", "args"});
     LaunchSpec l;
     l.line = line_of(t);
     l.entry = r.string_or(t, "entry", "", field);
@@ -268,6 +268,10 @@ LaunchSpec read_launch(TomlReader& r, const toml::table& t, const std::string& f
         l.grid = read_dims(r, t, "grid");
         l.block = read_dims(r, t, "block");
         l.smem = t.get("smem") ? read_expr(r, *t.get("smem"), field + ".smem") : Expr::parse("0");
+    }
+    if (const toml::node* w = t.get("when")) {
+        if (!w->is_string()) r.fail(line_of(*w), field + ".when", "expected a condition in quotes, e.g. \"d == 64\"");
+        l.when = read_expr(r, *w, field + ".when");
     }
     const toml::array* args = t.get("args") ? t.get("args")->as_array() : nullptr;
     if (!args) r.fail(l.line, field + ".args", "missing (a list of buffer names and expressions)");
@@ -416,6 +420,7 @@ void check_names(TomlReader& r, Rung& rung, const Operation& op, const std::stri
         for (const auto& e : l.grid) check(e, l.line, field + ".launch.grid");
         for (const auto& e : l.block) check(e, l.line, field + ".launch.block");
         if (!l.smem.empty()) check(l.smem, l.line, field + ".launch.smem");
+        if (!l.when.empty()) check(l.when, l.line, field + ".launch.when");
         for (auto& a : l.args) {
             if (a.is_literal) continue;
             if (a.kind == ArgSpec::Kind::TensorMap) {
@@ -547,56 +552,6 @@ std::vector<Ladder> load_all_ladders(const std::string& kernels_root, std::vecto
     return out;
 }
 
-// [SECTION] Resolving a rung
-
-ParamValues resolve_params(const Rung& rung, const ParamValues& overrides) {
-    ParamValues out;
-    for (const auto& p : rung.params) out[p.name] = p.default_value;
-    for (const auto& [name, v] : overrides) {
-        const ParamSpec* p = rung.find_param(name);
-        if (!p) {
-            std::string known;
-            for (const auto& q : rung.params) known += (known.empty() ? "" : ", ") + q.name;
-            throw InputError("rung " + rung.id + " has no parameter '" + name + "'" +
-                             (known.empty() ? " (it has none)" : " (it has " + known + ")"));
-        }
-        if (!p->accepts(v))
-            throw InputError("parameter " + name + "=" + std::to_string(v) + " is out of range for rung " + rung.id +
-                             " (" + p->describe_allowed() + ")");
-        out[name] = v;
-    }
-    return out;
-}
-
-Scope make_scope(const std::map<std::string, int64_t>& sizes, const ParamValues& params, DType dtype, int num_sms) {
-    Scope s;
-    for (const auto& [k, v] : sizes) s[k] = v;
-    for (const auto& [k, v] : params) s[k] = v;
-    s["esize"] = dtype_size(dtype);
-    s["num_sms"] = num_sms;
-    return s;
-}
-
-void check_constraints(const Rung& rung, const Scope& scope) {
-    for (const auto& c : rung.constraints) {
-        if (c.expr.eval(scope)) continue;
-        std::string values;
-        for (const auto& n : c.expr.names())
-            values += (values.empty() ? "" : ", ") + n + "=" + std::to_string(scope.at(n));
-        throw InputError("rung " + rung.id + ": " + c.message + " (" + c.expr.text() + " fails with " + values + ")");
-    }
-}
-
-std::vector<std::string> compile_defines(const Rung& rung, const ParamValues& params, DType dtype) {
-    std::vector<std::string> d;
-    for (const auto& p : rung.params) d.push_back(p.name + "=" + std::to_string(params.at(p.name)));
-    d.push_back("ELEM=" + dtype_cuda_name(dtype));
-    d.push_back(dtype_macro(dtype) + "=1");
-    return d;
-}
-
-std::string rung_arch(const Rung& rung, const std::string& device_arch) {
-    return rung.arch.empty() ? device_arch : rung.arch;
-}
+// [SECTION] Resolving a rung: manifest_resolve.cpp
 
 }  // namespace kl

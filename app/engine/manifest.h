@@ -58,7 +58,11 @@ struct LaunchSpec {
     std::vector<Expr> grid, block;  // 1..3 each
     Expr smem;
     std::vector<ArgSpec> args;
+    // `when = "d == 64"`: the launch runs only for problems where this holds (one kernel
+    // instantiation per head dimension, say); empty: always.
+    Expr when;
     int line = 0;
+    bool applies(const Scope& scope) const { return when.empty() || when.eval(scope) != 0; }
 };
 
 struct ScratchSpec {
@@ -92,7 +96,7 @@ struct Rung {
     RungModel model;
     int line = 0;
     int index = 0;  // position in the ladder
-    // What lessons, cards and plot axes call it: the file's number ("10" for 10_wgmma_bf16.cu),
+    // What lessons, cards and plot axes call it: the file's number ("11" for 11_wgmma_bf16.cu),
     // "R1", "R2", ... for library references (no file), else the position ("03").
     std::string number;
     const ParamSpec* find_param(const std::string& name) const;
@@ -122,8 +126,12 @@ using ParamValues = std::map<std::string, int64_t>;
 ParamValues resolve_params(const Rung& rung, const ParamValues& overrides);
 // The scope expressions see: sizes, params, esize, num_sms.
 Scope make_scope(const std::map<std::string, int64_t>& sizes, const ParamValues& params, DType dtype, int num_sms);
-// Checks constraints (InputError with the message and the values involved).
+// Checks constraints (InputError with the message and the values involved), and that at least one
+// launch applies when the rung's launches carry `when` conditions (InputError naming the rung,
+// the conditions and the values they saw).
 void check_constraints(const Rung& rung, const Scope& scope);
+// The launches that run for this problem, in manifest order (those whose `when` holds).
+std::vector<const LaunchSpec*> applicable_launches(const Rung& rung, const Scope& scope);
 // -D defines for NVRTC: params, ELEM, ELEM_IS_*.
 std::vector<std::string> compile_defines(const Rung& rung, const ParamValues& params, DType dtype);
 std::string rung_arch(const Rung& rung, const std::string& device_arch);

@@ -11,6 +11,7 @@
 #include "device_profile.h"
 #include "gpu_context.h"
 #include "kernel_cache.h"
+#include "launch_geometry.h"
 #include "launch_resources.h"
 #include "tensor_map.h"
 #include "timing.h"
@@ -129,7 +130,10 @@ std::unique_ptr<Runner::Prepared> Runner::prepare(const ResolvedRun& run, RunRec
 // Grid, block and dynamic shared memory of every launch, from the manifest's expressions. No GPU
 // work: what cannot launch is refused here, before anything is compiled.
 void Runner::evaluate_geometry(const ResolvedRun& run, Prepared& prep) {
+    // Grid, block and dynamic shared memory against the device's limits, in one line each.
+    check_launch_geometry(run.ladder->id + "/" + run.rung->id, *run.rung, prep.scope, gpu_.device().limits);
     for (const auto& spec : run.rung->launches) {
+        if (!spec.applies(prep.scope)) continue;  // `when` (one entry per head dimension, say)
         Prepared::Launch l;
         l.spec = &spec;
         if (spec.builtin.empty()) {

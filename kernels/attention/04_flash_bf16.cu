@@ -12,9 +12,11 @@
 //  - K and V tiles arrive by cp.async into two shared-memory stages: tile j + 1 is in flight
 //    while tile j is computed. Rows are padded by 16 bytes so ldmatrix reads 8 rows from 8
 //    different bank groups. Q is loaded once (and kept in registers when they allow);
-//  - the division by l happens once at the end; per tile only exp(m - m_new) touches o, and
-//    with SKIP_RESCALE = 1 not even that when no row of the warp found a larger max (exact:
-//    the factor is 1), which saves issue slots once the maxima have settled.
+//  - the division by l happens once at the end; per tile only exp(m - m_new) touches o, and at
+//    d = 128 not even that when no row of the warp found a larger max (exact: the factor is 1),
+//    which saves issue slots once the maxima have settled. At d = 64 the rescale is cheap (64
+//    multiplies per row half) and the warp vote cost more than it saved, so that entry always
+//    rescales (measured both ways: docs/tuning/attention.md).
 // Causal: query block i stops at its diagonal; inside it, a warp skips tiles that lie entirely
 // after its own rows; only tiles crossing a warp's diagonal (or the end of the sequence) pay
 // for the element mask. Blocks start heaviest first. Scores use exp2 with log2(e) / sqrt(d)
@@ -25,15 +27,15 @@
 // PyTorch's FlashAttention-2 backend (docs/benchmarks-attention.md). 32 rows per warp matter:
 // each K/V fragment loaded by ldmatrix feeds two mma instructions instead of one.
 //
-// d = 64 and d = 128 are two instantiations in one kernel, chosen at run time; their tile
-// shapes are the parameters BM64/BN64 and BM128/BN128. N may be anything >= 1: rows and keys
-// past N are zero-filled by cp.async and masked.
+// d = 64 and d = 128 are two instantiations of one template, each its own entry point; the
+// manifest launches the one whose `when` matches the problem's d. Their tile shapes are the
+// parameters BM64/BN64 and BM128/BN128. N may be anything >= 1: rows and keys past N are
+// zero-filled by cp.async and masked.
 
 #include <cuda_bf16.h>
 
-#if !defined(BM64) || !defined(BN64) || !defined(BM128) || !defined(BN128) || !defined(SKIP_RESCALE)
-#error \
-    "BM64, BN64, BM128, BN128 and SKIP_RESCALE must be defined, e.g. -DBM64=128 -DBN64=64 -DBM128=128 -DBN128=64 -DSKIP_RESCALE=1"
+#if !defined(BM64) || !defined(BN64) || !defined(BM128) || !defined(BN128)
+#error "BM64, BN64, BM128 and BN128 must be defined, e.g. -DBM64=128 -DBN64=64 -DBM128=128 -DBN128=64"
 #endif
 
 #define WARPS 4
@@ -122,9 +124,10 @@ __device__ __forceinline__ void load_tile(unsigned dst, const __nv_bfloat16* src
 }
 
 // ---------------------------------------------------------------------------------------------
-// The kernel body for one head dimension and tile shape.
+// The kernel body for one head dimension and tile shape. kSkipRescale: skip rescaling o when
+// no row of the warp found a larger max in the tile (exact; pays for its vote at d = 128 only).
 // ---------------------------------------------------------------------------------------------
-template <int D, int BM, int BN>
+template <int D, int BM, int BN, bool kSkipRescale>
 __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const __nv_bfloat16* Q, const __nv_bfloat16* K,
                                            const __nv_bfloat16* V, int N, int causal, unsigned char* smem) {
     constexpr int MT = BM / (16 * WARPS);  // 16-row mma tiles per warp
@@ -255,7 +258,7 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
                     }
         }
 
-        // Online softmax, in registers. alpha = exp(m - m_new) rescales l and o. With SKIP_RESCALE,
+        // Online softmax, in registers. alpha = exp(m - m_new) rescales l and o. With kSkipRescale,
         // when no row of the warp found a larger max in this tile (every alpha exactly 1), the
         // warp skips the D / 2 multiplies per row half: most tiles, once the maxima have settled.
         float alpha[MT][2];
@@ -285,7 +288,7 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
                 }
                 l[mt][h] = l[mt][h] * alpha[mt][h] + sum;
             }
-        if (!SKIP_RESCALE || __any_sync(0xffffffffu, grew)) {
+        if (!kSkipRescale || __any_sync(0xffffffffu, grew)) {
 #pragma unroll
             for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -339,14 +342,17 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
         }
 }
 
-// Grid: (ceil(N / BM), B * H) with BM = BM64 or BM128 for d = 64 or 128; 128 threads.
-// Shared memory: (BM + 4 * BN) * (d + 8) * 2 bytes.
+// Grid: (ceil(N / BM), B * H); 128 threads; shared memory (BM + 4 * BN) * (d + 8) * 2 bytes.
 extern "C" __global__ void __launch_bounds__(THREADS, 2)
-    attention_flash_bf16(__nv_bfloat16* O, float* lse, const __nv_bfloat16* Q, const __nv_bfloat16* K,
-                         const __nv_bfloat16* V, int N, int d, int causal) {
+    attention_flash_bf16_d64(__nv_bfloat16* O, float* lse, const __nv_bfloat16* Q, const __nv_bfloat16* K,
+                             const __nv_bfloat16* V, int N, int causal) {
     extern __shared__ __align__(16) unsigned char smem[];
-    if (d == 64)
-        flash_bf16<64, BM64, BN64>(O, lse, Q, K, V, N, causal, smem);
-    else
-        flash_bf16<128, BM128, BN128>(O, lse, Q, K, V, N, causal, smem);
+    flash_bf16<64, BM64, BN64, false>(O, lse, Q, K, V, N, causal, smem);
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 2)
+    attention_flash_bf16_d128(__nv_bfloat16* O, float* lse, const __nv_bfloat16* Q, const __nv_bfloat16* K,
+                              const __nv_bfloat16* V, int N, int causal) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    flash_bf16<128, BM128, BN128, true>(O, lse, Q, K, V, N, causal, smem);
 }

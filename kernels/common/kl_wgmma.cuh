@@ -1,4 +1,4 @@
-// Hopper warpgroup MMA (wgmma) wrappers shared by the matmul rungs 10 and 11 (sm_90a only):
+// Hopper warpgroup MMA (wgmma) wrappers shared by the matmul rungs 11 and 12 (sm_90a only):
 // the fences and group waits around wgmma.mma_async, the shared-memory matrix descriptor for the
 // 128-byte swizzle, the bf16 x bf16 -> fp32 instruction at N = 64, 128 and 256, and the store
 // of its accumulator layout to C. What the rungs teach (who copies, how stages are handed over) stays in their own

@@ -18,9 +18,8 @@
 #endif
 
 #define NUM_THREADS (BM * BN / TM)
-static_assert(BM % TM == 0, "each thread owns TM whole rows of the tile: BM must be a multiple of TM");
-static_assert(NUM_THREADS >= 32 && NUM_THREADS <= 1024, "BM * BN / TM threads must be between 32 and 1024");
-static_assert((BM * BK + BK * BN) * 4 <= 48 * 1024, "static shared memory is limited to 48 KB per block");
+// The tile rules (whole thread tiles, 32 to 1024 threads, 48 KB of static shared memory) are the
+// manifest's constraints, checked before compiling.
 
 extern "C" __global__ void __launch_bounds__(NUM_THREADS)
     matmul_reg_1d(float* C, const float* A, const float* B, int M, int N, int K) {

@@ -21,11 +21,9 @@
 
 #define NUM_THREADS ((BM / TM) * (BN / TN))
 #define A_PAD 4  // As rows are padded by 4 floats: the transposed stores then avoid 2-way bank conflicts
-static_assert(BM % TM == 0 && BN % TN == 0, "the block tile must split into whole TM x TN thread tiles");
+// The tile rules (whole thread tiles, 32 to 1024 threads, at most 128 accumulators, 48 KB of
+// static shared memory) are the manifest's constraints; the parameter lists keep this one.
 static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "TM, TN and BK must be multiples of 4 (float4 accesses)");
-static_assert(NUM_THREADS >= 32 && NUM_THREADS <= 1024, "(BM / TM) * (BN / TN) threads must be between 32 and 1024");
-static_assert(TM * TN <= 128, "at most 128 accumulators per thread; more would spill to local memory");
-static_assert((BK * (BM + A_PAD) + BK * BN) * 4 <= 48 * 1024, "static shared memory is limited to 48 KB per block");
 
 // Loads the BM x BK tile of A at (m0, k0) into As transposed, and the BK x BN tile of B at (k0, n0).
 __device__ __forceinline__ void load_tiles(float (*As)[BM + A_PAD], float (*Bs)[BN], const float* A, const float* B,

@@ -35,13 +35,9 @@
 #define A_LOADS ((BM * BK / 4 + NUM_THREADS - 1) / NUM_THREADS)  // float4 loads of A per thread per tile
 #define B_LOADS ((BK * BN / 4 + NUM_THREADS - 1) / NUM_THREADS)  // ...and of B
 
-static_assert(BM % WM == 0 && BN % WN == 0, "the block tile must split into whole warp tiles");
-static_assert(WM % WSUBM == 0 && WN % WSUBN == 0, "the warp tile must split into whole (4*TM) x (8*TN) sub-tiles");
+// The tile rules (whole warp tiles and sub-tiles, at most 1024 threads and 128 accumulators,
+// 48 KB of static shared memory) are the manifest's constraints; the parameter lists keep this one.
 static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "TM, TN and BK must be multiples of 4 (float4 accesses)");
-static_assert(NUM_THREADS >= 32 && NUM_THREADS <= 1024,
-              "32 * (BM / WM) * (BN / WN) threads must be between 32 and 1024");
-static_assert(WM * WN / 32 <= 128, "at most 128 accumulators per thread (WM * WN / 32); more would spill");
-static_assert((BK * (BM + A_PAD) + BK * BN) * 4 <= 48 * 1024, "static shared memory is limited to 48 KB per block");
 
 // Global -> registers for the K-tile at k0.
 // Interior blocks (kInterior): rows are 16-byte aligned and the tile lies inside A and B along M

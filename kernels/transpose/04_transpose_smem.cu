@@ -23,7 +23,7 @@
 #define ROWS_PER_PASS 8
 #endif
 static_assert(TILE == 16 || TILE == 32, "TILE must be 16 or 32");
-static_assert(ROWS_PER_PASS >= 1 && ROWS_PER_PASS <= TILE && TILE % ROWS_PER_PASS == 0,
+static_assert(TILE % ROWS_PER_PASS == 0,
               "ROWS_PER_PASS must divide TILE: each thread handles TILE / ROWS_PER_PASS rows");
 
 extern "C" __global__ void __launch_bounds__(TILE* ROWS_PER_PASS)

@@ -94,7 +94,7 @@ TEST(Manifest, WrongTypeIsRefused) {
     EXPECT_NE(e.find("rung[0].reference: expected true or false, found a string"), std::string::npos) << e;
 }
 
-// Lessons say "rung 10" for 10_wgmma_bf16.cu; the cards and plot axes must say the same.
+// Lessons say "rung 11" for 11_wgmma_bf16.cu; the cards and plot axes must say the same.
 TEST(Manifest, RungNumbersFollowTheFilesAndReferencesAreR) {
     std::vector<std::string> errors;
     for (const auto& L : kl::load_all_ladders(kl::kernels_dir(), &errors)) {
@@ -102,8 +102,10 @@ TEST(Manifest, RungNumbersFollowTheFilesAndReferencesAreR) {
         EXPECT_EQ(L.find_rung("cublas_fp32")->number, "R1");
         EXPECT_EQ(L.find_rung("cublas_bf16")->number, "R3");
         EXPECT_EQ(L.find_rung("naive")->number, "01");
-        EXPECT_EQ(L.find_rung("wgmma_bf16")->number, "10");
-        EXPECT_EQ(L.find_rung("wgmma_tma_bf16")->number, "11");
+        EXPECT_EQ(L.find_rung("double_buffer_regs")->number, "08");
+        EXPECT_EQ(L.find_rung("double_buffer")->number, "09");
+        EXPECT_EQ(L.find_rung("wgmma_bf16")->number, "11");
+        EXPECT_EQ(L.find_rung("wgmma_tma_bf16")->number, "12");
     }
     EXPECT_TRUE(errors.empty());
 }
@@ -164,6 +166,87 @@ TEST(Manifest, ConstraintViolationQuotesTheMessage) {
         EXPECT_NE(std::string(e.what()).find("too many threads (TPB <= 64 fails with TPB=128)"), std::string::npos)
             << e.what();
     }
+}
+
+// [SECTION] Per-launch conditions (`when`)
+
+namespace {
+// The tiny rung with two launches of scale2, one for even n and one for `odd_when`.
+std::string two_launch_manifest(const std::string& odd_when) {
+    std::string m = good_manifest();
+    const std::string launch = "  [[rung.launch]]\n  entry = \"scale2\"\n";
+    m.replace(m.find(launch), launch.size(), launch + "  when = \"n % 2 == 0\"\n");
+    const std::string odd = "  [[rung.launch]]\n  when = " + odd_when +
+                            "\n  entry = \"scale2\"\n  grid = [\"cdiv(n, TPB)\", \"2\"]\n  block = [\"TPB\"]\n"
+                            "  args = [\"y\", \"x\", \"n:i64\"]\n";
+    m.insert(m.find("  [rung.model]"), odd);
+    return m;
+}
+}  // namespace
+
+TEST(Manifest, TheLaunchWhoseConditionHoldsIsTheOneThatApplies) {
+    TempTree t;
+    t.write("tiny/01_one.cu", kKernel);
+    t.write("tiny/ladder.toml", two_launch_manifest("\"n % 2 == 1\""));
+    kl::Ladder L = kl::load_ladder(t.path("tiny/ladder.toml"));
+    const kl::Rung& r = L.rungs.at(0);
+    ASSERT_EQ(r.launches.size(), 2u);
+    auto params = kl::resolve_params(r, {});
+    auto even = kl::applicable_launches(r, kl::make_scope({{"n", 1000}}, params, kl::DType::F32, 132));
+    auto odd = kl::applicable_launches(r, kl::make_scope({{"n", 1001}}, params, kl::DType::F32, 132));
+    ASSERT_EQ(even.size(), 1u);
+    ASSERT_EQ(odd.size(), 1u);
+    EXPECT_EQ(even[0], &r.launches[0]);
+    EXPECT_EQ(odd[0], &r.launches[1]);
+    EXPECT_EQ(even[0]->when.text(), "n % 2 == 0");
+}
+
+TEST(Manifest, NoLaunchApplyingIsRefusedNamingTheRungAndTheConditions) {
+    TempTree t;
+    t.write("tiny/01_one.cu", kKernel);
+    t.write("tiny/ladder.toml", two_launch_manifest("\"n == 7\""));
+    kl::Ladder L = kl::load_ladder(t.path("tiny/ladder.toml"));
+    const kl::Rung& r = L.rungs.at(0);
+    auto params = kl::resolve_params(r, {});
+    EXPECT_NO_THROW(kl::check_constraints(r, kl::make_scope({{"n", 7}}, params, kl::DType::F32, 132)));
+    std::string e = input_error_of([&] {
+        kl::check_constraints(r, kl::make_scope({{"n", 1001}}, params, kl::DType::F32, 132));
+    });
+    EXPECT_EQ(e,
+              "rung one: no launch applies to this problem (its launches run when n % 2 == 0, or n == 7; here "
+              "n=1001)");
+}
+
+TEST(Manifest, ConditionsAreValidatedAtLoadLikeEveryExpression) {
+    std::string unknown = error_of(two_launch_manifest("\"m == 1\""));
+    EXPECT_NE(unknown.find("launch.when: unknown name 'm' in 'm == 1'"), std::string::npos) << unknown;
+    std::string syntax = error_of(two_launch_manifest("\"n == \""));
+    EXPECT_NE(syntax.find(".when: "), std::string::npos) << syntax;
+    std::string number = error_of(two_launch_manifest("1"));
+    EXPECT_NE(number.find(".when: expected a condition in quotes"), std::string::npos) << number;
+}
+
+TEST(Manifest, FlashBf16HasOneLaunchPerHeadDimension) {
+    std::vector<std::string> errors;
+    for (const auto& L : kl::load_all_ladders(kl::kernels_dir(), &errors)) {
+        if (L.id != "attention") continue;
+        const kl::Rung& r = *L.find_rung("flash_bf16");
+        auto params = kl::resolve_params(r, {});
+        for (int64_t d : {64, 128}) {
+            auto scope =
+                kl::make_scope({{"B", 1}, {"H", 1}, {"N", 64}, {"d", d}, {"causal", 0}}, params, kl::DType::BF16, 132);
+            auto launches = kl::applicable_launches(r, scope);
+            ASSERT_EQ(launches.size(), 1u);
+            EXPECT_EQ(launches[0]->entry, "attention_flash_bf16_d" + std::to_string(d));
+        }
+        auto d96 =
+            kl::make_scope({{"B", 1}, {"H", 1}, {"N", 64}, {"d", 96}, {"causal", 0}}, params, kl::DType::BF16, 132);
+        std::string e = input_error_of([&] { kl::check_constraints(r, d96); });
+        EXPECT_EQ(e,
+                  "rung flash_bf16: no launch applies to this problem (its launches run when d == 64, or d == 128; "
+                  "here d=96)");
+    }
+    EXPECT_TRUE(errors.empty());
 }
 
 // A teacher adds a rung with a .cu file and a manifest entry, nothing else: it loads and

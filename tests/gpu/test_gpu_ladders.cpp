@@ -213,3 +213,92 @@ TEST(GpuLadders, TooLargeProblemIsRefusedCleanly) {
     o.sizes = {{"n", 1000}};
     EXPECT_TRUE(runner.run(*L, *L->find_rung("gelu_fused"), o).correctness->passed);
 }
+
+// The two rungs split from the old rung 8, at every STAGES of the ring and at the ends of the
+// tile ranges, at aligned and odd sizes (the every-rung test above covers their defaults).
+TEST(GpuLadders, DoubleBufferRungsCorrectAcrossStagesAndTiles) {
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::Ladder* L = ladder_named("matmul");
+    ASSERT_NE(L, nullptr);
+    const std::vector<std::pair<std::string, kl::ParamValues>> variants = {
+        {"double_buffer_regs", {}},
+        {"double_buffer_regs", {{"GROUP", 1}, {"BK", 16}}},
+        {"double_buffer_regs", {{"BM", 64}, {"BN", 64}, {"WM", 32}, {"WN", 32}, {"TM", 4}, {"TN", 4}}},
+        {"double_buffer", {{"STAGES", 2}}},
+        {"double_buffer", {{"STAGES", 3}}},
+        {"double_buffer", {{"STAGES", 4}}},
+        {"double_buffer", {{"STAGES", 4}, {"BK", 4}, {"GROUP", 16}}},
+        {"double_buffer", {{"BM", 256}, {"WM", 128}, {"WN", 32}, {"TN", 4}}},
+    };
+    int checked = 0;
+    for (const auto& sizes : sizes_for(*L)) {
+        for (const auto& [rung, params] : variants) {
+            kl::RunOptions o;
+            o.sizes = sizes;
+            o.params = params;
+            o.time = false;
+            std::string p;
+            for (const auto& [k, v] : params) p += " " + k + "=" + std::to_string(v);
+            SCOPED_TRACE("matmul/" + rung + p + " " + describe(sizes));
+            kl::RunRecord rec = runner.run(*L, *L->find_rung(rung), o);
+            ASSERT_TRUE(rec.correctness.has_value());
+            EXPECT_TRUE(rec.correctness->passed) << rec.correctness->summary();
+            ASSERT_FALSE(runner.context_lost()) << "a rung faulted";
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, 40);
+}
+
+// flash_bf16 has one launch per head dimension: each runs (its own kernel in the record) and is
+// correct at odd N, causal or not; a head dimension with no launch is refused naming the rung.
+TEST(GpuLadders, FlashBf16RunsTheLaunchOfItsHeadDimension) {
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::Ladder* L = ladder_named("attention");
+    ASSERT_NE(L, nullptr);
+    const kl::Rung& r = *L->find_rung("flash_bf16");
+    for (int64_t d : {64, 128})
+        for (int64_t causal : {0, 1})
+            for (int64_t n : {1, 77, 1000}) {
+                kl::RunOptions o;
+                o.sizes = {{"B", 2}, {"H", 3}, {"N", n}, {"d", d}, {"causal", causal}};
+                o.dtype = kl::DType::BF16;
+                o.time = false;
+                SCOPED_TRACE(describe(o.sizes));
+                kl::RunRecord rec = runner.run(*L, r, o);
+                ASSERT_TRUE(rec.correctness.has_value());
+                EXPECT_TRUE(rec.correctness->passed) << rec.correctness->summary();
+                ASSERT_EQ(rec.resources.size(), 1u);
+                EXPECT_EQ(rec.resources[0].entry, "attention_flash_bf16_d" + std::to_string(d));
+            }
+    kl::RunOptions o;
+    o.sizes = {{"B", 1}, {"H", 1}, {"N", 64}, {"d", 96}, {"causal", 0}};
+    o.dtype = kl::DType::BF16;
+    try {
+        runner.run(*L, r, o);
+        FAIL() << "expected a refusal";
+    } catch (const kl::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("rung flash_bf16: no launch applies"), std::string::npos) << e.what();
+    }
+}
+
+// The grid limit is the device's, read from the GPU, and checked before compiling or allocating.
+TEST(GpuLadders, GridBeyondTheDevicesLimitIsRefusedBeforeCompiling) {
+    EXPECT_EQ(gpu().device().limits.max_grid[1], 65535);
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::Ladder* L = ladder_named("attention");
+    ASSERT_NE(L, nullptr);
+    kl::RunOptions o;
+    o.sizes = {{"B", 300}, {"H", 300}, {"N", 1}, {"d", 64}, {"causal", 0}};
+    o.dtype = kl::DType::BF16;
+    try {
+        runner.run(*L, *L->find_rung("flash_bf16"), o);
+        FAIL() << "expected a refusal";
+    } catch (const kl::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("attention/flash_bf16 (B=300, H=300): launch attention_flash_bf16_d64: "
+                                             "grid y = B * H = 90000 > 65535, the device's limit"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_FALSE(runner.context_lost());
+}

@@ -1,6 +1,6 @@
-// Rung 10 - Hopper wgmma: a warpgroup (4 warps) drives the tensor cores asynchronously.
+// Rung 11 - Hopper wgmma: a warpgroup (4 warps) drives the tensor cores asynchronously.
 //
-// What changes from rung 9: mma.sync made each warp load its operands into registers with
+// What changes from rung 10: mma.sync made each warp load its operands into registers with
 // ldmatrix and wait for every 16x8x16 product. Hopper's wgmma.mma_async lets a warpgroup of 128
 // threads multiply a 64 x BN tile (BN up to 256) by reading A and B *directly from shared memory*,
 // described by two 64-bit "matrix descriptors" (address, strides, swizzle mode). The instruction
@@ -10,7 +10,7 @@
 //  1. Shared-memory tiles use the 128-byte swizzle the hardware understands: A as BM rows of 64
 //     bf16 (128 bytes, K-major), B as BN/64 blocks of 64 k-rows x 64 columns (N-major, so wgmma's
 //     transpose-B bit is set). The 16-byte chunk index is XORed with (row % 8), the same rule as
-//     rung 9's swizzle; the stage base is 1024-byte aligned, as that rule requires.
+//     rung 10's swizzle; the stage base is 1024-byte aligned, as that rule requires.
 //  2. cp.async fills STAGES stages; since one wgmma batch may still be reading the previous stage
 //     while the next one is issued, copies run STAGES - 2 tiles ahead.
 //  3. After the copies land, each thread issues fence.proxy.async: the tensor cores read shared
@@ -23,9 +23,9 @@
 // is an "architecture-specific" feature of H100/H200). TMA (the bulk tensor copy engine) would
 // take the copies off the threads entirely; it needs a tensor map built on the host, which this
 // workbook's launch format does not carry yet, so copies stay with cp.async.
-// Error: as rung 9, ~1e-6 relative against the exact product of the bf16 inputs.
+// Error: as rung 10, ~1e-6 relative against the exact product of the bf16 inputs.
 //
-// Edges and alignment: as rung 9 (cp.async with zero fill when K and N are multiples of 8,
+// Edges and alignment: as rung 10 (cp.async with zero fill when K and N are multiples of 8,
 // element-wise guarded loads otherwise; C written with guards).
 
 #include <cuda_bf16.h>
@@ -48,8 +48,8 @@
 static_assert(BM % 64 == 0 && BM >= 64 && BM <= 256,
               "BM must be a multiple of 64 up to 256 (one warpgroup per 64 rows)");
 static_assert(BN == 64 || BN == 128 || BN == 256, "BN must be 64, 128 or 256 (the N of one wgmma)");
+// The accumulators' registers and the stages' shared memory are the manifest's constraints.
 static_assert(STAGES >= 2 + IN_FLIGHT, "copies run STAGES - 1 - IN_FLIGHT tiles ahead: at least one");
-static_assert(STAGES * STAGE_BYTES + SMEM_ALIGN <= 227 * 1024, "the stages must fit in 227 KB of shared memory");
 static_assert((BM * 8) % NUM_THREADS == 0 && (BK * BN / 8) % NUM_THREADS == 0 && NUM_THREADS % (BN / 8) == 0,
               "every thread must copy the same number of 16-byte chunks of each tile, at a fixed column");
 

@@ -1,6 +1,6 @@
-// Rung 11 - TMA copies and warp specialization: the tensor cores stop waiting for the threads.
+// Rung 12 - TMA copies and warp specialization: the tensor cores stop waiting for the threads.
 //
-// What changes from rung 10: there, the same 256 threads did everything in turn. Each K-tile they
+// What changes from rung 11: there, the same 256 threads did everything in turn. Each K-tile they
 // issued 12 cp.async each (plus address and guard arithmetic), waited for their own copies,
 // fenced, met at a __syncthreads, and only then issued the wgmma batch; a warpgroup that finished
 // early waited at the barrier for the slowest one.
@@ -8,7 +8,7 @@
 //  1. A producer warpgroup. One of its threads issues the copies with the Tensor Memory
 //     Accelerator (TMA): one `cp.async.bulk.tensor` per tile of A (BM x 64) and one per 64-column
 //     block of B (64 x 64). The copy engine computes the addresses, zero-fills what lies outside
-//     the matrix and writes the 128-byte swizzled layout wgmma reads (the same layout as rung 10),
+//     the matrix and writes the 128-byte swizzled layout wgmma reads (the same layout as rung 11),
 //     all from a tensor map built on the host (the manifest's `tmap(...)` arguments).
 //  2. BM / 64 consumer warpgroups that only wait and multiply: each owns 64 rows x BN columns.
 // They talk through two mbarriers per stage instead of __syncthreads: `full` completes when the
@@ -17,20 +17,20 @@
 // the stage. Nobody waits for anybody it does not depend on.
 //  3. setmaxnreg moves registers from the producer (40 per thread) to the consumers (up to 232),
 //     which hold the BN/2 fp32 accumulators per thread.
-//  4. Persistent blocks: one block per SM walks the tiles (in rung 10's grouped order). While the
+//  4. Persistent blocks: one block per SM walks the tiles (in rung 11's grouped order). While the
 //     consumers write one tile's C, the producer already fills the stages for the next tile, so
 //     the epilogue no longer starts the next tile's pipeline from empty.
-// Why it should be faster: in rung 10 the math warps themselves issued every copy (with its
+// Why it should be faster: in rung 11 the math warps themselves issued every copy (with its
 // address and guard arithmetic), waited for their own copies and met at a block-wide barrier
 // once per K-tile, so one late warp held up both warpgroups' tensor-core work, and only
 // STAGES - 2 tiles could be in flight. Here the math warps issue only wgmma, mbarrier waits and
 // the epilogue; the copies run up to STAGES tiles ahead on their own engine, and each consumer
 // waits only for the data it needs.
 // What to see (H100, 2026-11-22, same calls as cuBLAS bf16): 710-722 TFLOP/s at 4096^3 against
-// rung 10's 561-574 and cuBLAS's 746-759 (0.94-0.96x); 675-705 at 8192^3 against cuBLAS's
+// rung 11's 561-574 and cuBLAS's 746-759 (0.94-0.96x); 675-705 at 8192^3 against cuBLAS's
 // 681-717. One block per tile instead of persistent blocks: 680 at 4096^3 (the epilogue
 // overlap is worth 5%). Compiled for sm_90a only (wgmma, setmaxnreg).
-// Error: as rung 10, ~1e-6 relative against the exact product of the bf16 inputs.
+// Error: as rung 11, ~1e-6 relative against the exact product of the bf16 inputs.
 //
 // Edges and alignment: TMA needs 16-byte aligned rows (K and N multiples of 8) and base
 // addresses. Otherwise the engine passes zeroed maps, and the producer warpgroup copies
@@ -38,7 +38,7 @@
 
 #include <cuda_bf16.h>
 
-#include "kl_wgmma.cuh"  // wgmma, its fences and the smem descriptor, shared with rung 10
+#include "kl_wgmma.cuh"  // wgmma, its fences and the smem descriptor, shared with rung 11
 
 #if !defined(BM) || !defined(BN) || !defined(STAGES)
 #error "BM, BN and STAGES must be defined, e.g. -DBM=128 -DBN=256 -DSTAGES=4"
@@ -51,7 +51,7 @@
 #define B_STAGE_BYTES (BK * BN * 2)
 #define STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
 #define SMEM_ALIGN 1024  // the 128-byte swizzle repeats every 8 rows = 1 KB
-#define GROUP_M 8        // tile rows handed out together (rung 10)
+#define GROUP_M 8        // tile rows handed out together (rung 11)
 
 // Registers per thread after the hand-over. The block is given LAUNCH_REGS per thread at launch
 // (__launch_bounds__(NUM_THREADS, 1): 65536 / NUM_THREADS, rounded down to 8), and setmaxnreg
@@ -69,10 +69,9 @@ static_assert(CONSUMER_REGS <= 256, "setmaxnreg allows at most 256 registers per
 
 static_assert(BM == 128 || BM == 256, "BM must be 128 or 256 (two or four consumer warpgroups)");
 static_assert(BN == 64 || BN == 128 || BN == 256, "BN must be 64, 128 or 256 (the N of one wgmma)");
+// The accumulators' registers and the stages' shared memory are the manifest's constraints.
 static_assert(BN / 2 + 32 <= CONSUMER_REGS, "a consumer's BN / 2 accumulators must fit its register budget");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
-static_assert(STAGES * STAGE_BYTES + SMEM_ALIGN + 16 * STAGES <= 227 * 1024,
-              "the stages must fit in 227 KB of shared memory");
 
 // A CUtensorMap's 128 opaque bytes, as the engine encodes them. Passed by value as a
 // `const __grid_constant__` parameter: the copy engine reads it from the parameter space.
@@ -245,7 +244,7 @@ __device__ __forceinline__ void produce_elementwise(const Shared& sh, const __nv
 __device__ __forceinline__ void consume(const Shared& sh, float* C, int M, int N, int cg, int tiles_m, int tiles_n,
                                         int k_tiles) {
     const int lane = threadIdx.x % 32;
-    // Not zeroed: each tile's first wgmma runs with accumulate = 0 (see rung 10: zeroing by hand
+    // Not zeroed: each tile's first wgmma runs with accumulate = 0 (see rung 11: zeroing by hand
     // makes ptxas serialize the wgmmas).
     float d[BN / 2];
     Ring ring;
