@@ -386,21 +386,21 @@ TEST(ReportFigures, RateBarsDrawTheLibraryAtTheseSizes) {
     for (const auto& l : ladders)
         if (l.id == "matmul") matmul = &l;
     ASSERT_NE(matmul, nullptr);
-    ASSERT_NE(kl::gui::library_reference_rung(*matmul, "fp32"), nullptr);
-    EXPECT_EQ(kl::gui::library_reference_rung(*matmul, "fp32")->id, "cublas_fp32");  // not TF32
-    EXPECT_EQ(kl::gui::library_reference_rung(*matmul, "bf16")->id, "cublas_bf16");
+    ASSERT_NE(kl::report::library_reference_rung(*matmul, "fp32"), nullptr);
+    EXPECT_EQ(kl::report::library_reference_rung(*matmul, "fp32")->id, "cublas_fp32");  // not TF32
+    EXPECT_EQ(kl::report::library_reference_rung(*matmul, "bf16")->id, "cublas_bf16");
 
-    kl::gui::ResultsStore store;
+    kl::report::ResultsStore store;
     store.load_recorded_file(
         (fs::path(kl::kernels_dir()).parent_path() / "assets" / "recorded" / "h100_matmul.json").string());
-    kl::gui::PlotContext ctx;
+    kl::report::PlotContext ctx;
     ctx.ladder = matmul;
     ctx.sizes = {{"M", 4096}, {"N", 4096}, {"K", 4096}};
     ctx.dtype = "bf16";
-    const kl::gui::StoredRun* ref = kl::gui::library_reference_run(store, ctx);
+    const kl::report::StoredRun* ref = kl::report::library_reference_run(store, ctx);
     ASSERT_NE(ref, nullptr);
     EXPECT_EQ(ref->record.rung, "cublas_bf16");
-    kl::gui::BuiltFigure b = kl::gui::rung_bars(store, ctx, kl::gui::BarMetric::Rate);
+    kl::report::BuiltFigure b = kl::report::rung_bars(store, ctx, kl::Metric::Rate);
     bool line = false;
     for (const auto& s : b.figure.series)
         if (s.name.find("at these sizes") != std::string::npos) {
@@ -410,5 +410,5 @@ TEST(ReportFigures, RateBarsDrawTheLibraryAtTheseSizes) {
     EXPECT_TRUE(line);
     // Without the library's run at these sizes, the calibration is the line, and says so.
     ctx.sizes["K"] = 1234;
-    EXPECT_EQ(kl::gui::library_reference_run(store, ctx), nullptr);
+    EXPECT_EQ(kl::report::library_reference_run(store, ctx), nullptr);
 }
