@@ -146,8 +146,8 @@ void label_bars(const ResultsStore& store, const PlotContext& ctx, Metric metric
         default:  // Metric::Percent
             f.title = "Speed relative to the reference (reference time / rung time)";
             f.y.label = "Share of reference speed";
-            f.y.unit = "%";
-            out.unit = "%";
+            f.y.unit = metric_info(Metric::Percent).unit;
+            out.unit = f.y.unit;
             f.series.push_back(plot::make_hline("reference", 100.0));
             break;
     }

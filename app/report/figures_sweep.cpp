@@ -99,9 +99,9 @@ void label_sweep_y(const ResultsStore& store, const PlotContext& ctx, const std:
         f.name = L.id + "_memory_" + axis;
         f.title = "Peak device memory vs " + axis + " (the problem's buffers and the rung's scratch)";
         f.y.label = "Peak device memory";
-        f.y.unit = "GiB";
+        f.y.unit = metric_info(Metric::Memory).unit;
         f.y.scale = plot::Scale::Log10;
-        out.unit = "GiB";
+        out.unit = f.y.unit;
         out.y_scale = 1.0 / kGiB;
         if (is_size) add_refused_marks(store, ctx, axis, f);
     } else if (metric == Metric::Time) {

@@ -23,31 +23,25 @@ BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx) {
     return traffic_bars(store, ctx, Metric::Bytes);
 }
 
-BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx, Metric metric) {
-    BuiltFigure out;
-    if (!ctx.ladder) {
-        out.empty_reason = "This step runs no kernel.";
-        return out;
-    }
-    Figure& f = out.figure;
-    f.caption = problem_caption(ctx);
-    f.x.label = "Rung";
-    f.legend.placement = plot::LegendPlacement::Below;
+namespace {
 
-    // The series of each metric: a name, a colour and how to read a run.
-    struct Column {
-        std::string name;
-        int color;
-        std::function<double(const RunRecord&)> value;
-        bool counter;  // from the counters pass (hidden when no rung has it)
-    };
-    std::vector<Column> columns;
+// A series of the traffic plot: a name, a colour and how to read a run.
+struct TrafficColumn {
+    std::string name;
+    int color;
+    std::function<double(const RunRecord&)> value;
+    bool counter;  // from the counters pass (hidden when no rung has it)
+};
+
+// The series of each traffic metric, with the figure's name, title and y axis.
+std::vector<TrafficColumn> traffic_columns(Metric metric, const std::string& ladder_id, Figure& f) {
+    std::vector<TrafficColumn> columns;
+    f.y.unit = metric_info(metric).unit;
     switch (metric) {
         default:  // Metric::Bytes, the default
-            f.name = ctx.ladder->id + "_traffic";
+            f.name = ladder_id + "_traffic";
             f.title = "Bytes moved per rung: ideal, the rung's model, and measured";
             f.y.label = "Traffic";
-            f.y.unit = "MB";
             columns = {
                 {"ideal (each input read once, output written once)", 6,
                  [](const RunRecord& r) { return r.ideal_bytes > 0 ? r.ideal_bytes / 1e6 : plot::kNoValue; }, false},
@@ -59,20 +53,18 @@ BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx, Metr
                  [](const RunRecord& r) { return counter(r, "lts__t_bytes.sum") / 1e6; }, true}};
             break;
         case Metric::Sectors:
-            f.name = ctx.ladder->id + "_sectors_per_request";
+            f.name = ladder_id + "_sectors_per_request";
             f.title = "Global memory sectors per request (4 = a coalesced fp32 warp, 32 = one sector per thread)";
             f.y.label = "Sectors per request";
-            f.y.unit = "sectors";
             columns = {{"loads (sectors_per_request_ld)", 0,
                         [](const RunRecord& r) { return counter(r, "sectors_per_request_ld"); }, true},
                        {"stores (sectors_per_request_st)", 3,
                         [](const RunRecord& r) { return counter(r, "sectors_per_request_st"); }, true}};
             break;
         case Metric::Conflicts:
-            f.name = ctx.ladder->id + "_bank_conflicts";
+            f.name = ladder_id + "_bank_conflicts";
             f.title = "Shared-memory bank conflicts per rung (extra wavefronts, loads and stores)";
             f.y.label = "Bank conflicts";
-            f.y.unit = "millions";
             f.legend.placement = plot::LegendPlacement::Hidden;
             columns = {{"shared-memory bank conflicts (l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum)", 0,
                         [](const RunRecord& r) {
@@ -81,6 +73,24 @@ BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx, Metr
                         true}};
             break;
     }
+    return columns;
+}
+
+}  // namespace
+
+BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx, Metric metric) {
+    BuiltFigure out;
+    if (!ctx.ladder) {
+        out.empty_reason = "This step runs no kernel.";
+        return out;
+    }
+    if (metric != Metric::Sectors && metric != Metric::Conflicts) metric = Metric::Bytes;  // the default
+    Figure& f = out.figure;
+    f.caption = problem_caption(ctx);
+    f.x.label = "Rung";
+    f.legend.placement = plot::LegendPlacement::Below;
+
+    std::vector<TrafficColumn> columns = traffic_columns(metric, ctx.ladder->id, f);
     std::vector<Series> series(columns.size());
     std::vector<bool> any(columns.size(), false);
     for (size_t c = 0; c < columns.size(); ++c) {
