@@ -188,8 +188,8 @@ void Workbook::apply_step() {
         plots_.chosen.erase(PlotKind::Traffic);
         // The metric the step's point needs (lesson.toml `metric`), wherever it fits.
         if (s->plot_metric)
-            for (PlotKind k : {PlotKind::Bars, PlotKind::Sweep, PlotKind::Traffic})
-                if (metric_fits(k, *s->plot_metric)) plots_.chosen[k] = *s->plot_metric;
+            for (const PlotKindInfo& k : plot_kinds())
+                if (metric_fits(k.kind, *s->plot_metric)) plots_.chosen[k.kind] = *s->plot_metric;
     }
 }
 
