@@ -329,6 +329,32 @@ TEST(ReportLesson, EveryFigureAndAHandoutWhoseLinksResolve) {
         EXPECT_NE(e.path().filename().string().rfind(".kladder-export", 0), 0u);
 }
 
+// The window exports the runs it holds without writing them to a temporary file: the same
+// figures and handout as from that file, and results.json is the file save_results writes.
+TEST(ReportLesson, FromMemoryAsFromTheFile) {
+    TempDir dir;
+    fs::path file = dir.path / "results.json";
+    save_results(file.string(), synthetic().file);
+    std::vector<LessonLoadError> errors;
+    auto lessons = load_all_lessons(lessons_dir(), synthetic().ladders, &errors);
+    const Lesson* fusion = nullptr;
+    for (const auto& l : lessons)
+        if (l.id == "fusion") fusion = &l;
+    ASSERT_NE(fusion, nullptr);
+    // Named as the file is, so that the handouts' citations agree.
+    LoadedResults on_disk = load_results_for_export(file.string());
+    LoadedResults in_memory = results_in_memory(synthetic().file, file.string());
+    EXPECT_EQ(in_memory.bytes, read_all(file));
+    EXPECT_EQ(in_memory.store.runs().size(), synthetic().file.runs.size());
+    export_lesson(*fusion, on_disk, synthetic().ladders, (dir.path / "disk").string(), {});
+    LessonExportSummary s = export_lesson(*fusion, in_memory, synthetic().ladders, (dir.path / "memory").string(), {});
+    ASSERT_FALSE(s.written.empty());
+    for (const auto& name : s.written) {
+        if (name.size() > 4 && name.substr(name.size() - 4) == ".pdf") continue;  // carries its creation time
+        EXPECT_EQ(read_all(dir.path / "memory" / name), read_all(dir.path / "disk" / name)) << name;
+    }
+}
+
 // [SECTION] Failures
 
 TEST(ReportFailures, MissingFolderFailsCleanlyWithNoLeftovers) {
