@@ -83,18 +83,9 @@ Workbook::Workbook(AppOptions options, Settings settings, Fonts fonts)
             true);
 
     const std::string& v = options_.view;
-    if (v == "plots" || v == "bars")
-        right_tab_ = 0, plots_.request.plot = PlotKind::Bars;
-    else if (v == "sweep")
-        right_tab_ = 0, plots_.request.plot = PlotKind::Sweep;
-    else if (v == "errors" || v == "correctness")
-        right_tab_ = 0, plots_.request.plot = PlotKind::Errors;
-    else if (v == "traffic")
-        right_tab_ = 0, plots_.request.plot = PlotKind::Traffic;
-    else if (v == "roofline")
-        right_tab_ = 0, plots_.request.plot = PlotKind::Roofline;
-    else if (v == "occupancy")
-        right_tab_ = 0, plots_.request.plot = PlotKind::Occupancy;
+    // The plot tabs by their names in the figure vocabulary ("plots" and "correctness" as well).
+    if (auto kind = plot_kind_from_name(v == "plots" ? "bars" : v == "correctness" ? "errors" : v))
+        right_tab_ = 0, plots_.request.plot = *kind;
     else if (v == "source")
         right_tab_ = 1, source_.tab = 0;
     else if (v == "diff")
