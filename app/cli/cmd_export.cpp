@@ -8,6 +8,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "engine/errors.h"
+#include "engine/figure_vocabulary.h"
 #include "engine/paths.h"
 #include "report/figure_files.h"
 #include "report/figure_request.h"
@@ -34,6 +35,29 @@ void add_page_options(CLI::App& app, PageOptions& o) {
         ->check(CLI::IsMember({"print", "screen"}));
     app.add_flag("--caption,!--no-caption", o.caption,
                  "print device, date and problem size under the plot (default on)");
+}
+
+// --plot and --metric from the figure vocabulary (engine/figure_vocabulary.h).
+std::vector<std::string> figure_kind_names() {
+    std::vector<std::string> names;
+    for (const auto& k : plot_kinds())
+        if (k.from_results) names.push_back(k.name);
+    return names;
+}
+
+// "bars: time, rate or pct (of reference); sweep: ...; traffic: ..."
+std::string metric_help() {
+    std::string help;
+    for (const auto& k : plot_kinds()) {
+        if (k.metrics.empty()) continue;
+        help += std::string(help.empty() ? "" : "; ") + k.name + ": ";
+        for (size_t i = 0; i < k.metrics.size(); ++i)
+            help += std::string(i == 0                      ? ""
+                                : i + 1 == k.metrics.size() ? " or "
+                                                            : ", ") +
+                    metric_info(k.metrics[i]).help;
+    }
+    return help;
 }
 
 plot::ExportOptions export_options(const PageOptions& o) {
@@ -63,9 +87,7 @@ Action add_export_command(CLI::App& app) {
     auto o = std::make_shared<ExportCliOptions>();
     app.add_option("--results", o->results, "results JSON (from `kladder run --json`, or assets/recorded/*.json)")
         ->required();
-    app.add_option("--plot", o->plot, "bars, sweep, roofline, traffic or errors")
-        ->required()
-        ->check(CLI::IsMember({"bars", "sweep", "roofline", "traffic", "errors"}));
+    app.add_option("--plot", o->plot, plot_kind_list(true))->required()->check(CLI::IsMember(figure_kind_names()));
     app.add_option("--format", o->format, "svg, pdf, png or csv (default: from the file name)")
         ->check(CLI::IsMember({"svg", "pdf", "png", "csv"}));
     app.add_option("-o,--output", o->output, "the figure file; the results are copied beside it as NAME.results.json")
@@ -75,10 +97,7 @@ Action add_export_command(CLI::App& app) {
     app.add_option("--axis", o->axis, "sweep: a size axis (n) or a parameter (TPB)");
     app.add_option("--tie", o->tie, "sweep: size axes equal to --axis at every point (--axis N --tie M,K)")
         ->delimiter(',');
-    app.add_option("--metric", o->metric,
-                   "bars: time, rate or pct (of reference); sweep: time, rate or memory (peak device memory); "
-                   "traffic: bytes, sectors (per request) or conflicts (shared-memory banks)")
-        ->check(CLI::IsMember({"time", "rate", "pct", "memory", "bytes", "sectors", "conflicts"}));
+    app.add_option("--metric", o->metric, metric_help())->check(CLI::IsMember(metric_names()));
     app.add_option("--size,-s", o->sizes, "problem size, e.g. --size n=2^28 (default: as measured)");
     app.add_option("--param,-p", o->params, "rung parameter, e.g. --param TPB=256 (default: as measured)");
     app.add_option("--dtype", o->dtype, "element type (default: as measured)");
@@ -86,12 +105,12 @@ Action add_export_command(CLI::App& app) {
     return [o] {
         auto ladders = load_ladders_or_throw();
         report::FigureRequest req;
-        req.plot = *report::plot_kind_from_name(o->plot);
+        req.plot = *plot_kind_from_name(o->plot);
         req.ladder = o->ladder;
         req.rung = o->rung;
         req.axis = o->axis;
         req.tie = o->tie;
-        if (!o->metric.empty()) req.metric = *report::metric_from_name(o->metric);
+        if (!o->metric.empty()) req.metric = metric_from_name(o->metric);
         req.sizes = parse_assignments(o->sizes, "--size");
         req.params = parse_assignments(o->params, "--param");
         req.dtype = o->dtype;

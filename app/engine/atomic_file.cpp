@@ -7,37 +7,95 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <vector>
 
 #include "errors.h"
 
 namespace kl {
 
-void write_file_atomically(const std::string& path, const std::string& content) {
-    std::string tmp = path + ".tmp-XXXXXX";
-    int fd = mkstemp(tmp.data());
-    if (fd < 0) throw InputError("cannot write " + path + ": " + std::strerror(errno));
-    size_t done = 0;
-    while (done < content.size()) {
-        ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+namespace {
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+WriteResult failure(const std::string& path, const std::string& why) {
+    return {path, "cannot write " + quoted(path) + ": " + why, why};
+}
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+// Permissions a plain new file would get (0666 minus the umask): mkstemp makes 0600 files.
+// umask can only be read by setting it, so it is read once (the lesson export writes from a
+// thread of its own; a second reader in between would see 0).
+mode_t umask_file_mode() {
+    mode_t mask = umask(0);
+    umask(mask);
+    return 0666 & ~mask;
+}
+
+mode_t default_file_mode() {
+    static const mode_t mode = umask_file_mode();
+    return mode;
+}
+
+}  // namespace
+
+WriteResult try_write_file_atomically(const std::string& path, std::string_view bytes) {
+    namespace fs = std::filesystem;
+    if (path.empty()) return {path, "cannot write a file with an empty path", "the path is empty"};
+    fs::path target(path);
+    if (!target.has_filename() || target.filename() == "." || target.filename() == "..")
+        return failure(path, "the path names a folder, not a file");
+    fs::path folder = target.parent_path();
+    if (folder.empty()) folder = ".";
+    std::error_code ec;
+    if (!fs::exists(folder, ec)) return failure(path, "folder " + quoted(folder.string()) + " does not exist");
+    if (!fs::is_directory(folder, ec)) return failure(path, quoted(folder.string()) + " is not a folder");
+    if (fs::is_directory(target, ec)) return failure(path, "a folder of that name exists");
+    // Never rename over a device, FIFO or socket (`--screenshot /dev/full` run as root would
+    // replace the device node itself).
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        return failure(path, "it is not a regular file; not replaced");
+
+    std::string pattern = (folder / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+    std::vector<char> temp_name(pattern.begin(), pattern.end());
+    temp_name.push_back('\0');
+    int fd = mkstemp(temp_name.data());
+    if (fd < 0) return failure(path, "cannot create a file in " + quoted(folder.string()) + ": " + errno_text(errno));
+    std::string temp(temp_name.data());
+    auto abandon = [&](const std::string& why) {
+        int saved = errno;
+        if (fd >= 0) close(fd);
+        unlink(temp.c_str());
+        errno = saved;
+        return failure(path, why);
+    };
+
+    const char* data = bytes.data();
+    size_t left = bytes.size();
+    while (left > 0) {
+        ssize_t n = write(fd, data, left);
         if (n < 0) {
-            int e = errno;
-            ::close(fd);
-            std::remove(tmp.c_str());
-            throw InputError("cannot write " + path + ": " + std::strerror(e));
+            if (errno == EINTR) continue;
+            return abandon("write failed: " + errno_text(errno));
         }
-        done += static_cast<size_t>(n);
+        data += n;
+        left -= static_cast<size_t>(n);
     }
-    fchmod(fd, 0644);
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        int e = errno;
-        std::remove(tmp.c_str());
-        throw InputError("cannot write " + path + ": " + std::strerror(e));
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        int e = errno;
-        std::remove(tmp.c_str());
-        throw InputError("cannot write " + path + ": " + std::strerror(e));
-    }
+    if (fchmod(fd, default_file_mode()) != 0) return abandon("cannot set permissions: " + errno_text(errno));
+    if (fsync(fd) != 0) return abandon("flush to disk failed: " + errno_text(errno));
+    int closing = fd;
+    fd = -1;
+    if (close(closing) != 0) return abandon("close failed: " + errno_text(errno));
+    if (rename(temp.c_str(), path.c_str()) != 0)
+        return abandon("rename from temporary file failed: " + errno_text(errno));
+    return {path, ""};
+}
+
+void write_file_atomically(const std::string& path, std::string_view content) {
+    WriteResult r = try_write_file_atomically(path, content);
+    if (!r.ok()) throw InputError(r.error);
 }
 
 std::string read_file(const std::string& path) {

@@ -8,6 +8,7 @@
 #include "atomic_file.h"
 #include "confined_path.h"
 #include "errors.h"
+#include "figure_vocabulary.h"
 #include "prediction.h"
 #include "sweep_spec.h"
 #include "toml_reader.h"
@@ -121,69 +122,45 @@ void split_reveal(TomlReader& r, int line, const std::string& field, LessonStep*
     s->reveal_at = at;
 }
 
-LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir,
-                     const std::vector<Ladder>& ladders) {
-    r.allow_only(t, field,
-                 {"title", "text", "ladder", "rung", "params", "sizes", "dtype", "plot", "metric", "sweep", "look_at",
-                  "question", "answer", "runner", "predict", "no_predict", "device"});
-    LessonStep s;
-    s.line = line_of(t);
-    s.title = r.string(t, "title", field);
-    s.text_path = r.string(t, "text", field);
-    s.text = read_text_file(r, dir, t, "text", field);
-    s.ladder = r.string_or(t, "ladder", "", field);
-    s.rung = r.string_or(t, "rung", "", field);
-    s.dtype = r.string_or(t, "dtype", "", field);
-    s.plot = r.string_or(t, "plot", "", field);
-    s.metric = r.string_or(t, "metric", "", field);
-    s.device = r.string_or(t, "device", "", field);
-    s.look_at = r.string_or(t, "look_at", "", field);
-    s.question = r.string_or(t, "question", "", field);
-    s.answer = r.string_or(t, "answer", "", field);
-    s.params = read_int_table(r, t, "params", field);
-    s.sizes = read_int_table(r, t, "sizes", field);
-    if (const toml::node* sw = t.get("sweep")) {
-        SweepSpec spec = read_sweep_spec(r, *sw, field + ".sweep");
-        std::tie(s.sweep_axis, s.sweep_values, s.sweep_tie) = std::tie(spec.axis, spec.values, spec.tie);
+// runner = { warmup = N, reps = N, l2 = "cold"|"warm" }: a step that demonstrates a measuring mistake.
+RunnerPreset read_runner_preset(TomlReader& r, const toml::node& n, const std::string& field) {
+    RunnerPreset p;
+    const toml::table* rt = n.as_table();
+    if (!rt) r.fail(line_of(n), field, "expected { warmup = N, reps = N, l2 = \"cold\"|\"warm\" }");
+    r.allow_only(*rt, field, {"warmup", "reps", "l2"});
+    if (rt->get("warmup")) p.warmup = static_cast<int>(r.integer_in(*rt, "warmup", field, 0, 1000));
+    if (rt->get("reps")) p.reps = static_cast<int>(r.integer_in(*rt, "reps", field, 0, 100000));
+    if (rt->get("l2")) {
+        std::string l2 = r.string(*rt, "l2", field);
+        if (l2 != "cold" && l2 != "warm")
+            r.fail(line_of(*rt->get("l2")), field + ".l2", "expected \"cold\" or \"warm\"");
+        p.cold_l2 = l2 == "cold";
     }
-    if (const toml::node* rn = t.get("runner")) {
-        const toml::table* rt = rn->as_table();
-        if (!rt) r.fail(line_of(*rn), field + ".runner", "expected { warmup = N, reps = N, l2 = \"cold\"|\"warm\" }");
-        r.allow_only(*rt, field + ".runner", {"warmup", "reps", "l2"});
-        if (rt->get("warmup"))
-            s.runner.warmup = static_cast<int>(r.integer_in(*rt, "warmup", field + ".runner", 0, 1000));
-        if (rt->get("reps")) s.runner.reps = static_cast<int>(r.integer_in(*rt, "reps", field + ".runner", 0, 100000));
-        if (rt->get("l2")) {
-            std::string l2 = r.string(*rt, "l2", field + ".runner");
-            if (l2 != "cold" && l2 != "warm")
-                r.fail(line_of(*rt->get("l2")), field + ".runner.l2", "expected \"cold\" or \"warm\"");
-            s.runner.cold_l2 = l2 == "cold";
-        }
-    }
-    read_prediction(r, t, field, ladders, &s);
-    static const std::set<std::string> plots = {"", "bars", "sweep", "traffic", "roofline", "errors", "occupancy"};
-    if (!plots.count(s.plot))
-        r.fail(s.line, field + ".plot",
-               "unknown plot '" + s.plot + "' (bars, sweep, traffic, roofline, errors, occupancy)");
-    // Which metric fits which plot: bars time|rate|pct; sweep time|rate|memory; traffic bytes|sectors|conflicts.
-    static const std::map<std::string, std::set<std::string>> metrics = {
-        {"bars", {"time", "rate", "pct"}},
-        {"sweep", {"time", "rate", "memory"}},
-        {"traffic", {"bytes", "sectors", "conflicts"}}};
-    if (!s.metric.empty()) {
-        auto it = metrics.find(s.plot);
-        if (it == metrics.end() || !it->second.count(s.metric))
-            r.fail(line_of(*t.get("metric")), field + ".metric",
-                   "'" + s.metric + "' does not fit plot '" + s.plot +
-                       "' (bars: time, rate, pct; sweep: time, rate, memory; traffic: bytes, sectors, conflicts)");
-    }
-    if (!s.dtype.empty() && !parse_dtype(s.dtype)) r.fail(s.line, field + ".dtype", "unknown dtype '" + s.dtype + "'");
+    return p;
+}
 
-    // References into the ladders.
+// `plot` and `metric` against the figure vocabulary (figure_vocabulary.h).
+void check_plot_and_metric(TomlReader& r, const toml::table& t, const std::string& field, LessonStep& s) {
+    std::optional<PlotKind> kind = plot_kind_from_name(s.plot);
+    if (!s.plot.empty() && !kind)
+        r.fail(s.line, field + ".plot", "unknown plot '" + s.plot + "' (" + plot_kind_list(false) + ")");
+    s.plot_kind = kind;
+    if (s.metric.empty()) return;
+    std::optional<Metric> metric = metric_from_name(s.metric);
+    if (!kind || !metric || !metric_fits(*kind, *metric))
+        r.fail(line_of(*t.get("metric")), field + ".metric",
+               "'" + s.metric + "' does not fit plot '" + s.plot + "' (" + metrics_by_kind() + ")");
+    s.plot_kind = kind;
+    s.plot_metric = metric;
+}
+
+// The step's ladder, rung, parameters, sizes and sweep axis against the loaded ladders.
+void check_ladder_references(TomlReader& r, const toml::table& t, const std::string& field, const LessonStep& s,
+                             const std::vector<Ladder>& ladders) {
     if (s.ladder.empty()) {
         if (!s.rung.empty() || !s.params.empty() || !s.sizes.empty())
             r.fail(s.line, field, "rung, params and sizes need a ladder");
-        return s;
+        return;
     }
     const Ladder* L = find_ladder(ladders, s.ladder);
     if (!L) r.fail(line_of(*t.get("ladder")), field + ".ladder", "unknown ladder '" + s.ladder + "'");
@@ -221,6 +198,38 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
     for (const auto& tied : s.sweep_tie)  // ties follow a size axis (M = N = K)
         if (!has_axis(tied) || !has_axis(s.sweep_axis))
             r.fail(line_of(*t.get("sweep")), field + ".sweep.tie", "'" + tied + "': only size axes can be tied");
+}
+
+LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir,
+                     const std::vector<Ladder>& ladders) {
+    r.allow_only(t, field,
+                 {"title", "text", "ladder", "rung", "params", "sizes", "dtype", "plot", "metric", "sweep", "look_at",
+                  "question", "answer", "runner", "predict", "no_predict", "device"});
+    LessonStep s;
+    s.line = line_of(t);
+    s.title = r.string(t, "title", field);
+    s.text_path = r.string(t, "text", field);
+    s.text = read_text_file(r, dir, t, "text", field);
+    s.ladder = r.string_or(t, "ladder", "", field);
+    s.rung = r.string_or(t, "rung", "", field);
+    s.dtype = r.string_or(t, "dtype", "", field);
+    s.plot = r.string_or(t, "plot", "", field);
+    s.metric = r.string_or(t, "metric", "", field);
+    s.device = r.string_or(t, "device", "", field);
+    s.look_at = r.string_or(t, "look_at", "", field);
+    s.question = r.string_or(t, "question", "", field);
+    s.answer = r.string_or(t, "answer", "", field);
+    s.params = read_int_table(r, t, "params", field);
+    s.sizes = read_int_table(r, t, "sizes", field);
+    if (const toml::node* sw = t.get("sweep")) {
+        SweepSpec spec = read_sweep_spec(r, *sw, field + ".sweep");
+        std::tie(s.sweep_axis, s.sweep_values, s.sweep_tie) = std::tie(spec.axis, spec.values, spec.tie);
+    }
+    if (const toml::node* rn = t.get("runner")) s.runner = read_runner_preset(r, *rn, field + ".runner");
+    read_prediction(r, t, field, ladders, &s);
+    check_plot_and_metric(r, t, field, s);
+    if (!s.dtype.empty() && !parse_dtype(s.dtype)) r.fail(s.line, field + ".dtype", "unknown dtype '" + s.dtype + "'");
+    check_ladder_references(r, t, field, s, ladders);
     return s;
 }
 

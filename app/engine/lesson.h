@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "figure_vocabulary.h"
 #include "manifest.h"
 
 namespace kl {
@@ -20,7 +21,12 @@ struct RunnerPreset {  // a step may demonstrate measuring mistakes
 struct LessonStep {
     std::string title, text_path, text;  // text: the Markdown, read at load
     std::string ladder, rung, dtype, plot, sweep_axis, look_at, question, answer;
-    std::string metric;  // what the plot shows: time|rate|pct (bars), memory (sweep), bytes|sectors|conflicts (traffic)
+    std::string metric;  // what the plot shows: time|rate|pct (bars), time|rate|memory (sweep), bytes|sectors|conflicts
+                         // (traffic)
+    // `plot` and `metric` in the figure vocabulary (figure_vocabulary.h), checked at load:
+    // nullopt when the step names none (the metric: the kind's default).
+    std::optional<PlotKind> plot_kind;
+    std::optional<Metric> plot_metric;
     // Which recorded GPU the step's numbers come from: a part of the device's name ("H200");
     // "" for the first recorded device. Live runs always show.
     std::string device;

@@ -99,18 +99,9 @@ void Workbook::open_first_step() {
 // --view: the tab shown first; steps then leave the plot tab alone.
 void Workbook::apply_view_option() {
     const std::string& v = options_.view;
-    if (v == "plots" || v == "bars")
-        right_tab_ = 0, plots_.tab = 0;
-    else if (v == "sweep")
-        right_tab_ = 0, plots_.tab = 1;
-    else if (v == "errors" || v == "correctness")
-        right_tab_ = 0, plots_.tab = 2;
-    else if (v == "traffic")
-        right_tab_ = 0, plots_.tab = 3;
-    else if (v == "roofline")
-        right_tab_ = 0, plots_.tab = 4;
-    else if (v == "occupancy")
-        right_tab_ = 0, plots_.tab = 5;
+    // The plot tabs by their names in the figure vocabulary ("plots" and "correctness" as well).
+    if (auto kind = plot_kind_from_name(v == "plots" ? "bars" : v == "correctness" ? "errors" : v))
+        right_tab_ = 0, plots_.request.plot = *kind;
     else if (v == "source")
         right_tab_ = 1, source_.tab = 0;
     else if (v == "diff")
@@ -190,39 +181,17 @@ void Workbook::apply_step() {
     if (!s->dtype.empty()) dtype_ = s->dtype;
     params_ui_.sweep_axis = s->sweep_axis;
     if (!view_forced_) {
-        if (s->plot == "bars")
-            plots_.tab = 0;
-        else if (s->plot == "sweep")
-            plots_.tab = 1;
-        else if (s->plot == "errors")
-            plots_.tab = 2;
-        else if (s->plot == "traffic")
-            plots_.tab = 3;
-        else if (s->plot == "roofline")
-            plots_.tab = 4;
-        else if (s->plot == "occupancy")
-            plots_.tab = 5;
-        else
-            plots_.tab = s->sweep_axis.empty() ? 0 : 1;
-        // Size sweeps read best as time on log axes; parameter sweeps as throughput.
-        plots_.sweep_metric = (!s->sweep_axis.empty() && sizes_.count(s->sweep_axis)) ? 1 : 0;
-        plots_.traffic_metric = 0;
-        // The step may name the metric its point needs (lesson.toml `metric`).
-        const std::string& m = s->metric;
-        if (m == "time")
-            plots_.bar_metric = 0, plots_.sweep_metric = 1;
-        else if (m == "rate")
-            plots_.bar_metric = 1, plots_.sweep_metric = 0;
-        else if (m == "pct")
-            plots_.bar_metric = 2;
-        else if (m == "memory")
-            plots_.sweep_metric = 2;
-        else if (m == "bytes")
-            plots_.traffic_metric = 0;
-        else if (m == "sectors")
-            plots_.traffic_metric = 1;
-        else if (m == "conflicts")
-            plots_.traffic_metric = 2;
+        // The step's figure in the figure vocabulary (checked when the lesson loaded): its kind,
+        // else the sweep when it names a sweep axis, else the rung bars.
+        plots_.request.plot = s->plot_kind ? *s->plot_kind : s->sweep_axis.empty() ? PlotKind::Bars : PlotKind::Sweep;
+        // Sweeps and traffic start from their defaults (a size sweep reads best as time on log
+        // axes, a parameter sweep as throughput); the bars keep the learner's choice.
+        plots_.chosen.erase(PlotKind::Sweep);
+        plots_.chosen.erase(PlotKind::Traffic);
+        // The metric the step's point needs (lesson.toml `metric`), wherever it fits.
+        if (s->plot_metric)
+            for (const PlotKindInfo& k : plot_kinds())
+                if (metric_fits(k.kind, *s->plot_metric)) plots_.chosen[k.kind] = *s->plot_metric;
     }
 }
 
@@ -560,7 +529,7 @@ nlohmann::json Workbook::report() const {
                   {"params", rung_ ? nlohmann::json(resolved_params(*rung_)) : nlohmann::json::object()},
                   {"dark", settings_.dark},
                   {"right_tab", right_tab_},
-                  {"plots_tab", plots_.tab},
+                  {"plots_tab", static_cast<int>(plots_.request.plot)},
                   {"source_tab", source_.tab},
                   {"selfcheck_tab", selfcheck_.tab},
                   {"card", selfcheck_.card + 1},

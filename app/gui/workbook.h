@@ -30,11 +30,10 @@
 #include "engine/device_info.h"
 #include "engine/lesson.h"
 #include "engine/manifest.h"
-#include "report/figures.h"
 #include "gui/frame_stats.h"
 #include "gui/line_diff.h"
 #include "gui/markdown.h"
-#include "report/results_store.h"
+#include "gui/report_names.h"
 #include "gui/runner_client.h"
 #include "gui/settings.h"
 #include "gui/ui_style.h"
@@ -320,19 +319,21 @@ class Workbook {
     void draw_size_widgets(const Rung& r, float label_w, float widget_w);
 
     struct PlotsState {
-        int tab = 0;                    // 0 rungs, 1 sweep, 2 correctness, 3 traffic, 4 roofline
-        int bar_metric = 1;             // BarMetric
-        int sweep_metric = 0;           // SweepMetric
-        int traffic_metric = 0;         // TrafficMetric
-        struct Built {                  // what `built` shows
-            uint64_t view_version = 0;  // SelectionView::version: the data and the selection
-            int tab = -1, bar_metric = -1, sweep_metric = -1, traffic_metric = -1;
+        // The figure shown, as export would ask for it: its kind (the tab), metric and sweep
+        // axis (params_ui_.sweep_axis); drawn by report::build_figure, the builder export uses.
+        FigureRequest request;
+        // The metric chosen for each kind (by the learner or a step), kept while another kind is
+        // shown; a kind without an entry shows its default (figure_vocabulary.h).
+        std::map<PlotKind, Metric> chosen;
+        struct Built {                            // what `built` shows
+            uint64_t view_version = 0;            // SelectionView::version: the data and the selection
+            PlotKind plot = PlotKind::Occupancy;  // never built for the occupancy view
+            std::optional<Metric> metric;
+            std::string axis;
             bool operator==(const Built& o) const {
-                return view_version == o.view_version && tab == o.tab && bar_metric == o.bar_metric &&
-                       sweep_metric == o.sweep_metric && traffic_metric == o.traffic_metric;
+                return view_version == o.view_version && plot == o.plot && metric == o.metric && axis == o.axis;
             }
         } built_for;
-        std::string built_axis;  // params_ui_.sweep_axis
         BuiltFigure built;
         plot::Figure shown;  // built.figure as laid out (short labels when needed)
         plot::Layout layout;
@@ -340,9 +341,10 @@ class Workbook {
         float built_w = 0, built_h = 0;
         bool built_dark = true;
         std::string export_message;
-        const StoredRun* error_map_run = nullptr;
     } plots_;
     void draw_plots();
+    // The metric choice of `kind` (when it has several) drawn; returns the metric to show.
+    std::optional<Metric> metric_choice(PlotKind kind, const SelectionView& view);
     void draw_plot_canvas(float width, float height);
 
     // [SECTION] Devices, resources and occupancy (workbook_occupancy.cpp)

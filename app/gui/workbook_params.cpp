@@ -166,7 +166,7 @@ void Workbook::draw_run_bar(const Rung& r, const std::string& problem) {
     if (params_ui_.sweep_axis.empty() && !axes.empty()) params_ui_.sweep_axis = axes.front();
     if (plain_button("Sweep", ImVec2(0, 0), can_run)) {
         run_sweep(params_ui_.sweep_axis);
-        plots_.tab = 1;
+        plots_.request.plot = PlotKind::Sweep;
     }
     test_target("button:sweep");
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {  // the values are listed only when asked for

@@ -6,7 +6,6 @@
 // handout with the same code as `kladder export-lesson` (report/lesson_export.h).
 // [SECTION] index: toolbar / building / canvas / tooltips / export (figure, lesson)
 #include <imgui.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -94,6 +93,39 @@ std::string describe_run(const StoredRun& s, const StoredRun* library) {
 
 // [SECTION] Toolbar
 
+// The metric choice of a kind that has several (bars, sweeps, traffic): the kind's metrics from
+// the figure vocabulary, the chosen one or the default shown. Returns the metric to draw.
+std::optional<Metric> Workbook::metric_choice(PlotKind kind, const SelectionView& view) {
+    const std::vector<Metric>& metrics = plot_kind_info(kind).metrics;
+    if (metrics.empty()) return std::nullopt;
+    auto chosen = plots_.chosen.find(kind);
+    std::optional<Metric> shown = chosen != plots_.chosen.end()
+                                      ? chosen->second
+                                      : default_metric(kind, view.ctx.sizes.count(params_ui_.sweep_axis) != 0);
+    std::vector<const char*> labels;
+    int current = 0;
+    for (size_t i = 0; i < metrics.size(); ++i) {
+        labels.push_back(metric_label(metrics[i], view.flops));
+        if (metrics[i] == shown) current = int(i);
+    }
+    // Widths as the window had them: the traffic names are the longest.
+    const float width = kind == PlotKind::Bars ? 160 : kind == PlotKind::Sweep ? 140 : 190;
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextDisabled("Show");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(width * fonts_.scale);
+    std::string id = std::string("##") + plot_kind_name(kind) + "_metric";
+    if (ImGui::Combo(id.c_str(), &current, labels.data(), int(labels.size()))) plots_.chosen[kind] = metrics[current];
+    if (kind == PlotKind::Sweep)
+        item_tooltip("Peak memory: the problem's buffers and the rung's scratch, per run; refused runs are marked.");
+    if (kind == PlotKind::Traffic)
+        item_tooltip(
+            "Bytes: ideal, the rung's model, measured DRAM and L2. Sectors per request: 4 is a coalesced fp32 warp "
+            "access, 32 one sector per thread. Bank conflicts: extra shared-memory wavefronts. Measured ones need "
+            "hardware counters (the Counters box next to Run, or recorded results that carry them).");
+    return metrics[current];
+}
+
 void Workbook::draw_plots() {
     const float s = fonts_.scale;
     if (!ladder_) {
@@ -103,59 +135,35 @@ void Workbook::draw_plots() {
                       palette().faint);
         return;
     }
-    const char* tabs[] = {"Rungs", "Sweep", "Correctness", "Traffic", "Roofline", "Occupancy"};
-    segmented("##plot_tabs", tabs, 6, &plots_.tab);
+    const char* tabs[kPlotKindCount];
+    for (const auto& k : plot_kinds()) tabs[static_cast<int>(k.kind)] = k.tab;
+    int tab = static_cast<int>(plots_.request.plot);
+    segmented("##plot_tabs", tabs, kPlotKindCount, &tab);
+    plots_.request.plot = PlotKind(tab);
     float export_w = ImGui::CalcTextSize("Export").x + 2 * ImGui::GetStyle().FramePadding.x;
     ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - export_w));
     if (ImGui::Button("Export")) ImGui::OpenPopup("##export_figure");
     test_target("button:export");
     item_tooltip("Write this figure as SVG, PDF, PNG or CSV: page size, theme and folder in the next step");
     draw_figure_export_popup();
-    if (plots_.tab == 5) {  // not a figure: the occupancy calculator for this rung and device
+    if (plots_.request.plot == PlotKind::Occupancy) {  // not a figure: the occupancy calculator
         draw_occupancy();
         return;
     }
     const SelectionView& view = selection_view();
-    const bool flops = view.flops;
     // What the plot shows, on its own line under the tabs.
-    if (plots_.tab == 0) {
-        const char* metrics[] = {"Time", flops ? "TFLOP/s" : "GB/s", "% of reference"};
-        ImGui::AlignTextToFramePadding();
-        ImGui::TextDisabled("Show");
-        ImGui::SameLine();
-        ImGui::SetNextItemWidth(160 * s);
-        ImGui::Combo("##bar_metric", &plots_.bar_metric, metrics, 3);
-        draw_device_compare();
-    } else if (plots_.tab == 1) {
-        const char* metrics[] = {flops ? "TFLOP/s" : "GB/s", "Time", "Peak memory"};
-        ImGui::AlignTextToFramePadding();
-        ImGui::TextDisabled("Show");
-        ImGui::SameLine();
-        ImGui::SetNextItemWidth(140 * s);
-        ImGui::Combo("##sweep_metric", &plots_.sweep_metric, metrics, 3);
-        item_tooltip("Peak memory: the problem's buffers plus the rung's scratch, per run; refused runs are marked.");
+    plots_.request.axis = params_ui_.sweep_axis;
+    plots_.request.metric = metric_choice(plots_.request.plot, view);
+    if (plots_.request.plot == PlotKind::Bars) draw_device_compare();
+    if (plots_.request.plot == PlotKind::Sweep) {
         ImGui::SameLine();
         ImGui::TextDisabled("vs %s", params_ui_.sweep_axis.c_str());
         item_tooltip("The axis is chosen next to the Sweep button.");
-    } else if (plots_.tab == 3) {
-        const char* metrics[] = {"Bytes moved", "Sectors per request", "Bank conflicts"};
-        ImGui::AlignTextToFramePadding();
-        ImGui::TextDisabled("Show");
-        ImGui::SameLine();
-        ImGui::SetNextItemWidth(190 * s);
-        ImGui::Combo("##traffic_metric", &plots_.traffic_metric, metrics, 3);
-        item_tooltip(
-            "Bytes: ideal, the rung's model, measured DRAM and L2. Sectors per request: 4 is a coalesced fp32 warp "
-            "access, "
-            "32 one sector per thread. Bank conflicts: extra shared-memory wavefronts. Measured ones need hardware "
-            "counters "
-            "(the Counters box next to Run, or recorded results that carry them).");
     }
 
     // Correctness: a one-line summary of the rung's check above the map.
-    if (plots_.tab == 2 && rung_) {
+    if (plots_.request.plot == PlotKind::Errors && rung_) {
         const StoredRun* run = view.rung_run;
-        plots_.error_map_run = run;
         if (run && run->record.correctness) {
             const Correctness& c = *run->record.correctness;
             ImGui::PushStyleColor(ImGuiCol_Text,
@@ -185,22 +193,12 @@ void Workbook::draw_plot_canvas(float width, float height) {
     const PlotContext& ctx = view.ctx;
     // Rebuild when the data or the selection (both in the view's version), the figure asked for,
     // the size or the theme changed.
-    const PlotsState::Built asked{view.version, plots_.tab, plots_.bar_metric, plots_.sweep_metric,
-                                  plots_.traffic_metric};
+    const PlotsState::Built asked{view.version, plots_.request.plot, plots_.request.metric, plots_.request.axis};
     bool dark = theme_is_dark();
-    bool rebuild = !(asked == plots_.built_for) || params_ui_.sweep_axis != plots_.built_axis;
+    bool rebuild = !(asked == plots_.built_for);
     if (rebuild) {
-        switch (plots_.tab) {
-            case 0: plots_.built = rung_bars(store_, ctx, BarMetric(plots_.bar_metric)); break;
-            case 1:
-                plots_.built = sweep_lines(store_, ctx, params_ui_.sweep_axis, SweepMetric(plots_.sweep_metric));
-                break;
-            case 2: plots_.built = correctness(store_, ctx, plots_.error_map_run); break;
-            case 3: plots_.built = traffic_bars(store_, ctx, TrafficMetric(plots_.traffic_metric)); break;
-            default: plots_.built = roofline(store_, ctx); break;
-        }
+        plots_.built = report::build_figure(store_, ctx, plots_.request);  // as `kladder export` builds it
         plots_.built_for = asked;
-        plots_.built_axis = params_ui_.sweep_axis;
     }
     if (rebuild || width != plots_.built_w || height != plots_.built_h || dark != plots_.built_dark) {
         plot::Theme theme = screen_theme(dark, s);
@@ -535,47 +533,32 @@ void Workbook::start_lesson_export() {
     if (!l || lesson_export_running()) return;
     std::string dir = expand_home(export_.lesson_folder);
     plot::ExportOptions page = page_options(export_.width_pt, export_.height_pt, export_.png_scale, export_.theme);
-    // The store's runs go through a results file, as the CLI's would: the export copies that
-    // file beside the figures and names its device and date in the handout.
-    std::string results_path =
-        (std::filesystem::temp_directory_path() / ("kernel-ladder-export-" + std::to_string(::getpid()) + ".json"))
-            .string();
-    try {
-        save_results(results_path, results_snapshot());
-    } catch (const Error& e) {
-        export_.lesson_failed = true;
-        export_.lesson_message = std::string("Export failed: ") + e.what();
-        log(export_.lesson_message, true);
-        return;
-    }
+    // The store's runs as one results file, held in memory: the export copies it beside the
+    // figures as results.json (the name the handout cites) and names its device and date.
+    auto results =
+        std::make_shared<report::LoadedResults>(report::results_in_memory(results_snapshot(), "results.json"));
     export_.lesson_message = "Exporting lesson " + std::to_string(l->number) + " to " + dir + "\xE2\x80\xA6";
     export_.lesson_failed = false;
     log(export_.lesson_message);
     // Rendering every figure three times takes a moment: off the UI thread, on copies.
-    export_.lesson_job =
-        std::async(std::launch::async,
-                   [lesson = *l, ladders = ladders_, dir, page, results_path]() -> std::pair<bool, std::string> {
-                       std::pair<bool, std::string> outcome;
-                       try {
-                           std::error_code ec;
-                           std::filesystem::path parent = std::filesystem::path(dir).parent_path();
-                           if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-                           report::LoadedResults results = report::load_results_for_export(results_path);
-                           report::LessonExportSummary sum = report::export_lesson(lesson, results, ladders, dir, page);
-                           std::string line = "Exported lesson " + std::to_string(lesson.number) + ": " +
-                                              std::to_string(sum.figures) + " figure" + (sum.figures == 1 ? "" : "s") +
-                                              " (SVG, PDF, PNG), results.json, handout.md and handout.html to " + dir;
-                           if (!sum.skipped.empty())
-                               line += "; no data for " + std::to_string(sum.skipped.size()) +
-                                       " step figure(s): " + sum.skipped.front();
-                           outcome = {true, line};
-                       } catch (const std::exception& e) {
-                           outcome = {false, std::string("Export lesson failed: ") + e.what()};
-                       }
-                       std::error_code ec;
-                       std::filesystem::remove(results_path, ec);
-                       return outcome;
-                   });
+    export_.lesson_job = std::async(
+        std::launch::async, [lesson = *l, ladders = ladders_, dir, page, results]() -> std::pair<bool, std::string> {
+            std::pair<bool, std::string> outcome;
+            try {
+                std::error_code ec;
+                std::filesystem::path parent = std::filesystem::path(dir).parent_path();
+                if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+                report::LessonExportSummary sum = report::export_lesson(lesson, *results, ladders, dir, page);
+                std::string line = "Exported lesson " + std::to_string(lesson.number) + ": " +
+                                   std::to_string(sum.figures) + " figure" + (sum.figures == 1 ? "" : "s") +
+                                   " (SVG, PDF, PNG), results.json, handout.md and handout.html to " + dir;
+                if (!sum.skipped.empty())
+                    line += "; no data for " + std::to_string(sum.skipped.size()) +
+                            " step figure(s): " + sum.skipped.front();
+                outcome = {true, line};
+            } catch (const std::exception& e) { outcome = {false, std::string("Export lesson failed: ") + e.what()}; }
+            return outcome;
+        });
 }
 
 void Workbook::poll_lesson_export() {

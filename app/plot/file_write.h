@@ -1,26 +1,19 @@
-// Writing export files so that a reader never sees half a file.
+// The plot module writes its files with the engine's one atomic writer (engine/atomic_file.h,
+// library kl_atomic_file, no CUDA): this header only gives it the plot module's names.
 #pragma once
 
 #include <string>
 #include <string_view>
 
+#include "engine/atomic_file.h"
+
 namespace kl::plot {
 
-// The outcome of writing one file. `error` is one readable line naming the path; empty on success.
-// `reason` (set by write_file_atomically) is that line without the path ("folder '/x' does not
-// exist"), for callers that name the file otherwise (a staging copy written for its final place).
-struct WriteResult {
-    std::string path;
-    std::string error;
-    std::string reason{};
-    bool ok() const { return error.empty(); }
-    explicit operator bool() const { return ok(); }
-};
+using kl::WriteResult;
 
-// Writes `bytes` to a temporary file in the destination folder, flushes it to disk and renames
-// it over `path` (atomic on POSIX file systems). On any failure the temporary file is removed,
-// an existing file at `path` is left untouched, and the error says what failed
-// ("cannot write '/x/fig.png': folder '/x' does not exist").
-WriteResult write_file_atomically(const std::string& path, std::string_view bytes);
+// kl::try_write_file_atomically: never throws; the result's `error` names the path.
+inline WriteResult write_file_atomically(const std::string& path, std::string_view bytes) {
+    return kl::try_write_file_atomically(path, bytes);
+}
 
 }  // namespace kl::plot

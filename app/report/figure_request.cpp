@@ -1,4 +1,4 @@
-// [SECTION] index: names / loading / lesson steps / choosing defaults / building
+// [SECTION] index: names / loading / lesson steps / choosing defaults / the shared builder / export
 #include "report/figure_request.h"
 
 #include <algorithm>
@@ -12,39 +12,6 @@
 namespace kl::report {
 
 // [SECTION] Names
-
-std::optional<PlotKind> plot_kind_from_name(const std::string& name) {
-    static const std::map<std::string, PlotKind> kinds = {{"bars", PlotKind::Bars},
-                                                          {"sweep", PlotKind::Sweep},
-                                                          {"roofline", PlotKind::Roofline},
-                                                          {"traffic", PlotKind::Traffic},
-                                                          {"errors", PlotKind::Errors}};
-    auto it = kinds.find(name);
-    if (it == kinds.end()) return std::nullopt;
-    return it->second;
-}
-
-const char* plot_kind_name(PlotKind kind) {
-    switch (kind) {
-        case PlotKind::Bars: return "bars";
-        case PlotKind::Sweep: return "sweep";
-        case PlotKind::Roofline: return "roofline";
-        case PlotKind::Traffic: return "traffic";
-        case PlotKind::Errors: return "errors";
-    }
-    return "?";
-}
-
-std::optional<Metric> metric_from_name(const std::string& name) {
-    if (name == "time") return Metric::Time;
-    if (name == "rate") return Metric::Rate;
-    if (name == "pct") return Metric::Percent;
-    if (name == "memory") return Metric::Memory;
-    if (name == "bytes") return Metric::Bytes;
-    if (name == "sectors") return Metric::Sectors;
-    if (name == "conflicts") return Metric::Conflicts;
-    return std::nullopt;
-}
 
 std::string date_of(const std::string& iso_time) {
     return iso_time.size() >= 10 && iso_time[4] == '-' ? iso_time.substr(0, 10) : iso_time;
@@ -61,17 +28,25 @@ LoadedResults load_results_for_export(const std::string& path) {
     return out;
 }
 
+LoadedResults results_in_memory(ResultsFile file, const std::string& name) {
+    LoadedResults out;
+    out.path = name;
+    out.bytes = to_json(file).dump(1) + "\n";  // as save_results writes it
+    out.file = std::move(file);
+    out.store.add_file(out.file, name);
+    return out;
+}
+
 // [SECTION] Lesson steps
 
 FigureRequest request_for_step(const LessonStep& step) {
     FigureRequest r;
+    std::optional<PlotKind> kind = step.plot_kind ? step.plot_kind : plot_kind_from_name(step.plot);
+    if (!kind)
+        throw InputError("step '" + step.title + "': plot '" + step.plot + "' is not one of " + plot_kind_list(false));
     // The occupancy view is the window's calculator, not a figure of results: a handout shows
     // the step's rung bars instead.
-    auto kind = plot_kind_from_name(step.plot == "occupancy" ? "bars" : step.plot);
-    if (!kind)
-        throw InputError("step '" + step.title + "': plot '" + step.plot +
-                         "' is not one of bars, sweep, roofline, traffic, errors");
-    r.plot = *kind;
+    r.plot = *kind == PlotKind::Occupancy ? PlotKind::Bars : *kind;
     r.ladder = step.ladder;
     r.rung = step.rung;
     r.axis = step.sweep_axis;
@@ -79,10 +54,10 @@ FigureRequest request_for_step(const LessonStep& step) {
     r.sizes = step.sizes;
     r.params = step.params;
     r.dtype = step.dtype;
-    if (!step.metric.empty()) {
-        auto m = metric_from_name(step.metric);
-        if (!m) throw InputError("step '" + step.title + "': unknown metric '" + step.metric + "'");
-        r.metric = *m;
+    r.metric = step.plot_metric;
+    if (!r.metric && !step.metric.empty()) {
+        r.metric = metric_from_name(step.metric);
+        if (!r.metric) throw InputError("step '" + step.title + "': unknown metric '" + step.metric + "'");
     }
     return r;
 }
@@ -153,43 +128,30 @@ const RunRecord* representative_run(const LoadedResults& results, const Ladder& 
     return nullptr;
 }
 
-Metric default_metric(PlotKind plot, bool size_axis) {
-    if (plot == PlotKind::Sweep) return size_axis ? Metric::Time : Metric::Rate;
-    if (plot == PlotKind::Traffic) return Metric::Bytes;
-    return Metric::Rate;
-}
-
-std::string describe_problem(const figs::PlotContext& ctx) {
-    std::string s = figs::format_sizes(ctx.sizes) + ", " + ctx.dtype;
+std::string describe_problem(const PlotContext& ctx) {
+    std::string s = format_sizes(ctx.sizes) + ", " + ctx.dtype;
     if (ctx.rung) s += ", rung " + ctx.rung->id;
     return s;
 }
 
-}  // namespace
-
-// [SECTION] Building
-
-ExportFigure build_export_figure(const LoadedResults& results, const std::vector<Ladder>& ladders,
-                                 const FigureRequest& req, bool caption) {
-    const Ladder& L = pick_ladder(results, ladders, req.ladder);
-    const Rung* rung = nullptr;
-    if (!req.rung.empty()) {
-        rung = L.find_rung(req.rung);
-        if (!rung) {
-            std::vector<std::string> ids;
-            for (const auto& r : L.rungs) ids.push_back(r.id);
-            throw InputError("ladder '" + L.id + "' has no rung '" + req.rung + "' (rungs: " + join_keys(ids) + ")");
-        }
-    } else {
-        rung = busiest_rung(results, L);
-        if (!rung && !L.rungs.empty()) rung = &L.rungs.front();
+// The ladder's rung the request names, else the rung with the most runs, else the first.
+const Rung* pick_rung(const LoadedResults& results, const Ladder& L, const std::string& wanted) {
+    if (wanted.empty()) {
+        const Rung* rung = busiest_rung(results, L);
+        return rung || L.rungs.empty() ? rung : &L.rungs.front();
     }
+    if (const Rung* rung = L.find_rung(wanted)) return rung;
+    std::vector<std::string> ids;
+    for (const auto& r : L.rungs) ids.push_back(r.id);
+    throw InputError("ladder '" + L.id + "' has no rung '" + wanted + "' (rungs: " + join_keys(ids) + ")");
+}
 
-    figs::PlotContext ctx;
+// Sizes and parameters as the window resolves a step: ladder defaults, then (when the request
+// leaves them open) the values the results were measured at, then the request's.
+PlotContext resolve_context(const LoadedResults& results, const Ladder& L, const Rung* rung, const FigureRequest& req) {
+    PlotContext ctx;
     ctx.ladder = &L;
     ctx.rung = rung;
-    // Sizes and parameters as the workbook resolves a step: ladder defaults, then (when the
-    // request leaves them open) the values the results were measured at, then the request's.
     for (const auto& [k, v] : L.default_sizes) ctx.sizes[k] = v;
     const RunRecord* rep = representative_run(results, L, rung, req);
     if (rep) {
@@ -218,65 +180,74 @@ ExportFigure build_export_figure(const LoadedResults& results, const std::vector
             throw InputError("--tie: '" + t + "' is not a size axis of '" + L.id + "' tied to a size sweep");
         ctx.tie.push_back(t);
     }
+    return ctx;
+}
 
+// A request export cannot draw, in one line: a metric on a plot without metrics or one that does
+// not fit the plot, a sweep without an axis (or with one the rung does not have).
+void check_request(const FigureRequest& req, const PlotContext& ctx) {
+    const char* kind = plot_kind_name(req.plot);
+    if (!plot_kind_info(req.plot).from_results)
+        throw InputError(std::string("--plot ") + kind + " is not a figure of results (plots: " + plot_kind_list(true) +
+                         ")");
+    if (req.metric && plot_kind_info(req.plot).metrics.empty())
+        throw InputError("--metric applies to bars, sweep and traffic plots, not " + std::string(kind));
+    if (req.metric && !metric_fits(req.plot, *req.metric))
+        throw InputError(std::string("--metric ") + metric_name(*req.metric) + " does not fit the " + kind + " plot (" +
+                         metrics_by_kind() + ")");
+    if (req.plot != PlotKind::Sweep) return;
     const bool size_axis = ctx.sizes.count(req.axis) != 0;
-    Metric metric = req.metric == Metric::Default ? default_metric(req.plot, size_axis) : req.metric;
-    if (req.metric != Metric::Default && req.plot != PlotKind::Bars && req.plot != PlotKind::Sweep &&
-        req.plot != PlotKind::Traffic)
-        throw InputError(std::string("--metric applies to bars, sweep and traffic plots, not ") +
-                         plot_kind_name(req.plot));
-    const bool traffic_metric = metric == Metric::Bytes || metric == Metric::Sectors || metric == Metric::Conflicts;
-    if (req.plot == PlotKind::Traffic && !traffic_metric)
-        throw InputError("--metric for the traffic plot is bytes, sectors or conflicts");
-    if (req.plot != PlotKind::Traffic && traffic_metric)
-        throw InputError(std::string("--metric bytes, sectors and conflicts apply to the traffic plot, not ") +
-                         plot_kind_name(req.plot));
-    if (req.plot == PlotKind::Bars && metric == Metric::Memory)
-        throw InputError("--metric memory applies to sweeps (bars: time, rate or pct)");
-
-    ExportFigure out;
-    switch (req.plot) {
-        case PlotKind::Bars: {
-            auto m = metric == Metric::Time   ? figs::BarMetric::Time
-                     : metric == Metric::Rate ? figs::BarMetric::Rate
-                                              : figs::BarMetric::PercentOfReference;
-            out.built = figs::rung_bars(results.store, ctx, m);
-            break;
-        }
-        case PlotKind::Sweep: {
-            if (req.axis.empty() || (!size_axis && !(rung && rung->find_param(req.axis)))) {
-                std::vector<std::string> axes;
-                for (const auto& [k, v] : ctx.sizes) axes.push_back(k);
-                if (rung)
-                    for (const auto& p : rung->params) axes.push_back(p.name);
-                throw InputError((req.axis.empty() ? std::string("a sweep needs --axis")
-                                                   : "'" + req.axis + "' is neither a size nor a parameter of rung '" +
-                                                         (rung ? rung->id : "") + "'") +
-                                 " (axes: " + join_keys(axes) + ")");
-            }
-            if (metric == Metric::Percent)
-                throw InputError("--metric pct applies to bars only (sweeps: time, rate or memory)");
-            auto m = metric == Metric::Time     ? figs::SweepMetric::Time
-                     : metric == Metric::Memory ? figs::SweepMetric::PeakMemory
-                                                : figs::SweepMetric::Rate;
-            out.built = figs::sweep_lines(results.store, ctx, req.axis, m);
-            break;
-        }
-        case PlotKind::Roofline: out.built = figs::roofline(results.store, ctx); break;
-        case PlotKind::Traffic: {
-            auto m = metric == Metric::Sectors     ? figs::TrafficMetric::SectorsPerRequest
-                     : metric == Metric::Conflicts ? figs::TrafficMetric::BankConflicts
-                                                   : figs::TrafficMetric::Bytes;
-            out.built = figs::traffic_bars(results.store, ctx, m);
-            break;
-        }
-        case PlotKind::Errors: {
-            const figs::StoredRun* run =
-                rung ? results.store.latest(L.id, rung->id, ctx.sizes, ctx.dtype, &ctx.params) : nullptr;
-            out.built = figs::correctness(results.store, ctx, run);
-            break;
-        }
+    if (req.axis.empty() || (!size_axis && !(ctx.rung && ctx.rung->find_param(req.axis)))) {
+        std::vector<std::string> axes;
+        for (const auto& [k, v] : ctx.sizes) axes.push_back(k);
+        if (ctx.rung)
+            for (const auto& p : ctx.rung->params) axes.push_back(p.name);
+        throw InputError((req.axis.empty() ? std::string("a sweep needs --axis")
+                                           : "'" + req.axis + "' is neither a size nor a parameter of rung '" +
+                                                 (ctx.rung ? ctx.rung->id : "") + "'") +
+                         " (axes: " + join_keys(axes) + ")");
     }
+}
+
+}  // namespace
+
+// [SECTION] The shared builder
+
+std::optional<Metric> shown_metric(const FigureRequest& request, const PlotContext& ctx) {
+    return metric_or_default(request.plot, request.metric, ctx.sizes.count(request.axis) != 0);
+}
+
+BuiltFigure build_figure(const ResultsStore& store, const PlotContext& ctx, const FigureRequest& request) {
+    std::optional<Metric> metric = shown_metric(request, ctx);
+    switch (request.plot) {
+        case PlotKind::Bars: return rung_bars(store, ctx, *metric);
+        case PlotKind::Sweep: return sweep_lines(store, ctx, request.axis, *metric);
+        case PlotKind::Traffic: return traffic_bars(store, ctx, *metric);
+        case PlotKind::Roofline: return roofline(store, ctx);
+        case PlotKind::Errors: {
+            const StoredRun* run = ctx.ladder && ctx.rung
+                                       ? store.latest(ctx.ladder->id, ctx.rung->id, ctx.sizes, ctx.dtype, &ctx.params)
+                                       : nullptr;
+            return correctness(store, ctx, run);
+        }
+        case PlotKind::Occupancy: break;
+    }
+    BuiltFigure none;
+    none.empty_reason = "The occupancy view is a calculator, not a figure of results.";
+    return none;
+}
+
+// [SECTION] Export
+
+ExportFigure build_export_figure(const LoadedResults& results, const std::vector<Ladder>& ladders,
+                                 const FigureRequest& req, bool caption) {
+    const Ladder& L = pick_ladder(results, ladders, req.ladder);
+    const Rung* rung = pick_rung(results, L, req.rung);
+    ExportFigure out;
+    out.context = resolve_context(results, L, rung, req);
+    const PlotContext& ctx = out.context;
+    check_request(req, ctx);
+    out.built = build_figure(results.store, ctx, req);
     if (!out.built.empty_reason.empty())
         throw InputError(results.path + ": no data for the " + plot_kind_name(req.plot) + " plot of ladder '" + L.id +
                          "' at " + describe_problem(ctx) +
@@ -288,7 +259,6 @@ ExportFigure build_export_figure(const LoadedResults& results, const std::vector
     else
         f.caption = plot::caption_of(
             {f.caption, results.file.created.empty() ? "" : "measured " + date_of(results.file.created)});
-    out.context = ctx;
     return out;
 }
 

@@ -1,14 +1,18 @@
-// What to plot, as the command line or a lesson step names it, and the figure that results.
+// What to plot, as the command line, a lesson step or the window's plot panel names it, and the
+// figure that results.
 //
-// The figures themselves come from the workbook's builders (figures.h: rung_bars, sweep_lines,
-// correctness, traffic_bars, roofline), so an exported figure shows the same data with the same
-// labels as the GUI. This file only turns a request ("bars of elementwise at n = 2^28") into the
-// builders' PlotContext, the way the workbook does for a lesson step.
+// The figures themselves come from the builders (figures.h: rung_bars, sweep_lines, correctness,
+// traffic_bars, roofline); build_figure() is the one place that picks the builder and the metric
+// for a request (the figure vocabulary, engine/figure_vocabulary.h), used by the window and by
+// export, so an exported figure shows the same data with the same labels as the window.
+// build_export_figure() first turns a request ("bars of elementwise at n = 2^28") into the
+// builders' PlotContext from a results file, the way the window does from its selection.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/figure_vocabulary.h"
 #include "engine/lesson.h"
 #include "engine/manifest.h"
 #include "engine/results.h"
@@ -17,46 +21,49 @@
 
 namespace kl::report {
 
-// The builders' namespace, named once so that moving them is a one-line change here.
-namespace figs = kl::gui;
-
-enum class PlotKind { Bars, Sweep, Roofline, Traffic, Errors };
-// bars: time, rate, pct; sweep: time, rate, memory; traffic: bytes, sectors, conflicts.
-enum class Metric { Default, Time, Rate, Percent, Memory, Bytes, Sectors, Conflicts };
-
-std::optional<PlotKind> plot_kind_from_name(const std::string& name);  // "bars", ... as lesson steps name them
-const char* plot_kind_name(PlotKind kind);
-std::optional<Metric> metric_from_name(const std::string& name);  // "time", "rate", "pct", "memory", "bytes", ...
-
 struct FigureRequest {
     PlotKind plot = PlotKind::Bars;
+    std::optional<Metric> metric;                  // nullopt: the kind's default (default_metric)
+    std::string axis;                              // sweeps: a size axis or a parameter
     std::string ladder;                            // empty: the only ladder in the results
     std::string rung;                              // empty: the lesson step's, else the newest measured run's
-    std::string axis;                              // sweeps: a size axis or a parameter
-    Metric metric = Metric::Default;               // bars: rate; sweeps: time over sizes, rate over parameters
     std::map<std::string, int64_t> sizes, params;  // overrides; missing ones come from the results
     std::string dtype;                             // empty: the rung's run, else fp32
     std::vector<std::string> tie;                  // sweeps: size axes that follow `axis` (M = N = K)
 };
 
+// The metric `request` shows in `ctx`: its own, else the default for its kind (a sweep over a
+// size axis of ctx shows time, over a parameter the rate); nullopt for kinds without metrics.
+std::optional<Metric> shown_metric(const FigureRequest& request, const PlotContext& ctx);
+
+// The figure of `request` in `ctx` (its plot, metric and axis; the ladder, rung, sizes and tie
+// come from ctx). The error map of `errors` is the context rung's newest run at these settings.
+// Never throws: a figure with nothing to draw says why in empty_reason (an occupancy request
+// too: the occupancy view is not a figure of results).
+BuiltFigure build_figure(const ResultsStore& store, const PlotContext& ctx, const FigureRequest& request);
+
 // The results behind every export: the store the builders read, plus the file's own facts.
 struct LoadedResults {
-    std::string path;
+    std::string path;   // where they came from (named in messages and in the handout)
     std::string bytes;  // the file as read, copied beside every figure
     ResultsFile file;
-    figs::ResultsStore store;
+    ResultsStore store;
 };
 
 // Throws InputError naming the file when it cannot be read or parsed.
 LoadedResults load_results_for_export(const std::string& path);
+// Results held in memory (the window's runs): `bytes` is the file `kladder run --json` would
+// write for them; `name` stands for the path in messages.
+LoadedResults results_in_memory(ResultsFile file, const std::string& name);
 
-// The request of one lesson step (its ladder, rung, sizes, params, dtype, plot and sweep axis).
+// The request of one lesson step (its ladder, rung, sizes, params, dtype, plot and sweep axis);
+// an occupancy step asks for its rung bars (the occupancy view is the window's calculator).
 // Throws InputError when the step names no plot or an unknown one.
 FigureRequest request_for_step(const LessonStep& step);
 
 struct ExportFigure {
-    figs::BuiltFigure built;
-    figs::PlotContext context;
+    BuiltFigure built;
+    PlotContext context;
 };
 
 // Builds the figure. Throws InputError for an unknown ladder, rung, axis or metric, or a

@@ -10,18 +10,18 @@
 #include <string>
 #include <vector>
 
+#include "engine/figure_vocabulary.h"
 #include "engine/manifest.h"
 #include "engine/results.h"
 #include "report/results_store.h"
 #include "plot/plot_model.h"
 
-namespace kl::gui {
+namespace kl::report {
 
-enum class BarMetric { Time, Rate, PercentOfReference };
-enum class SweepMetric { Rate, Time, PeakMemory };
-// What the traffic plot counts: bytes (ideal, model, measured DRAM and L2), global sectors per
-// request (the coalescing lesson), shared-memory bank conflicts (the transpose lesson).
-enum class TrafficMetric { Bytes, SectorsPerRequest, BankConflicts };
+// What each builder shows is a kl::Metric of the figure vocabulary (engine/figure_vocabulary.h):
+// bars time, rate or pct; sweeps time, rate or memory; traffic bytes (ideal, model, measured
+// DRAM and L2), sectors per request (the coalescing lesson) or bank conflicts (the transpose
+// lesson). A metric that does not fit the builder is read as its default (figure_vocabulary.h).
 
 // What the plots are about: the current ladder, problem and rung.
 struct PlotContext {
@@ -68,13 +68,13 @@ bool prefers_flops(const PlotContext& ctx, const ResultsStore& store);
 
 // One bar per rung at the current sizes and dtype (each rung at the parameters closest to the
 // current ones), the selected metric, the matching ceiling as a reference line.
-BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, BarMetric metric);
+BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, Metric metric);
 
 // The step's rung (and any other rung with data at the same settings) along `axis`: a size axis
 // (log x) or a parameter (one category per value). PeakMemory: the runs' peak_memory_bytes in
 // GiB on a log axis; runs refused as too large for the GPU are marked at their sweep position
 // ("refused: needs 64.00 GiB").
-BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const std::string& axis, SweepMetric metric);
+BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const std::string& axis, Metric metric);
 
 // Correctness: the error map of `run` when its output is 2-D, else relative L2 error per rung on
 // a log axis with the tolerance marked.
@@ -83,9 +83,9 @@ BuiltFigure correctness(const ResultsStore& store, const PlotContext& ctx, const
 // Bytes moved per rung: ideal, the rung's model, and hardware counters where measured
 // (counters.dram_bytes, and lts__t_bytes.sum for L2).
 BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx);
-// The same per rung for any TrafficMetric. The counter metrics need a counters pass: without
-// one, empty_reason is the runs' counters_note.
-BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx, TrafficMetric metric);
+// The same per rung for any traffic metric (bytes, sectors, conflicts). The counter metrics need
+// a counters pass: without one, empty_reason is the runs' counters_note.
+BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx, Metric metric);
 
 // Every rung measured at the current sizes on this device's roofline (copy roof and GEMM rate).
 BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx);
@@ -96,4 +96,4 @@ std::string format_sizes(const Sizes& sizes);
 // 268435456 -> "2^28 (268,435,456)" for powers of two, else "1,000,000".
 std::string format_size_value(int64_t v);
 
-}  // namespace kl::gui
+}  // namespace kl::report

@@ -4,22 +4,22 @@
 
 namespace kl::report {
 
-KeyTable key_numbers(const LoadedResults& results, const figs::PlotContext& ctx) {
+KeyTable key_numbers(const LoadedResults& results, const PlotContext& ctx) {
     KeyTable t;
     if (!ctx.ladder) return t;
-    const bool flops = figs::prefers_flops(ctx, results.store);
+    const bool flops = prefers_flops(ctx, results.store);
     t.ladder = ctx.ladder->id;
     t.ladder_title = ctx.ladder->title;
-    t.problem = figs::format_sizes(ctx.sizes) + " · " + ctx.dtype;
+    t.problem = format_sizes(ctx.sizes) + " · " + ctx.dtype;
     t.rate_unit = flops ? "TFLOP/s" : "GB/s";
     t.roof_name = flops ? "% of cuBLAS" : "% of copy";
-    figs::BuiltFigure bars = figs::rung_bars(results.store, ctx, figs::BarMetric::Rate);
+    BuiltFigure bars = rung_bars(results.store, ctx, Metric::Rate);
     for (size_t i = 0; i < ctx.ladder->rungs.size(); ++i) {
         const Rung& r = ctx.ladder->rungs[i];
         KeyRow row;
         row.rung = r.id;
         row.title = r.title;
-        const figs::StoredRun* s = i < bars.bar_runs.size() ? bars.bar_runs[i] : nullptr;
+        const StoredRun* s = i < bars.bar_runs.size() ? bars.bar_runs[i] : nullptr;
         if (s) {
             const RunRecord& rec = s->record;
             if (!rec.error.empty())

@@ -26,7 +26,7 @@ struct KeyTable {
     std::vector<KeyRow> rows;
 };
 
-KeyTable key_numbers(const LoadedResults& results, const figs::PlotContext& ctx);
+KeyTable key_numbers(const LoadedResults& results, const PlotContext& ctx);
 
 // A GitHub-flavoured Markdown table (numbers with 3 significant digits, "–" where absent).
 std::string key_table_markdown(const KeyTable& table);

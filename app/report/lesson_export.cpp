@@ -118,7 +118,7 @@ Lesson bind_numbers(const Lesson& lesson, const LoadedResults& results, const st
     return L;
 }
 
-std::string problem_key(const figs::PlotContext& ctx) {
+std::string problem_key(const PlotContext& ctx) {
     std::string k = ctx.ladder ? ctx.ladder->id : "";
     for (const auto& [n, v] : ctx.sizes) k += "|" + n + "=" + std::to_string(v);
     return k + "|" + ctx.dtype;

@@ -5,7 +5,7 @@
 
 #include "engine/errors.h"
 
-namespace kl::gui {
+namespace kl::report {
 
 namespace fs = std::filesystem;
 
@@ -165,4 +165,4 @@ std::optional<Calibration> ResultsStore::calibration() const {
     return std::nullopt;
 }
 
-}  // namespace kl::gui
+}  // namespace kl::report

@@ -12,7 +12,7 @@
 #include "engine/manifest.h"
 #include "engine/results.h"
 
-namespace kl::gui {
+namespace kl::report {
 
 struct StoredRun {
     RunRecord record;
@@ -94,4 +94,4 @@ class ResultsStore {
 // The value of an axis in a record: a size if the axis is a size, else a parameter; nullopt if neither.
 std::optional<int64_t> axis_value(const RunRecord& r, const std::string& axis);
 
-}  // namespace kl::gui
+}  // namespace kl::report

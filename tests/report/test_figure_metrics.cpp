@@ -78,7 +78,7 @@ TEST(FigureFixes, ExactResultIsZeroInTheCsvAndMarkedExactInTheSvg) {
     // One rung matched the reference exactly (vector_add adds two floats: it can).
     for (auto& run : res.file.runs)
         if (run.rung == "vector_add") run.correctness->rel_l2 = 0.0;
-    res.store = figs::ResultsStore();
+    res.store = ResultsStore();
     res.store.add_file(res.file, res.path);
     FigureRequest r;
     r.plot = PlotKind::Errors;

@@ -333,6 +333,32 @@ TEST(ReportLesson, EveryFigureAndAHandoutWhoseLinksResolve) {
         EXPECT_NE(e.path().filename().string().rfind(".kladder-export", 0), 0u);
 }
 
+// The window exports the runs it holds without writing them to a temporary file: the same
+// figures and handout as from that file, and results.json is the file save_results writes.
+TEST(ReportLesson, FromMemoryAsFromTheFile) {
+    TempDir dir;
+    fs::path file = dir.path / "results.json";
+    save_results(file.string(), synthetic().file);
+    std::vector<LessonLoadError> errors;
+    auto lessons = load_all_lessons(lessons_dir(), synthetic().ladders, &errors);
+    const Lesson* fusion = nullptr;
+    for (const auto& l : lessons)
+        if (l.id == "fusion") fusion = &l;
+    ASSERT_NE(fusion, nullptr);
+    // Named as the file is, so that the handouts' citations agree.
+    LoadedResults on_disk = load_results_for_export(file.string());
+    LoadedResults in_memory = results_in_memory(synthetic().file, file.string());
+    EXPECT_EQ(in_memory.bytes, read_all(file));
+    EXPECT_EQ(in_memory.store.runs().size(), synthetic().file.runs.size());
+    export_lesson(*fusion, on_disk, synthetic().ladders, (dir.path / "disk").string(), {});
+    LessonExportSummary s = export_lesson(*fusion, in_memory, synthetic().ladders, (dir.path / "memory").string(), {});
+    ASSERT_FALSE(s.written.empty());
+    for (const auto& name : s.written) {
+        if (name.size() > 4 && name.substr(name.size() - 4) == ".pdf") continue;  // carries its creation time
+        EXPECT_EQ(read_all(dir.path / "memory" / name), read_all(dir.path / "disk" / name)) << name;
+    }
+}
+
 // [SECTION] Failures
 
 TEST(ReportFailures, MissingFolderFailsCleanlyWithNoLeftovers) {
@@ -390,21 +416,21 @@ TEST(ReportFigures, RateBarsDrawTheLibraryAtTheseSizes) {
     for (const auto& l : ladders)
         if (l.id == "matmul") matmul = &l;
     ASSERT_NE(matmul, nullptr);
-    ASSERT_NE(kl::gui::library_reference_rung(*matmul, "fp32"), nullptr);
-    EXPECT_EQ(kl::gui::library_reference_rung(*matmul, "fp32")->id, "cublas_fp32");  // not TF32
-    EXPECT_EQ(kl::gui::library_reference_rung(*matmul, "bf16")->id, "cublas_bf16");
+    ASSERT_NE(kl::report::library_reference_rung(*matmul, "fp32"), nullptr);
+    EXPECT_EQ(kl::report::library_reference_rung(*matmul, "fp32")->id, "cublas_fp32");  // not TF32
+    EXPECT_EQ(kl::report::library_reference_rung(*matmul, "bf16")->id, "cublas_bf16");
 
-    kl::gui::ResultsStore store;
+    kl::report::ResultsStore store;
     store.load_recorded_file(
         (fs::path(kl::kernels_dir()).parent_path() / "assets" / "recorded" / "h100_matmul.json").string());
-    kl::gui::PlotContext ctx;
+    kl::report::PlotContext ctx;
     ctx.ladder = matmul;
     ctx.sizes = {{"M", 4096}, {"N", 4096}, {"K", 4096}};
     ctx.dtype = "bf16";
-    const kl::gui::StoredRun* ref = kl::gui::library_reference_run(store, ctx);
+    const kl::report::StoredRun* ref = kl::report::library_reference_run(store, ctx);
     ASSERT_NE(ref, nullptr);
     EXPECT_EQ(ref->record.rung, "cublas_bf16");
-    kl::gui::BuiltFigure b = kl::gui::rung_bars(store, ctx, kl::gui::BarMetric::Rate);
+    kl::report::BuiltFigure b = kl::report::rung_bars(store, ctx, kl::Metric::Rate);
     bool line = false;
     for (const auto& s : b.figure.series)
         if (s.name.find("at these sizes") != std::string::npos) {
@@ -414,5 +440,5 @@ TEST(ReportFigures, RateBarsDrawTheLibraryAtTheseSizes) {
     EXPECT_TRUE(line);
     // Without the library's run at these sizes, the calibration is the line, and says so.
     ctx.sizes["K"] = 1234;
-    EXPECT_EQ(kl::gui::library_reference_run(store, ctx), nullptr);
+    EXPECT_EQ(kl::report::library_reference_run(store, ctx), nullptr);
 }

@@ -9,7 +9,7 @@
 #include "report/results_store.h"
 
 using namespace kl;
-using namespace kl::gui;
+using namespace kl::report;
 
 namespace {
 
@@ -104,7 +104,7 @@ TEST(TwoDevices, RungBarsGroupedByDeviceOneHatchedSeriesPerExtraDevice) {
     ctx.params = {{"TPB", 256}};
     ctx.device = "GPU One";
     ctx.compare_device = "GPU Two";
-    BuiltFigure b = rung_bars(s, ctx, BarMetric::Time);
+    BuiltFigure b = rung_bars(s, ctx, Metric::Time);
     std::vector<const plot::Series*> bars;
     for (const auto& ser : b.figure.series)
         if (ser.kind == plot::SeriesKind::Bars) bars.push_back(&ser);
@@ -122,7 +122,7 @@ TEST(TwoDevices, RungBarsGroupedByDeviceOneHatchedSeriesPerExtraDevice) {
     // Without a second device: one bar series, as before.
     ctx.compare_device.clear();
     int n = 0;
-    for (const auto& ser : rung_bars(s, ctx, BarMetric::Time).figure.series) n += ser.kind == plot::SeriesKind::Bars;
+    for (const auto& ser : rung_bars(s, ctx, Metric::Time).figure.series) n += ser.kind == plot::SeriesKind::Bars;
     EXPECT_EQ(n, 1);
 }
 

@@ -7,7 +7,7 @@
 #include "report/results_store.h"
 
 using namespace kl;
-using namespace kl::gui;
+using namespace kl::report;
 
 namespace {
 
@@ -129,7 +129,7 @@ TEST(Figures, RungBarsOnePerRungWithItsColourAndTheCopyRoof) {
     Calibration c;
     c.copy_gbps = 2800;
     ctx.calibration = c;
-    BuiltFigure b = rung_bars(s, ctx, BarMetric::Rate);
+    BuiltFigure b = rung_bars(s, ctx, Metric::Rate);
     EXPECT_TRUE(b.empty_reason.empty());
     ASSERT_EQ(b.figure.x.categories.size(), 2u);
     EXPECT_EQ(b.figure.y.unit, "GB/s");
@@ -152,7 +152,7 @@ TEST(Figures, TimeBarsPickMicrosecondsForShortKernels) {
     PlotContext ctx;
     ctx.ladder = &L;
     ctx.sizes = {{"n", 1024}};
-    BuiltFigure b = rung_bars(s, ctx, BarMetric::Time);
+    BuiltFigure b = rung_bars(s, ctx, Metric::Time);
     EXPECT_EQ(b.figure.y.unit, "\xC2\xB5s");
     EXPECT_NEAR(b.figure.series[0].points[0].y, 25.0, 1e-9);
 }
@@ -164,11 +164,11 @@ TEST(Figures, EmptyStoreSaysWhy) {
     ctx.ladder = &L;
     ctx.sizes = {{"n", 1024}};
     ctx.rung = &L.rungs[0];
-    EXPECT_FALSE(rung_bars(s, ctx, BarMetric::Rate).empty_reason.empty());
-    EXPECT_FALSE(sweep_lines(s, ctx, "TPB", SweepMetric::Rate).empty_reason.empty());
+    EXPECT_FALSE(rung_bars(s, ctx, Metric::Rate).empty_reason.empty());
+    EXPECT_FALSE(sweep_lines(s, ctx, "TPB", Metric::Rate).empty_reason.empty());
     EXPECT_FALSE(roofline(s, ctx).empty_reason.empty());
     PlotContext none;
-    EXPECT_FALSE(rung_bars(s, none, BarMetric::Rate).empty_reason.empty());
+    EXPECT_FALSE(rung_bars(s, none, Metric::Rate).empty_reason.empty());
 }
 
 TEST(Figures, SizeSweepIsLogLogAndParameterSweepIsCategorical) {
@@ -181,13 +181,13 @@ TEST(Figures, SizeSweepIsLogLogAndParameterSweepIsCategorical) {
     ctx.sizes = {{"n", 1024}};
     ctx.rung = &L.rungs[0];
     ctx.params = {{"TPB", 256}};
-    BuiltFigure sizes = sweep_lines(s, ctx, "n", SweepMetric::Time);
+    BuiltFigure sizes = sweep_lines(s, ctx, "n", Metric::Time);
     EXPECT_EQ(sizes.figure.x.scale, plot::Scale::Log10);
     EXPECT_EQ(sizes.figure.y.scale, plot::Scale::Log10);
     EXPECT_EQ(sizes.figure.x.unit, "elements");
     ASSERT_EQ(sizes.figure.series.at(0).points.size(), 3u);
     EXPECT_EQ(sizes.figure.series[0].color, 0);
-    BuiltFigure params = sweep_lines(s, ctx, "TPB", SweepMetric::Rate);
+    BuiltFigure params = sweep_lines(s, ctx, "TPB", Metric::Rate);
     // The size sweep's n = 1024 point ran at TPB = 256: it is a point of the TPB sweep too.
     EXPECT_EQ(params.figure.x.categories, (std::vector<std::string>{"32", "64", "128", "256"}));
     ASSERT_EQ(params.point_runs.at(0).size(), 4u);
