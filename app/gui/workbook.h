@@ -284,6 +284,12 @@ class Workbook {
         const LessonStep* revealed = nullptr;  // "Show the measurements" without a prediction
     } predict_;
     bool step_text_folded(const LessonStep& st);  // the text past `<!-- reveal -->` waits
+    // Until the learner keeps a prediction (or asks to see them), the measurements the step asks
+    // about stay hidden: the plot (draw_plot_fold draws what stands in its place) and the judged
+    // rung's figures on the ladder strip.
+    bool measurements_folded();
+    bool draw_plot_fold();
+    bool hides_figures_of(const Rung& r) { return measurements_folded() && step() && step()->rung == r.id; }
     PredictionStore& predictions();
     void draw_prediction(const LessonStep& st);
 

@@ -275,7 +275,9 @@ void Workbook::draw_strip_card_text(const Rung& r, const StripCard& card, ImVec2
     }
     const StoredRun* run = card.run;
     const bool elsewhere = card.elsewhere;
-    if (run && !elsewhere && run->record.error.empty() && run->record.timing) {
+    if (run && hides_figures_of(r)) {  // predict, then reveal: this rung's figures wait
+        dl->AddText(fonts_.body, fonts_.body->FontSize, ImVec2(x, y + 2 * s), pal.faint, "predict first");
+    } else if (run && !elsewhere && run->record.error.empty() && run->record.timing) {
         const RunRecord& rec = run->record;
         dl->AddText(fonts_.big, fonts_.big->FontSize * 0.9f, ImVec2(x, y), pal.text, card.time.c_str());
         y += fonts_.big->FontSize * 0.9f + 3 * s;

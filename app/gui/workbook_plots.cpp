@@ -182,7 +182,7 @@ void Workbook::draw_plots() {
         ImGui::PopFont();
     }
     ImVec2 avail = ImGui::GetContentRegionAvail();
-    draw_plot_canvas(avail.x, std::max(120.0f * s, avail.y));
+    if (!draw_plot_fold()) draw_plot_canvas(avail.x, std::max(120.0f * s, avail.y));
 }
 
 // [SECTION] Building

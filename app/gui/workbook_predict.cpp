@@ -3,6 +3,8 @@
 // screen (live, or recorded when there is no GPU) sets the two side by side with the step's why.
 #include <imgui.h>
 
+#include <algorithm>
+
 #include "engine/bindings.h"
 #include "engine/errors.h"
 #include "engine/paths.h"
@@ -26,6 +28,29 @@ bool Workbook::step_text_folded(const LessonStep& st) {
     const Lesson* l = lesson();
     if (!l || st.predict_metric.empty() || predict_.revealed == &st) return false;
     return !predictions().get(l->id, step_).has_value();
+}
+
+bool Workbook::measurements_folded() {
+    const LessonStep* st = step();
+    return st && st->reveal_at != std::string::npos && step_text_folded(*st);
+}
+
+bool Workbook::draw_plot_fold() {
+    if (!measurements_folded()) return false;
+    const float s = fonts_.scale;
+    ImGui::Dummy(ImVec2(0, 40 * s));
+    text_centered("The plot shows the measurements this step asks you to predict.", palette().muted);
+    text_centered("Keep your prediction under the step's text first.", palette().faint);
+    ImGui::Dummy(ImVec2(0, 8 * s));
+    const char* label = "Show the measurements without predicting##plot";
+    float w = ImGui::CalcTextSize("Show the measurements without predicting").x + 2 * ImGui::GetStyle().FramePadding.x;
+    ImGui::SetCursorPosX(std::max(0.0f, (ImGui::GetWindowContentRegionMax().x - w) * 0.5f));
+    if (ImGui::SmallButton(label)) {
+        predict_.revealed = step();
+        text_.parsed_for = nullptr;
+    }
+    test_target("button:reveal_plot");
+    return true;
 }
 
 void Workbook::draw_prediction(const LessonStep& st) {

@@ -1,7 +1,9 @@
 #!/bin/sh
 # predictions.sh GUI OUT_DIR: predict, then reveal, in the real window. A fresh data folder
-# shows the prompt ("Your prediction" with its input and Keep); with a kept prediction and the
-# recorded result of the step's rung, the window shows prediction against measurement, whose
+# shows the prompt ("Your prediction" with its input and Keep) with the plot folded until the
+# learner predicts or asks to see it (the script fails if that button is missing); with a kept
+# prediction and the recorded result of the step's rung, the window shows prediction against
+# measurement, whose
 # reset button clears that lesson's predictions from $XDG_DATA_HOME/kernel-ladder/progress.json
 # and leaves other lessons' alone. No GPU: the measurement is the recording.
 gui=$1
@@ -14,6 +16,9 @@ wheel panel:step_text -40
 wait 3
 click input:prediction
 shot $out/prompt.png
+click button:reveal_plot
+wait 3
+shot $out/revealed.png
 SCRIPT
 run_gui "$gui" --size 1280x800 --no-runner --lesson first_kernel --step 4 --script "$out/prompt.txt" \
     --max-seconds 60 --report "$out/prompt.json"
@@ -50,5 +55,5 @@ if bad:
     print("FAIL: " + "\n      ".join(bad))
     sys.exit(1)
 PY
-for f in prompt reveal after; do sh "$here/check_png.sh" "$out/$f.png" 1280 800 || exit 1; done
+for f in prompt revealed reveal after; do sh "$here/check_png.sh" "$out/$f.png" 1280 800 || exit 1; done
 echo ok
