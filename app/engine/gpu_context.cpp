@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "builtins.h"
 #include "cuda_check.h"
 #include "device_profile.h"
 #include "kernel_cache.h"
@@ -139,6 +140,21 @@ void GpuContext::fill_uniform(DeviceBuffer& buf, uint64_t seed, float lo, float 
 }
 
 void GpuContext::poison(DeviceBuffer& buf) { KL_CUDA_CALL(cudaMemsetAsync(buf.data(), 0xFF, buf.bytes(), stream_)); }
+
+std::vector<unsigned char> GpuContext::download_bytes(const DeviceBuffer& buf, size_t offset, size_t count) {
+    if (offset > buf.bytes() || count > buf.bytes() - offset)
+        throw InputError("download of " + std::to_string(count) + " bytes at " + std::to_string(offset) +
+                         " from buffer '" + buf.name() + "' (" + std::to_string(buf.bytes()) + " bytes)");
+    std::vector<unsigned char> out(count);
+    synchronize();
+    KL_CUDA_CALL(
+        cudaMemcpy(out.data(), static_cast<const unsigned char*>(buf.data()) + offset, count, cudaMemcpyDeviceToHost));
+    return out;
+}
+
+void GpuContext::run_builtin(const std::string& name, const std::vector<KernelArg>& args) {
+    ::kl::run_builtin(name, args, *this);
+}
 
 std::vector<float> GpuContext::download_as_float(const DeviceBuffer& buf) {
     std::vector<float> out(static_cast<size_t>(buf.elements()));

@@ -104,4 +104,15 @@ void check_launch_geometry(const std::string& rung_label, const Rung& rung, cons
     throw InputError(rung_label + (values.empty() ? "" : " (" + values + ")") + ": " + r.what);
 }
 
+std::string params_used(const Rung& rung, const std::vector<Expr>& exprs) {
+    std::string out;
+    for (const auto& p : rung.params) {
+        bool used = false;
+        for (const auto& e : exprs)
+            if (!e.empty()) used |= e.names().count(p.name) > 0;
+        if (used) out += (out.empty() ? "" : ", ") + p.name;
+    }
+    return out;
+}
+
 }  // namespace kl

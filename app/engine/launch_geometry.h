@@ -37,4 +37,8 @@ std::string launch_geometry_refusal(const Rung& rung, const Scope& scope, const 
 void check_launch_geometry(const std::string& rung_label, const Rung& rung, const Scope& scope,
                            const DeviceLimits& limits);
 
+// The rung's parameters that appear in these expressions ("TPB, EPT"), for one-line refusals
+// that name what to lower.
+std::string params_used(const Rung& rung, const std::vector<Expr>& exprs);
+
 }  // namespace kl

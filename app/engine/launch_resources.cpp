@@ -5,17 +5,6 @@
 
 namespace kl {
 
-std::string params_used(const Rung& rung, const std::vector<Expr>& exprs) {
-    std::string out;
-    for (const auto& p : rung.params) {
-        bool used = false;
-        for (const auto& e : exprs)
-            if (!e.empty()) used |= e.names().count(p.name) > 0;
-        if (used) out += (out.empty() ? "" : ", ") + p.name;
-    }
-    return out;
-}
-
 LaunchResources prepare_launch(const DeviceInfo& device, cudaKernel_t kernel, const Rung& rung, const LaunchSpec& spec,
                                dim3 grid, dim3 block, int64_t dynamic_smem, const std::string& label) {
     const void* fn = reinterpret_cast<const void*>(kernel);

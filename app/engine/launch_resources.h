@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "launch_geometry.h"  // params_used
 #include "manifest.h"
 #include "results.h"
 
@@ -18,6 +19,5 @@ LaunchResources prepare_launch(const DeviceInfo& device, cudaKernel_t kernel, co
                                dim3 grid, dim3 block, int64_t dynamic_smem, const std::string& label);
 
 // The rung's parameters that an expression list uses, "TPB" or "BM, BN" ("" when none).
-std::string params_used(const Rung& rung, const std::vector<Expr>& exprs);
 
 }  // namespace kl

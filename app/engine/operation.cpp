@@ -3,7 +3,7 @@
 #include <map>
 
 #include "errors.h"
-#include "gpu_context.h"
+#include "op_context.h"
 
 namespace kl {
 
@@ -19,7 +19,7 @@ std::string Problem::describe() const {
     return s + to_string(dtype);
 }
 
-void Operation::make_inputs(const Problem& p, GpuContext& gpu, uint64_t seed) const {
+void Operation::make_inputs(const Problem& p, OpContext& gpu, uint64_t seed) const {
     uint64_t stream = 0;
     for (const auto& b : buffers(p))
         if (b.role == BufferDecl::Role::Input) gpu.fill_uniform(gpu.buffer(b.name), seed * 1000003u + (++stream));

@@ -7,7 +7,7 @@
 //   and register it at the bottom of that file with KL_REGISTER_OPERATION(ClassName).
 // - Buffers are named; manifests bind kernel arguments to these names.
 // - reference() writes expected values for every output buffer (as float, computed in higher
-//   precision where it matters) and may use the GPU through the GpuContext.
+//   precision where it matters) and may use the GPU through the OpContext.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -20,7 +20,7 @@
 
 namespace kl {
 
-class GpuContext;  // gpu_context.h: stream, cuBLAS handle, helper kernels, device buffers
+class OpContext;  // op_context.h: named buffers, helper launches, downloads (GpuContext implements it)
 
 struct SizeAxis {
     std::string name;  // "n", "rows", "M", ...
@@ -73,9 +73,9 @@ class Operation {
     virtual Tolerance tolerance(const Problem& p) const = 0;
     // Fill every input buffer. The default draws uniform values in [-1, 1) from a seeded
     // counter-based generator on the device; override for special inputs.
-    virtual void make_inputs(const Problem& p, GpuContext& gpu, uint64_t seed) const;
+    virtual void make_inputs(const Problem& p, OpContext& gpu, uint64_t seed) const;
     // Compute the expected outputs. Called once per problem and cached across rungs.
-    virtual void reference(const Problem& p, GpuContext& gpu, ReferenceOutputs& out) const = 0;
+    virtual void reference(const Problem& p, OpContext& gpu, ReferenceOutputs& out) const = 0;
     // For 2-D outputs: the shape (rows, cols) of an output buffer, for the error map.
     // {0, 0} means 1-D (the default).
     virtual std::pair<int64_t, int64_t> output_shape(const Problem& p, const std::string& buffer) const;

@@ -420,6 +420,12 @@ std::vector<std::string> find_runner_command(std::string* why) {
         while (ss >> part) cmd.push_back(part);
         return cmd;
     }
+    std::string kladder = find_kladder(why);
+    if (kladder.empty()) return {};
+    return {kladder, "serve"};
+}
+
+std::string find_kladder(std::string* why) {
     std::error_code ec;
     fs::path self = fs::read_symlink("/proc/self/exe", ec);
     std::vector<fs::path> candidates;
@@ -437,9 +443,9 @@ std::vector<std::string> find_runner_command(std::string* why) {
             if (!dir.empty()) candidates.push_back(fs::path(dir) / "kladder");
     }
     for (const auto& c : candidates)
-        if (fs::is_regular_file(c, ec) && access(c.c_str(), X_OK) == 0) return {c.string(), "serve"};
+        if (fs::is_regular_file(c, ec) && access(c.c_str(), X_OK) == 0) return c.string();
     *why = "kladder was not found next to the workbook, in its build tree or on PATH";
-    return {};
+    return "";
 }
 
 }  // namespace kl::gui

@@ -131,5 +131,7 @@ class RunnerClient {
 // `kladder` next to this executable, in ../cli/ of a build tree, in the build tree this GUI was
 // configured in, then on $PATH. Returns an empty command with `why` set when none is found.
 std::vector<std::string> find_runner_command(std::string* why);
+// The `kladder` program itself (as above, without $KLADDER_SERVE), or "" and why not.
+std::string find_kladder(std::string* why);
 
 }  // namespace kl::gui

@@ -11,7 +11,7 @@
 
 #include "engine/device_profile.h"
 #include "engine/errors.h"
-#include "engine/launch_resources.h"
+#include "engine/launch_geometry.h"
 #include "engine/occupancy.h"
 #include "engine/paths.h"
 #include "engine/resources_json.h"

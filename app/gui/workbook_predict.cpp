@@ -32,7 +32,7 @@ bool Workbook::step_text_folded(const LessonStep& st) {
 
 bool Workbook::measurements_folded() {
     const LessonStep* st = step();
-    return st && st->reveal_at != std::string::npos && step_text_folded(*st);
+    return st && !st->predict_metric.empty() && step_text_folded(*st);
 }
 
 bool Workbook::draw_plot_fold() {
@@ -112,7 +112,7 @@ void Workbook::draw_prediction(const LessonStep& st) {
             text_.parsed_for = nullptr;  // unfold the text past `<!-- reveal -->`
         }
         test_target("button:keep_prediction");
-        if (st.reveal_at != std::string::npos && predict_.revealed != &st) {
+        if (predict_.revealed != &st) {
             if (ImGui::SmallButton("Show the measurements without predicting")) {
                 predict_.revealed = &st;
                 text_.parsed_for = nullptr;

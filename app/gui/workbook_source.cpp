@@ -8,10 +8,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/compiler.h"
 #include "engine/errors.h"
 #include "engine/paths.h"
+#include "gui/child_process.h"
 #include "gui/code_view.h"
+#include "gui/runner_client.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
 
@@ -159,27 +160,25 @@ void Workbook::draw_ptx() {
     for (const auto& x : defines) key += "|" + x;
     if (source_.ptx_key != key) {
         source_.ptx_key = key;
-        CompileRequest req;
-        req.source_path = r.source_path;
-        req.defines = defines;
-        req.arch = arch;
-        req.output = CompileRequest::Output::Ptx;
-        req.label = ladder_->id + "/" + r.id;
-        // NVRTC runs on its own thread; the frame only checks whether it is done.
-        source_.ptx = std::async(std::launch::async, [req] {
-                          try {
-                              CompiledCode c = compile_kernel(req);
-                              return std::make_pair(c.code, std::string());
-                          } catch (const CompileError& e) {
-                              return std::make_pair(std::string(), std::string(e.what()) + "\n" + e.log());
-                          } catch (const std::exception& e) {
-                              return std::make_pair(std::string(), std::string(e.what()));
-                          }
+        // NVRTC runs in `kladder ptx` (the window links no CUDA library), on its own thread;
+        // the frame only checks whether it is done.
+        std::vector<std::string> argv = {"", "ptx", ladder_->id, "--rung", r.id, "--arch", arch};
+        if (d) argv.insert(argv.end(), {"--dtype", to_string(*d)});
+        for (const auto& [k, v] : params) argv.insert(argv.end(), {"-p", k + "=" + std::to_string(v)});
+        source_.ptx = std::async(std::launch::async, [argv]() mutable {
+                          std::string why;
+                          argv[0] = find_kladder(&why);
+                          if (argv[0].empty()) return std::make_pair(std::string(), why);
+                          ChildResult c = run_child(argv);
+                          if (!c.started) return std::make_pair(std::string(), "kladder ptx: " + c.failure);
+                          if (c.exit_code != 0)
+                              return std::make_pair(std::string(), c.err.empty() ? "kladder ptx failed" : c.err);
+                          return std::make_pair(c.out, std::string());
                       }).share();
     }
     std::string defs;
     for (const auto& x : defines) defs += (defs.empty() ? "-D" : "  -D") + x;
-    ImGui::TextDisabled("NVRTC %s, %s, %s", nvrtc_version_string().c_str(), arch.c_str(), defs.c_str());
+    ImGui::TextDisabled("NVRTC (kladder ptx), %s, %s", arch.c_str(), defs.c_str());
     if (!source_.ptx.valid() || source_.ptx.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
         ImGui::Spacing();
         ImGui::TextDisabled("compiling with NVRTC\xE2\x80\xA6");

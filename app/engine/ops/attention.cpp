@@ -11,7 +11,6 @@
 // memory, never a materialized score matrix (so it serves the sizes the flash rungs can run).
 // Each time it runs, a few of its rows are recomputed on the CPU in double and must agree to
 // 1e-6: a reference that drifts is an error, not a silently wrong baseline.
-#include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cmath>
@@ -21,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "../cuda_check.h"
-#include "../gpu_context.h"
+#include "../errors.h"
+#include "../op_context.h"
 #include "../operation.h"
 
 namespace kl {
@@ -41,12 +40,10 @@ constexpr float kQueryRange = 6.f;
 // [SECTION] CPU self-check of the reference
 
 // `count` elements of `buf` from element `first`, as float.
-std::vector<float> download_slice(GpuContext& gpu, const DeviceBuffer& buf, int64_t first, int64_t count) {
+std::vector<float> download_slice(OpContext& gpu, const DeviceBuffer& buf, int64_t first, int64_t count) {
     const size_t es = static_cast<size_t>(dtype_size(buf.dtype()));
-    std::vector<unsigned char> raw(static_cast<size_t>(count) * es);
-    gpu.synchronize();
-    KL_CUDA_CALL(cudaMemcpy(raw.data(), static_cast<const unsigned char*>(buf.data()) + static_cast<size_t>(first) * es,
-                            raw.size(), cudaMemcpyDeviceToHost));
+    std::vector<unsigned char> raw =
+        gpu.download_bytes(buf, static_cast<size_t>(first) * es, static_cast<size_t>(count) * es);
     std::vector<float> out(static_cast<size_t>(count));
     for (size_t i = 0; i < out.size(); ++i) {
         if (buf.dtype() == DType::F32) {
@@ -62,7 +59,7 @@ std::vector<float> download_slice(GpuContext& gpu, const DeviceBuffer& buf, int6
 
 // Recomputes a few query rows on the CPU in double and compares them with the GPU reference
 // (O as float [B*H*N][d], lse as float [B*H*N]). Throws GpuError on a disagreement.
-void self_check_reference(const Problem& p, GpuContext& gpu, const std::vector<float>& ref_o,
+void self_check_reference(const Problem& p, OpContext& gpu, const std::vector<float>& ref_o,
                           const std::vector<float>& ref_lse) {
     const int64_t bh_count = p.size("B") * p.size("H"), n = p.size("N"), d = p.size("d");
     const bool causal = p.size("causal") != 0;
@@ -164,13 +161,13 @@ class Attention : public Operation {
         if (p.dtype == DType::F32) return {1e-5, 1e-4};
         return {4e-3, 1e-2};
     }
-    void make_inputs(const Problem&, GpuContext& gpu, uint64_t seed) const override {
+    void make_inputs(const Problem&, OpContext& gpu, uint64_t seed) const override {
         gpu.fill_uniform(gpu.buffer("Q"), seed * 1000003u + 1, -kQueryRange, kQueryRange);
         gpu.fill_uniform(gpu.buffer("K"), seed * 1000003u + 2, -1.f, 1.f);
         gpu.fill_uniform(gpu.buffer("V"), seed * 1000003u + 3, -1.f, 1.f);
     }
     // [SECTION] Reference
-    void reference(const Problem& p, GpuContext& gpu, ReferenceOutputs& out) const override {
+    void reference(const Problem& p, OpContext& gpu, ReferenceOutputs& out) const override {
         const int64_t bh = p.size("B") * p.size("H"), n = p.size("N"), d = p.size("d");
         constexpr int64_t kRowsPerBlock = 8, kThreads = 256;  // REF_ROWS, REF_THREADS of reference.cu
         const int64_t row_blocks = (n + kRowsPerBlock - 1) / kRowsPerBlock;

@@ -3,7 +3,7 @@
 // compute the reference (here on the GPU in double precision), choose the tolerance.
 #include <cmath>
 
-#include "../gpu_context.h"
+#include "../op_context.h"
 #include "../operation.h"
 
 namespace kl {
@@ -11,7 +11,7 @@ namespace kl {
 namespace {
 
 // Launches a grid-stride reference kernel of kernels/elementwise/reference.cu.
-void launch_reference(GpuContext& gpu, const char* entry, std::vector<KernelArg> args) {
+void launch_reference(OpContext& gpu, const char* entry, std::vector<KernelArg> args) {
     gpu.launch_helper("elementwise/reference.cu", entry, dim3(gpu.device().sm_count * 8), dim3(256), std::move(args));
 }
 
@@ -33,7 +33,7 @@ class VectorAdd : public Operation {
     }
     // Float addition is correctly rounded, and so is the double reference rounded to float.
     Tolerance tolerance(const Problem&) const override { return {0.0, 1e-7}; }
-    void reference(const Problem& p, GpuContext& gpu, ReferenceOutputs& out) const override {
+    void reference(const Problem& p, OpContext& gpu, ReferenceOutputs& out) const override {
         DeviceBuffer& ref = gpu.add_buffer("ref_c", DType::F32, p.size("n"));
         launch_reference(gpu, "ref_vector_add",
                          {KernelArg::pointer(ref.data()), KernelArg::pointer(gpu.buffer("a").data()),
@@ -65,11 +65,11 @@ class Gelu : public Operation {
     // a few ulps; 1e-5 relative plus an absolute floor for outputs near zero.
     Tolerance tolerance(const Problem&) const override { return {1e-6, 1e-5}; }
     // Inputs in [-5, 5): covers the linear middle and both saturated tails of tanh.
-    void make_inputs(const Problem& p, GpuContext& gpu, uint64_t seed) const override {
+    void make_inputs(const Problem& p, OpContext& gpu, uint64_t seed) const override {
         gpu.fill_uniform(gpu.buffer("x"), seed * 1000003u + 1, -5.f, 5.f);
         (void)p;
     }
-    void reference(const Problem& p, GpuContext& gpu, ReferenceOutputs& out) const override {
+    void reference(const Problem& p, OpContext& gpu, ReferenceOutputs& out) const override {
         DeviceBuffer& ref = gpu.add_buffer("ref_y", DType::F32, p.size("n"));
         launch_reference(
             gpu, "ref_gelu_tanh",

@@ -9,7 +9,7 @@
 // hold special values (a mean far from zero, a constant row, a wide row: see reference.cu).
 #include <algorithm>
 
-#include "../gpu_context.h"
+#include "../op_context.h"
 #include "../operation.h"
 
 namespace kl {
@@ -61,7 +61,7 @@ class AddNorm : public Operation {
         }
     }
     // x, r in [-1, 1); w in [0.5, 1.5), b in [-0.5, 0.5), so that a rung that ignores either shows.
-    void make_inputs(const Problem& p, GpuContext& gpu, uint64_t seed) const override {
+    void make_inputs(const Problem& p, OpContext& gpu, uint64_t seed) const override {
         gpu.fill_uniform(gpu.buffer("x"), seed * 1000003u + 1, -1.f, 1.f);
         gpu.fill_uniform(gpu.buffer("r"), seed * 1000003u + 2, -1.f, 1.f);
         gpu.fill_uniform(gpu.buffer("w"), seed * 1000003u + 3, 0.5f, 1.5f);
@@ -73,7 +73,7 @@ class AddNorm : public Operation {
                            KernelArg::i64v(p.size("rows")), KernelArg::i64v(cols)},
                           {"ELEM=" + dtype_cuda_name(p.dtype)});
     }
-    void reference(const Problem& p, GpuContext& gpu, ReferenceOutputs& out) const override {
+    void reference(const Problem& p, OpContext& gpu, ReferenceOutputs& out) const override {
         const int64_t rows = p.size("rows"), cols = p.size("cols");
         DeviceBuffer& ref_s = gpu.add_buffer("ref_s", DType::F32, rows * cols);
         DeviceBuffer& ref_y = gpu.add_buffer("ref_y", DType::F32, rows * cols);

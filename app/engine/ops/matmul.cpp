@@ -7,8 +7,7 @@
 // values, up to fp32 rounding: what a correct bf16 rung should reproduce.
 #include <cmath>
 
-#include "../builtins.h"
-#include "../gpu_context.h"
+#include "../op_context.h"
 #include "../operation.h"
 
 namespace kl {
@@ -69,7 +68,7 @@ class Matmul : public Operation {
         if (p.compute == "tf32") return {1.5e-3 * std::sqrt(K), 1e-5};
         return {std::ldexp(1.0, -23) * K * std::sqrt(K) / 3 + 1e-7, 1e-6};
     }
-    void reference(const Problem& p, GpuContext& gpu, ReferenceOutputs& out) const override {
+    void reference(const Problem& p, OpContext& gpu, ReferenceOutputs& out) const override {
         const int64_t M = p.size("M"), N = p.size("N"), K = p.size("K");
         DeviceBuffer& ref = gpu.add_buffer("ref_C", DType::F32, M * N);
         const DeviceBuffer* a = &gpu.buffer("A");
@@ -82,11 +81,10 @@ class Matmul : public Operation {
             a = &a32;
             b = &b32;
         }
-        run_builtin("cublas_sgemm",
-                    {KernelArg::pointer(ref.data()), KernelArg::pointer(a->data()), KernelArg::pointer(b->data()),
-                     KernelArg::i32v(static_cast<int32_t>(M)), KernelArg::i32v(static_cast<int32_t>(N)),
-                     KernelArg::i32v(static_cast<int32_t>(K))},
-                    gpu);
+        gpu.run_builtin("cublas_sgemm",
+                        {KernelArg::pointer(ref.data()), KernelArg::pointer(a->data()), KernelArg::pointer(b->data()),
+                         KernelArg::i32v(static_cast<int32_t>(M)), KernelArg::i32v(static_cast<int32_t>(N)),
+                         KernelArg::i32v(static_cast<int32_t>(K))});
         out["C"] = gpu.download_as_float(ref);
         gpu.remove_buffer("ref_C");
         gpu.remove_buffer("ref_A32");

@@ -2,7 +2,7 @@
 // three stacked sigmoids, y = s3 = sigmoid(sigmoid(sigmoid(x))) and, given the incoming gradient
 // g, dx = g * s3(1 - s3) * s2(1 - s2) * s1(1 - s1). The reference runs on the GPU in double
 // precision (kernels/recompute/reference.cu).
-#include "../gpu_context.h"
+#include "../op_context.h"
 #include "../operation.h"
 
 namespace kl {
@@ -40,11 +40,11 @@ class ThreeSigmoids : public Operation {
     // that used s2 where s1 belongs misses by tens of percent.
     Tolerance tolerance(const Problem&) const override { return {1e-7, 1e-5}; }
     // x in [-6, 6): the sigmoid's linear middle and both flat tails; g in [-1, 1).
-    void make_inputs(const Problem&, GpuContext& gpu, uint64_t seed) const override {
+    void make_inputs(const Problem&, OpContext& gpu, uint64_t seed) const override {
         gpu.fill_uniform(gpu.buffer("x"), seed * 1000003u + 1, -6.f, 6.f);
         gpu.fill_uniform(gpu.buffer("g"), seed * 1000003u + 2, -1.f, 1.f);
     }
-    void reference(const Problem& p, GpuContext& gpu, ReferenceOutputs& out) const override {
+    void reference(const Problem& p, OpContext& gpu, ReferenceOutputs& out) const override {
         const int64_t n = p.size("n");
         DeviceBuffer& ref_y = gpu.add_buffer("ref_y", DType::F32, n);
         DeviceBuffer& ref_dx = gpu.add_buffer("ref_dx", DType::F32, n);

@@ -1,7 +1,7 @@
 // Operation of the sin^2 + cos^2 rungs of the elementwise ladder (lesson 3, the CS336 lecture's
 // fusion example): y = sin(x)^2 + cos(x)^2. Mathematically 1; computed honestly, it is a
 // memory-bound elementwise chain whose unfused form runs five kernels.
-#include "../gpu_context.h"
+#include "../op_context.h"
 #include "../operation.h"
 
 namespace kl {
@@ -27,10 +27,10 @@ class Sin2Cos2 : public Operation {
     // within a few ulps of 1. A rung that dropped a square or a term misses by O(1).
     Tolerance tolerance(const Problem&) const override { return {0.0, 1e-6}; }
     // x in [-10, 10): several periods, so the argument reduction is exercised.
-    void make_inputs(const Problem&, GpuContext& gpu, uint64_t seed) const override {
+    void make_inputs(const Problem&, OpContext& gpu, uint64_t seed) const override {
         gpu.fill_uniform(gpu.buffer("x"), seed * 1000003u + 1, -10.f, 10.f);
     }
-    void reference(const Problem& p, GpuContext& gpu, ReferenceOutputs& out) const override {
+    void reference(const Problem& p, OpContext& gpu, ReferenceOutputs& out) const override {
         DeviceBuffer& ref = gpu.add_buffer("ref_y", DType::F32, p.size("n"));
         gpu.launch_helper(
             "elementwise/reference_sincos.cu", "ref_sin2_cos2", dim3(gpu.device().sm_count * 8), dim3(256),

@@ -7,7 +7,7 @@
 // +-1e4, a cluster around 1e4, identical values, and scattered -inf. See reference.cu.
 #include <algorithm>
 
-#include "../gpu_context.h"
+#include "../op_context.h"
 #include "../operation.h"
 
 namespace kl {
@@ -40,7 +40,7 @@ class Softmax : public Operation {
     // relative. 1e-5 relative keeps a margin; the absolute floor 1e-12 only forgives outputs
     // below e^-27.6, where the argument's rounding dominates and the mass is negligible.
     Tolerance tolerance(const Problem&) const override { return {1e-12, 1e-5}; }
-    void make_inputs(const Problem& p, GpuContext& gpu, uint64_t seed) const override {
+    void make_inputs(const Problem& p, OpContext& gpu, uint64_t seed) const override {
         DeviceBuffer& in = gpu.buffer("in");
         gpu.fill_uniform(in, seed * 1000003u + 1, -5.f, 5.f);
         const int64_t cols = p.size("cols");
@@ -49,7 +49,7 @@ class Softmax : public Operation {
                           dim3(256),
                           {KernelArg::pointer(in.data()), KernelArg::i64v(p.size("rows")), KernelArg::i64v(cols)});
     }
-    void reference(const Problem& p, GpuContext& gpu, ReferenceOutputs& out) const override {
+    void reference(const Problem& p, OpContext& gpu, ReferenceOutputs& out) const override {
         const int64_t rows = p.size("rows"), cols = p.size("cols");
         DeviceBuffer& ref = gpu.add_buffer("ref_out", DType::F32, rows * cols);
         const int64_t blocks = std::min<int64_t>(rows, int64_t(gpu.device().sm_count) * 16);

@@ -3,7 +3,7 @@
 // element once each way and compute nothing, so a correct rung matches the reference exactly.
 #include <algorithm>
 
-#include "../gpu_context.h"
+#include "../op_context.h"
 #include "../operation.h"
 
 namespace kl {
@@ -37,7 +37,7 @@ class Copy2d : public Operation {
     std::vector<BufferDecl> buffers(const Problem& p) const override { return in_out_buffers(p); }
     Work work(const Problem& p) const override { return move_work(p); }
     Tolerance tolerance(const Problem&) const override { return {0.0, 0.0}; }  // values are moved, not computed
-    void reference(const Problem&, GpuContext& gpu, ReferenceOutputs& out) const override {
+    void reference(const Problem&, OpContext& gpu, ReferenceOutputs& out) const override {
         out["out"] = gpu.download_as_float(gpu.buffer("in"));  // a copy is its own reference
     }
     std::pair<int64_t, int64_t> output_shape(const Problem& p, const std::string&) const override {
@@ -56,7 +56,7 @@ class Transpose : public Operation {
     std::vector<BufferDecl> buffers(const Problem& p) const override { return in_out_buffers(p); }
     Work work(const Problem& p) const override { return move_work(p); }
     Tolerance tolerance(const Problem&) const override { return {0.0, 0.0}; }
-    void reference(const Problem& p, GpuContext& gpu, ReferenceOutputs& out) const override {
+    void reference(const Problem& p, OpContext& gpu, ReferenceOutputs& out) const override {
         const int64_t n = p.size("rows") * p.size("cols");
         DeviceBuffer& ref = gpu.add_buffer("ref_out", DType::F32, n);
         const int64_t blocks = std::min<int64_t>((n + 255) / 256, int64_t(gpu.device().sm_count) * 32);

@@ -1,0 +1,67 @@
+// `kladder ptx LADDER --rung R [-p K=V ...] [--dtype D] [--arch sm_90]`: the PTX NVRTC makes of a
+// rung at those parameters, on standard output (no GPU needed). The window's PTX view runs this
+// as a child process, so the window itself links no CUDA library (not even NVRTC). A rung that
+// does not compile is exit 2 with NVRTC's message and log on standard error.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "engine/compiler.h"
+#include "engine/device_profile.h"
+#include "engine/dtype.h"
+#include "engine/errors.h"
+#include "engine/manifest.h"
+
+namespace kl::cli {
+
+namespace {
+struct PtxOptions {
+    std::string ladder, rung, dtype, arch = "sm_90";
+    std::vector<std::string> params;
+};
+
+int print_ptx(const PtxOptions& opt) {
+    auto ladders = load_ladders_or_throw();
+    const Ladder& L = find_ladder_or_throw(ladders, opt.ladder);
+    const Rung* r = L.find_rung(opt.rung);
+    if (!r) throw InputError("ladder " + L.id + " has no rung '" + opt.rung + "'");
+    if (r->source_path.empty()) throw InputError(L.id + "/" + r->id + " calls a library routine: it has no PTX");
+    ArchName an = parse_arch(opt.arch);
+    if (an.cc < 50) throw InputError("--arch: '" + opt.arch + "' is not a target such as sm_90");
+    DType dtype = DType::F32;
+    if (!opt.dtype.empty()) {
+        auto d = parse_dtype(opt.dtype);
+        if (!d) throw InputError("--dtype: unknown dtype '" + opt.dtype + "' (fp32, bf16, fp16)");
+        dtype = *d;
+    }
+    CompileRequest req;
+    req.source_path = r->source_path;
+    req.defines = compile_defines(*r, resolve_params(*r, parse_assignments(opt.params, "--param")), dtype);
+    req.arch = rung_arch(*r, opt.arch);
+    req.output = CompileRequest::Output::Ptx;
+    req.label = L.id + "/" + r->id;
+    try {
+        CompiledCode c = compile_kernel(req);
+        std::fwrite(c.code.data(), 1, c.code.size(), stdout);
+        return 0;
+    } catch (const CompileError& e) {
+        std::fprintf(stderr, "%s\n%s\n", e.what(), e.log().c_str());
+        return static_cast<int>(ExitCode::BadInput);
+    }
+}
+}  // namespace
+
+Action add_ptx_command(CLI::App& app) {
+    auto opt = std::make_shared<PtxOptions>();
+    app.add_option("ladder", opt->ladder, "ladder id (see `kladder list ladders`)")->required();
+    app.add_option("-r,--rung", opt->rung, "rung id")->required();
+    app.add_option("-p,--param", opt->params, "rung parameter, e.g. --param TPB=128 (repeatable)");
+    app.add_option("--dtype", opt->dtype, "element type: fp32, bf16 or fp16 (default fp32)");
+    app.add_option("--arch", opt->arch, "target, e.g. sm_86 (default sm_90; a rung may pick its own sm_90a)");
+    return [opt] { return print_ptx(*opt); };
+}
+
+}  // namespace kl::cli
