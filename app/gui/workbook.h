@@ -292,6 +292,7 @@ class Workbook {
     bool hides_figures_of(const Rung& r) { return measurements_folded() && step() && step()->rung == r.id; }
     PredictionStore& predictions();
     void draw_prediction(const LessonStep& st);
+    void draw_prediction_verdict(const LessonStep& st, double kept, const std::string& unit, const std::string& at);
 
     void draw_ladder_strip();
     void draw_strip_without_ladder();

@@ -53,6 +53,29 @@ bool Workbook::draw_plot_fold() {
     return true;
 }
 
+// The kept prediction against the judged run (live first, else the recording), with the why.
+void Workbook::draw_prediction_verdict(const LessonStep& st, double kept, const std::string& unit,
+                                       const std::string& at) {
+    const Palette& pal = palette();
+    BoundValue measured = numbers().resolve(prediction_binding(st));
+    if (!measured.ok) {
+        ImGui::TextWrapped("You predicted %s. Run %s%s to see the measurement.",
+                           format_bound(kept, unit, -1, false).c_str(), st.rung.c_str(),
+                           at.empty() ? "" : (" with " + at).c_str());
+    } else {
+        PredictionVerdict verdict = judge_prediction(kept, measured.value, st.predict_tolerance, unit);
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(verdict.within ? pal.good : pal.bad));
+        ImGui::TextWrapped("%s", verdict.line.c_str());
+        ImGui::PopStyleColor();
+        std::string where = measured.live ? "your run in this session" : measured.source_line();
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
+        ImGui::TextWrapped("Measurement: %s.", where.c_str());
+        ImGui::PopStyleColor();
+        const std::string& why = bound(st.predict_why.empty() ? st.answer : st.predict_why);
+        if (!why.empty()) ImGui::TextWrapped("Why: %s", why.c_str());
+    }
+}
+
 void Workbook::draw_prediction(const LessonStep& st) {
     const Lesson* l = lesson();
     if (!l) return;
@@ -121,23 +144,7 @@ void Workbook::draw_prediction(const LessonStep& st) {
             test_target("button:reveal");
         }
     } else {
-        BoundValue measured = numbers().resolve(prediction_binding(st));
-        if (!measured.ok) {
-            ImGui::TextWrapped("You predicted %s. Run %s%s to see the measurement.",
-                               format_bound(*kept, unit, -1, false).c_str(), st.rung.c_str(),
-                               at.empty() ? "" : (" with " + at).c_str());
-        } else {
-            PredictionVerdict verdict = judge_prediction(*kept, measured.value, st.predict_tolerance, unit);
-            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(verdict.within ? pal.good : pal.bad));
-            ImGui::TextWrapped("%s", verdict.line.c_str());
-            ImGui::PopStyleColor();
-            std::string where = measured.live ? "your run in this session" : measured.source_line();
-            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
-            ImGui::TextWrapped("Measurement: %s.", where.c_str());
-            ImGui::PopStyleColor();
-            const std::string& why = bound(st.predict_why.empty() ? st.answer : st.predict_why);
-            if (!why.empty()) ImGui::TextWrapped("Why: %s", why.c_str());
-        }
+        draw_prediction_verdict(st, *kept, unit, at);
         if (ImGui::SmallButton("Change my prediction")) predict_.changing = true;
         ImGui::SameLine();
         if (ImGui::SmallButton("Reset this lesson's progress")) {
