@@ -288,6 +288,7 @@ class Workbook {
     // about stay hidden: the plot (draw_plot_fold draws what stands in its place) and the judged
     // rung's figures on the ladder strip.
     bool measurements_folded();
+    void reveal_measurements(const LessonStep* st);
     bool draw_plot_fold();
     bool hides_figures_of(const Rung& r) { return measurements_folded() && step() && step()->rung == r.id; }
     PredictionStore& predictions();

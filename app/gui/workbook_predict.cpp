@@ -30,6 +30,13 @@ bool Workbook::step_text_folded(const LessonStep& st) {
     return !predictions().get(l->id, step_).has_value();
 }
 
+// Unfolds the step's measurements without a prediction (nullptr: folds them again); the step
+// text is parsed again, with or without the part past `<!-- reveal -->`.
+void Workbook::reveal_measurements(const LessonStep* st) {
+    predict_.revealed = st;
+    text_.parsed_for = nullptr;
+}
+
 bool Workbook::measurements_folded() {
     const LessonStep* st = step();
     return st && !st->predict_metric.empty() && step_text_folded(*st);
@@ -45,10 +52,7 @@ bool Workbook::draw_plot_fold() {
     const char* label = "Show the measurements without predicting##plot";
     float w = ImGui::CalcTextSize("Show the measurements without predicting").x + 2 * ImGui::GetStyle().FramePadding.x;
     ImGui::SetCursorPosX(std::max(0.0f, (ImGui::GetWindowContentRegionMax().x - w) * 0.5f));
-    if (ImGui::SmallButton(label)) {
-        predict_.revealed = step();
-        text_.parsed_for = nullptr;
-    }
+    if (ImGui::SmallButton(label)) { reveal_measurements(step()); }
     test_target("button:reveal_plot");
     return true;
 }
@@ -136,10 +140,7 @@ void Workbook::draw_prediction(const LessonStep& st) {
         }
         test_target("button:keep_prediction");
         if (predict_.revealed != &st) {
-            if (ImGui::SmallButton("Show the measurements without predicting")) {
-                predict_.revealed = &st;
-                text_.parsed_for = nullptr;
-            }
+            if (ImGui::SmallButton("Show the measurements without predicting")) { reveal_measurements(&st); }
             item_tooltip("Unfold the rest of the step's text without keeping a prediction.");
             test_target("button:reveal");
         }
@@ -151,8 +152,7 @@ void Workbook::draw_prediction(const LessonStep& st) {
             // Predictions (data folder) and self-check answers (saved with the settings).
             store.reset(l->id);
             save();
-            predict_.revealed = nullptr;
-            text_.parsed_for = nullptr;
+            reveal_measurements(nullptr);  // folded again
             progress().answers.clear();
             settings_dirty_ = true;
         }
