@@ -64,6 +64,12 @@ const LaunchResources* RunRecord::main_launch() const {
     return best;
 }
 
+const LaunchResources* RunRecord::launch_named(const std::string& entry) const {
+    for (const auto& l : resources)
+        if (l.entry == entry) return &l;
+    return nullptr;
+}
+
 json resources_to_json(const std::vector<LaunchResources>& list) {
     json out = json::array();
     for (const auto& l : list) {

@@ -73,6 +73,9 @@ struct RunRecord {
     std::vector<LaunchResources> resources;   // one per kernel launch (schema v2; empty before)
     // The launch the summaries show: the lowest occupancy, then the most registers.
     const LaunchResources* main_launch() const;
+    // The launch of kernel `entry` in this run, or nullptr (a run of another head dimension's
+    // entry, or a recording without resources).
+    const LaunchResources* launch_named(const std::string& entry) const;
     // Failure, if any: kind is "compile", "input", "gpu", "fault" or "skipped".
     std::string error_kind, error;
 };

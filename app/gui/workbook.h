@@ -366,6 +366,7 @@ class Workbook {
         DeviceInfo device;
         std::string device_from;  // "live GPU", "recorded", "profile assets/devices/..."
         std::string entry;
+        std::string when;  // the launch's `when` ("d == 64"), "" for a rung with one kernel
         int regs = 0;
         int64_t static_smem = 0;
         bool measured = false;    // regs and static smem come from a run
@@ -375,9 +376,9 @@ class Workbook {
         int64_t dynamic_smem = 0;
     };
     OccupancyInputs occupancy_inputs(const Rung& r, const ParamValues& params) const;
-    // The newest run of `r` that recorded resources, at `params` if there is one (cached until
+    // The newest run of `r` that recorded resources for kernel `entry`, at `params` if there is one (cached until
     // the store changes: the sliders ask for every value every frame).
-    const StoredRun* measured_run(const Rung& r, const ParamValues& params) const;
+    const StoredRun* measured_run(const Rung& r, const ParamValues& params, const std::string& entry) const;
     struct OccupancyCache {
         uint64_t generation = 0;
         std::map<std::string, const StoredRun*> runs;

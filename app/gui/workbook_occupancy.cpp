@@ -110,18 +110,18 @@ std::string params_text(const ParamValues& p) {
 
 }  // namespace
 
-const StoredRun* Workbook::measured_run(const Rung& r, const ParamValues& params) const {
+const StoredRun* Workbook::measured_run(const Rung& r, const ParamValues& params, const std::string& entry) const {
     if (occupancy_cache_.generation != store_.generation()) {
         occupancy_cache_.runs.clear();
         occupancy_cache_.generation = store_.generation();
     }
-    std::string key = ladder_->id + "/" + r.id + "/" + dtype_ + "/" + params_text(params);
+    std::string key = ladder_->id + "/" + r.id + "/" + entry + "/" + dtype_ + "/" + params_text(params);
     auto it = occupancy_cache_.runs.find(key);
     if (it != occupancy_cache_.runs.end()) return it->second;
     const StoredRun* best = nullptr;
     for (const auto& sr : store_.runs()) {
         const RunRecord& x = sr.record;
-        if (x.ladder != ladder_->id || x.rung != r.id || x.resources.empty() || x.dtype != dtype_) continue;
+        if (x.ladder != ladder_->id || x.rung != r.id || x.dtype != dtype_ || !x.launch_named(entry)) continue;
         const bool exact = x.params == params, best_exact = best && best->record.params == params;
         if (!best || (exact && !best_exact) || (exact == best_exact && sr.seq > best->seq)) best = &sr;
     }
@@ -159,31 +159,39 @@ Workbook::OccupancyInputs Workbook::occupancy_inputs(const Rung& r, const ParamV
         in.why_not = "No device to compute for: no GPU, no recorded device limits, no profile in assets/devices.";
         return in;
     }
-    // The kernel's registers and static shared memory: the newest run of this rung that recorded
-    // them, at these parameters if there is one.
-    const StoredRun* best = measured_run(r, params);
+    // The launch that runs at these sizes (its `when` holds: flash_bf16 has one entry per head
+    // dimension), then its registers and static shared memory from the newest run that launched
+    // that entry, at these parameters if there is one. A run of another entry says nothing
+    // about this one.
+    auto d = parse_dtype(dtype_);
     const LaunchSpec* spec = nullptr;
-    if (best) {
-        const LaunchResources* l = best->record.main_launch();
-        in.entry = l->entry;
+    try {
+        Scope scope = make_scope(sizes_, params, d ? *d : DType::F32, in.device.sm_count);
+        for (const auto& ls : r.launches)
+            if (!ls.entry.empty() && !spec && ls.applies(scope)) spec = &ls;
+    } catch (const Error& e) {
+        in.why_not = e.what();
+        return in;
+    }
+    if (!spec) {
+        bool has_kernel = false;
+        for (const auto& ls : r.launches) has_kernel |= !ls.entry.empty();
+        in.why_not = has_kernel ? "None of this rung's kernels runs at these sizes (no launch's `when` holds)."
+                                : "This rung launches library routines only (cuBLAS): it has no kernel of its own to "
+                                  "look at.";
+        return in;
+    }
+    in.entry = spec->entry;
+    in.when = spec->when.text();
+    if (const StoredRun* best = measured_run(r, params, spec->entry)) {
+        const LaunchResources* l = best->record.launch_named(spec->entry);
         in.regs = l->kernel.regs_per_thread;
         in.static_smem = l->kernel.static_smem_bytes;
         in.measured = true;
         in.measured_at = best->record.params;
         in.measured_on = best->device.empty() ? std::string("a GPU") : best->device;
-        for (const auto& ls : r.launches)
-            if (ls.entry == in.entry) spec = &ls;
     }
-    if (!spec)
-        for (const auto& ls : r.launches)
-            if (!ls.entry.empty() && !spec) spec = &ls;
-    if (!spec) {
-        in.why_not = "This rung launches library routines only (cuBLAS): it has no kernel of its own to look at.";
-        return in;
-    }
-    if (in.entry.empty()) in.entry = spec->entry;
     try {
-        auto d = parse_dtype(dtype_);
         Scope scope = make_scope(sizes_, params, d ? *d : DType::F32, in.device.sm_count);
         in.threads = 1;
         for (const auto& b : spec->block) in.threads *= static_cast<int>(b.eval(scope));
@@ -285,14 +293,18 @@ void Workbook::draw_occupancy() {
     ImGui::TextWrapped("%s (%s, limits %s): %d warps, %d blocks, %d registers, %s shared memory per SM",
                        in.device.name.c_str(), in.device.arch().c_str(), in.device_from.c_str(), d.max_warps_per_sm(),
                        d.max_blocks_per_sm, d.regs_per_sm, (std::to_string(d.smem_per_sm / 1024) + " KB").c_str());
+    const std::string kernel = in.entry + (in.when.empty() ? "" : " (runs when " + in.when + ")");
     if (in.measured)
         ImGui::TextWrapped("Kernel %s: %d registers per thread, %lld B static shared memory (measured at %s on %s)",
-                           in.entry.c_str(), in.regs, (long long)in.static_smem, params_text(in.measured_at).c_str(),
+                           kernel.c_str(), in.regs, (long long)in.static_smem, params_text(in.measured_at).c_str(),
                            in.measured_on.c_str());
     ImGui::PopStyleColor();
-    if (!in.measured)
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.warn),
-                           "Registers per thread not measured yet: run the rung once (counted as 0 below).");
+    if (!in.measured) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.warn));
+        ImGui::TextWrapped("Kernel %s: registers per thread not measured yet: run the rung once (counted as 0 below).",
+                           kernel.c_str());
+        ImGui::PopStyleColor();
+    }
     if (in.measured && in.measured_at != params)
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.warn),
                            "Registers were measured at other parameters: other tile sizes compile to other counts. "

@@ -55,6 +55,21 @@ TEST(ResultsV2, ResourcesAndLimitsRoundTrip) {
     EXPECT_EQ(kl::to_json(b), j);
 }
 
+// The occupancy view asks for the launch of one kernel (the entry whose `when` holds at the
+// shown sizes): a run that launched another entry must not answer for it.
+TEST(ResultsV2, LaunchNamedFindsOnlyThatEntry) {
+    kl::RunRecord r = with_resources().runs[0];
+    kl::LaunchResources other = r.resources[0];
+    other.entry = "attention_flash_bf16_d128";
+    other.kernel.regs_per_thread = 255;
+    r.resources.push_back(other);
+    ASSERT_NE(r.launch_named("attention_flash_bf16_d128"), nullptr);
+    EXPECT_EQ(r.launch_named("attention_flash_bf16_d128")->kernel.regs_per_thread, 255);
+    EXPECT_EQ(r.launch_named("matmul_mma_bf16")->kernel.regs_per_thread, 96);
+    EXPECT_EQ(r.launch_named("attention_flash_bf16_d64"), nullptr);
+    EXPECT_EQ(kl::RunRecord().launch_named("matmul_mma_bf16"), nullptr);
+}
+
 TEST(ResultsV2, BadResourcesNameTheField) {
     nlohmann::json j = kl::to_json(with_resources());
     j["runs"][0]["resources"][0]["occupancy"]["limiter"] = "luck";
