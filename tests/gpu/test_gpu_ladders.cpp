@@ -5,6 +5,7 @@
 #include <map>
 
 #include "engine/calibration.h"
+#include "engine/device_profile.h"
 #include "engine/errors.h"
 #include "engine/gpu_context.h"
 #include "engine/paths.h"
@@ -48,7 +49,8 @@ std::vector<std::map<std::string, int64_t>> sizes_for(const kl::Ladder& L) {
                 {{"M", 127}, {"N", 255}, {"K", 63}},
                 {{"M", 1000}, {"N", 1000}, {"K", 1000}},
                 {{"M", 4097}, {"N", 4097}, {"K", 4097}},
-                {{"M", 1024}, {"N", 2048}, {"K", 512}}};
+                {{"M", 1024}, {"N", 2048}, {"K", 512}},
+                {{"M", 2047}, {"N", 2049}, {"K", 1023}}};  // issue 20's odd size: rows not 16-byte aligned
     if (L.id == "attention")
         return {{{"B", 1}, {"H", 2}, {"N", 1}, {"d", 64}, {"causal", 0}},
                 {{"B", 1}, {"H", 2}, {"N", 17}, {"d", 64}, {"causal", 1}},
@@ -247,7 +249,45 @@ TEST(GpuLadders, DoubleBufferRungsCorrectAcrossStagesAndTiles) {
             ++checked;
         }
     }
-    EXPECT_EQ(checked, 40);
+    EXPECT_EQ(checked, 48);
+}
+
+// Stream-K cuts tiles between blocks and sums the pieces in C in a fixed order; unaligned rows go
+// through padded copies. Every schedule and tile shape, at sizes where the tile count is below,
+// at, and above a multiple of the SM count (one piece, two pieces, many pieces per tile), and at
+// sizes whose rows are not 16-byte aligned.
+TEST(GpuLadders, StreamKRungCorrectAcrossSchedulesTilesAndOddSizes) {
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::Ladder* L = ladder_named("matmul");
+    ASSERT_NE(L, nullptr);
+    const kl::Rung* r = L->find_rung("wgmma_streamk_bf16");
+    ASSERT_NE(r, nullptr);
+    if (!kl::rung_arch_refusal(*r, gpu().device().cc()).empty()) GTEST_SKIP() << "needs sm_90a (Hopper)";
+    const std::vector<kl::ParamValues> variants = {
+        {}, {{"STREAMK", 0}}, {{"BM", 256}, {"BN", 128}}, {{"BN", 128}, {"STAGES", 2}}, {{"BN", 64}, {"STAGES", 6}},
+    };
+    auto cube = [](int64_t n) { return std::map<std::string, int64_t>{{"M", n}, {"N", n}, {"K", n}}; };
+    std::vector<std::map<std::string, int64_t>> sizes = sizes_for(*L);
+    for (int64_t n : {1792, 1793, 2048, 2049}) sizes.push_back(cube(n));
+    sizes.push_back({{"M", 257}, {"N", 513}, {"K", 1023}});  // 9 tiles, 16 K-tiles: every tile cut
+    sizes.push_back({{"M", 64}, {"N", 64}, {"K", 8192}});    // one tile cut into ~128 pieces
+    int checked = 0;
+    for (const auto& s : sizes)
+        for (const auto& params : variants) {
+            kl::RunOptions o;
+            o.sizes = s;
+            o.params = params;
+            o.time = false;
+            std::string p;
+            for (const auto& [k, v] : params) p += " " + k + "=" + std::to_string(v);
+            SCOPED_TRACE("matmul/wgmma_streamk_bf16" + p + " " + describe(s));
+            kl::RunRecord rec = runner.run(*L, *r, o);
+            ASSERT_TRUE(rec.correctness.has_value());
+            EXPECT_TRUE(rec.correctness->passed) << rec.correctness->summary();
+            ASSERT_FALSE(runner.context_lost()) << "a rung faulted";
+            ++checked;
+        }
+    EXPECT_EQ(checked, int(sizes.size() * variants.size()));
 }
 
 // flash_bf16 has one launch per head dimension: each runs (its own kernel in the record) and is
