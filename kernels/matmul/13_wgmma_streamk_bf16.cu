@@ -29,9 +29,10 @@
 // Why it should be faster: at 4096^3 the critical path falls from 4 tiles' iterations (256) to
 // 248, ~3%; at 2047 x 2049 x 1023 from 2 tiles (32) to 18 iterations, ~40%, on top of the TMA
 // path the padding restores (rung 12 reads those operands element by element).
-// What to see: the same rate as rung 12 where T is a multiple of G, a few percent more at
-// 4096^3 and 8192^3, no cliff at odd sizes. STREAMK = 0 turns point 1 off (rung 12's schedule,
-// with the padded copies still on) for the lesson's with/without comparison.
+// What to see: no cliff at odd sizes; rung 12's rate where the last round is nearly full.
+// STREAMK = 1 (default) streams only when whole tiles would idle more than 1/8 of the SMs' time
+// (see Schedule for why not always), 2 always, 0 never (rung 12's schedule, with the padded
+// copies still on) for the lesson's with/without comparison.
 // Error: as rung 12 (~1e-6 relative); a cut tile adds its pieces in fp32 in a fixed order.
 
 #include <cuda_bf16.h>
@@ -145,7 +146,13 @@ struct Schedule {
     __device__ Schedule(int tiles_, int k_tiles_) : k_tiles(k_tiles_), tiles(tiles_) {
         const int G = gridDim.x;
         // Whole rounds stay whole tiles; the rest (one round plus the remainder) is streamed.
-        sk_tiles = (!STREAMK || tiles % G == 0) ? 0 : (tiles < G ? tiles : G + tiles % G);
+        // STREAMK 1 streams only where whole tiles would leave more than 1/8 of the SMs' time
+        // idle: a streamed block starts mid-tile, at a K offset its neighbours do not share, so
+        // the blocks stop reading the same K-slices of A and B at the same time and L2 serves
+        // fewer of their reads; a 3% tail (4096^3, 8192^3) is not worth that.
+        const int rounds = (tiles + G - 1) / G;
+        const bool stream = STREAMK == 2 || (STREAMK == 1 && 8LL * (rounds * G - tiles) > (long long)rounds * G);
+        sk_tiles = (!stream || tiles % G == 0) ? 0 : (tiles < G ? tiles : G + tiles % G);
         const long long sk_iters = (long long)sk_tiles * k_tiles;
         q = sk_iters / G;
         r = sk_iters % G;
@@ -224,30 +231,38 @@ __device__ __forceinline__ void produce(const Shared& sh, const TmaDescriptor* m
 // ---------------------------------------------------------------------------------------------
 // Consumers
 // ---------------------------------------------------------------------------------------------
-// C += d for this warpgroup's 64 x BN patch, same register layout as store_accumulators. C is
-// read through L2 only (__ldcg): another SM wrote it, and this SM's L1 may not see that.
-__device__ __forceinline__ void add_accumulators(const float (&d)[BN / 2], float* C, int M, int N, int row0, int col0) {
+// C += d for this warpgroup's 64 x BN patch (the register layout of store_accumulators): first
+// every load into d, then the stores. Loads and stores interleaved element by element would wait
+// one L2 round trip each (the compiler cannot move a load of C above a store to C), ~45 us for a
+// 64 x 256 patch. C is read through L2 only (__ldcg): another SM wrote it.
+__device__ __forceinline__ void add_accumulators(float (&d)[BN / 2], float* C, int M, int N, int row0, int col0) {
     const int lane = threadIdx.x % 32, warp_in_wg = (threadIdx.x % 128) / 32;
+    const bool pairs_ok = (N % 2 == 0) && (reinterpret_cast<size_t>(C) % 8 == 0);
 #pragma unroll
-    for (int j = 0; j < BN / 8; ++j)
+    for (int h = 0; h < 2; ++h) {
+        const int row = row0 + warp_in_wg * 16 + lane / 4 + h * 8;
+        if (row >= M) continue;
+        const float* c_row = C + (size_t)row * N + col0 + (lane % 4) * 2;
+        const int cols_left = N - col0 - (lane % 4) * 2;  // this lane's columns j * 8 (+1) exist while < cols_left
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int row = row0 + warp_in_wg * 16 + lane / 4 + h * 8;
-            const int col = col0 + j * 8 + (lane % 4) * 2;
-            if (row >= M) continue;
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-                if (col + e >= N) continue;
-                float* p = &C[(size_t)row * N + col + e];
-                __stcg(p, __ldcg(p) + d[4 * j + 2 * h + e]);
+        for (int j = 0; j < BN / 8; ++j) {
+            if (pairs_ok && j * 8 + 1 < cols_left) {
+                const float2 v = __ldcg(reinterpret_cast<const float2*>(c_row + j * 8));
+                d[4 * j + 2 * h] += v.x;
+                d[4 * j + 2 * h + 1] += v.y;
+            } else {
+                if (j * 8 < cols_left) d[4 * j + 2 * h] += __ldcg(c_row + j * 8);
+                if (j * 8 + 1 < cols_left) d[4 * j + 2 * h + 1] += __ldcg(c_row + j * 8 + 1);
             }
         }
+    }
+    store_accumulators(d, C, M, N, row0, col0);
 }
 
 // Writes one unit's sums. A whole tile is stored; a piece of a cut tile waits for its turn (the
 // flag equals its rank), stores (rank 0) or adds, and passes the turn on unless it holds the
 // tile's first K-tile (then the tile is complete).
-__device__ __forceinline__ void write_unit(const float (&d)[BN / 2], float* C, int* flags, const Unit& u, int M, int N,
+__device__ __forceinline__ void write_unit(float (&d)[BN / 2], float* C, int* flags, const Unit& u, int M, int N,
                                            int row0, int col0, int cg) {
     int* flag = flags + u.tile * NUM_CONSUMERS + cg;
     const bool leader = threadIdx.x % 128 == 0;
