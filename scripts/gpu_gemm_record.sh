@@ -11,9 +11,9 @@ C=${CARRY:-.carry}
 K=$C/kladder
 export XDG_CACHE_HOME=/tmp/kl-cache
 BF16_NEW=${BF16_NEW:-"wgmma_streamk_bf16"}
-FP32_NEW=${FP32_NEW:-""}
+FP32_NEW=${FP32_NEW:-"double_buffer_streamk"}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/nvidia-smi.txt"
-timeout 300 $C/test_gpu --gtest_filter="${TEST_FILTER:-*StreamK*}" > "$OUT/test_gpu.log" 2>&1
+timeout 300 $C/test_gpu --gtest_filter="${TEST_FILTER:-*StreamK*:*DoubleBufferRungs*}" > "$OUT/test_gpu.log" 2>&1
 echo "test_gpu: exit $?" | tee -a "$OUT/summary.txt"
 for r in $BF16_NEW $FP32_NEW; do
   for tool in memcheck racecheck; do
@@ -24,17 +24,16 @@ for r in $BF16_NEW $FP32_NEW; do
 done
 run() {  # group rung size [params...]
   local g=$1 r=$2 s=$3; shift 3
-  local name="${g}_$(echo "$s" | tr -d 'MNK=' | tr ',' 'x')_${r}$(echo "$*" | tr -d ' =-p')"
+  local name="${g}_$(echo "$s" | tr -d 'MNK=' | tr ',' 'x')_${r}$(echo "$*" | sed 's/-p STREAMK=/_sk/')"
   $K run matmul --rung "$r" --size "$s" "$@" --json "$OUT/parts/$name.json" >> "$OUT/run_$g.txt" 2>&1 ||
     echo "$g $s $r $*: failed" | tee -a "$OUT/summary.txt"
 }
 set_for() {  # group size [bf16]
   run "$1" cublas_bf16 "$2"; run "$1" wgmma_tma_bf16 "$2"
-  for r in $BF16_NEW; do run "$1" "$r" "$2"; done
-  run "$1" wgmma_streamk_bf16 "$2" -p STREAMK=0
+  for r in $BF16_NEW; do run "$1" "$r" "$2"; run "$1" "$r" "$2" -p STREAMK=0; run "$1" "$r" "$2" -p STREAMK=2; done
   [ "${3:-}" = bf16 ] && return
   run "$1" cublas_fp32 "$2"; run "$1" double_buffer "$2"
-  for r in $FP32_NEW; do run "$1" "$r" "$2"; done
+  for r in $FP32_NEW; do run "$1" "$r" "$2"; run "$1" "$r" "$2" -p STREAMK=0; run "$1" "$r" "$2" -p STREAMK=2; done
 }
 set_for big M=4096,N=4096,K=4096
 set_for big8 M=8192,N=8192,K=8192
@@ -44,7 +43,7 @@ for n in 1792 1793 2048 2049; do set_for cliff "M=$n,N=$n,K=$n" bf16; done
 python3 - "$OUT" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]
-cmd = "scripts/gpu_gemm_record.sh (one device call): kladder run matmul --rung R [--param STREAMK=0] --size S --json ..., merged; "
+cmd = "scripts/gpu_gemm_record.sh (one device call): kladder run matmul --rung R [--param STREAMK=0|2] --size S --json ..., merged; "
 def merge(group, name, what):
     files = sorted(glob.glob(os.path.join(out, "parts", group + "_*.json")))
     if not files: return
