@@ -265,9 +265,11 @@ __device__ __forceinline__ void add_accumulators(float (&d)[BN / 2], float* C, i
 __device__ __forceinline__ void write_unit(float (&d)[BN / 2], float* C, int* flags, const Unit& u, int M, int N,
                                            int row0, int col0, int cg) {
     int* flag = flags + u.tile * NUM_CONSUMERS + cg;
-    const bool leader = threadIdx.x % 128 == 0;
+    const bool first_warp = threadIdx.x % 128 < 32;
     if (u.rank > 0) {
-        if (leader)
+        // The first warp polls as a whole: bar.sync is .aligned, so a warp must reach it with all
+        // its lanes; one lane spinning while its 31 siblings sit at the barrier is undefined.
+        if (first_warp)
             while (flag_acquire(flag) != u.rank) {}
         warpgroup_sync(1 + cg);
         add_accumulators(d, C, M, N, row0, col0);
@@ -277,7 +279,7 @@ __device__ __forceinline__ void write_unit(float (&d)[BN / 2], float* C, int* fl
     if (u.kbeg > 0) {
         __threadfence();  // this thread's part of C, before the flag says it is there
         warpgroup_sync(1 + cg);
-        if (leader) flag_release(flag, u.rank + 1);
+        if (threadIdx.x % 128 == 0) flag_release(flag, u.rank + 1);
     }
 }
 
