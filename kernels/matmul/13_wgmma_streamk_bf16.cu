@@ -1,4 +1,4 @@
-// Rung 13 - Stream-K: every SM gets the same share of the work, whatever the shape.
+// Rung 13 - No cliff at odd sizes: padded rows keep TMA on; stream-K (measured, off by default).
 //
 // What changes from rung 12: there, the persistent blocks handed out whole BM x BN tiles, tile
 // b, b + G, b + 2G... (G = number of SMs). When the tile count T is not a multiple of G, the last
@@ -29,10 +29,17 @@
 // Why it should be faster: at 4096^3 the critical path falls from 4 tiles' iterations (256) to
 // 248, ~3%; at 2047 x 2049 x 1023 from 2 tiles (32) to 18 iterations, ~40%, on top of the TMA
 // path the padding restores (rung 12 reads those operands element by element).
-// What to see: no cliff at odd sizes; rung 12's rate where the last round is nearly full.
-// STREAMK = 1 (default) streams only when whole tiles would idle more than 1/8 of the SMs' time
-// (see Schedule for why not always), 2 always, 0 never (rung 12's schedule, with the padded
-// copies still on) for the lesson's with/without comparison.
+// What was measured (H100, 2026-11-24, assets/recorded/h100_matmul_streamk_*.json): the padding
+// works: 113 TFLOP/s at 2047 x 2049 x 1023 (rung 12: 29, cuBLAS: 85), 272 at 4097^3 (rung 12:
+// 43, cuBLAS: 135), 151 at 2049^3. Stream-K does not, yet: the streamed part runs at about half
+// speed (2048^3 streamed: 271 against 507 in whole tiles; Nsight Compute: 40% more instructions
+// issued, SM throughput halved), although a model of the schedule predicts 35 iterations of
+// time for 34. Fixed on the way: the cut tiles' read-modify-write of C went element by element,
+// one L2 round trip each (now all loads first: 2048^3 streamed 99 -> 64 us). Ruled out: one lane
+// polling the flag before an .aligned barrier (now a whole warp polls: no change).
+// Suspects: neighbouring blocks at staggered K offsets (L2 and TMA locality), the __threadfence
+// of the cut tiles. So STREAMK defaults to 0 (whole tiles, rung 12's schedule, padding on); 1
+// streams only when whole tiles would idle more than 1/8 of the SMs' time, 2 always.
 // Error: as rung 12 (~1e-6 relative); a cut tile adds its pieces in fp32 in a fixed order.
 
 #include <cuda_bf16.h>

@@ -4,21 +4,25 @@
 // What changes from rung 9: rung 9 takes its fast path (16-byte copies of B, no guards) only
 // for tiles wholly inside an aligned matrix. At 2047 x 2049 x 1023 no row is 16-byte aligned, so
 // every tile copies B one float per cp.async, four times the copy instructions; and its 128 x 128
-// tiles make 16 x 17 = 272 blocks for 132 SMs (one block each: 128 accumulators per thread), 2.06
-// rounds of work in 3 rounds of time. Here:
+// tiles make 16 x 17 = 272 blocks for the 264 that are resident at once (two per SM), 1.03
+// rounds of work in 2 rounds of time. Here:
 //  1. When M, N or K is not a multiple of the tile (BM, BN, BK), a first launch copies A and B
 //     into buffers padded with zeros to whole tiles (Mp x Kp and Kp x Np), so every tile takes the
 //     fast path; the GEMM guards only its stores of C. Cost: reading and writing A and B once,
 //     ~3% of the GEMM at 4097^3.
-//  2. Persistent blocks (two per SM, as many as rung 9 runs at once) and rung 13's schedule: whole rounds of tiles as
-//  whole
-//     tiles, the rest split evenly by K-tiles over the SMs, the pieces of a cut tile summed in C in
-//     a fixed order behind a flag per tile.
-// Why it should be faster: at 2047 x 2049 x 1023 the critical path falls from 3 tiles' K-loops
-// to 2.06, and every copy of B is one 16-byte cp.async again; at 4097^3, 33 x 33 = 1089 tiles
-// take 8.25 rounds' work in 8.25 instead of 9 rounds of time.
-// What to see: against rung 9 and cuBLAS SGEMM at the odd sizes; at 4096^3 the same kernel as
-// rung 9 (no padding; STREAMK = 2 streams the 3% tail there too).
+//  2. Persistent blocks (two per SM, as many as rung 9 has resident) and rung 13's schedule:
+//     whole rounds of tiles stay whole, the rest is split evenly by K-tiles over the blocks, the
+//     pieces of a cut tile summed in C in a fixed order behind a flag per tile.
+// Why it should be faster: at 2047 x 2049 x 1023 the critical path falls from 2 tiles' K-loops
+// to 1.03 (a model's 1.9x), and every copy of B is one 16-byte cp.async again; at 4097^3,
+// 33 x 33 = 1089 tiles are 4.1 rounds of work in 5 rounds of time (1.2x).
+// What was measured (H100, 2026-11-24, assets/recorded/h100_matmul_streamk_*.json), TFLOP/s,
+// stream-K on / off / rung 9 / cuBLAS: 2047 x 2049 x 1023: 36.3 / 27.2 / 19.8 / 45.3; 4097^3:
+// 44.0 / 41.6 / 31.6 / 43.9; 4096^3: 47.9 / 47.2 / 50.5 / 51.6. Unlike rung 13, stream-K pays
+// here (fp32 needs a sixth of the bytes per second per SM). The same loop as rung 9 runs ~5%
+// slower at 4096^3 (218 registers against 248, and persistent blocks drain their ring between
+// units). Stream-K gains 1.33x at 2047 x 2049 x 1023 and 1.06x at 4097^3, well short of the
+// model, as in rung 13 the streamed tiles run slower than whole ones (cause not found yet).
 // STREAMK: 0 never, 1 when whole tiles would leave more than 1/8 of the SMs' time idle, 2 always.
 // The inner loop (fragments, serpentine FMAs, the hand-over before the last k-step) is rung 9's.
 
