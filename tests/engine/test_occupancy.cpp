@@ -251,7 +251,7 @@ TEST(ArchGate, RunAllOnAnSm86ProfileSkipsExactlyTheHopperRungs) {
             EXPECT_EQ(p.skip.rfind("needs sm_90 (Hopper): ", 0), 0u) << p.skip;
             EXPECT_NE(p.skip.find(p.rung->min_arch_why), std::string::npos) << p.skip;
         }
-    EXPECT_EQ(skipped, (std::vector<std::string>{"wgmma_bf16", "wgmma_tma_bf16"}));
+    EXPECT_EQ(skipped, (std::vector<std::string>{"wgmma_bf16", "wgmma_tma_bf16", "wgmma_streamk_bf16"}));
     for (const char* id : {"elementwise", "transpose", "softmax", "attention"})
         for (const auto& p : kl::plan_run_all(ladder(id), d.cc())) EXPECT_EQ(p.skip, "") << id << "/" << p.rung->id;
 }
@@ -260,9 +260,10 @@ TEST(ArchGate, OnTuringTheAmpereRungsAreSkippedToo) {
     std::vector<std::string> skipped;
     for (const auto& p : kl::plan_run_all(ladder("matmul"), 75))
         if (!p.skip.empty()) skipped.push_back(p.rung->id + ": " + p.skip.substr(0, p.skip.find(':')));
-    EXPECT_EQ(skipped,
-              (std::vector<std::string>{"double_buffer: needs sm_80 (Ampere)", "mma_bf16: needs sm_80 (Ampere)",
-                                        "wgmma_bf16: needs sm_90 (Hopper)", "wgmma_tma_bf16: needs sm_90 (Hopper)"}));
+    EXPECT_EQ(skipped, (std::vector<std::string>{
+                           "double_buffer: needs sm_80 (Ampere)", "mma_bf16: needs sm_80 (Ampere)",
+                           "wgmma_bf16: needs sm_90 (Hopper)", "wgmma_tma_bf16: needs sm_90 (Hopper)",
+                           "wgmma_streamk_bf16: needs sm_90 (Hopper)", "double_buffer_streamk: needs sm_80 (Ampere)"}));
 }
 
 TEST(ArchGate, HopperSpecificTargetsDoNotRunOnNewerArchitectures) {
