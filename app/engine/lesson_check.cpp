@@ -95,6 +95,74 @@ std::vector<UnitNumber> find_unit_numbers(const std::string& text) {
 }
 
 namespace {
+
+// The unit a table header or caption names as a whole token ("naive ms", "TFLOP/s", "in GB/s:"),
+// or "".
+std::string unit_named_in(const std::string& text) {
+    static const std::regex re(
+        "(^|[^A-Za-z0-9/])(ms|µs|μs|us|ns|GB/s|TB/s|MB/s|GiB/s|TiB/s|TFLOP/s|GFLOP/s|PFLOP/s|TFLOPS|GFLOPS)"
+        "(?![A-Za-z0-9/])");
+    std::smatch m;
+    return std::regex_search(text, m, re) ? m.str(2) : "";
+}
+
+std::vector<std::string> table_cells(const std::string& line, std::vector<size_t>* starts) {
+    std::vector<std::string> cells;
+    size_t a = line.find('|');
+    while (a != std::string::npos) {
+        size_t b = line.find('|', a + 1);
+        if (b == std::string::npos) break;
+        std::string cell = line.substr(a + 1, b - a - 1);
+        size_t lead = cell.find_first_not_of(' ');
+        size_t trail = cell.find_last_not_of(' ');
+        cells.push_back(lead == std::string::npos ? "" : cell.substr(lead, trail - lead + 1));
+        if (starts) starts->push_back(a + 1 + (lead == std::string::npos ? 0 : lead));
+        a = b;
+    }
+    return cells;
+}
+
+}  // namespace
+
+std::vector<UnitNumber> find_table_unit_numbers(const std::string& text) {
+    // A Markdown table whose header cell names a unit ("naive ms"), or whose caption (the last
+    // non-empty line before it) does ("..., in TFLOP/s:"), quotes that unit in every bare number
+    // of the column: "435" under "TFLOP/s" is "435 TFLOP/s" to the checker.
+    static const std::regex bare("(~|≈)?[0-9][0-9,]*(\\.[0-9]+)?");
+    std::vector<std::string> lines;
+    std::vector<size_t> offsets;
+    for (size_t pos = 0; pos <= text.size();) {
+        size_t nl = text.find('\n', pos);
+        if (nl == std::string::npos) nl = text.size();
+        lines.push_back(text.substr(pos, nl - pos));
+        offsets.push_back(pos);
+        pos = nl + 1;
+    }
+    std::vector<UnitNumber> out;
+    for (size_t i = 0; i + 1 < lines.size(); ++i) {
+        bool header = lines[i].rfind("|", 0) == 0 && lines[i + 1].rfind("|", 0) == 0 &&
+                      lines[i + 1].find("---") != std::string::npos && (i == 0 || lines[i - 1].rfind("|", 0) != 0);
+        if (!header) continue;
+        std::string caption;
+        for (size_t k = i; k-- > 0 && caption.empty();)
+            if (lines[k].find_first_not_of(' ') != std::string::npos) caption = lines[k];
+        const std::string caption_unit = unit_named_in(caption);
+        std::vector<std::string> head = table_cells(lines[i], nullptr);
+        for (size_t r = i + 2; r < lines.size() && lines[r].rfind("|", 0) == 0; ++r) {
+            std::vector<size_t> starts;
+            std::vector<std::string> cells = table_cells(lines[r], &starts);
+            for (size_t c = 1; c < cells.size(); ++c) {
+                std::string unit = c < head.size() ? unit_named_in(head[c]) : "";
+                if (unit.empty()) unit = caption_unit;
+                if (unit.empty() || !std::regex_match(cells[c], bare)) continue;
+                out.push_back({offsets[r] + starts[c], cells[c] + " " + unit});
+            }
+        }
+    }
+    return out;
+}
+
+namespace {
 int line_at(const std::string& text, size_t offset) {
     int line = 1;
     for (size_t i = 0; i < offset && i < text.size(); ++i) line += text[i] == '\n';
@@ -137,7 +205,9 @@ std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const
                 if (!v.ok) out.push_back(at(b.begin) + ": `{{ " + b.source + " }}` resolves to nothing: " + v.error);
                 for (size_t i = b.begin; i < b.end; ++i) rest[i] = ' ';
             }
-            for (const auto& num : find_unit_numbers(rest)) {
+            std::vector<UnitNumber> numbers = find_unit_numbers(rest);
+            for (auto& n : find_table_unit_numbers(rest)) numbers.push_back(std::move(n));
+            for (const auto& num : numbers) {
                 bool ok = false;
                 for (const auto& a : allowed)
                     if ((a.lesson == "*" || a.lesson == folder) && a.text == num.text) ok = a.used = true;

@@ -36,6 +36,9 @@ struct UnitNumber {
     std::string text;
 };
 std::vector<UnitNumber> find_unit_numbers(const std::string& text);
+// Bare numbers in the columns of Markdown tables whose header cell or caption names such a unit
+// ("| naive ms |", "..., in TFLOP/s:"), as "<number> <unit>" at the cell's offset.
+std::vector<UnitNumber> find_table_unit_numbers(const std::string& text);
 
 // Every offence, one line each ("<where>: <problem>"); empty when the lessons are clean.
 std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const NumberSources& sources,

@@ -137,6 +137,26 @@ TEST(Bindings, UnresolvedBindingSaysWhy) {
     EXPECT_FALSE(values[0].ok);
 }
 
+// A table quotes its unit once, in a header cell or in the caption above it; its bare cells are
+// measured numbers all the same.
+TEST(LessonCheck, FindsBareNumbersInTablesWhoseHeaderOrCaptionNamesTheUnit) {
+    std::string header =
+        "| N | naive ms | memory |\n|---|---|---|\n| 1,024 | 0.119 | 104 MiB |\n| 2,048 | refused | x |\n";
+    auto h = kl::find_table_unit_numbers(header);
+    ASSERT_EQ(h.size(), 1u);
+    EXPECT_EQ(h[0].text, "0.119 ms");
+    EXPECT_EQ(header.substr(h[0].pos, 5), "0.119");
+    std::string caption =
+        "Measured, in TFLOP/s:\n\n| rung | 1792 | 1793 |\n|---|---|---|\n| cublas | 435 | {{ x }} |\n";
+    auto c = kl::find_table_unit_numbers(caption);
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].text, "435 TFLOP/s");
+    // No unit named anywhere: counts, sizes and ratios are not measurements of time or rate.
+    EXPECT_TRUE(kl::find_table_unit_numbers("| TPB | blocks |\n|---|---|\n| 32 | 1,024 |\n").empty());
+    // The first column labels the row; a table without a header separator is not a table.
+    EXPECT_TRUE(kl::find_table_unit_numbers("| 0.5 ms | 3 |\n| 1 | 2 |\n").empty());
+}
+
 TEST(LessonCheck, FindsNumbersWithUnitsOfTimeBandwidthAndRate) {
     auto nums =
         find_unit_numbers("ran 2,777 GB/s in 1.16 ms (3.3 TFLOP/s), 5 us, 12 bytes, sm_90 s, 3 steps, 1s, 0.1 s");
