@@ -1,0 +1,19 @@
+// Library routines of the mlp ladder (kernels/mlp/) and its reference rungs: cuBLAS GEMMs with a
+// bf16 output or on a column slice, and cuBLASLt's GEMM with the GELU epilogue. builtins.cpp
+// lists them with the others; arguments arrive resolved, in manifest order.
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpu_context.h"
+
+namespace kl {
+
+using BuiltinRoutine = std::function<void(const std::string&, const std::vector<KernelArg>&, GpuContext&)>;
+
+// name -> routine, merged into builtins.cpp's table.
+const std::map<std::string, BuiltinRoutine>& mlp_builtins();
+
+}  // namespace kl

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Issue 17 item 3 (the mlp ladder) in one device call: the GPU tests (test_gpu_mlp), the
+# recordings (cold L2, counters on the main run), fused QKV over token counts, then
+# compute-sanitizer memcheck and racecheck of the new rungs at small odd and aligned sizes; a
+# table last.
+#   scripts/gpu_mlp_record.sh <carry folder> <device tag>
+# From the repo root on the GPU machine. The carry folder holds kladder (stripped kladder-core),
+# test_gpu_mlp, kernels/, lessons/, assets/ (found beside the programs), merge_results.py and
+# mlp_table.py. Results under $OUT: <tag>_mlp.json, <tag>_mlp_qkv_sweep.json, logs.tgz.
+set -uo pipefail
+C=${1:?carry folder}; TAG=${2:?device tag}
+OUT=${OUT:-/tmp/kl-out}; P=$OUT/parts; mkdir -p "$P"
+K=$C/kladder
+export XDG_CACHE_HOME=/tmp/kl-cache
+say() { echo "$*" | tee -a "$P/summary.txt"; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$P/nvidia-smi.txt"
+$K calibrate --force > "$P/calibrate.txt" 2>&1; say "calibrate: exit $?"
+
+# 1. GPU tests: every rung at aligned and odd sizes, counters against the models.
+timeout 240 "$C/test_gpu_mlp" > "$P/test_gpu_mlp.txt" 2>&1; say "test_gpu_mlp: exit $?"
+grep -E "^\[  (FAILED|  OK|SKIPPED) |counters:|Failure|error" "$P/test_gpu_mlp.txt" | head -40 | tee -a "$P/summary.txt"
+
+# 2. Recordings, cold L2: the MLP at GPT's 8192 x 4096 x 16384 (counters), the epilogue rung's
+# tile shapes, and fused QKV from decode-sized to prefill-sized token counts at d_model 4096.
+rec() {  # rec <part> <kladder run arguments...>
+  local name=$1; shift
+  timeout 150 $K run "$@" --json "$P/rec_$name.json" > "$P/rec_$name.txt" 2>&1; say "run $name: exit $?"
+}
+rec mlp mlp --counters
+rec mlp_t mlp --rung gemm_gelu_epilogue -p BM=256 -p BN=128
+rec mlp_small mlp --size T=2048,D=1024,F=4096
+for t in 16 128 1024; do rec qkv_$t mlp --rung qkv_three --size T=$t,D=4096; rec qkvf_$t mlp --rung qkv_fused --size T=$t,D=4096; done
+python3 "$C/merge_results.py" "$OUT/${TAG}_mlp.json" "$P"/rec_mlp.json "$P"/rec_mlp_t.json "$P"/rec_mlp_small.json
+python3 "$C/merge_results.py" "$OUT/${TAG}_mlp_qkv_sweep.json" "$P"/rec_qkv_16.json "$P"/rec_qkvf_16.json \
+  "$P"/rec_qkv_128.json "$P"/rec_qkvf_128.json "$P"/rec_qkv_1024.json "$P"/rec_qkvf_1024.json
+
+# 3. compute-sanitizer at small sizes (warm L2: the flush kernel is not under test).
+san() {  # san <name> <tool> <kladder run arguments...>
+  local name=$1 tool=$2; shift 2
+  if [ "$SECONDS" -gt "${BUDGET:-420}" ]; then say "sanitizer $tool $name: not run (time budget)"; return; fi
+  timeout 60 compute-sanitizer --tool "$tool" --error-exitcode 9 $K run "$@" --warmup 0 --reps 1 --warm-l2 \
+    > "$P/san_${tool}_$name.txt" 2>&1
+  say "sanitizer $tool $name: exit $? ($(tail -1 "$P/san_${tool}_$name.txt"))"
+}
+for tool in memcheck racecheck; do
+  san odd $tool mlp --rung gemm_gelu_epilogue --size T=127,D=65,F=259
+  san tma $tool mlp --rung gemm_gelu_epilogue --size T=200,D=136,F=520
+  san unfused $tool mlp --rung unfused --size T=127,D=65,F=259
+done
+
+python3 "$C/mlp_table.py" "$OUT" "$TAG"
+cat "$P/summary.txt"
+(cd "$P" && tar czf ../logs.tgz ./* 2>/dev/null)
+rm -rf "$P"
