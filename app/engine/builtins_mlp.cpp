@@ -142,6 +142,50 @@ void lt_gemm_gelu_bf16(const std::string& name, const std::vector<KernelArg>& ar
     lt_run(name, d, 1, n, m, k, args[2].ptr, args[1].ptr, args[0].ptr, gpu);
 }
 
+// fp8 e4m3 A (M x K) and Bt (N x K), both row-major and K-major (the "TN" layout cuBLASLt's fp8
+// GEMM requires), fp32 C = scale_a scale_b A Bt^T: per-tensor scales by device pointer (one fp32
+// each), fp32 sums. args [C, A, Bt, M, N, K, scale_a, scale_b].
+void lt_gemm_fp8(const std::string& name, const std::vector<KernelArg>& args, GpuContext& gpu) {
+    const char* usage = "[C, A, Bt, M, N, K, scale_a, scale_b] (fp8 A and Bt, fp32 C and scales)";
+    if (args.size() != 8 || args[6].kind != KernelArg::Kind::Pointer || args[7].kind != KernelArg::Kind::Pointer)
+        throw InputError("builtin " + name + " takes args " + usage);
+    const std::vector<KernelArg> head(args.begin(), args.begin() + 6);
+    const auto v = gemm_ints(name, head, 0, usage);
+    const int m = int(v[0]), n = int(v[1]), k = int(v[2]);
+    LtDescs d;
+    KL_CUBLAS_CALL(cublasLtMatmulDescCreate(&d.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    const cublasOperation_t t = CUBLAS_OP_T, nn = CUBLAS_OP_N;
+    KL_CUBLAS_CALL(cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
+    KL_CUBLAS_CALL(cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSB, &nn, sizeof nn));
+    // Column-major: C^T (N x M) = Bt^T-view (Bt row-major N x K is column-major K x N, ld K,
+    // transposed to N x K) times A (row-major M x K is column-major K x M, ld K). So Lt's A is
+    // Bt (with scale_b) and Lt's B is A (with scale_a).
+    const void* scale_lt_a = args[7].ptr;
+    const void* scale_lt_b = args[6].ptr;
+    KL_CUBLAS_CALL(
+        cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale_lt_a, sizeof scale_lt_a));
+    KL_CUBLAS_CALL(
+        cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_lt_b, sizeof scale_lt_b));
+    KL_CUBLAS_CALL(cublasLtMatrixLayoutCreate(&d.a, CUDA_R_8F_E4M3, k, n, k));
+    KL_CUBLAS_CALL(cublasLtMatrixLayoutCreate(&d.b, CUDA_R_8F_E4M3, k, m, k));
+    KL_CUBLAS_CALL(cublasLtMatrixLayoutCreate(&d.c, CUDA_R_32F, n, m, n));
+    lt_run(name, d, 2, n, m, k, args[2].ptr, args[1].ptr, args[0].ptr, gpu);
+}
+
+// fp32 C = A Bt^T with A (M x K) and Bt (N x K) row-major, fp32 math with TF32 off: the fp8
+// GEMM's reference on exact fp32 copies of the fp8 inputs.
+void sgemm_nt(const std::string& name, const std::vector<KernelArg>& args, GpuContext& gpu) {
+    const auto v = gemm_ints(name, args, 0, "[C, A, Bt, M, N, K] (fp32, C = A Bt^T)");
+    const int m = int(v[0]), n = int(v[1]), k = int(v[2]);
+    cublasHandle_t h = gpu.cublas();
+    KL_CUBLAS_CALL(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH));
+    const float one = 1.f, zero = 0.f;
+    // Column-major: C^T (N x M) = Bt (column-major K x N, transposed) * A^T (column-major K x M).
+    KL_CUBLAS_CALL(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, args[2].ptr, CUDA_R_32F, k, args[1].ptr,
+                                CUDA_R_32F, k, &zero, args[0].ptr, CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
+                                CUBLAS_GEMM_DEFAULT));
+}
+
 }  // namespace
 
 const std::map<std::string, BuiltinRoutine>& mlp_builtins() {
@@ -149,6 +193,8 @@ const std::map<std::string, BuiltinRoutine>& mlp_builtins() {
         {"cublas_bf16_bf16out", gemm_bf16_out},
         {"cublas_bf16_cols", gemm_bf16_cols},
         {"cublaslt_gelu_bf16", lt_gemm_gelu_bf16},
+        {"cublaslt_fp8", lt_gemm_fp8},
+        {"cublas_sgemm_nt", sgemm_nt},
     };
     return r;
 }

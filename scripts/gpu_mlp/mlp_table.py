@@ -7,7 +7,8 @@ import json, os, sys
 
 out, tag = sys.argv[1], sys.argv[2]
 rows, copy_gbps, gpt = [], None, {}
-for name in (f"{tag}_mlp.json", f"{tag}_mlp_qkv_sweep.json"):
+for name in (f"{tag}_mlp.json", f"{tag}_mlp_qkv_sweep.json", f"{tag}_mlp_first_gemm.json",
+             f"{tag}_matmul_fp8.json"):
     try:
         d = json.load(open(os.path.join(out, name)))
     except (OSError, ValueError) as e:
@@ -16,13 +17,14 @@ for name in (f"{tag}_mlp.json", f"{tag}_mlp_qkv_sweep.json"):
     copy_gbps = copy_gbps or (d.get("calibration") or {}).get("copy_gbps")
     for r in d["runs"]:
         s = r.get("sizes", {})
-        size = "x".join(str(s[k]) for k in ("T", "D", "F") if k in s)
+        size = "x".join(str(s[k]) for k in ("T", "D", "F", "M", "N", "K") if k in s)
         t = (r.get("timing") or {}).get("median_ms")
         c = r.get("correctness") or {}
         dram = (r.get("counters") or {}).get("dram_bytes")
         rows.append((r["rung"], size, json.dumps(r.get("params", {})), t, (r.get("rates") or {}).get("tflops"),
                      c.get("passed"), c.get("max_abs"), dram, r.get("error")))
-        if s == {"T": 8192, "D": 4096, "F": 16384} and t and not r.get("params", {}).get("BN", 256) == 128:
+        p = r.get("params", {})
+        if s == {"T": 8192, "D": 4096, "F": 16384} and t and p.get("BN", 256) == 256 and p.get("GROUP_M", 8) == 8:
             gpt[r["rung"]] = (t, dram)
 print(f"{'rung':20} {'size':18} {'ms':>9} {'TFLOP/s':>8} {'ok':>5} {'max_abs':>9} {'DRAM GB':>8}  params / error")
 for rung, size, params, t, tf, ok, mx, dram, err in rows:
@@ -37,3 +39,9 @@ if "unfused" in gpt and "gemm_gelu_epilogue" in gpt and copy_gbps:
           f"{'PASS' if gap >= round_trip_ms else 'MISS'}")
     if "cublaslt_gelu" in gpt:
         print(f"cuBLASLt GELU epilogue: {gpt['cublaslt_gelu'][0]:.4f} ms")
+fp8 = {r[0]: r[4] for r in rows if r[1] == "8192x8192x8192" and r[2] in ("{}", json.dumps(
+    {"BM": 128, "BN": 256, "GROUP_M": 8, "PERSISTENT": 1, "STAGES": 4}))}
+if fp8.get("cublaslt_fp8") and fp8.get("wgmma_fp8"):
+    ratio = fp8["wgmma_fp8"] / fp8["cublaslt_fp8"]
+    print(f"acceptance fp8 8192^3: wgmma_fp8 {fp8['wgmma_fp8']:.1f} vs cuBLASLt {fp8['cublaslt_fp8']:.1f} TFLOP/s: "
+          f"{ratio:.3f}x {'PASS' if ratio >= 0.8 else 'MISS'} (>= 0.8x)")

@@ -125,3 +125,56 @@ TEST(GpuMlp, UnfusedRungMovesTheIntermediatesRoundTripMore) {
         *unfused / (1 << 20), *lt / (1 << 20), (*unfused - *lt) / round_trip, epilogue.c_str());
     EXPECT_NEAR((*unfused - *lt) / round_trip, 1.0, 0.25);
 }
+
+// [SECTION] The matmul ladder's fp8 rungs (lesson 6): cuBLASLt's fp8 GEMM and the wgmma e4m3 rung.
+namespace {
+
+const kl::Ladder& matmul_ladder() {
+    static kl::Ladder L = kl::load_ladder(kl::kernels_dir() + "/matmul/ladder.toml");
+    return L;
+}
+
+const kl::Rung& matmul_rung(const std::string& id) {
+    for (const auto& r : matmul_ladder().rungs)
+        if (r.id == id) return r;
+    throw std::runtime_error("no rung matmul/" + id);
+}
+
+}  // namespace
+
+TEST(GpuFp8, Fp8RungsCorrectAtAlignedAndOddSizes) {
+    if (gpu().device().cc_major < 9) GTEST_SKIP() << "fp8 rungs need sm_90 here; this GPU is " << gpu().device().name;
+    kl::Runner runner(gpu(), std::nullopt);
+    // One element (byte-wise copies, cuBLASLt refused: K % 16); odd sizes (byte-wise copies);
+    // aligned with partial tiles (TMA); more tiles than SMs, deep K.
+    const std::vector<Sizes> sizes = {{{"M", 1}, {"N", 1}, {"K", 1}},
+                                      {{"M", 127}, {"N", 129}, {"K", 77}},
+                                      {{"M", 1000}, {"N", 528}, {"K", 1040}},
+                                      {{"M", 2048}, {"N", 2048}, {"K", 4096}}};
+    int passed = 0, refused = 0;
+    for (const auto& s : sizes)
+        for (const char* id : {"cublaslt_fp8", "wgmma_fp8"}) {
+            kl::RunOptions o;
+            o.sizes = s;
+            o.dtype = kl::DType::E4M3;
+            o.time = false;
+            SCOPED_TRACE(std::string("matmul/") + id + " " + describe(s));
+            try {
+                kl::RunRecord rec = runner.run(matmul_ladder(), matmul_rung(id), o);
+                EXPECT_TRUE(rec.correctness && rec.correctness->passed)
+                    << (rec.correctness ? rec.correctness->summary() : "no check");
+                if (rec.correctness && rec.correctness->passed) {
+                    ++passed;
+                    std::printf("fp8 %s %s: max_abs %.3g rel_l2 %.3g\n", id, describe(s).c_str(),
+                                rec.correctness->max_abs, rec.correctness->rel_l2);
+                }
+            } catch (const kl::InputError& e) {
+                // Only cuBLASLt, only where K or N is not a multiple of 16 (its manifest constraint).
+                EXPECT_TRUE(std::string(id) == "cublaslt_fp8" && (s.at("K") % 16 || s.at("N") % 16)) << e.what();
+                ++refused;
+            }
+            ASSERT_FALSE(runner.context_lost()) << "a rung faulted";
+        }
+    EXPECT_EQ(passed, 6);
+    EXPECT_EQ(refused, 2);
+}
