@@ -12,6 +12,7 @@
 #include "device_card.h"
 #include "dtype.h"
 #include "errors.h"
+#include "operation.h"
 #include "paths.h"
 
 namespace fs = std::filesystem;
@@ -363,6 +364,13 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
             else
                 return fail("'" + k + "' is neither a size axis of " + ladder_id + " nor a parameter of " + rung_id);
         }
+    }
+    // A ladder may mix operations (mlp's qkv rungs have no axis F): a run records only its own.
+    if (const Operation* op = find_operation(R->operation)) {
+        std::map<std::string, int64_t> own;
+        for (const auto& axis : op->size_axes())
+            if (sizes.count(axis.name)) own[axis.name] = sizes[axis.name];
+        sizes = std::move(own);
     }
     if (b.metric == "blocks_per_us" && blocks == 0) return fail("blocks_per_us needs blocks=N");
     if (!recorded_sorted_) {  // the preferred device's first, then newest first; a tie keeps file order
