@@ -12,6 +12,7 @@
 #include "device_card.h"
 #include "dtype.h"
 #include "errors.h"
+#include "operation.h"
 #include "paths.h"
 
 namespace fs = std::filesystem;
@@ -243,6 +244,17 @@ void NumberSources::set_live_calibration(const Calibration& c, const std::string
     live_calibration_origin_ = origin;
 }
 
+// A ladder may mix operations (mlp's qkv rungs have no axis F): a run records only the size axes
+// of its own operation, so a binding asks for those.
+static std::map<std::string, int64_t> own_axes(const Rung& rung, const std::map<std::string, int64_t>& sizes) {
+    const Operation* op = find_operation(rung.operation);
+    if (!op) return sizes;
+    std::map<std::string, int64_t> own;
+    for (const auto& axis : op->size_axes())
+        if (sizes.count(axis.name)) own[axis.name] = sizes.at(axis.name);
+    return own;
+}
+
 BoundValue NumberSources::resolve(const Binding& b) const {
     if (b.target == "device") return resolve_device(b);
     if (b.target.rfind("peer/", 0) == 0) return resolve_peer(b);
@@ -336,7 +348,7 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
         return fail("unknown metric '" + b.metric + "' (" + names + ")");
     }
     // What is wanted: the rung's defaults, overridden by the binding's keys.
-    std::map<std::string, int64_t> sizes(L->default_sizes.begin(), L->default_sizes.end()), params;
+    std::map<std::string, int64_t> sizes = own_axes(*R, {L->default_sizes.begin(), L->default_sizes.end()}), params;
     for (const auto& p : R->params) params[p.name] = p.default_value;
     const std::vector<DType>& dts = R->dtypes.empty() ? L->dtypes : R->dtypes;
     std::string dtype = dts.empty() ? "fp32" : to_string(dts.front()), l2 = "cold", from;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 
+#include "builtins_mlp.h"
 #include "cuda_check.h"
 #include "errors.h"
 
@@ -117,15 +118,17 @@ const std::map<std::string, Routine>& routines() {
 
 }  // namespace
 
-bool is_builtin(const std::string& name) { return routines().count(name) != 0; }
+bool is_builtin(const std::string& name) { return routines().count(name) != 0 || mlp_builtins().count(name) != 0; }
 
 std::vector<std::string> builtin_names() {
     std::vector<std::string> out;
     for (const auto& [k, v] : routines()) out.push_back(k);
+    for (const auto& [k, v] : mlp_builtins()) out.push_back(k);
     return out;
 }
 
 void run_builtin(const std::string& name, const std::vector<KernelArg>& args, GpuContext& gpu) {
+    if (auto m = mlp_builtins().find(name); m != mlp_builtins().end()) return m->second(name, args, gpu);
     auto it = routines().find(name);
     if (it == routines().end()) throw InputError("unknown builtin '" + name + "'");
     it->second(name, args, gpu);

@@ -10,6 +10,7 @@ std::string to_string(DType t) {
         case DType::F32: return "fp32";
         case DType::BF16: return "bf16";
         case DType::F16: return "fp16";
+        case DType::E4M3: return "fp8e4m3";
     }
     return "?";
 }
@@ -18,16 +19,18 @@ std::optional<DType> parse_dtype(const std::string& s) {
     if (s == "fp32" || s == "f32" || s == "float") return DType::F32;
     if (s == "bf16") return DType::BF16;
     if (s == "fp16" || s == "f16" || s == "half") return DType::F16;
+    if (s == "fp8e4m3" || s == "e4m3" || s == "fp8") return DType::E4M3;
     return std::nullopt;
 }
 
-int dtype_size(DType t) { return t == DType::F32 ? 4 : 2; }
+int dtype_size(DType t) { return t == DType::F32 ? 4 : t == DType::E4M3 ? 1 : 2; }
 
 std::string dtype_cuda_name(DType t) {
     switch (t) {
         case DType::F32: return "float";
         case DType::BF16: return "__nv_bfloat16";
         case DType::F16: return "__half";
+        case DType::E4M3: return "__nv_fp8_e4m3";
     }
     return "float";
 }
@@ -37,6 +40,7 @@ std::string dtype_macro(DType t) {
         case DType::F32: return "ELEM_IS_FP32";
         case DType::BF16: return "ELEM_IS_BF16";
         case DType::F16: return "ELEM_IS_FP16";
+        case DType::E4M3: return "ELEM_IS_FP8E4M3";
     }
     return "ELEM_IS_FP32";
 }
@@ -46,6 +50,7 @@ float dtype_epsilon(DType t) {
         case DType::F32: return std::ldexp(1.0f, -24);
         case DType::BF16: return std::ldexp(1.0f, -8);
         case DType::F16: return std::ldexp(1.0f, -11);
+        case DType::E4M3: return std::ldexp(1.0f, -4);
     }
     return 0;
 }
@@ -98,6 +103,30 @@ float half_to_float(uint16_t h) {
     uint32_t u = exp == 31 ? (sign | 0x7f800000u | (mant << 13)) : (sign | ((exp - 15 + 127) << 23) | (mant << 13));
     std::memcpy(&f, &u, 4);
     return f;
+}
+
+float e4m3_to_float(uint8_t b) {
+    const int exp = (b >> 3) & 0xF, mant = b & 7;
+    if (exp == 15 && mant == 7) return std::nanf("");
+    const float mag = exp == 0 ? std::ldexp(float(mant), -9) : std::ldexp(1.0f + float(mant) / 8, exp - 7);
+    return (b & 0x80) ? -mag : mag;
+}
+
+uint8_t float_to_e4m3(float f) {
+    if (std::isnan(f)) return 0x7F;
+    const uint8_t sign = std::signbit(f) ? 0x80 : 0;
+    const float a = std::fabs(f);
+    if (a >= 448.0f) return sign | 0x7E;  // satfinite: the largest finite value
+    if (a < std::ldexp(1.0f, -6)) {       // subnormal: multiples of 2^-9 (8 of them reach 2^-6)
+        return sign | static_cast<uint8_t>(std::nearbyint(std::ldexp(a, 9)));
+    }
+    int e = 0;
+    const float m = std::frexp(a, &e);  // a = m 2^e, m in [0.5, 1)
+    int exp = e - 1 + 7;
+    int q = static_cast<int>(std::nearbyint((2 * m - 1) * 8));  // ties to even (default rounding mode)
+    if (q == 8) q = 0, ++exp;
+    const int code = (exp << 3) | q;
+    return sign | static_cast<uint8_t>(code > 0x7E ? 0x7E : code);
 }
 
 }  // namespace kl

@@ -163,6 +163,12 @@ std::vector<float> GpuContext::download_as_float(const DeviceBuffer& buf) {
         KL_CUDA_CALL(cudaMemcpy(out.data(), buf.data(), buf.bytes(), cudaMemcpyDeviceToHost));
         return out;
     }
+    if (buf.dtype() == DType::E4M3) {
+        std::vector<uint8_t> bytes(out.size());
+        KL_CUDA_CALL(cudaMemcpy(bytes.data(), buf.data(), buf.bytes(), cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < bytes.size(); ++i) out[i] = e4m3_to_float(bytes[i]);
+        return out;
+    }
     std::vector<uint16_t> raw(out.size());
     KL_CUDA_CALL(cudaMemcpy(raw.data(), buf.data(), buf.bytes(), cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < raw.size(); ++i)
@@ -177,6 +183,12 @@ void GpuContext::upload_from_float(DeviceBuffer& buf, const std::vector<float>& 
     synchronize();
     if (buf.dtype() == DType::F32) {
         KL_CUDA_CALL(cudaMemcpy(buf.data(), values.data(), buf.bytes(), cudaMemcpyHostToDevice));
+        return;
+    }
+    if (buf.dtype() == DType::E4M3) {
+        std::vector<uint8_t> bytes(values.size());
+        for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = float_to_e4m3(values[i]);
+        KL_CUDA_CALL(cudaMemcpy(buf.data(), bytes.data(), buf.bytes(), cudaMemcpyHostToDevice));
         return;
     }
     std::vector<uint16_t> raw(values.size());

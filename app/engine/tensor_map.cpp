@@ -67,9 +67,10 @@ std::shared_ptr<const TensorMapBytes> encode_tensor_map_2d(const TensorMapReques
         throw GpuError(label + ": tensor map storage is not 64-byte aligned");
     if (!tensor_map_describable(r)) return map;
 
-    CUtensorMapDataType type = r.dtype == DType::BF16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                               : r.dtype == DType::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                       : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    CUtensorMapDataType type = r.dtype == DType::BF16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                               : r.dtype == DType::F16  ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                               : r.dtype == DType::E4M3 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
     CUtensorMapSwizzle swizzle = r.swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
                                  : r.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                  : r.swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B

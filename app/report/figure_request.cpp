@@ -116,8 +116,8 @@ const RunRecord* representative_run(const LoadedResults& results, const Ladder& 
         if (x.ladder != L.id || (same_rung && rung && x.rung != rung->id)) return false;
         if (!req.dtype.empty() && x.dtype != req.dtype) return false;
         for (const auto& [k, v] : at_defaults ? defaults : req.sizes)
-            if (k != req.axis && std::find(req.tie.begin(), req.tie.end(), k) == req.tie.end() &&
-                (!x.sizes.count(k) || x.sizes.at(k) != v))
+            if (k != req.axis && std::find(req.tie.begin(), req.tie.end(), k) == req.tie.end() && x.sizes.count(k) &&
+                x.sizes.at(k) != v)  // an axis the run lacks is not its operation's
                 return false;
         return true;
     };

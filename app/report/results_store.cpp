@@ -46,13 +46,24 @@ void ResultsStore::add_live(const RunRecord& record) {
     ++generation_;
 }
 
+namespace {
+// A run records the size axes of its rung's operation only, and a ladder may mix operations
+// (mlp's qkv rungs have no F): the run fits when each of its axes has the asked value.
+bool sizes_fit(const Sizes& run, const Sizes& asked) {
+    if (run.size() > asked.size()) return false;
+    for (const auto& [k, v] : run)
+        if (!asked.count(k) || asked.at(k) != v) return false;
+    return !run.empty() || asked.empty();
+}
+}  // namespace
+
 const StoredRun* ResultsStore::latest(const std::string& ladder, const std::string& rung, const Sizes& sizes,
                                       const std::string& dtype, const ParamValues* params) const {
     const StoredRun* best = nullptr;
     const StoredRun* best_exact = nullptr;
     for (const auto& r : runs_) {
         const RunRecord& x = r.record;
-        if (x.ladder != ladder || x.rung != rung || x.sizes != sizes || x.dtype != dtype) continue;
+        if (x.ladder != ladder || x.rung != rung || !sizes_fit(x.sizes, sizes) || x.dtype != dtype) continue;
         if (better(r, best)) best = &r;
         if (params && x.params == *params && better(r, best_exact)) best_exact = &r;
     }
@@ -110,7 +121,8 @@ const StoredRun* ResultsStore::latest_on(const std::string& device, const std::s
     const StoredRun* best_exact = nullptr;
     for (const auto& r : runs_) {
         const RunRecord& x = r.record;
-        if (r.device != device || x.ladder != ladder || x.rung != rung || x.sizes != sizes || x.dtype != dtype)
+        if (r.device != device || x.ladder != ladder || x.rung != rung || !sizes_fit(x.sizes, sizes) ||
+            x.dtype != dtype)
             continue;
         if (!best || r.seq > best->seq) best = &r;
         if (params && x.params == *params && (!best_exact || r.seq > best_exact->seq)) best_exact = &r;

@@ -248,10 +248,13 @@ TEST(ArchGate, RunAllOnAnSm86ProfileSkipsExactlyTheHopperRungs) {
     for (const auto& p : kl::plan_run_all(ladder("matmul"), d.cc()))
         if (!p.skip.empty()) {
             skipped.push_back(p.rung->id);
-            EXPECT_EQ(p.skip.rfind("needs sm_90 (Hopper): ", 0), 0u) << p.skip;
+            // The Hopper rungs, and cuBLASLt's fp8 GEMM (Ada and Hopper).
+            EXPECT_TRUE(p.skip.rfind("needs sm_90 (Hopper): ", 0) == 0 || p.skip.rfind("needs sm_89 (Ada): ", 0) == 0)
+                << p.skip;
             EXPECT_NE(p.skip.find(p.rung->min_arch_why), std::string::npos) << p.skip;
         }
-    EXPECT_EQ(skipped, (std::vector<std::string>{"wgmma_bf16", "wgmma_tma_bf16", "wgmma_streamk_bf16"}));
+    EXPECT_EQ(skipped, (std::vector<std::string>{"wgmma_bf16", "wgmma_tma_bf16", "wgmma_streamk_bf16", "cublaslt_fp8",
+                                                 "wgmma_fp8"}));
     for (const char* id : {"elementwise", "transpose", "softmax", "attention"})
         for (const auto& p : kl::plan_run_all(ladder(id), d.cc())) EXPECT_EQ(p.skip, "") << id << "/" << p.rung->id;
 }
@@ -263,7 +266,8 @@ TEST(ArchGate, OnTuringTheAmpereRungsAreSkippedToo) {
     EXPECT_EQ(skipped, (std::vector<std::string>{
                            "double_buffer: needs sm_80 (Ampere)", "mma_bf16: needs sm_80 (Ampere)",
                            "wgmma_bf16: needs sm_90 (Hopper)", "wgmma_tma_bf16: needs sm_90 (Hopper)",
-                           "wgmma_streamk_bf16: needs sm_90 (Hopper)", "double_buffer_streamk: needs sm_80 (Ampere)"}));
+                           "wgmma_streamk_bf16: needs sm_90 (Hopper)", "double_buffer_streamk: needs sm_80 (Ampere)",
+                           "cublaslt_fp8: needs sm_89 (Ada)", "wgmma_fp8: needs sm_90 (Hopper)"}));
 }
 
 TEST(ArchGate, HopperSpecificTargetsDoNotRunOnNewerArchitectures) {

@@ -1,0 +1,297 @@
+// Rung 20 - fp8 (e4m3) operands with per-tensor scales on Hopper's wgmma.
+//
+// What changes from rung 12 (TMA + warp specialization, bf16): the operands are 8-bit floats,
+// e4m3 (4 exponent bits, 3 mantissa bits, largest value 448), so each byte of shared memory and
+// of DRAM traffic carries twice the elements, and Hopper's tensor cores run fp8 wgmma at twice
+// the bf16 rate (m64nNk32: 32 deep per instruction instead of 16). Three consequences:
+//  1. A K-tile is 128 elements deep: still one 128-byte swizzled row per matrix row, so the
+//     stage layout, the TMA boxes and the descriptors keep rung 12's shapes.
+//  2. wgmma transposes only 16-bit operands: B must arrive K-major like A, i.e. as Bt (N x K,
+//     row-major), copied by TMA in boxes of BN rows x 128 bytes and described exactly like A.
+//     cuBLASLt's fp8 GEMM has the same rule (its "TN" layout).
+//  3. fp8's range is narrow, so tensors are stored divided by a per-tensor scale (amax / 448 in
+//     a training recipe); the epilogue multiplies the fp32 sums by scale_a * scale_b.
+// Why it should be faster: twice the math per instruction and half the bytes per element: the
+// bf16 rung's ceiling doubles (989 -> 1979 TFLOP/s dense on the datasheet).
+// What to see: TFLOP/s against cuBLASLt's fp8 GEMM (the reference rung cublaslt_fp8), and the
+// error column: fp8 inputs, and sums kept to about 14 bits by the fp8 tensor-core path.
+// Edges and alignment: TMA needs 16-byte rows (K a multiple of 16) and aligned bases; otherwise
+// the engine passes zeroed maps and the producer warpgroup copies byte by byte, with guards,
+// into the same swizzled layout. C is written with guards.
+
+#include "kl_wgmma.cuh"      // fences, the smem descriptor, store_accumulators (kernels/common)
+#include "kl_wgmma_fp8.cuh"  // the e4m3 wgmma (kernels/common)
+
+#if !defined(BM) || !defined(BN) || !defined(STAGES) || !defined(GROUP_M)
+#error "BM, BN, STAGES and GROUP_M must be defined, e.g. -DBM=128 -DBN=256 -DSTAGES=4 -DGROUP_M=8"
+#endif
+
+#define BK 128                                   // one 128-byte swizzled row of fp8 per K-tile
+#define NUM_CONSUMERS (BM / 64)                  // consumer warpgroups, 64 rows of C each
+#define NUM_THREADS (128 * (NUM_CONSUMERS + 1))  // + the producer warpgroup
+#define A_STAGE_BYTES (BM * BK)
+#define B_STAGE_BYTES (BN * BK)
+#define STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
+#define SMEM_ALIGN 1024  // the 128-byte swizzle repeats every 8 rows = 1 KB
+
+// Registers per thread after the hand-over. The block is given LAUNCH_REGS per thread at launch
+// (__launch_bounds__(NUM_THREADS, 1): 65536 / NUM_THREADS, rounded down to 8), and setmaxnreg
+// only moves registers *inside the block*: the consumers may take no more than the producer
+// gives back, or their setmaxnreg.inc waits forever (a first version asked 112 with four
+// consumers, 8,192 more than the 7,168 freed, and hung).
+//   two consumers:  launch 168; producer 168 -> 40 frees 16,384; consumers 168 -> 232 take 16,384
+//   four consumers: launch 96;  producer 96 -> 40 frees 7,168;   consumers 96 -> 104 take 4,096
+#define PRODUCER_REGS 40
+#define LAUNCH_REGS ((65536 / NUM_THREADS) / 8 * 8)
+#define CONSUMER_REGS (LAUNCH_REGS + ((LAUNCH_REGS - PRODUCER_REGS) / NUM_CONSUMERS) / 8 * 8)
+static_assert((CONSUMER_REGS - LAUNCH_REGS) * NUM_CONSUMERS <= LAUNCH_REGS - PRODUCER_REGS,
+              "the consumers cannot take more registers than the producer gives back");
+static_assert(CONSUMER_REGS <= 256, "setmaxnreg allows at most 256 registers per thread");
+
+static_assert(BM == 128 || BM == 256, "BM must be 128 or 256 (two or four consumer warpgroups)");
+static_assert(BN == 128 || BN == 256, "BN must be 128 or 256 (the N of one wgmma; kl_wgmma_fp8.cuh)");
+// The accumulators' registers and the stages' shared memory are the manifest's constraints.
+static_assert(BN / 2 + 32 <= CONSUMER_REGS, "a consumer's BN / 2 accumulators must fit its register budget");
+static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
+
+// A CUtensorMap's 128 opaque bytes, as the engine encodes them. Passed by value as a
+// `const __grid_constant__` parameter: the copy engine reads it from the parameter space.
+struct alignas(64) TmaDescriptor {
+    unsigned long long bits[16];
+};
+
+// ---------------------------------------------------------------------------------------------
+// PTX wrappers
+// ---------------------------------------------------------------------------------------------
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// mbarriers: a 64-bit word in shared memory counting arrivals (and, for TMA, bytes) per phase.
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// One arrival that also says how many bytes the copy engine will deliver to this phase.
+__device__ __forceinline__ void mbar_arrive_expect_bytes(unsigned bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+// Waits until the phase with this parity (0 or 1) has completed. A fresh barrier is in phase 0,
+// and the phase "before" it (parity 1) counts as complete: waiting on parity 1 returns at once.
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+    unsigned done = 0;
+    do {
+        asm volatile(
+            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+            : "=r"(done)
+            : "r"(bar), "r"(parity)
+            : "memory");
+    } while (!done);
+}
+
+// One box of a 2-D tensor map (x = column, y = row of its top-left element) into shared memory;
+// the copy engine adds the bytes it wrote to the barrier's transaction count.
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaDescriptor* map, int x, int y, unsigned bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
+            "r"(dst),
+        "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar)
+        : "memory");
+}
+
+template <int kRegs>
+__device__ __forceinline__ void regs_decrease() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void regs_increase() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Work distribution
+// ---------------------------------------------------------------------------------------------
+// Tile number -> origin of its BM x BN patch of C. Consecutive numbers walk GROUP_M tile rows
+// column by column, so the tiles in flight at once share their panels of A and B in L2.
+__device__ __forceinline__ void tile_origin(int tile, int tiles_m, int tiles_n, int& m0, int& n0) {
+    const int group = tile / (GROUP_M * tiles_n), first_m = group * GROUP_M;
+    const int rows = min(tiles_m - first_m, GROUP_M);  // the last group may be shorter
+    const int in_group = tile % (GROUP_M * tiles_n);
+    m0 = (first_m + in_group % rows) * BM;
+    n0 = (in_group / rows) * BN;
+}
+
+// The ring of stages: stage index and the parity of its current use. Producer and consumers
+// step through the same sequence (every tile has the same number of K-tiles).
+struct Ring {
+    int stage = 0;
+    unsigned parity = 0;
+    __device__ __forceinline__ void advance() {
+        if (++stage == STAGES) {
+            stage = 0;
+            parity ^= 1;
+        }
+    }
+};
+
+struct Shared {
+    unsigned char* stages;  // STAGES x (A tile, then Bt tile), 1 KB aligned
+    unsigned full_bar;      // STAGES barriers, 8 bytes apart: the stage's data has landed
+    unsigned empty_bar;     // STAGES barriers: every consumer warp is done reading the stage
+    __device__ unsigned full(int s) const { return full_bar + 8 * s; }
+    __device__ unsigned empty(int s) const { return empty_bar + 8 * s; }
+    __device__ unsigned char* a(int s) const { return stages + s * STAGE_BYTES; }
+    __device__ unsigned char* b(int s) const { return stages + s * STAGE_BYTES + A_STAGE_BYTES; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Producer
+// ---------------------------------------------------------------------------------------------
+// With TMA: a single thread. Per K-tile: wait until the stage is free, announce its bytes, and
+// issue two box copies (A: BM x 128 bytes, Bt: BN x 128 bytes). Boxes reaching past M, N or K arrive zero-filled (and
+// their full size still counts toward the announced bytes).
+__device__ __forceinline__ void produce_tma(const Shared& sh, const TmaDescriptor* map_a, const TmaDescriptor* map_b,
+                                            int tiles_m, int tiles_n, int k_tiles) {
+    Ring ring;
+    for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
+        int m0, n0;
+        tile_origin(tile, tiles_m, tiles_n, m0, n0);
+        for (int kt = 0; kt < k_tiles; ++kt) {
+            mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
+            const unsigned full = sh.full(ring.stage);
+            mbar_arrive_expect_bytes(full, STAGE_BYTES);
+            tma_load_2d(smem_addr(sh.a(ring.stage)), map_a, kt * BK, m0, full);
+            tma_load_2d(smem_addr(sh.b(ring.stage)), map_b, kt * BK, n0, full);  // Bt: BN rows of 128 bytes
+            ring.advance();
+        }
+    }
+}
+
+// Without TMA (rows not 16-byte aligned): the producer's 128 threads load byte by byte, with
+// guards, and store 16-byte chunks where the copy engine would have put them: row r of either
+// operand at r * 128 bytes, chunk c (16 fp8 of K) at (c ^ (r % 8)) * 16. Every thread fences its
+// writes for the tensor cores (async proxy) and arrives on `full`.
+__device__ __forceinline__ void copy_rows(unsigned char* dst, const unsigned char* src, int rows_total, int K, int r0,
+                                          int rows, int k0) {
+    for (int i = threadIdx.x % 128; i < rows * 8; i += 128) {
+        const int r = i / 8, c = i % 8, row = r0 + r, col = k0 + c * 16;
+        unsigned v[4] = {0, 0, 0, 0};
+#pragma unroll
+        for (int e = 0; e < 16; ++e)
+            if (row < rows_total && col + e < K) v[e / 4] |= (unsigned)src[(size_t)row * K + col + e] << (8 * (e % 4));
+        *reinterpret_cast<uint4*>(dst + r * 128 + ((c ^ (r & 7)) * 16)) = make_uint4(v[0], v[1], v[2], v[3]);
+    }
+}
+
+__device__ __forceinline__ void produce_elementwise(const Shared& sh, const unsigned char* A, const unsigned char* Bt,
+                                                    int M, int N, int K, int tiles_m, int tiles_n, int k_tiles) {
+    Ring ring;
+    for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
+        int m0, n0;
+        tile_origin(tile, tiles_m, tiles_n, m0, n0);
+        for (int kt = 0; kt < k_tiles; ++kt) {
+            mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
+            copy_rows(sh.a(ring.stage), A, M, K, m0, BM, kt * BK);
+            copy_rows(sh.b(ring.stage), Bt, N, K, n0, BN, kt * BK);
+            fence_proxy_async();
+            mbar_arrive(sh.full(ring.stage));
+            ring.advance();
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Consumers
+// ---------------------------------------------------------------------------------------------
+// Warpgroup `cg` computes rows cg*64 .. cg*64+63 of each tile. Per K-tile: wait for the stage,
+// issue its four wgmmas as one batch, and wait only for the previous batch, whose stage it then
+// hands back to the producer (one arrival per warp).
+__device__ __forceinline__ void consume(const Shared& sh, float* C, float scale, int M, int N, int cg, int tiles_m,
+                                        int tiles_n, int k_tiles) {
+    const int lane = threadIdx.x % 32;
+    // Not zeroed: each tile's first wgmma runs with accumulate = 0 (see matmul rung 11: zeroing by hand
+    // makes ptxas serialize the wgmmas).
+    float d[BN / 2];
+    Ring ring;
+    for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
+        int m0, n0;
+        tile_origin(tile, tiles_m, tiles_n, m0, n0);
+        int previous = -1;  // the stage whose batch may still be running
+        for (int kt = 0; kt < k_tiles; ++kt) {
+            mbar_wait(sh.full(ring.stage), ring.parity);
+            const unsigned sA = smem_addr(sh.a(ring.stage)) + cg * (64 * 128);
+            const unsigned sB = smem_addr(sh.b(ring.stage));
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < BK / 32; ++kk) {
+                // A and Bt alike: the next 32 k = 32 bytes along each swizzled row; 8-row groups
+                // 1 KB apart (stride offset); the leading offset is unused with this swizzle.
+                const unsigned long long desc_a = make_desc(sA + kk * 32, 16, 1024);
+                const unsigned long long desc_b = make_desc(sB + kk * 32, 16, 1024);
+                wgmma_fp8(d, desc_a, desc_b, kt > 0 || kk > 0);
+            }
+            wgmma_commit();
+            wgmma_wait<1>();  // the previous batch is done: its stage can be refilled
+            fence_accumulators(d);
+            if (previous >= 0 && lane == 0) mbar_arrive(sh.empty(previous));
+            previous = ring.stage;
+            ring.advance();
+        }
+        wgmma_wait<0>();
+        fence_accumulators(d);
+        if (lane == 0) mbar_arrive(sh.empty(previous));
+
+            // Epilogue: the per-tensor scales, then rung 12's store. The producer is already filling
+            // the next tile's stages.
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i) d[i] *= scale;
+        store_accumulators(d, C, M, N, m0 + cg * 64, n0);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The kernel
+// ---------------------------------------------------------------------------------------------
+extern "C" __global__ void __launch_bounds__(NUM_THREADS, 1)
+    matmul_wgmma_fp8(float* C, const unsigned char* A, const unsigned char* Bt, int M, int N, int K,
+                     const float* scale_a, const float* scale_b, const __grid_constant__ TmaDescriptor map_a,
+                     const __grid_constant__ TmaDescriptor map_b) {
+    extern __shared__ unsigned char smem_raw[];
+    // Align the stages to 1 KB by hand (the launch asks for SMEM_ALIGN extra bytes for this);
+    // the barriers follow the stages.
+    unsigned char* base = smem_raw + ((SMEM_ALIGN - smem_addr(smem_raw) % SMEM_ALIGN) % SMEM_ALIGN);
+    Shared sh;
+    sh.stages = base;
+    sh.full_bar = smem_addr(base + STAGES * STAGE_BYTES);
+    sh.empty_bar = sh.full_bar + 8 * STAGES;
+
+    // The same test the engine applies before encoding the maps: when it fails, the maps are zeros.
+    const bool use_tma = (K % 16 == 0) && ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(Bt)) % 16 == 0);
+    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN, k_tiles = (K + BK - 1) / BK;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(sh.full(s), use_tma ? 1 : 128);   // the producer's one expect_tx arrival, or all 128 copiers
+            mbar_init(sh.empty(s), NUM_CONSUMERS * 4);  // one arrival per consumer warp
+        }
+        // Make the initialized barriers visible to the copy engine and to the other threads.
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        fence_proxy_async();
+    }
+    __syncthreads();
+
+    const int wg = threadIdx.x / 128;
+    if (wg == 0) {
+        regs_decrease<PRODUCER_REGS>();
+        if (use_tma) {
+            if (threadIdx.x == 0) produce_tma(sh, &map_a, &map_b, tiles_m, tiles_n, k_tiles);
+        } else {
+            produce_elementwise(sh, A, Bt, M, N, K, tiles_m, tiles_n, k_tiles);
+        }
+    } else {
+        regs_increase<CONSUMER_REGS>();
+        consume(sh, C, *scale_a * *scale_b, M, N, wg - 1, tiles_m, tiles_n, k_tiles);
+    }
+}

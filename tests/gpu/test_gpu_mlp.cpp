@@ -1,0 +1,180 @@
+// GPU tests (CTest label `gpu`, test gpu.mlp) of the mlp ladder (kernels/mlp/): every rung at
+// aligned and odd sizes (one token; widths that are not multiples of 8, so the epilogue rung's
+// producer copies element-wise instead of by TMA; more tiles than SMs), the fused-QKV pair, and
+// the counters: the unfused rung moves the intermediate's round trip (4 T F bytes) more than the
+// epilogue rung.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+
+#include "engine/errors.h"
+#include "engine/gpu_context.h"
+#include "engine/paths.h"
+#include "engine/runner.h"
+
+namespace {
+
+using Sizes = std::map<std::string, int64_t>;
+
+kl::GpuContext& gpu() {
+    static kl::GpuContext ctx;
+    return ctx;
+}
+
+const kl::Ladder& mlp_ladder() {
+    static kl::Ladder L = kl::load_ladder(kl::kernels_dir() + "/mlp/ladder.toml");
+    return L;
+}
+
+const kl::Rung& rung(const std::string& id) {
+    for (const auto& r : mlp_ladder().rungs)
+        if (r.id == id) return r;
+    throw std::runtime_error("no rung mlp/" + id);
+}
+
+std::string describe(const Sizes& s) {
+    std::string out;
+    for (const auto& [k, v] : s) out += k + "=" + std::to_string(v) + " ";
+    return out;
+}
+
+bool is_hopper() { return gpu().device().cc_major == 9; }
+
+// Runs each rung at each size, checked, untimed; returns how many runs passed. Only the wgmma
+// rung may be refused, and only on a GPU other than Hopper.
+int check_rungs(const std::vector<std::string>& ids, const std::vector<Sizes>& sizes) {
+    kl::Runner runner(gpu(), std::nullopt);
+    int passed = 0;
+    for (const auto& s : sizes)
+        for (const auto& id : ids) {
+            kl::RunOptions o;
+            o.sizes = s;
+            o.dtype = kl::DType::BF16;
+            o.time = false;
+            SCOPED_TRACE("mlp/" + id + " " + describe(s));
+            try {
+                kl::RunRecord rec = runner.run(mlp_ladder(), rung(id), o);
+                EXPECT_TRUE(rec.correctness && rec.correctness->passed)
+                    << (rec.correctness ? rec.correctness->summary() : "no check");
+                if (rec.correctness && rec.correctness->passed) ++passed;
+            } catch (const kl::InputError& e) {
+                EXPECT_TRUE(id == "gemm_gelu_epilogue" && !is_hopper()) << "refused: " << e.what();
+            }
+            EXPECT_FALSE(runner.context_lost()) << "a rung faulted";
+            if (runner.context_lost()) return passed;
+        }
+    return passed;
+}
+
+std::optional<double> measured_dram_bytes(const std::string& id, const Sizes& sizes, std::string* why) {
+    kl::Runner runner(gpu(), std::nullopt);
+    kl::RunOptions o;
+    o.sizes = sizes;
+    o.dtype = kl::DType::BF16;
+    o.min_reps = o.max_reps = 3;
+    o.counters = true;
+    kl::RunRecord rec = runner.run(mlp_ladder(), rung(id), o);
+    if (rec.counters.is_null() || !rec.counters.contains("dram_bytes") || !rec.counters["dram_bytes"].is_number()) {
+        *why = rec.counters_note;
+        return std::nullopt;
+    }
+    return rec.counters["dram_bytes"].get<double>();
+}
+
+}  // namespace
+
+TEST(GpuMlp, EveryMlpRungCorrectAtAlignedAndOddSizes) {
+    const std::vector<std::string> ids = {"cublaslt_gelu", "unfused", "gemm_gelu_epilogue"};
+    // One token of width 8; odd widths (TMA refused: element-wise copies; GeLU's scalar tail);
+    // aligned, more tiles than SMs (persistent blocks walk several tiles); a partial last tile.
+    const std::vector<Sizes> sizes = {{{"T", 1}, {"D", 8}, {"F", 8}},
+                                      {{"T", 127}, {"D", 65}, {"F", 259}},
+                                      {{"T", 33}, {"D", 1}, {"F", 3}},
+                                      {{"T", 2048}, {"D", 512}, {"F", 4096}},
+                                      {{"T", 1000}, {"D", 264}, {"F", 1032}}};
+    const int passed = check_rungs(ids, sizes);
+    EXPECT_GE(passed, is_hopper() ? 15 : 10);
+}
+
+TEST(GpuMlp, QkvPairCorrectAtAlignedAndOddSizes) {
+    const std::vector<Sizes> sizes = {
+        {{"T", 1}, {"D", 1}, {"F", 1}}, {{"T", 129}, {"D", 67}, {"F", 1}}, {{"T", 1024}, {"D", 512}, {"F", 1}}};
+    EXPECT_EQ(check_rungs({"qkv_three", "qkv_fused"}, sizes), 6);
+}
+
+// The counters see U's round trip: the unfused rung against cuBLASLt's GELU epilogue, whose
+// GEMMs are the same library's (on an H100 at 8192 x 4096 x 16384 they differ by 0.54 GB, U's
+// 0.537 GB round trip). The epilogue rung's own GEMM re-reads its operands from DRAM in its own
+// pattern, so its total is printed, not compared. U here is 8192 x 8192 bf16 = 128 MiB, so the
+// part of it still in L2 (50 MB) when the GeLU kernel reads it back is a small share.
+TEST(GpuMlp, UnfusedRungMovesTheIntermediatesRoundTripMore) {
+    const Sizes sizes = {{"T", 8192}, {"D", 1024}, {"F", 8192}};
+    std::string why;
+    auto lt = measured_dram_bytes("cublaslt_gelu", sizes, &why);
+    if (!lt) GTEST_SKIP() << "counters unavailable here: " << why;
+    auto unfused = measured_dram_bytes("unfused", sizes, &why);
+    ASSERT_TRUE(unfused) << why;
+    const double round_trip = 4.0 * 8192 * 8192;
+    std::string epilogue = "not run (needs sm_90a)";
+    if (is_hopper())
+        if (auto e = measured_dram_bytes("gemm_gelu_epilogue", sizes, &why))
+            epilogue = std::to_string(*e / (1 << 20)) + " MiB";
+    std::printf(
+        "mlp counters: unfused %.1f MiB, cublaslt_gelu %.1f MiB, difference %.2f x U's round trip; epilogue rung %s\n",
+        *unfused / (1 << 20), *lt / (1 << 20), (*unfused - *lt) / round_trip, epilogue.c_str());
+    EXPECT_NEAR((*unfused - *lt) / round_trip, 1.0, 0.25);
+}
+
+// [SECTION] The matmul ladder's fp8 rungs (lesson 6): cuBLASLt's fp8 GEMM and the wgmma e4m3 rung.
+namespace {
+
+const kl::Ladder& matmul_ladder() {
+    static kl::Ladder L = kl::load_ladder(kl::kernels_dir() + "/matmul/ladder.toml");
+    return L;
+}
+
+const kl::Rung& matmul_rung(const std::string& id) {
+    for (const auto& r : matmul_ladder().rungs)
+        if (r.id == id) return r;
+    throw std::runtime_error("no rung matmul/" + id);
+}
+
+}  // namespace
+
+TEST(GpuFp8, Fp8RungsCorrectAtAlignedAndOddSizes) {
+    if (gpu().device().cc_major < 9) GTEST_SKIP() << "fp8 rungs need sm_90 here; this GPU is " << gpu().device().name;
+    kl::Runner runner(gpu(), std::nullopt);
+    // One element (byte-wise copies, cuBLASLt refused: K % 16); odd sizes (byte-wise copies);
+    // aligned with partial tiles (TMA); more tiles than SMs, deep K.
+    const std::vector<Sizes> sizes = {{{"M", 1}, {"N", 1}, {"K", 1}},
+                                      {{"M", 127}, {"N", 129}, {"K", 77}},
+                                      {{"M", 1000}, {"N", 528}, {"K", 1040}},
+                                      {{"M", 2048}, {"N", 2048}, {"K", 4096}}};
+    int passed = 0, refused = 0;
+    for (const auto& s : sizes)
+        for (const char* id : {"cublaslt_fp8", "wgmma_fp8"}) {
+            kl::RunOptions o;
+            o.sizes = s;
+            o.dtype = kl::DType::E4M3;
+            o.time = false;
+            SCOPED_TRACE(std::string("matmul/") + id + " " + describe(s));
+            try {
+                kl::RunRecord rec = runner.run(matmul_ladder(), matmul_rung(id), o);
+                EXPECT_TRUE(rec.correctness && rec.correctness->passed)
+                    << (rec.correctness ? rec.correctness->summary() : "no check");
+                if (rec.correctness && rec.correctness->passed) {
+                    ++passed;
+                    std::printf("fp8 %s %s: max_abs %.3g rel_l2 %.3g\n", id, describe(s).c_str(),
+                                rec.correctness->max_abs, rec.correctness->rel_l2);
+                }
+            } catch (const kl::InputError& e) {
+                // Only cuBLASLt, only where K or N is not a multiple of 16 (its manifest constraint).
+                EXPECT_TRUE(std::string(id) == "cublaslt_fp8" && (s.at("K") % 16 || s.at("N") % 16)) << e.what();
+                ++refused;
+            }
+            ASSERT_FALSE(runner.context_lost()) << "a rung faulted";
+        }
+    EXPECT_EQ(passed, 6);
+    EXPECT_EQ(refused, 2);
+}
