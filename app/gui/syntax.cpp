@@ -108,6 +108,18 @@ TokenKind classify_cuda(const std::string& word) {
     return TokenKind::Plain;
 }
 
+// Triton rungs: Python's keywords, the triton and tl modules as built-ins, UPPER_CASE constexprs.
+TokenKind classify_python(const std::string& word) {
+    static const std::unordered_set<std::string> keywords = {
+        "def", "for", "in",  "if", "elif", "else",  "while",    "return", "import", "from", "as",
+        "and", "or",  "not", "is", "pass", "break", "continue", "True",   "False",  "None", "lambda"};
+    static const std::unordered_set<std::string> builtins = {"tl", "triton", "range", "min", "max", "float", "int"};
+    if (keywords.count(word)) return TokenKind::Keyword;
+    if (builtins.count(word)) return TokenKind::Builtin;
+    if (word == "constexpr") return TokenKind::Type;
+    return classify_cuda(word) == TokenKind::Parameter ? TokenKind::Parameter : TokenKind::Plain;
+}
+
 size_t scan_number(const std::string& s, size_t i) {
     size_t j = i;
     if (s.compare(i, 2, "0x") == 0 || s.compare(i, 2, "0X") == 0) {
@@ -158,6 +170,17 @@ std::vector<Token> tokenize_line(const std::string& s, Language lang, LexState& 
     }
     while (i < s.size()) {
         char c = s[i];
+        if (lang == Language::Python && (c == '#' || c == '@')) {  // a comment, or a decorator line
+            const size_t end = c == '#' ? s.size() : std::min(s.size(), s.find_first_of(" (", i));
+            push(c == '#' ? TokenKind::Comment : TokenKind::Builtin, i, end);
+            i = end;
+            continue;
+        }
+        if (lang == Language::Python && (s.compare(i, 2, "//") == 0 || s.compare(i, 2, "/*") == 0)) {
+            push(TokenKind::Plain, i, i + 1);  // integer division, not a comment
+            ++i;
+            continue;
+        }
         if (s.compare(i, 2, "//") == 0) {
             push(TokenKind::Comment, i, s.size());
             break;
@@ -183,7 +206,7 @@ std::vector<Token> tokenize_line(const std::string& s, Language lang, LexState& 
         }
         if (std::isdigit(static_cast<unsigned char>(c)) ||
             (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])) &&
-             lang == Language::Cuda)) {
+             lang != Language::Ptx)) {
             size_t j = scan_number(s, i);
             push(TokenKind::Number, i, j);
             i = j;
@@ -203,6 +226,8 @@ std::vector<Token> tokenize_line(const std::string& s, Language lang, LexState& 
             TokenKind k = TokenKind::Plain;
             if (lang == Language::Cuda) {
                 k = classify_cuda(word);
+            } else if (lang == Language::Python) {
+                k = classify_python(word);
             } else {
                 // PTX: the first word of an instruction line is the opcode (with its suffixes).
                 size_t line_first = s.find_first_not_of(" \t");

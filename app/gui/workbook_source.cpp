@@ -34,6 +34,9 @@ bool read_lines(const std::string& path, std::vector<std::string>* lines, std::s
     return true;
 }
 
+// A Triton rung's source is Python.
+Language language_of(const Rung* r) { return r && r->is_triton() ? Language::Python : Language::Cuda; }
+
 }  // namespace
 
 // [SECTION] Code lines
@@ -56,7 +59,7 @@ void Workbook::draw_code_lines(const std::vector<std::string>& lines, bool ptx) 
     for (size_t i = 0; i < lines.size(); ++i) {
         states[i] = st;
         if (!ptx && (st.in_block_comment || lines[i].find("/*") != std::string::npos))
-            tokenize_line(lines[i], Language::Cuda, st);
+            tokenize_line(lines[i], language_of(rung_), st);
     }
     while (clipper.Step()) {
         for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
@@ -66,7 +69,7 @@ void Workbook::draw_code_lines(const std::vector<std::string>& lines, bool ptx) 
             dl->AddText(mono, mono->FontSize, p, palette().faint, num);
             LexState ls = states[size_t(i)];
             draw_code_line(dl, mono, ImVec2(p.x + digits + 8, p.y), lines[size_t(i)],
-                           ptx ? Language::Ptx : Language::Cuda, ls);
+                           ptx ? Language::Ptx : language_of(rung_), ls);
             ImGui::Dummy(ImVec2(digits + 8 + widest * char_w, lh));
         }
     }
@@ -135,7 +138,7 @@ void Workbook::draw_diff() {
             ImU32 sc = d.op == DiffLine::Op::Added ? pal.good : pal.bad;
             dl->AddText(mono, mono->FontSize, ImVec2(p.x + 2 * digits + 14, p.y), sc, sign);
             LexState ls;
-            draw_code_line(dl, mono, ImVec2(p.x + 2 * digits + 30, p.y), d.text, Language::Cuda, ls);
+            draw_code_line(dl, mono, ImVec2(p.x + 2 * digits + 30, p.y), d.text, language_of(rung_), ls);
             ImGui::Dummy(ImVec2(full_w, lh));
         }
     }
@@ -177,11 +180,15 @@ void Workbook::draw_ptx() {
                       }).share();
     }
     std::string defs;
-    for (const auto& x : defines) defs += (defs.empty() ? "-D" : "  -D") + x;
-    ImGui::TextDisabled("NVRTC (kladder ptx), %s, %s", arch.c_str(), defs.c_str());
+    for (const auto& x : defines)
+        if (!r.is_triton() || x.rfind("ELEM", 0) != 0)
+            defs += std::string(defs.empty() ? "" : "  ") + (r.is_triton() ? "" : "-D") + x;
+    // A Triton rung's PTX is Triton's (kladder ptx runs the Triton helper with the learner's python3).
+    const char* compiler = r.is_triton() ? "Triton" : "NVRTC";
+    ImGui::TextDisabled("%s (kladder ptx), %s, %s", compiler, arch.c_str(), defs.c_str());
     if (!source_.ptx.valid() || source_.ptx.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
         ImGui::Spacing();
-        ImGui::TextDisabled("compiling with NVRTC\xE2\x80\xA6");
+        ImGui::TextDisabled("compiling with %s\xE2\x80\xA6", compiler);
         return;
     }
     const auto& [ptx, error] = source_.ptx.get();
