@@ -93,7 +93,7 @@ TEST(GpuTriton, EveryTritonRungCorrectAtAlignedAndOddSizes) {
                 }
         }
     std::printf("Triton runs checked: %d\n", checked);
-    EXPECT_GE(checked, 40);
+    EXPECT_GE(checked, 33);  // 2 x 4 elementwise, 5 softmax, 4 matmul, 4 attention, 3 dtypes x 4 layernorm
 }
 
 TEST(GpuTriton, SecondCompileComesFromTheCache) {
