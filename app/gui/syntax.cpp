@@ -109,6 +109,7 @@ TokenKind classify_cuda(const std::string& word) {
 }
 
 // Triton rungs: Python's keywords, the triton and tl modules as built-ins, UPPER_CASE constexprs.
+// (tokenize_line: '#' starts a comment, '@' a decorator; '//' is integer division, '/*' no comment.)
 TokenKind classify_python(const std::string& word) {
     static const std::unordered_set<std::string> keywords = {
         "def", "for", "in",  "if", "elif", "else",  "while",    "return", "import", "from", "as",
@@ -170,15 +171,11 @@ std::vector<Token> tokenize_line(const std::string& s, Language lang, LexState& 
     }
     while (i < s.size()) {
         char c = s[i];
-        if (lang == Language::Python && (c == '#' || c == '@')) {  // a comment, or a decorator line
-            const size_t end = c == '#' ? s.size() : std::min(s.size(), s.find_first_of(" (", i));
-            push(c == '#' ? TokenKind::Comment : TokenKind::Builtin, i, end);
+        if (lang == Language::Python &&
+            (c == '#' || c == '@' || s.compare(i, 2, "//") == 0 || s.compare(i, 2, "/*") == 0)) {
+            const size_t end = c == '#' ? s.size() : c == '@' ? std::min(s.size(), s.find_first_of(" (", i)) : i + 1;
+            push(c == '#' ? TokenKind::Comment : c == '@' ? TokenKind::Builtin : TokenKind::Plain, i, end);
             i = end;
-            continue;
-        }
-        if (lang == Language::Python && (s.compare(i, 2, "//") == 0 || s.compare(i, 2, "/*") == 0)) {
-            push(TokenKind::Plain, i, i + 1);  // integer division, not a comment
-            ++i;
             continue;
         }
         if (s.compare(i, 2, "//") == 0) {
@@ -224,10 +221,8 @@ std::vector<Token> tokenize_line(const std::string& s, Language lang, LexState& 
             while (j < s.size() && (ident_char(s[j]) || (lang == Language::Ptx && (s[j] == '.' || s[j] == '$')))) ++j;
             std::string word = s.substr(i, j - i);
             TokenKind k = TokenKind::Plain;
-            if (lang == Language::Cuda) {
-                k = classify_cuda(word);
-            } else if (lang == Language::Python) {
-                k = classify_python(word);
+            if (lang != Language::Ptx) {
+                k = lang == Language::Cuda ? classify_cuda(word) : classify_python(word);
             } else {
                 // PTX: the first word of an instruction line is the opcode (with its suffixes).
                 size_t line_first = s.find_first_not_of(" \t");

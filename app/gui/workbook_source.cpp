@@ -37,6 +37,40 @@ bool read_lines(const std::string& path, std::vector<std::string>* lines, std::s
 // A Triton rung's source is Python.
 Language language_of(const Rung* r) { return r && r->is_triton() ? Language::Python : Language::Cuda; }
 
+// Lines that are neither blank nor comments (// and /* */ in CUDA, # in Python): the count the
+// source view shows beside the file name, so a lesson can compare a Triton rung's length with a
+// CUDA rung's without typing a number that would drift.
+int code_lines(const std::vector<std::string>& lines, bool python) {
+    int n = 0;
+    bool in_block = false;
+    for (const auto& l : lines) {
+        size_t i = l.find_first_not_of(" \t");
+        if (i == std::string::npos) continue;
+        if (python) {
+            n += l[i] != '#';
+            continue;
+        }
+        if (in_block) {
+            size_t close = l.find("*/");
+            if (close == std::string::npos) continue;
+            in_block = false;
+            i = l.find_first_not_of(" \t", close + 2);
+            if (i == std::string::npos) continue;
+        }
+        if (l.compare(i, 2, "//") == 0) continue;
+        if (l.compare(i, 2, "/*") == 0) {
+            size_t close = l.find("*/", i + 2);
+            if (close == std::string::npos) {
+                in_block = true;
+                continue;
+            }
+            if (l.find_first_not_of(" \t", close + 2) == std::string::npos) continue;
+        }
+        ++n;
+    }
+    return n;
+}
+
 }  // namespace
 
 // [SECTION] Code lines
@@ -220,20 +254,27 @@ void Workbook::draw_source() {
     }
     const char* tabs[] = {"Source", "Diff vs previous rung", "PTX"};
     segmented("##source_tabs", tabs, 3, &source_.tab);
+    if (!rung_->file.empty() && source_.loaded_path != rung_->source_path) {
+        source_.lines.clear();
+        source_.load_error.clear();
+        read_lines(rung_->source_path, &source_.lines, &source_.load_error);
+        source_.loaded_path = rung_->source_path;
+    }
     ImGui::SameLine(0, 16 * fonts_.scale);
-    ImGui::TextDisabled("%s", rung_->file.empty() ? "(library routine)" : rung_->file.c_str());
+    if (rung_->file.empty())
+        ImGui::TextDisabled("(library routine)");
+    else if (source_.load_error.empty())
+        ImGui::TextDisabled("%s, %d lines of code%s", rung_->file.c_str(),
+                            code_lines(source_.lines, rung_->is_triton()),
+                            rung_->is_triton() ? " (Python, Triton)" : "");
+    else
+        ImGui::TextDisabled("%s", rung_->file.c_str());
     ImGui::Spacing();
     if (source_.tab == 1) return draw_diff();
     if (source_.tab == 2) return draw_ptx();
     if (rung_->file.empty()) {
         ImGui::TextDisabled("%s calls a library routine; it has no source file of ours.", rung_->title.c_str());
         return;
-    }
-    if (source_.loaded_path != rung_->source_path) {
-        source_.lines.clear();
-        source_.load_error.clear();
-        read_lines(rung_->source_path, &source_.lines, &source_.load_error);
-        source_.loaded_path = rung_->source_path;
     }
     if (!source_.load_error.empty()) {
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().bad), "%s", source_.load_error.c_str());
