@@ -111,13 +111,15 @@ ExecResult run_program(const std::vector<std::string>& argv, const std::string& 
     Pipes::shut(p.in[0]);
     Pipes::shut(p.out[1]);
     Pipes::shut(p.err[1]);
-    signal(SIGPIPE, SIG_IGN);  // a child that exits before reading its input must not end us
+    // A child that exits before reading all its input must not end us with SIGPIPE.
+    void (*before)(int) = signal(SIGPIPE, SIG_IGN);
     r.started = true;
     if (!pump(p, input, r, timeout_s)) {
         r.timed_out = true;
         kill(-pid, SIGKILL);
         kill(pid, SIGKILL);
     }
+    signal(SIGPIPE, before == SIG_ERR ? SIG_DFL : before);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

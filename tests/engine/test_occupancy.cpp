@@ -262,7 +262,8 @@ TEST(ArchGate, OnTuringTheAmpereRungsAreSkippedToo) {
         if (!p.skip.empty()) skipped.push_back(p.rung->id + ": " + p.skip.substr(0, p.skip.find(':')));
     EXPECT_EQ(skipped,
               (std::vector<std::string>{"double_buffer: needs sm_80 (Ampere)", "mma_bf16: needs sm_80 (Ampere)",
-                                        "wgmma_bf16: needs sm_90 (Hopper)", "wgmma_tma_bf16: needs sm_90 (Hopper)"}));
+                                        "wgmma_bf16: needs sm_90 (Hopper)", "wgmma_tma_bf16: needs sm_90 (Hopper)",
+                                        "triton_matmul: needs sm_80 (Ampere)"}));
 }
 
 TEST(ArchGate, HopperSpecificTargetsDoNotRunOnNewerArchitectures) {
