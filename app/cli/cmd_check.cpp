@@ -3,7 +3,8 @@
 // the rung's constraints, for each architecture of --arch (a list). A rung that needs a newer
 // architecture than the target (its manifest's min_arch, or an "a" target such as sm_90a) is
 // skipped by design, with its declared reason, not failed. Needs no GPU. Exit 0 when every
-// compilation succeeds.
+// compilation succeeds. Triton rungs compile through the Triton helper (triton_rung.h) when the
+// learner's python3 has Triton, and are listed as skipped, with what to install, when not.
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -18,7 +19,9 @@
 #include "engine/device_profile.h"
 #include "engine/errors.h"
 #include "engine/paths.h"
+#include "engine/operation.h"
 #include "engine/runner.h"
+#include "engine/triton_rung.h"
 
 namespace kl::cli {
 
@@ -30,7 +33,7 @@ struct CheckOptions {
 };
 
 struct Counts {
-    int compiled = 0, failed = 0, skipped = 0, by_design = 0;
+    int compiled = 0, failed = 0, skipped = 0, by_design = 0, no_triton = 0;
 };
 
 // Parameter sets to try: defaults, then each parameter at the ends of its range.
@@ -71,6 +74,31 @@ std::string describe(const ParamValues& pv) {
     for (const auto& [k, v] : pv) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
     return s.empty() ? "(no parameters)" : s;
 }
+
+// One variant of a Triton rung, every launch that applies at the ladder's default sizes, through
+// the helper (cached like NVRTC output).
+void check_triton_variant(const CheckOptions& opt, const Ladder& L, const Rung& r, const ParamValues& pv, DType dt,
+                          const Problem& p, int cc, Counts& n) {
+    std::map<std::string, DType> dtypes;
+    for (const auto& b : find_operation(r.operation)->buffers(p)) dtypes[b.name] = b.dtype;
+    for (const auto& s : r.scratch) dtypes[s.name] = s.dtype ? *s.dtype : dt;
+    const Scope scope = make_scope(p.sizes, pv, dt, 132);
+    const std::string label = L.id + "/" + r.id;
+    for (const LaunchSpec* l : applicable_launches(r, scope)) {
+        try {
+            TritonCompiled c = compile_triton(triton_request(r, *l, pv, scope, dtypes, cc, label));
+            ++n.compiled;
+            if (opt.verbose)
+                std::printf("ok    %s %s sm_%d %s (Triton %s, %lld B shared)%s\n", label.c_str(), to_string(dt).c_str(),
+                            cc, describe(pv).c_str(), c.triton_version.c_str(), static_cast<long long>(c.shared),
+                            c.from_cache ? " (cached)" : "");
+        } catch (const Error& e) {
+            ++n.failed;
+            std::printf("FAIL  %s %s sm_%d %s\n%s\n", label.c_str(), to_string(dt).c_str(), cc, describe(pv).c_str(),
+                        e.what());
+        }
+    }
+}
 // Every rung variant of the ladders for one target architecture.
 void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, const std::string& arch, Counts& n) {
     const int cc = parse_arch(arch).cc;
@@ -81,6 +109,12 @@ void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, co
             if (std::string need = rung_arch_refusal(r, cc); !need.empty()) {
                 ++n.by_design;
                 std::printf("skip  %s/%s on %s: %s\n", L.id.c_str(), r.id.c_str(), arch.c_str(), need.c_str());
+                continue;
+            }
+            if (r.is_triton() && !triton_availability().available) {
+                ++n.no_triton;
+                std::printf("skip  %s/%s on %s: a Triton rung, and this machine has no Triton (below)\n", L.id.c_str(),
+                            r.id.c_str(), arch.c_str());
                 continue;
             }
             for (const auto& pv : variants(r)) {
@@ -96,6 +130,10 @@ void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, co
                         if (opt.verbose)
                             std::printf("skip  %s/%s %s: %s\n", L.id.c_str(), r.id.c_str(), describe(pv).c_str(),
                                         e.what());
+                        continue;
+                    }
+                    if (r.is_triton()) {
+                        check_triton_variant(opt, L, r, pv, dt, p, cc, n);
                         continue;
                     }
                     CompileRequest req;
@@ -186,6 +224,8 @@ Action add_check_kernels_command(CLI::App& app) {
             if (opt->ladder.empty()) check_helpers(*opt, ladders, arch, n);
         }
         double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (n.no_triton)
+            std::printf("skipped %d Triton rung-targets: %s\n", n.no_triton, triton_availability().reason.c_str());
         for (const auto& e : load_errors()) {
             std::printf("FAIL  %s\n", e.c_str());
             ++n.failed;

@@ -1,7 +1,9 @@
 // `kladder ptx LADDER --rung R [-p K=V ...] [--dtype D] [--arch sm_90]`: the PTX NVRTC makes of a
 // rung at those parameters, on standard output (no GPU needed). The window's PTX view runs this
 // as a child process, so the window itself links no CUDA library (not even NVRTC). A rung that
-// does not compile is exit 2 with NVRTC's message and log on standard error.
+// does not compile is exit 2 with NVRTC's message and log on standard error. For a Triton rung
+// the PTX (or, with --stage ttgir, the TritonGPU IR) is Triton's, through the Triton helper
+// (triton_rung.h) at the ladder's default sizes; without Triton, exit 2 with what to install.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -14,14 +16,41 @@
 #include "engine/dtype.h"
 #include "engine/errors.h"
 #include "engine/manifest.h"
+#include "engine/operation.h"
+#include "engine/run_plan.h"
+#include "engine/triton_rung.h"
 
 namespace kl::cli {
 
 namespace {
 struct PtxOptions {
-    std::string ladder, rung, dtype, arch = "sm_90";
+    std::string ladder, rung, dtype, arch = "sm_90", stage = "ptx";
     std::vector<std::string> params;
 };
+
+// Triton's PTX or TTGIR of the first launch that applies at the ladder's default sizes.
+int print_triton_ptx(const PtxOptions& opt, const Ladder& L, const Rung& r, DType dtype, int cc) {
+    RunOptions ro;
+    ro.dtype = dtype;
+    const Problem p = resolve_problem(L, r, ro);
+    const ParamValues pv = resolve_params(r, parse_assignments(opt.params, "--param"));
+    const Scope scope = make_scope(p.sizes, pv, dtype, 0);
+    check_constraints(r, scope);
+    std::map<std::string, DType> dtypes;
+    for (const auto& b : find_operation(r.operation)->buffers(p)) dtypes[b.name] = b.dtype;
+    for (const auto& s : r.scratch) dtypes[s.name] = s.dtype ? *s.dtype : dtype;
+    const std::string label = L.id + "/" + r.id;
+    try {
+        TritonCompiled c =
+            compile_triton(triton_request(r, *applicable_launches(r, scope).front(), pv, scope, dtypes, cc, label));
+        const std::string& text = opt.stage == "ttgir" ? c.ttgir : c.ptx;
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return 0;
+    } catch (const CompileError& e) {
+        std::fprintf(stderr, "%s\n%s\n", e.what(), e.log().c_str());
+        return static_cast<int>(ExitCode::BadInput);
+    }
+}
 
 int print_ptx(const PtxOptions& opt) {
     auto ladders = load_ladders_or_throw();
@@ -37,6 +66,12 @@ int print_ptx(const PtxOptions& opt) {
         if (!d) throw InputError("--dtype: unknown dtype '" + opt.dtype + "' (fp32, bf16, fp16)");
         dtype = *d;
     }
+    if (opt.stage != "ptx" && opt.stage != "ttgir") throw InputError("--stage: '" + opt.stage + "' (ptx or ttgir)");
+    if (r->is_triton()) {
+        if (opt.dtype.empty()) dtype = r->dtypes.front();
+        return print_triton_ptx(opt, L, *r, dtype, an.cc);
+    }
+    if (opt.stage != "ptx") throw InputError("--stage ttgir: " + L.id + "/" + r->id + " is a CUDA rung (PTX only)");
     CompileRequest req;
     req.source_path = r->source_path;
     req.defines = compile_defines(*r, resolve_params(*r, parse_assignments(opt.params, "--param")), dtype);
@@ -61,6 +96,7 @@ Action add_ptx_command(CLI::App& app) {
     app.add_option("-p,--param", opt->params, "rung parameter, e.g. --param TPB=128 (repeatable)");
     app.add_option("--dtype", opt->dtype, "element type: fp32, bf16 or fp16 (default fp32)");
     app.add_option("--arch", opt->arch, "target, e.g. sm_86 (default sm_90; a rung may pick its own sm_90a)");
+    app.add_option("--stage", opt->stage, "Triton rungs: ptx (default) or ttgir, the TritonGPU IR");
     return [opt] { return print_ptx(*opt); };
 }
 

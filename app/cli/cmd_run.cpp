@@ -144,7 +144,8 @@ int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions
         human_bytes(double(gpu.device().l2_bytes)).c_str(), cal.copy_gbps, cal.sgemm_tflops, cal.bf16_tflops,
         cal.measured_at.c_str());
     int code = 0;
-    std::string skipped;  // rungs `run all` leaves out by design on this device
+    std::string skipped;                   // rungs `run all` leaves out by design on this device
+    std::string no_triton, no_triton_why;  // Triton rungs, skipped where Python has no Triton: one line
     for (const auto& run : runs) {
         std::string compile_log;
         // `run all` skips the rungs this device's architecture cannot run; one named rung fails.
@@ -152,6 +153,8 @@ int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions
         if (!compile_log.empty()) std::fprintf(stderr, "%s\n", compile_log.c_str());
         if (rec.error_kind == "skipped" && rec.error.rfind("needs ", 0) == 0)
             skipped += "\n  " + rec.rung + ": " + rec.error;
+        else if (rec.error_kind == "skipped" && run.rung->is_triton())
+            no_triton += (no_triton.empty() ? "" : ", ") + rec.rung, no_triton_why = rec.error;
         code = std::max(code, static_cast<int>(exit_code_of(rec)));
         out.runs.push_back(std::move(rec));
     }
@@ -167,12 +170,14 @@ int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions
     if (!skipped.empty())
         std::printf("skipped on this GPU (%s, %s), recorded results show them:%s\n", gpu.device().name.c_str(),
                     gpu.device().arch().c_str(), skipped.c_str());
+    if (!no_triton.empty()) std::printf("skipped %s: %s\n", no_triton.c_str(), no_triton_why.c_str());
     if (!mo.json_path.empty()) {
         save_results(mo.json_path, out);
         std::printf("results written to %s\n", mo.json_path.c_str());
     }
     for (const auto& r : out.runs)
-        if (!r.error.empty() && !(r.error_kind == "skipped" && r.error.rfind("needs ", 0) == 0))
+        if (!r.error.empty() && !(r.error_kind == "skipped" && r.error.rfind("needs ", 0) == 0) &&
+            !(r.error_kind == "skipped" && r.error == no_triton_why))
             std::fprintf(stderr, "kladder: %s/%s: %s\n", r.ladder.c_str(), r.rung.c_str(), r.error.c_str());
     return code;
 }

@@ -11,10 +11,15 @@ KernelCache::~KernelCache() {
 
 cudaKernel_t KernelCache::get(const CompileRequest& req, const std::string& entry) {
     CompiledCode code = compile_kernel(req);
-    Loaded& lib = loaded_[code.cache_key];
+    return get_code(code.cache_key, code.code, entry, req.label.empty() ? req.source_path : req.label);
+}
+
+cudaKernel_t KernelCache::get_code(const std::string& key, const std::string& code, const std::string& entry,
+                                   const std::string& label) {
+    Loaded& lib = loaded_[key];
     if (!lib.library) {
-        ScopedContext ctx("loading " + (req.label.empty() ? req.source_path : req.label));
-        KL_CUDA_CALL(cudaLibraryLoadData(&lib.library, code.code.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+        ScopedContext ctx("loading " + label);
+        KL_CUDA_CALL(cudaLibraryLoadData(&lib.library, code.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
     }
     auto it = lib.entries.find(entry);
     if (it != lib.entries.end()) return it->second;
@@ -22,7 +27,7 @@ cudaKernel_t KernelCache::get(const CompileRequest& req, const std::string& entr
     cudaError_t err = cudaLibraryGetKernel(&k, lib.library, entry.c_str());
     if (err != cudaSuccess) {
         cudaGetLastError();
-        throw InputError("kernel entry '" + entry + "' not found in " + req.source_path +
+        throw InputError("kernel entry '" + entry + "' not found in " + label +
                          " (is it declared extern \"C\" __global__?)");
     }
     lib.entries[entry] = k;

@@ -20,6 +20,9 @@ class KernelCache {
 
     // Compiles if needed, loads, and returns the entry point; throws with the rung's label.
     cudaKernel_t get(const CompileRequest& req, const std::string& entry);
+    // Loads code compiled elsewhere (a Triton rung's cubin), kept under `key`; returns the entry.
+    cudaKernel_t get_code(const std::string& key, const std::string& code, const std::string& entry,
+                          const std::string& label);
 
   private:
     struct Loaded {

@@ -19,6 +19,7 @@
 #include "errors.h"
 #include "operation.h"
 #include "toml_reader.h"
+#include "triton_manifest.h"
 
 namespace fs = std::filesystem;
 
@@ -266,7 +267,7 @@ LaunchSpec read_launch(TomlReader& r, const toml::table& t, const std::string& f
     if (l.entry.empty() == l.builtin.empty()) r.fail(l.line, field, "give exactly one of entry or builtin");
     if (!l.entry.empty()) {
         l.grid = read_dims(r, t, "grid");
-        l.block = read_dims(r, t, "block");
+        if (t.get("block")) l.block = read_dims(r, t, "block");  // required for CUDA rungs (triton_manifest.cpp)
         l.smem = t.get("smem") ? read_expr(r, *t.get("smem"), field + ".smem") : Expr::parse("0");
     }
     if (const toml::node* w = t.get("when")) {
@@ -304,7 +305,7 @@ void read_arch_need(TomlReader& r, const toml::table& t, const std::string& fiel
 Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir) {
     r.allow_only(t, field,
                  {"id", "title", "file", "operation", "idea", "dtypes", "arch", "min_arch", "min_arch_why", "compute",
-                  "reference", "params", "constraint", "launch", "scratch", "model"});
+                  "reference", "kind", "constexprs", "params", "constraint", "launch", "scratch", "model"});
     Rung rung;
     rung.line = line_of(t);
     rung.id = r.string(t, "id", field);
@@ -367,6 +368,7 @@ Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, co
         if (!rung.launches.back().entry.empty() && rung.file.empty())
             r.fail(rung.launches.back().line, f + ".entry", "a kernel launch needs the rung's file");
     }
+    read_rung_kind(r, t, field, rung);  // kind, constexprs, Triton's launch rules (triton_manifest.cpp)
     if (const toml::node* sc = t.get("scratch")) {
         const toml::table* st = sc->as_table();
         if (!st) r.fail(line_of(*sc), field + ".scratch", "expected a table name = \"elements\"");
@@ -442,6 +444,7 @@ void check_names(TomlReader& r, Rung& rung, const Operation& op, const std::stri
         }
     }
     for (const auto& s : rung.scratch) check(s.elements, rung.line, field + ".scratch." + s.name);
+    for (const auto& [name, e] : rung.constexprs) check(e, rung.line, field + ".constexprs." + name);
     if (!rung.model.bytes.empty()) check(rung.model.bytes, rung.line, field + ".model.bytes");
     if (!rung.model.flops.empty()) check(rung.model.flops, rung.line, field + ".model.flops");
 }

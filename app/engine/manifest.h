@@ -79,6 +79,13 @@ struct RungModel {
 
 struct Rung {
     std::string id, title, file, source_path, operation, idea, arch;
+    // "cuda" (a .cu file compiled by NVRTC) or "triton" (a .py file with one @triton.jit kernel,
+    // compiled by kernels/common/kl_triton_compile.py; triton_rung.h). A Triton rung's parameters
+    // other than num_warps and num_stages are the kernel's constexprs, `constexprs` adds those
+    // computed from the problem (HEAD_D = "d"), and its launches run num_warps * 32 threads.
+    std::string kind = "cuda";
+    std::vector<std::pair<std::string, Expr>> constexprs;
+    bool is_triton() const { return kind == "triton"; }
     // The oldest GPU architecture the rung runs on ("sm_80" for mma.sync and cp.async) and why,
     // in one phrase; "" for rungs that run everywhere. An "a" target in `arch` (sm_90a) implies
     // its own architecture. Checked by rung_arch_refusal() (device_profile.h).

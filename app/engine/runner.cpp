@@ -15,6 +15,7 @@
 #include "launch_resources.h"
 #include "tensor_map.h"
 #include "timing.h"
+#include "triton_launch.h"
 
 namespace kl {
 
@@ -36,6 +37,8 @@ struct Runner::Prepared {
         dim3 grid, block;
         size_t smem = 0;
         std::vector<KernelArg> args;
+        bool triton = false;                 // a Triton kernel: two scratch pointers follow the args
+        int64_t triton_scratch[2] = {0, 0};  // bytes of its global and profile scratch (0: null)
     };
     explicit Prepared(GpuContext& g) : gpu(g) {}
     ~Prepared() {
@@ -158,7 +161,17 @@ void Runner::load_kernels(const ResolvedRun& run, Prepared& prep, RunRecord& rec
     req.label = run.ladder->id + "/" + rung.id;
     for (auto& l : prep.launches) {
         if (!l.spec->builtin.empty()) continue;
-        l.kernel = gpu_.kernels().get(req, l.spec->entry);
+        if (rung.is_triton()) {  // compiled by the Triton helper; block and shared memory from its metadata
+            TritonKernel t = load_triton_kernel(gpu_, run, *l.spec, prep.scope, l.grid);
+            l.kernel = t.kernel;
+            l.block = t.shape.block;
+            l.smem = static_cast<size_t>(t.shape.shared);
+            l.triton = true;
+            l.triton_scratch[0] = t.shape.global_scratch_bytes;
+            l.triton_scratch[1] = t.shape.profile_scratch_bytes;
+        } else {
+            l.kernel = gpu_.kernels().get(req, l.spec->entry);
+        }
         // Refuses what cannot launch (one line naming the resource), opts into large shared memory.
         rec.resources.push_back(prepare_launch(gpu_.device(), l.kernel, rung, *l.spec, l.grid, l.block,
                                                static_cast<int64_t>(l.smem), prep.label));
@@ -209,11 +222,20 @@ void Runner::allocate(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
         scratch_need += bytes;
         scratch_list += (scratch_list.empty() ? "" : ", ") + s.name + " " + gib(bytes);
     }
+    for (const auto& l : prep.launches)  // Triton's own scratch, when its metadata asks for some
+        for (int64_t bytes : l.triton_scratch) scratch_need += double(bytes);
     prepare_problem(*prep.op, run.problem, run.options.seed, prep.label, scratch_need, scratch_list);
     for (const auto& s : run.rung->scratch) {
         gpu_.add_buffer(s.name, s.dtype ? *s.dtype : dtype, std::max<int64_t>(s.elements.eval(prep.scope), 1));
         prep.scratch.push_back(s.name);
     }
+    for (size_t i = 0; i < prep.launches.size(); ++i)
+        for (int which = 0; which < 2; ++which)
+            if (int64_t bytes = prep.launches[i].triton_scratch[which]; bytes > 0) {
+                std::string name = "triton_scratch_" + std::to_string(i) + (which ? "_profile" : "_global");
+                gpu_.add_buffer(name, DType::F32, (bytes + 3) / 4);
+                prep.scratch.push_back(name);
+            }
     double buffer_bytes = 0;
     for (const auto& b : cache_->buffers) buffer_bytes += double(b.elements) * dtype_size(b.dtype);
     rec.peak_memory_bytes = buffer_bytes + scratch_need;
@@ -221,7 +243,8 @@ void Runner::allocate(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
 
 // Buffer names -> device pointers, expressions -> i32 / i64 / f32, tmap(...) -> a TMA descriptor.
 void Runner::bind_arguments(const ResolvedRun& /*run*/, Prepared& prep) {
-    for (auto& l : prep.launches) {
+    for (size_t i = 0; i < prep.launches.size(); ++i) {
+        auto& l = prep.launches[i];
         for (const auto& a : l.spec->args) {
             if (a.kind == ArgSpec::Kind::Buffer)
                 l.args.push_back(KernelArg::pointer(gpu_.buffer(a.buffer).data()));
@@ -230,6 +253,13 @@ void Runner::bind_arguments(const ResolvedRun& /*run*/, Prepared& prep) {
             else
                 l.args.push_back(scalar_arg(a, prep.scope, prep.label));
         }
+        if (!l.triton) continue;  // Triton's parameters end with the global and profile scratch pointers
+        const void* scratch[2] = {nullptr, nullptr};
+        for (int which = 0; which < 2; ++which)
+            if (l.triton_scratch[which] > 0)
+                scratch[which] =
+                    gpu_.buffer("triton_scratch_" + std::to_string(i) + (which ? "_profile" : "_global")).data();
+        l.args = pack_triton_args(std::move(l.args), scratch[0], scratch[1]);
     }
 }
 
@@ -356,6 +386,9 @@ RunRecord Runner::record(const ResolvedRun& run, const RecordOptions& how) {
         if (std::string need = rung_arch_refusal(*run.rung, gpu_.device().cc()); !need.empty())
             return skipped_record(run, need);
     if (context_lost_) return skipped_record(run, "the GPU context was lost after an earlier fault");
+    // Without Python and Triton a Triton rung is skipped with the one line saying what to install.
+    if (run.rung->is_triton() && !triton_availability().available)
+        return skipped_record(run, triton_availability().reason);
     try {
         return this->run(run);
     } catch (const Error& e) {

@@ -108,6 +108,19 @@ TokenKind classify_cuda(const std::string& word) {
     return TokenKind::Plain;
 }
 
+// Triton rungs: Python's keywords, the triton and tl modules as built-ins, UPPER_CASE constexprs.
+// (tokenize_line: '#' starts a comment, '@' a decorator; '//' is integer division, '/*' no comment.)
+TokenKind classify_python(const std::string& word) {
+    static const std::unordered_set<std::string> keywords = {
+        "def", "for", "in",  "if", "elif", "else",  "while",    "return", "import", "from", "as",
+        "and", "or",  "not", "is", "pass", "break", "continue", "True",   "False",  "None", "lambda"};
+    static const std::unordered_set<std::string> builtins = {"tl", "triton", "range", "min", "max", "float", "int"};
+    if (keywords.count(word)) return TokenKind::Keyword;
+    if (builtins.count(word)) return TokenKind::Builtin;
+    if (word == "constexpr") return TokenKind::Type;
+    return classify_cuda(word) == TokenKind::Parameter ? TokenKind::Parameter : TokenKind::Plain;
+}
+
 size_t scan_number(const std::string& s, size_t i) {
     size_t j = i;
     if (s.compare(i, 2, "0x") == 0 || s.compare(i, 2, "0X") == 0) {
@@ -158,6 +171,13 @@ std::vector<Token> tokenize_line(const std::string& s, Language lang, LexState& 
     }
     while (i < s.size()) {
         char c = s[i];
+        if (lang == Language::Python &&
+            (c == '#' || c == '@' || s.compare(i, 2, "//") == 0 || s.compare(i, 2, "/*") == 0)) {
+            const size_t end = c == '#' ? s.size() : c == '@' ? std::min(s.size(), s.find_first_of(" (", i)) : i + 1;
+            push(c == '#' ? TokenKind::Comment : c == '@' ? TokenKind::Builtin : TokenKind::Plain, i, end);
+            i = end;
+            continue;
+        }
         if (s.compare(i, 2, "//") == 0) {
             push(TokenKind::Comment, i, s.size());
             break;
@@ -183,7 +203,7 @@ std::vector<Token> tokenize_line(const std::string& s, Language lang, LexState& 
         }
         if (std::isdigit(static_cast<unsigned char>(c)) ||
             (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])) &&
-             lang == Language::Cuda)) {
+             lang != Language::Ptx)) {
             size_t j = scan_number(s, i);
             push(TokenKind::Number, i, j);
             i = j;
@@ -201,8 +221,8 @@ std::vector<Token> tokenize_line(const std::string& s, Language lang, LexState& 
             while (j < s.size() && (ident_char(s[j]) || (lang == Language::Ptx && (s[j] == '.' || s[j] == '$')))) ++j;
             std::string word = s.substr(i, j - i);
             TokenKind k = TokenKind::Plain;
-            if (lang == Language::Cuda) {
-                k = classify_cuda(word);
+            if (lang != Language::Ptx) {
+                k = lang == Language::Cuda ? classify_cuda(word) : classify_python(word);
             } else {
                 // PTX: the first word of an instruction line is the opcode (with its suffixes).
                 size_t line_first = s.find_first_not_of(" \t");

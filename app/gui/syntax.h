@@ -1,4 +1,4 @@
-// A small line tokenizer for colouring CUDA C++ and PTX in the source view. Not a parser: it
+// A small line tokenizer for colouring CUDA C++, PTX and (Triton rungs) Python in the source view. Not a parser: it
 // knows comments, strings, numbers, preprocessor lines, keywords, CUDA built-ins and the
 // UPPER_CASE names that rung parameters arrive as (-DTPB=256), which is what a reader scans for.
 #pragma once
@@ -26,7 +26,7 @@ struct Token {
     size_t begin = 0, end = 0;  // byte range in the line
 };
 
-enum class Language { Cuda, Ptx };
+enum class Language { Cuda, Ptx, Python };  // Python: the source of Triton rungs
 
 // State carried from line to line (an open block comment).
 struct LexState {

@@ -34,6 +34,43 @@ bool read_lines(const std::string& path, std::vector<std::string>* lines, std::s
     return true;
 }
 
+// A Triton rung's source is Python.
+Language language_of(const Rung* r) { return r && r->is_triton() ? Language::Python : Language::Cuda; }
+
+// Lines that are neither blank nor comments (// and /* */ in CUDA, # in Python): the count the
+// source view shows beside the file name, so a lesson can compare a Triton rung's length with a
+// CUDA rung's without typing a number that would drift.
+int code_lines(const std::vector<std::string>& lines, bool python) {
+    int n = 0;
+    bool in_block = false;
+    for (const auto& l : lines) {
+        size_t i = l.find_first_not_of(" \t");
+        if (i == std::string::npos) continue;
+        if (python) {
+            n += l[i] != '#';
+            continue;
+        }
+        if (in_block) {
+            size_t close = l.find("*/");
+            if (close == std::string::npos) continue;
+            in_block = false;
+            i = l.find_first_not_of(" \t", close + 2);
+            if (i == std::string::npos) continue;
+        }
+        if (l.compare(i, 2, "//") == 0) continue;
+        if (l.compare(i, 2, "/*") == 0) {
+            size_t close = l.find("*/", i + 2);
+            if (close == std::string::npos) {
+                in_block = true;
+                continue;
+            }
+            if (l.find_first_not_of(" \t", close + 2) == std::string::npos) continue;
+        }
+        ++n;
+    }
+    return n;
+}
+
 }  // namespace
 
 // [SECTION] Code lines
@@ -56,7 +93,7 @@ void Workbook::draw_code_lines(const std::vector<std::string>& lines, bool ptx) 
     for (size_t i = 0; i < lines.size(); ++i) {
         states[i] = st;
         if (!ptx && (st.in_block_comment || lines[i].find("/*") != std::string::npos))
-            tokenize_line(lines[i], Language::Cuda, st);
+            tokenize_line(lines[i], language_of(rung_), st);
     }
     while (clipper.Step()) {
         for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
@@ -66,7 +103,7 @@ void Workbook::draw_code_lines(const std::vector<std::string>& lines, bool ptx) 
             dl->AddText(mono, mono->FontSize, p, palette().faint, num);
             LexState ls = states[size_t(i)];
             draw_code_line(dl, mono, ImVec2(p.x + digits + 8, p.y), lines[size_t(i)],
-                           ptx ? Language::Ptx : Language::Cuda, ls);
+                           ptx ? Language::Ptx : language_of(rung_), ls);
             ImGui::Dummy(ImVec2(digits + 8 + widest * char_w, lh));
         }
     }
@@ -135,7 +172,7 @@ void Workbook::draw_diff() {
             ImU32 sc = d.op == DiffLine::Op::Added ? pal.good : pal.bad;
             dl->AddText(mono, mono->FontSize, ImVec2(p.x + 2 * digits + 14, p.y), sc, sign);
             LexState ls;
-            draw_code_line(dl, mono, ImVec2(p.x + 2 * digits + 30, p.y), d.text, Language::Cuda, ls);
+            draw_code_line(dl, mono, ImVec2(p.x + 2 * digits + 30, p.y), d.text, language_of(rung_), ls);
             ImGui::Dummy(ImVec2(full_w, lh));
         }
     }
@@ -177,11 +214,15 @@ void Workbook::draw_ptx() {
                       }).share();
     }
     std::string defs;
-    for (const auto& x : defines) defs += (defs.empty() ? "-D" : "  -D") + x;
-    ImGui::TextDisabled("NVRTC (kladder ptx), %s, %s", arch.c_str(), defs.c_str());
+    for (const auto& x : defines)
+        if (!r.is_triton() || x.rfind("ELEM", 0) != 0)
+            defs += std::string(defs.empty() ? "" : "  ") + (r.is_triton() ? "" : "-D") + x;
+    // A Triton rung's PTX is Triton's (kladder ptx runs the Triton helper with the learner's python3).
+    const char* compiler = r.is_triton() ? "Triton" : "NVRTC";
+    ImGui::TextDisabled("%s (kladder ptx), %s, %s", compiler, arch.c_str(), defs.c_str());
     if (!source_.ptx.valid() || source_.ptx.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
         ImGui::Spacing();
-        ImGui::TextDisabled("compiling with NVRTC\xE2\x80\xA6");
+        ImGui::TextDisabled("compiling with %s\xE2\x80\xA6", compiler);
         return;
     }
     const auto& [ptx, error] = source_.ptx.get();
@@ -213,20 +254,27 @@ void Workbook::draw_source() {
     }
     const char* tabs[] = {"Source", "Diff vs previous rung", "PTX"};
     segmented("##source_tabs", tabs, 3, &source_.tab);
+    if (!rung_->file.empty() && source_.loaded_path != rung_->source_path) {
+        source_.lines.clear();
+        source_.load_error.clear();
+        read_lines(rung_->source_path, &source_.lines, &source_.load_error);
+        source_.loaded_path = rung_->source_path;
+    }
     ImGui::SameLine(0, 16 * fonts_.scale);
-    ImGui::TextDisabled("%s", rung_->file.empty() ? "(library routine)" : rung_->file.c_str());
+    if (rung_->file.empty())
+        ImGui::TextDisabled("(library routine)");
+    else if (source_.load_error.empty())
+        ImGui::TextDisabled("%s, %d lines of code%s", rung_->file.c_str(),
+                            code_lines(source_.lines, rung_->is_triton()),
+                            rung_->is_triton() ? " (Python, Triton)" : "");
+    else
+        ImGui::TextDisabled("%s", rung_->file.c_str());
     ImGui::Spacing();
     if (source_.tab == 1) return draw_diff();
     if (source_.tab == 2) return draw_ptx();
     if (rung_->file.empty()) {
         ImGui::TextDisabled("%s calls a library routine; it has no source file of ours.", rung_->title.c_str());
         return;
-    }
-    if (source_.loaded_path != rung_->source_path) {
-        source_.lines.clear();
-        source_.load_error.clear();
-        read_lines(rung_->source_path, &source_.lines, &source_.load_error);
-        source_.loaded_path = rung_->source_path;
     }
     if (!source_.load_error.empty()) {
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().bad), "%s", source_.load_error.c_str());

@@ -81,7 +81,8 @@ bool never(const std::string&, const std::map<std::string, int64_t>&) { return f
 // The register rungs hold at most TPB * MAXV * 16 / esize columns (1024 x 16 fp32 elements at
 // the defaults' largest); only rows longer than the default capacity may be refused.
 bool long_rows_only(const std::string& rung, const std::map<std::string, int64_t>& s) {
-    return rung.find("row_regs") != std::string::npos && s.at("cols") > 4096;
+    // The register rungs and the Triton rung hold a whole row: 4096 elements at their defaults.
+    return (rung.find("row_regs") != std::string::npos || rung == "triton_layernorm") && s.at("cols") > 4096;
 }
 
 // DRAM bytes the counters measured for one rung at n elements, or nullopt (and why) when the

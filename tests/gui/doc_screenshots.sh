@@ -34,6 +34,8 @@ shot attention_memory --no-runner $extra --lesson attention --step 3
 shot matmul_light   --no-runner $extra --lesson matmul --step 12 --view bars --theme light --hover 960,640
 shot diff_light     --no-runner $extra --lesson fusion --step 4 --view diff --theme light
 shot ptx            --no-runner $extra --lesson fusion --step 5 --view ptx
+# Issue 18: a Triton rung's Python source (its PTX needs python3 with Triton where this runs).
+shot triton_source  --no-runner $extra --lesson softmax --step 10 --view source
 shot questions      --no-runner $extra --lesson first_kernel --step 1 --view questions
 shot flashcards     --no-runner $extra --lesson softmax --step 2 --view cards --theme light
 # Issue 15: two recorded devices side by side, and the occupancy view.
