@@ -4,6 +4,8 @@
 // calibration, else the recorded device card), named beside the fields.
 #include <imgui.h>
 
+#include <algorithm>
+
 #include "engine/bindings.h"
 #include "engine/errors.h"
 #include "gui/widgets.h"
@@ -24,7 +26,9 @@ std::optional<BoundValue> device_number(const NumberSources& numbers, const std:
 }
 
 bool input(const char* label, double* v, const char* format, const char* help) {
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+    // The column's width less room for the label (up to "peak TFLOP/s").
+    ImGui::SetNextItemWidth(
+        std::max(ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 6.5f, ImGui::GetFontSize() * 3));
     const bool changed = ImGui::InputDouble(label, v, 0, 0, format);
     item_tooltip(help);
     return changed;
@@ -76,7 +80,8 @@ void Workbook::draw_calculator() {
         input("GB per GPU", &in.gpu_memory_gb, "%.0f", "device memory");
         int p = static_cast<int>(in.precision);
         const char* names[] = {"fp32 AdamW", "mixed AdamW", "mixed + fp32 grad"};
-        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+        ImGui::SetNextItemWidth(
+            std::max(ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 6.5f, ImGui::GetFontSize() * 3));
         if (ImGui::Combo("state", &p, names, 3)) in.precision = TrainingPrecision(p);
         ImGui::Checkbox("sharded (ZeRO/FSDP)", &in.sharded);
         ImGui::EndTable();
@@ -98,7 +103,7 @@ void Workbook::draw_calculator() {
     const ImGuiTableFlags flags =
         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
     if (ImGui::BeginTable("##calc_results", 3, flags)) {
-        ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+        ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch, 1.6f);
         ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 1.0f);
         ImGui::TableSetupColumn("how", ImGuiTableColumnFlags_WidthStretch, 2.4f);
         ImGui::TableHeadersRow();
