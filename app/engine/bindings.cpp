@@ -320,6 +320,15 @@ std::string describe_run(const RunRecord& r) {
 
 std::string stem_of(const std::string& path) { return fs::path(path).stem().string(); }
 
+// Every key of `want` is in `have` with the same value.
+bool holds_all(const std::map<std::string, int64_t>& have, const std::map<std::string, int64_t>& want) {
+    for (const auto& [k, n] : want) {
+        auto it = have.find(k);
+        if (it == have.end() || it->second != n) return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 BoundValue NumberSources::resolve_run(const Binding& b) const {
@@ -392,15 +401,7 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
         if (!mode.empty() && r.mode != mode) return false;
         if (!r.error_kind.empty() || !r.timing) return false;
         if (!from.empty() && (run.live || stem_of(run.origin) != from)) return false;
-        for (const auto& [k, n] : sizes) {
-            auto it = r.sizes.find(k);
-            if (it == r.sizes.end() || it->second != n) return false;
-        }
-        for (const auto& [k, n] : params) {
-            auto it = r.params.find(k);
-            if (it == r.params.end() || it->second != n) return false;
-        }
-        return true;
+        return holds_all(r.sizes, sizes) && holds_all(r.params, params);
     };
     const Run* found = nullptr;
     for (auto it = live_.rbegin(); it != live_.rend() && !found; ++it)
