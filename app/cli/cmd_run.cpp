@@ -13,7 +13,9 @@
 #include "engine/paths.h"
 #include "engine/sweep_spec.h"
 #include "engine/gpu_context.h"
+#include "engine/run_modes.h"
 #include "engine/runner.h"
+#include "engine/timing_notes.h"
 #include "engine/version.h"
 
 namespace kl::cli {
@@ -26,6 +28,8 @@ struct MeasureOptions {
     std::string ladder, rung = "all", dtype, json_path;
     std::vector<std::string> sizes, params;
     int warmup = 2, reps = 0;
+    std::string mode;       // [modes] run_modes.h
+    bool timeline = false;  // [timeline]
     bool warm_l2 = false, no_check = false, counters = false;
     uint64_t seed = 20261122;
 };
@@ -42,6 +46,11 @@ void add_measure_options(CLI::App& app, MeasureOptions& o) {
         ->check(CLI::Range(1, 100000));
     app.add_flag("--warm-l2", o.warm_l2, "do not flush L2 between repetitions (measures the cache for small buffers)");
     app.add_flag("--no-check", o.no_check, "skip the correctness check");
+    app.add_flag("--timeline", o.timeline,
+                 "also trace one repetition's kernels with CUPTI after timing: start, end, gaps, summed time");
+    app.add_option(
+        "--mode", o.mode,
+        "also measure a measuring mistake beside the right figure: no_warmup, host_clock_no_sync or warm_l2");
     app.add_flag(
         "--counters", o.counters,
         "also read hardware counters (DRAM, L2, shared memory) with CUPTI in a separate replay pass after timing");
@@ -60,6 +69,10 @@ RunOptions to_run_options(const MeasureOptions& o) {
     r.warmup = o.warmup;
     if (o.reps > 0) r.min_reps = r.max_reps = o.reps;
     r.cold_l2 = !o.warm_l2;
+    auto mode = parse_run_mode(o.mode);  // [modes]
+    if (!mode) throw InputError("--mode: unknown mode '" + o.mode + "' (" + run_mode_names() + ")");
+    r.mode = *mode;
+    r.timeline = o.timeline;
     r.check = !o.no_check;
     r.counters = o.counters;  // [counters]
     r.seed = o.seed;
@@ -167,6 +180,8 @@ int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions
         for (const auto& r : out.runs)
             if (r.error.empty())
                 std::printf("counters %s: %s\n", r.rung.c_str(), counters_summary(r.counters, r.counters_note).c_str());
+    for (const auto& r : out.runs)  // [modes] [timeline] [clock]
+        for (const auto& line : timing_notes(r)) std::printf("%s\n", line.c_str());
     if (!skipped.empty())
         std::printf("skipped on this GPU (%s, %s), recorded results show them:%s\n", gpu.device().name.c_str(),
                     gpu.device().arch().c_str(), skipped.c_str());

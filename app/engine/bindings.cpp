@@ -14,6 +14,7 @@
 #include "errors.h"
 #include "operation.h"
 #include "paths.h"
+#include "run_modes.h"
 
 namespace fs = std::filesystem;
 
@@ -285,7 +286,10 @@ const RunMetric kRunMetrics[] = {{"ms", "ms"},
                                  {"peak_gib", "GiB"},
                                  {"peak_mib", "MiB"},
                                  {"dram_gb", "GB"},
-                                 {"blocks_per_us", "blocks/µs"}};
+                                 {"blocks_per_us", "blocks/µs"},
+                                 {"mode_ms", "ms"},
+                                 {"mode_us", "µs"},
+                                 {"us_per_step", "µs"}};
 
 // The metric's value from a run, or nullopt when the run does not carry it.
 std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64_t blocks) {
@@ -309,6 +313,12 @@ std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64
         r.counters["dram_bytes"].is_number())
         return r.counters["dram_bytes"].get<double>() / 1e9;
     if (m == "blocks_per_us" && t && blocks > 0 && t->median_ms > 0) return blocks / (t->median_ms * 1e3);
+    // [modes] the figure the run's measuring mistake gave (run_modes.h), beside `ms`/`us`
+    if (m == "mode_ms" && r.mode_timing) return r.mode_timing->median_ms;
+    if (m == "mode_us" && r.mode_timing) return r.mode_timing->median_ms * 1e3;
+    // [launch] time per dependent step of the launch ladder (its `steps` size axis)
+    if (auto st = r.sizes.find("steps"); m == "us_per_step" && t && st != r.sizes.end() && st->second > 0)
+        return t->median_ms * 1e3 / double(st->second);
     return std::nullopt;
 }
 
@@ -321,6 +331,15 @@ std::string describe_run(const RunRecord& r) {
 }
 
 std::string stem_of(const std::string& path) { return fs::path(path).stem().string(); }
+
+// Every key of `want` is in `have` with the same value.
+bool holds_all(const std::map<std::string, int64_t>& have, const std::map<std::string, int64_t>& want) {
+    for (const auto& [k, n] : want) {
+        auto it = have.find(k);
+        if (it == have.end() || it->second != n) return false;
+    }
+    return true;
+}
 
 }  // namespace
 
@@ -351,7 +370,7 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     std::map<std::string, int64_t> sizes = own_axes(*R, {L->default_sizes.begin(), L->default_sizes.end()}), params;
     for (const auto& p : R->params) params[p.name] = p.default_value;
     const std::vector<DType>& dts = R->dtypes.empty() ? L->dtypes : R->dtypes;
-    std::string dtype = dts.empty() ? "fp32" : to_string(dts.front()), l2 = "cold", from;
+    std::string dtype = dts.empty() ? "fp32" : to_string(dts.front()), l2 = "cold", from, mode;
     int64_t blocks = 0;
     for (const auto& [k, val] : b.keys) {
         if (k == "dtype") {
@@ -359,6 +378,10 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
         } else if (k == "l2") {
             if (val != "cold" && val != "warm") return fail("l2 must be cold or warm, not '" + val + "'");
             l2 = val;
+        } else if (k == "mode") {  // [modes] a run that measured this mistake beside its timing
+            if (!parse_run_mode(val) || val.empty())
+                return fail("mode must be " + run_mode_names() + ", not '" + val + "'");
+            mode = val;
         } else if (k == "from") {
             from = val;
         } else if (k == "blocks") {  // for blocks_per_us: how many blocks the launch had
@@ -387,17 +410,10 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     auto matches = [&](const Run& run) {
         const RunRecord& r = *run.record;
         if (r.ladder != ladder_id || r.rung != rung_id || r.dtype != dtype || r.l2 != l2) return false;
+        if (!mode.empty() && r.mode != mode) return false;
         if (!r.error_kind.empty() || !r.timing) return false;
         if (!from.empty() && (run.live || stem_of(run.origin) != from)) return false;
-        for (const auto& [k, n] : sizes) {
-            auto it = r.sizes.find(k);
-            if (it == r.sizes.end() || it->second != n) return false;
-        }
-        for (const auto& [k, n] : params) {
-            auto it = r.params.find(k);
-            if (it == r.params.end() || it->second != n) return false;
-        }
-        return true;
+        return holds_all(r.sizes, sizes) && holds_all(r.params, params);
     };
     const Run* found = nullptr;
     for (auto it = live_.rbegin(); it != live_.rend() && !found; ++it)

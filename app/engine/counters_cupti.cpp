@@ -64,7 +64,8 @@ struct CuptiLibrary {
     KL_CUPTI_FUNCTIONS(KL_DECLARE_POINTER)
 #undef KL_DECLARE_POINTER
     std::string path;
-    std::string failure;  // why it could not be loaded; empty when loaded
+    std::string failure;     // why it could not be loaded; empty when loaded
+    void* handle = nullptr;  // [timeline] kernel_trace.cpp resolves the activity API from it
 };
 
 std::string folder_of(const std::string& path) {
@@ -105,6 +106,7 @@ const CuptiLibrary& cupti_library() {
             L.failure = "hardware counters unavailable: CUPTI (libcupti.so.13) was not found (tried " + tried + ")";
             return L;
         }
+        L.handle = handle;
         char origin[4096] = {0};
         if (dlinfo(handle, RTLD_DI_ORIGIN, origin) == 0) {
             L.path = std::string(origin) + "/libcupti.so.13";
@@ -121,6 +123,18 @@ const CuptiLibrary& cupti_library() {
     }();
     return lib;
 }
+
+}  // namespace
+
+// [timeline] The loaded library for the activity API (kernel_trace.cpp); null with *failure when
+// CUPTI could not be loaded at all.
+void* cupti_library_handle(std::string* failure) {
+    const CuptiLibrary& L = cupti_library();
+    if (!L.handle) *failure = L.failure;
+    return L.handle;
+}
+
+namespace {
 
 const CuptiLibrary& cupti() {
     const CuptiLibrary& L = cupti_library();

@@ -10,6 +10,7 @@
 #include "errors.h"
 #include "figure_vocabulary.h"
 #include "prediction.h"
+#include "run_modes.h"
 #include "sweep_spec.h"
 #include "toml_reader.h"
 
@@ -127,7 +128,7 @@ RunnerPreset read_runner_preset(TomlReader& r, const toml::node& n, const std::s
     RunnerPreset p;
     const toml::table* rt = n.as_table();
     if (!rt) r.fail(line_of(n), field, "expected { warmup = N, reps = N, l2 = \"cold\"|\"warm\" }");
-    r.allow_only(*rt, field, {"warmup", "reps", "l2"});
+    r.allow_only(*rt, field, {"warmup", "reps", "l2", "mode"});
     if (rt->get("warmup")) p.warmup = static_cast<int>(r.integer_in(*rt, "warmup", field, 0, 1000));
     if (rt->get("reps")) p.reps = static_cast<int>(r.integer_in(*rt, "reps", field, 0, 100000));
     if (rt->get("l2")) {
@@ -135,6 +136,11 @@ RunnerPreset read_runner_preset(TomlReader& r, const toml::node& n, const std::s
         if (l2 != "cold" && l2 != "warm")
             r.fail(line_of(*rt->get("l2")), field + ".l2", "expected \"cold\" or \"warm\"");
         p.cold_l2 = l2 == "cold";
+    }
+    if (rt->get("mode")) {  // [modes]
+        p.mode = r.string(*rt, "mode", field);
+        if (p.mode.empty() || !parse_run_mode(p.mode))
+            r.fail(line_of(*rt->get("mode")), field + ".mode", "expected " + run_mode_names());
     }
     return p;
 }
@@ -204,7 +210,7 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
                      const std::vector<Ladder>& ladders) {
     r.allow_only(t, field,
                  {"title", "text", "ladder", "rung", "params", "sizes", "dtype", "plot", "metric", "sweep", "look_at",
-                  "question", "answer", "runner", "predict", "no_predict", "device"});
+                  "question", "answer", "runner", "predict", "no_predict", "device", "tool"});
     LessonStep s;
     s.line = line_of(t);
     s.title = r.string(t, "title", field);
@@ -217,6 +223,9 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
     s.metric = r.string_or(t, "metric", "", field);
     s.device = r.string_or(t, "device", "", field);
     s.look_at = r.string_or(t, "look_at", "", field);
+    s.tool = r.string_or(t, "tool", "", field);  // [calculator]
+    if (!s.tool.empty() && s.tool != "calculator")
+        r.fail(line_of(*t.get("tool")), field + ".tool", "unknown tool '" + s.tool + "' (calculator)");
     s.question = r.string_or(t, "question", "", field);
     s.answer = r.string_or(t, "answer", "", field);
     s.params = read_int_table(r, t, "params", field);

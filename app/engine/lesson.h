@@ -16,6 +16,7 @@ namespace kl {
 struct RunnerPreset {  // a step may demonstrate measuring mistakes
     std::optional<int> warmup, reps;
     std::optional<bool> cold_l2;
+    std::string mode;  // [modes] a measuring mistake measured beside the right figure (run_modes.h)
 };
 
 struct LessonStep {
@@ -49,6 +50,8 @@ struct LessonStep {
     // folds the text from here until a prediction is kept. npos: nothing folded.
     size_t reveal_at = std::string::npos;
     RunnerPreset runner;
+    // `tool = "calculator"`: the step opens lesson 10's calculator (calculator.h) in the plot area.
+    std::string tool;
     int line = 0;
 };
 

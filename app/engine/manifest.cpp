@@ -259,7 +259,7 @@ ArgSpec read_arg(TomlReader& r, const toml::node& n, const std::string& field) {
 }
 
 LaunchSpec read_launch(TomlReader& r, const toml::table& t, const std::string& field) {
-    r.allow_only(t, field, {"entry", "builtin", "when", "grid", "block", "smem", "args"});
+    r.allow_only(t, field, {"entry", "builtin", "when", "repeat", "grid", "block", "smem", "args"});
     LaunchSpec l;
     l.line = line_of(t);
     l.entry = r.string_or(t, "entry", "", field);
@@ -274,6 +274,7 @@ LaunchSpec read_launch(TomlReader& r, const toml::table& t, const std::string& f
         if (!w->is_string()) r.fail(line_of(*w), field + ".when", "expected a condition in quotes, e.g. \"d == 64\"");
         l.when = read_expr(r, *w, field + ".when");
     }
+    if (const toml::node* n = t.get("repeat")) l.repeat = read_expr(r, *n, field + ".repeat");
     const toml::array* args = t.get("args") ? t.get("args")->as_array() : nullptr;
     if (!args) r.fail(l.line, field + ".args", "missing (a list of buffer names and expressions)");
     for (size_t i = 0; i < args->size(); ++i)
@@ -305,7 +306,7 @@ void read_arch_need(TomlReader& r, const toml::table& t, const std::string& fiel
 Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir) {
     r.allow_only(t, field,
                  {"id", "title", "file", "operation", "idea", "dtypes", "arch", "min_arch", "min_arch_why", "compute",
-                  "reference", "kind", "constexprs", "params", "constraint", "launch", "scratch", "model"});
+                  "reference", "kind", "constexprs", "graph", "params", "constraint", "launch", "scratch", "model"});
     Rung rung;
     rung.line = line_of(t);
     rung.id = r.string(t, "id", field);
@@ -322,6 +323,7 @@ Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, co
         r.fail(line_of(*t.get("compute")), field + ".compute",
                "unknown precision '" + rung.compute + "' (expected tf32, or leave it out)");
     rung.reference = r.boolean_or(t, "reference", false, field);
+    rung.graph = r.boolean_or(t, "graph", false, field);
     if (t.get("dtypes")) rung.dtypes = read_dtypes(r, t, "dtypes");
     if (!rung.file.empty()) {
         std::string why;
@@ -423,6 +425,7 @@ void check_names(TomlReader& r, Rung& rung, const Operation& op, const std::stri
         for (const auto& e : l.block) check(e, l.line, field + ".launch.block");
         if (!l.smem.empty()) check(l.smem, l.line, field + ".launch.smem");
         if (!l.when.empty()) check(l.when, l.line, field + ".launch.when");
+        if (!l.repeat.empty()) check(l.repeat, l.line, field + ".launch.repeat");
         for (auto& a : l.args) {
             if (a.is_literal) continue;
             if (a.kind == ArgSpec::Kind::TensorMap) {

@@ -61,6 +61,9 @@ struct LaunchSpec {
     // `when = "d == 64"`: the launch runs only for problems where this holds (one kernel
     // instantiation per head dimension, say); empty: always.
     Expr when;
+    // `repeat = "steps"`: the launch is enqueued this many times in a row (0 allowed), each
+    // waiting for the one before (launch_modes.h); empty: once.
+    Expr repeat;
     int line = 0;
     bool applies(const Scope& scope) const { return when.empty() || when.eval(scope) != 0; }
 };
@@ -94,6 +97,9 @@ struct Rung {
     // data through TF32 tensor cores), so that it is checked with that precision's tolerance;
     // "" for rungs that compute in their dtype.
     std::string compute;
+    // `graph = true`: the rung's launches are captured once into a CUDA graph and every run
+    // (checked and timed) replays it with one cudaGraphLaunch (launch_modes.h).
+    bool graph = false;
     std::vector<DType> dtypes;
     bool reference = false;
     std::vector<ParamSpec> params;  // manifest order

@@ -8,6 +8,7 @@
 #include "errors.h"
 #include "json_input.h"
 #include "resources_json.h"
+#include "run_modes.h"
 
 namespace kl {
 
@@ -91,6 +92,15 @@ json to_json(const RunRecord& r) {
                        {"rel_spread", r.timing->rel_spread}, {"reps", r.timing->reps}};
     else
         j["timing"] = nullptr;
+    if (r.timeline) j["timeline"] = to_json(*r.timeline);  // [timeline]
+    if (!r.timeline_note.empty()) j["timeline_note"] = r.timeline_note;
+    if (r.clock) j["clock"] = to_json(*r.clock);  // [clock]
+    if (!r.mode.empty() && r.mode_timing)         // [modes]
+        j["mode"] = {{"name", r.mode},
+                     {"median_ms", r.mode_timing->median_ms},
+                     {"min_ms", r.mode_timing->min_ms},
+                     {"max_ms", r.mode_timing->max_ms},
+                     {"reps", r.mode_timing->reps}};
     j["work"] = {{"flops", r.flops},
                  {"ideal_bytes", r.ideal_bytes},
                  {"model_bytes", opt(r.model_bytes)},
@@ -229,6 +239,26 @@ RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f) {
         if (s.median_ms < 0 || s.min_ms > s.median_ms || s.median_ms > s.max_ms)
             rd.fail(f + ".timing", "min <= median <= max does not hold");
         r.timing = s;
+    }
+    if (j.contains("timeline") && !j["timeline"].is_null())  // [timeline]
+        r.timeline = timeline_from_json(j["timeline"], rd.origin, f + ".timeline");
+    r.timeline_note = rd.str_or(j, "timeline_note", "", f);
+    if (j.contains("clock") && !j["clock"].is_null()) r.clock = clock_from_json(j["clock"], rd.origin, f + ".clock");
+    if (j.contains("mode") && !j["mode"].is_null()) {  // [modes]
+        const json& m = j["mode"];
+        if (!m.is_object()) rd.fail(f + ".mode", "expected an object or null");
+        r.mode = rd.str(m, "name", f + ".mode");
+        if (r.mode.empty() || !parse_run_mode(r.mode))
+            rd.fail(f + ".mode.name", "'" + r.mode + "' is not " + run_mode_names());
+        TimingStats s;
+        s.median_ms = rd.num(m, "median_ms", f + ".mode");
+        s.min_ms = rd.num_or(m, "min_ms", s.median_ms, f + ".mode");
+        s.max_ms = rd.num_or(m, "max_ms", s.median_ms, f + ".mode");
+        s.mean_ms = s.median_ms;
+        s.reps = static_cast<int>(rd.int_or(m, "reps", 1, f + ".mode", 0, kI32));
+        if (s.median_ms < 0 || s.min_ms > s.median_ms || s.median_ms > s.max_ms)
+            rd.fail(f + ".mode", "min <= median <= max does not hold");
+        r.mode_timing = s;
     }
     const json& w = rd.need(j, "work", f);
     r.flops = rd.num(w, "flops", f + ".work");

@@ -15,6 +15,7 @@
 #include "device_info.h"
 #include "occupancy.h"
 #include "stats.h"
+#include "timeline.h"
 
 namespace kl {
 
@@ -56,6 +57,16 @@ struct RunRecord {
     std::string l2 = "cold";  // "cold": L2 flushed before every repetition; "warm": not
     int warmup = 0;
     std::optional<TimingStats> timing;
+    // [modes] a run that asked for a measuring mistake (run_modes.h): its name and the figure
+    // the mistake gave, beside `timing` (the runner's own protocol). Additive: absent otherwise.
+    std::string mode;
+    std::optional<TimingStats> mode_timing;
+    // [timeline] one traced repetition after timing: each kernel's start and end (CUPTI), their
+    // summed time beside the event time; null with the reason when not traced. Additive.
+    std::optional<Timeline> timeline;
+    std::string timeline_note;
+    // [clock] the SM clock measured before and after timing, flagged when it dropped. Additive.
+    std::optional<ClockReport> clock;
     // Work and derived rates (rates against the median time)
     double flops = 0, ideal_bytes = 0;
     std::optional<double> model_bytes;  // the rung's manifest model

@@ -12,6 +12,7 @@
 #include "manifest.h"
 #include "operation.h"
 #include "results.h"
+#include "run_modes.h"
 
 namespace kl {
 
@@ -25,6 +26,11 @@ struct RunOptions {
     bool cold_l2 = true;     // flush L2 before every timed repetition
     bool check = true;       // compare against the reference
     bool time = true;
+    // [modes] also measure the figure this measuring mistake gives (run_modes.h), beside the
+    // right one: lesson 0's wrong numbers
+    RunMode mode = RunMode::Normal;
+    // [timeline] trace one repetition's kernels with CUPTI after timing (timeline.h)
+    bool timeline = false;
     bool counters = false;  // [counters] read hardware counters in a replay pass after timing (counters.h)
     uint64_t seed = 20261122;
 };

@@ -11,7 +11,9 @@
 #include "device_profile.h"
 #include "gpu_context.h"
 #include "kernel_cache.h"
+#include "kernel_trace.h"
 #include "launch_geometry.h"
+#include "launch_modes.h"
 #include "launch_resources.h"
 #include "tensor_map.h"
 #include "timing.h"
@@ -36,6 +38,7 @@ struct Runner::Prepared {
         cudaKernel_t kernel = nullptr;
         dim3 grid, block;
         size_t smem = 0;
+        int64_t repeat = 1;  // [launch] `repeat`: enqueued this many times in a row
         std::vector<KernelArg> args;
         bool triton = false;                 // a Triton kernel: two scratch pointers follow the args
         int64_t triton_scratch[2] = {0, 0};  // bytes of its global and profile scratch (0: null)
@@ -52,6 +55,7 @@ struct Runner::Prepared {
     std::vector<Launch> launches;
     std::vector<std::string> scratch;
     std::string label;
+    std::unique_ptr<GraphReplay> graph;  // [launch] `graph = true`: the launches, captured once
 };
 
 namespace {
@@ -127,6 +131,12 @@ std::unique_ptr<Runner::Prepared> Runner::prepare(const ResolvedRun& run, RunRec
     load_kernels(run, *prep, rec);
     allocate(run, *prep, rec);
     bind_arguments(run, *prep);
+    // [launch] Captured after binding (the graph holds the arguments' values), before any run.
+    if (run.rung->graph) {
+        Prepared& p = *prep;
+        prep->graph = std::make_unique<GraphReplay>(
+            gpu_, [&] { enqueue_all(p); }, prep->label);
+    }
     return prep;
 }
 
@@ -139,6 +149,7 @@ void Runner::evaluate_geometry(const ResolvedRun& run, Prepared& prep) {
         if (!spec.applies(prep.scope)) continue;  // `when` (one entry per head dimension, say)
         Prepared::Launch l;
         l.spec = &spec;
+        l.repeat = launch_repeat(spec, prep.scope, prep.label);
         if (spec.builtin.empty()) {
             l.grid = make_dim(spec.grid, prep.scope, "grid", prep.label);
             l.block = make_dim(spec.block, prep.scope, "block", prep.label);
@@ -226,7 +237,11 @@ void Runner::allocate(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
         for (int64_t bytes : l.triton_scratch) scratch_need += double(bytes);
     prepare_problem(*prep.op, run.problem, run.options.seed, prep.label, scratch_need, scratch_list);
     for (const auto& s : run.rung->scratch) {
-        gpu_.add_buffer(s.name, s.dtype ? *s.dtype : dtype, std::max<int64_t>(s.elements.eval(prep.scope), 1));
+        DeviceBuffer& b =
+            gpu_.add_buffer(s.name, s.dtype ? *s.dtype : dtype, std::max<int64_t>(s.elements.eval(prep.scope), 1));
+        // Zeroed once: a rung may keep state there across its launches (the persistent rung's
+        // grid barrier counts from zero and leaves zero behind).
+        KL_CUDA_CALL(cudaMemsetAsync(b.data(), 0, b.bytes(), gpu_.stream()));
         prep.scratch.push_back(s.name);
     }
     for (size_t i = 0; i < prep.launches.size(); ++i)
@@ -263,17 +278,26 @@ void Runner::bind_arguments(const ResolvedRun& /*run*/, Prepared& prep) {
     }
 }
 
-void Runner::launch_all(Prepared& prep) {
+void Runner::enqueue_all(Prepared& prep) {
     for (auto& l : prep.launches) {
-        if (!l.spec->builtin.empty()) {
-            run_builtin(l.spec->builtin, l.args, gpu_);
-            continue;
+        for (int64_t k = 0; k < l.repeat; ++k) {
+            if (!l.spec->builtin.empty()) {
+                run_builtin(l.spec->builtin, l.args, gpu_);
+                continue;
+            }
+            std::vector<void*> ptrs;
+            for (auto& a : l.args) ptrs.push_back(a.address());
+            KL_CUDA_CALL(cudaLaunchKernel(reinterpret_cast<const void*>(l.kernel), l.grid, l.block, ptrs.data(), l.smem,
+                                          gpu_.stream()));
         }
-        std::vector<void*> ptrs;
-        for (auto& a : l.args) ptrs.push_back(a.address());
-        KL_CUDA_CALL(cudaLaunchKernel(reinterpret_cast<const void*>(l.kernel), l.grid, l.block, ptrs.data(), l.smem,
-                                      gpu_.stream()));
     }
+}
+
+void Runner::launch_all(Prepared& prep) {
+    if (prep.graph)
+        prep.graph->launch();  // [launch] one call replays every launch
+    else
+        enqueue_all(prep);
 }
 
 // [SECTION] Check
@@ -339,10 +363,29 @@ void Runner::derive(const ResolvedRun& run, RunRecord& rec) const {
 
 void Runner::measure(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
     const RunOptions& opt = run.options;
+    // [modes] The first launch is timed before anything else of the run touches the GPU.
+    if (opt.mode == RunMode::NoWarmup) rec.mode_timing = time_wrong_way(opt.mode, gpu_, {}, [&] { launch_all(prep); });
     if (opt.check) rec.correctness = check(*prep.op, run.problem, prep);
     if (opt.time) {
+        const double clock_before = measure_sm_clock_mhz(gpu_);  // [clock]
         rec.timing = time_rung(prep, opt);
+        rec.clock = make_clock_report(rated_sm_clock_mhz(gpu_), clock_before, measure_sm_clock_mhz(gpu_));
         derive(run, rec);
+        if (opt.mode == RunMode::HostClockNoSync || opt.mode == RunMode::WarmL2) {  // [modes]
+            RepetitionPlan plan;
+            plan.warmup = opt.warmup;
+            plan.min_reps = opt.min_reps;
+            plan.max_reps = opt.max_reps;
+            plan.budget_ms = opt.budget_ms;
+            rec.mode_timing = time_wrong_way(opt.mode, gpu_, plan, [&] { launch_all(prep); });
+        }
+    }
+    // [timeline] One more repetition, traced: each kernel's start and end, after the timing.
+    if (opt.timeline) {
+        std::string why;
+        rec.timeline = trace_kernels(
+            gpu_, opt.cold_l2 ? cache_->flush.get() : nullptr, [&] { launch_all(prep); }, &why, !counters_);
+        if (!rec.timeline) rec.timeline_note = why;
     }
     // [counters] A separate replay pass after timing: profiling never touches a timed repetition.
     if (opt.counters) {
@@ -356,6 +399,7 @@ RunRecord Runner::run(const ResolvedRun& run) {
     const Rung& rung = *run.rung;
     RunRecord rec = identity_record(run);
     rec.l2 = run.options.cold_l2 ? "cold" : "warm";
+    rec.mode = to_string(run.options.mode);
     rec.warmup = run.options.warmup;
     // The work: the operation's (ideal bytes, FLOPs) unless the rung's model counts FLOPs itself.
     const Scope scope = make_scope(run.problem.sizes, run.params, run.problem.dtype, num_sms());

@@ -68,7 +68,8 @@ class Runner {
     TimingStats time_rung(Prepared& prep, const RunOptions& opt);
     void derive(const ResolvedRun& run, RunRecord& rec) const;
     void measure(const ResolvedRun& run, Prepared& prep, RunRecord& rec);
-    void launch_all(Prepared& prep);
+    void launch_all(Prepared& prep);   // the graph's replay when the rung has one, else enqueue_all
+    void enqueue_all(Prepared& prep);  // every launch, `repeat` times each
 
     GpuContext& gpu_;
     std::optional<Calibration> calibration_;

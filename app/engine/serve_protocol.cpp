@@ -3,6 +3,7 @@
 
 #include "errors.h"
 #include "json_input.h"
+#include "run_modes.h"
 
 namespace kl {
 
@@ -77,6 +78,12 @@ RunRequest decode_run(const json& req) {
     r.cold_l2 = bool_option(opt, "cold_l2");
     r.check = bool_option(opt, "check");
     r.counters = bool_option(opt, "counters").value_or(false);
+    r.timeline = bool_option(opt, "timeline").value_or(false);  // [timeline]
+    if (opt.contains("mode") && !opt["mode"].is_null()) {       // [modes]
+        if (!opt["mode"].is_string()) bad_field("options.mode", "expected a string");
+        r.mode = opt["mode"].get<std::string>();
+        if (!parse_run_mode(r.mode)) bad_field("options.mode", "'" + r.mode + "' is not " + run_mode_names());
+    }
     if (opt.contains("seed") && !opt["seed"].is_null()) {
         if (!opt["seed"].is_number_unsigned()) bad_field("options.seed", "expected a non-negative integer");
         r.seed = opt["seed"].get<uint64_t>();
@@ -96,6 +103,8 @@ std::string encode_line(const RunRequest& r) {
     if (r.check) options["check"] = *r.check;
     if (r.seed) options["seed"] = *r.seed;
     if (r.counters) options["counters"] = true;
+    if (!r.mode.empty()) options["mode"] = r.mode;
+    if (r.timeline) options["timeline"] = true;
     json j = {{"type", "run"},  {"id", r.id},       {"ladder", r.ladder},
               {"rung", r.rung}, {"sizes", r.sizes}, {"params", r.params}};
     if (r.dtype) j["dtype"] = to_string(*r.dtype);
@@ -154,6 +163,8 @@ RunOptions run_options_of(const RunRequest& r) {
     if (r.check) o.check = *r.check;
     if (r.seed) o.seed = *r.seed;
     o.counters = r.counters;  // [counters] a replay pass after timing
+    o.mode = parse_run_mode(r.mode).value_or(RunMode::Normal);
+    o.timeline = r.timeline;
     return o;
 }
 

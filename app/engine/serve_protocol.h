@@ -65,6 +65,8 @@ struct RunRequest {
     std::optional<bool> cold_l2, check;
     std::optional<uint64_t> seed;
     bool counters = false;
+    std::string mode;       // [modes] run_modes.h; "" for none
+    bool timeline = false;  // [timeline] trace one repetition's kernels (timeline.h)
 };
 
 struct Request {

@@ -27,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/calculator.h"
 #include "engine/device_info.h"
 #include "engine/lesson.h"
 #include "engine/manifest.h"
@@ -394,6 +395,18 @@ class Workbook {
     void draw_device_compare();
     void bind_step_device(const LessonStep* s);  // the step's `device`, or the first recorded one
     void draw_plot_tooltip(const ImVec2& origin);
+    // [calculator] lesson 10's calculator (workbook_calculator.cpp), for a step with tool = "calculator"
+    struct CalculatorState {
+        CalculatorInputs inputs;
+        bool defaults_set = false;
+        std::string rate_source, peak_source;  // where the default rates came from
+    } calc_;
+    void draw_calculator();
+    // [modes] the figure a run's measuring mistake gave, beside the runner's (workbook_modes.cpp)
+    void draw_mode_figure(const StoredRun* run);
+    // [timeline] the rung's kernels on a timeline and the SM clock (workbook_timeline.cpp)
+    void draw_run_timeline(const StoredRun* run);
+    void set_calculator_defaults();
 
     // [SECTION] Export (workbook_plots.cpp): one figure, or a whole lesson with its handout
     struct ExportState {

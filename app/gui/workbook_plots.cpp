@@ -128,6 +128,10 @@ std::optional<Metric> Workbook::metric_choice(PlotKind kind, const SelectionView
 
 void Workbook::draw_plots() {
     const float s = fonts_.scale;
+    if (const LessonStep* st = step(); st && st->tool == "calculator") {  // [calculator]
+        draw_calculator();
+        return;
+    }
     if (!ladder_) {
         ImGui::Dummy(ImVec2(0, 40 * s));
         text_centered("This step runs no kernel, so there is nothing to plot.", palette().muted);
@@ -181,6 +185,8 @@ void Workbook::draw_plots() {
         ImGui::TextDisabled("%s", plots_.export_message.c_str());
         ImGui::PopFont();
     }
+    draw_mode_figure(view.rung_run);   // [modes]
+    draw_run_timeline(view.rung_run);  // [timeline]
     ImVec2 avail = ImGui::GetContentRegionAvail();
     if (!draw_plot_fold()) draw_plot_canvas(avail.x, std::max(120.0f * s, avail.y));
 }

@@ -49,8 +49,12 @@ RunRequest Workbook::make_request(const Rung& r, const ParamValues& params, cons
         req.warmup = s->runner.warmup;
         req.reps = s->runner.reps;
         req.cold_l2 = s->runner.cold_l2;
+        req.mode = s->runner.mode;  // [modes] the wrong figure beside the right one
     }
     req.counters = params_ui_.counters;
+    // [timeline] a rung of several kernels shows them on a timeline (one traced repetition)
+    req.timeline = r.launches.size() > 1 || std::any_of(r.launches.begin(), r.launches.end(),
+                                                        [](const LaunchSpec& l) { return !l.repeat.empty(); });
     return req;
 }
 

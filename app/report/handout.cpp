@@ -93,6 +93,14 @@ std::string handout_markdown(const HandoutInput& in) {
             md << "*No figure for this step: " << fig->missing << "*\n\n";
         }
         if (!s.look_at.empty()) md << "**Look at:** " << s.look_at << "\n\n";
+        if (i < in.step_timelines.size() && !in.step_timelines[i].empty()) {  // [timeline]
+            md << "**Kernels of one repetition** ([CSV](" << in.step_timeline_csv[i] << ")):\n\n"
+               << in.step_timelines[i] << "\n";
+        }
+        if (s.tool == "calculator")  // [calculator] the window's table, at its defaults
+            md << "**Calculator** (GPT-2 small on " << in.calculator.gpus
+               << " GPUs; rates: " << one_line(in.calculator_source) << "):\n\n"
+               << calculator_markdown(in.calculator) << "\n";
         if (!s.question.empty()) {
             md << "**Predict:** " << s.question << "\n\n";
             if (!s.answer.empty()) answered.push_back({i, &s});

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/calculator.h"
 #include "engine/lesson.h"
 #include "report/key_numbers.h"
 
@@ -24,6 +25,12 @@ struct HandoutInput {
     std::vector<KeyTable> tables;
     // Numbers quoted in the text ("[3]" after each): where each came from, in order.
     std::vector<std::string> number_sources;
+    // [calculator] the inputs a `tool = "calculator"` step's table is printed with, and where
+    // its rates came from
+    CalculatorInputs calculator;
+    std::string calculator_source = "the datasheet's dense bf16 peak, 989 TFLOP/s";
+    // [timeline] per step: the traced run's kernel table (timeline_table.h) and its CSV's name, or ""
+    std::vector<std::string> step_timelines, step_timeline_csv;
 };
 
 std::string handout_markdown(const HandoutInput& in);

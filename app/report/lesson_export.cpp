@@ -17,6 +17,7 @@
 #include "plot/file_write.h"
 #include "report/figure_files.h"
 #include "report/handout.h"
+#include "report/timeline_table.h"
 #include "report/key_numbers.h"
 
 namespace kl::report {
@@ -141,6 +142,13 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
     handout.source = device + ", measured " + date_of(results.file.created) +
                      (results.file.tool.empty() ? "" : " with " + results.file.tool);
     handout.step_figures.resize(lesson.steps.size());
+    if (results.file.calibration && results.file.calibration->bf16_tflops > 0) {  // [calculator]
+        handout.calculator.gemm_tflops = handout.calculator.peak_tflops = results.file.calibration->bf16_tflops;
+        handout.calculator_source =
+            "cuBLAS bf16 at 4096^3 measured on " + device + ", " + date_of(results.file.calibration->measured_at);
+    } else {
+        handout.calculator.gemm_tflops = handout.calculator.peak_tflops = 989;
+    }
     std::set<std::string> tabled;
 
     for (size_t i = 0; i < lesson.steps.size(); ++i) {
@@ -174,6 +182,23 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
         }
     }
 
+    // [timeline] the step's rung traced at the step's sizes (or any traced run of it)
+    handout.step_timelines.resize(lesson.steps.size());
+    handout.step_timeline_csv.resize(lesson.steps.size());
+    for (size_t i = 0; i < lesson.steps.size(); ++i) {
+        const LessonStep& step = lesson.steps[i];
+        const RunRecord* traced = nullptr;
+        for (const auto& r : results.file.runs) {
+            if (r.ladder != step.ladder || r.rung != step.rung || !r.timeline) continue;
+            bool same = true;
+            for (const auto& [k, v] : step.sizes) same = same && r.sizes.count(k) && r.sizes.at(k) == v;
+            if (!traced || same) traced = &r;
+        }
+        if (!traced) continue;
+        handout.step_timelines[i] = timeline_markdown(*traced);
+        handout.step_timeline_csv[i] = "step" + std::to_string(i + 1) + "_timeline.csv";
+        staging.write(handout.step_timeline_csv[i], timeline_csv(*traced));
+    }
     staging.write(handout.results_name, results.bytes);
     Lesson bound = bind_numbers(lesson, results, ladders, &handout.number_sources);
     handout.lesson = &bound;

@@ -1,0 +1,76 @@
+// A rung's kernels on a timeline in the window: the traced repetition's kernels (CUPTI start and
+// end, engine/timeline.h) as boxes on one lane with the gaps between them, the kernels' summed
+// time beside the event time, and the SM clock around the timing (flagged when it dropped).
+// Shown above the plot when the rung's run carries them.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "gui/widgets.h"
+#include "gui/workbook.h"
+
+namespace kl::gui {
+
+namespace {
+
+std::string us_text(double us) {
+    char b[48];
+    if (us < 1000)
+        std::snprintf(b, sizeof b, "%.2f \xC2\xB5s", us);
+    else
+        std::snprintf(b, sizeof b, "%.3g ms", us / 1000);
+    return b;
+}
+
+void draw_clock_line(const ClockReport& c) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(c.throttled ? palette().bad : palette().muted));
+    ImGui::Text("SM clock %.0f MHz before timing, %.0f after (rated %.0f)%s", c.before_mhz, c.after_mhz, c.rated_mhz,
+                c.throttled ? ": THROTTLED, the times are slower than this GPU can run" : "");
+    ImGui::PopStyleColor();
+    item_tooltip(
+        "Measured by a probe kernel (clock64 cycles over the GPU's nanosecond timer) right before and after "
+        "the timed repetitions. Flagged below 75% of the rated clock or 10% below the clock before timing, "
+        "as nvbench does.");
+}
+
+}  // namespace
+
+void Workbook::draw_run_timeline(const StoredRun* run) {
+    if (!run) return;
+    const RunRecord& r = run->record;
+    if (r.clock) draw_clock_line(*r.clock);
+    if (!r.timeline || r.timeline->kernels.empty()) return;
+    const Timeline& t = *r.timeline;
+    ImGui::Text("%d kernels: their own time %s, events %s; span %s, gaps %s", t.launches,
+                us_text(t.kernel_sum_ms * 1e3).c_str(), us_text(t.event_ms * 1e3).c_str(),
+                us_text(t.span_ms * 1e3).c_str(), us_text(t.gap_ms * 1e3).c_str());
+    item_tooltip(
+        "One repetition traced after timing with CUPTI's activity records (the profiler's clock). The events "
+        "bracket the same repetition; the gaps are time between kernels when none ran.");
+    test_target("text:timeline");
+    const float s = fonts_.scale;
+    const float width = ImGui::GetContentRegionAvail().x, height = 22 * s;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(p, ImVec2(p.x + width, p.y + height), palette().panel_alt);
+    const double span_us = std::max(t.span_ms * 1e3, 1e-3);
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const KernelSpan* hovered = nullptr;
+    for (size_t i = 0; i < t.kernels.size(); ++i) {
+        const KernelSpan& k = t.kernels[i];
+        const float x0 = p.x + float(k.start_us / span_us) * width;
+        const float x1 = std::max(x0 + 1.0f, p.x + float(k.end_us / span_us) * width);
+        const ImU32 fill = i % 2 ? palette().accent : mix(palette().accent, palette().text, 0.25f);
+        dl->AddRectFilled(ImVec2(x0, p.y + 2 * s), ImVec2(x1, p.y + height - 2 * s), fill);
+        if (mouse.x >= x0 && mouse.x <= x1 && mouse.y >= p.y && mouse.y <= p.y + height) hovered = &k;
+    }
+    ImGui::Dummy(ImVec2(width, height));
+    if (hovered)
+        ImGui::SetTooltip("%s\nstart %s, end %s, %s", hovered->name.c_str(), us_text(hovered->start_us).c_str(),
+                          us_text(hovered->end_us).c_str(), us_text(hovered->duration_us()).c_str());
+    if (int(t.kernels.size()) < t.launches)
+        ImGui::TextDisabled("first %zu of %d kernels drawn", t.kernels.size(), t.launches);
+}
+
+}  // namespace kl::gui

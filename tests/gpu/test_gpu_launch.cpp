@@ -1,0 +1,110 @@
+// GPU tests (CTest label `gpu`, test gpu.launch) of the launch ladder and the measuring-mistake
+// modes: every rung correct at odd sizes and step counts (one step, a step count no grid
+// divides, past one wave), the graph replaying the same chain, the persistent rung's barrier
+// leaving its state for the next launch, and the modes' figures where they must be.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "engine/gpu_context.h"
+#include "engine/paths.h"
+#include "engine/runner.h"
+
+namespace {
+
+kl::GpuContext& gpu() {
+    static kl::GpuContext ctx;
+    return ctx;
+}
+
+const kl::Ladder& launch_ladder() {
+    static kl::Ladder L = kl::load_ladder(kl::kernels_dir() + "/launch/ladder.toml");
+    return L;
+}
+
+kl::RunRecord run(const std::string& rung, const std::map<std::string, int64_t>& sizes, kl::RunOptions o) {
+    const kl::Ladder& L = launch_ladder();
+    const kl::Rung* r = L.find_rung(rung);
+    EXPECT_NE(r, nullptr) << rung;
+    o.sizes = sizes;
+    kl::Runner runner(gpu(), std::nullopt);
+    return runner.run(L, *r, o);
+}
+
+}  // namespace
+
+TEST(GpuLaunch, EveryRungCorrectAtOddSizesAndStepCounts) {
+    const std::vector<std::map<std::string, int64_t>> sizes = {{{"n", 1}, {"steps", 1}},
+                                                               {{"n", 33}, {"steps", 2}},
+                                                               {{"n", 1000003}, {"steps", 7}},
+                                                               {{"n", 32768}, {"steps", 1000}}};
+    int passed = 0;
+    for (const auto& r : launch_ladder().rungs)
+        for (const auto& s : sizes)
+            for (int64_t tpb : {32, 256, 1024}) {
+                kl::RunOptions o;
+                o.time = false;
+                o.params = {{"TPB", tpb}};
+                SCOPED_TRACE(r.id + " n=" + std::to_string(s.at("n")) + " steps=" + std::to_string(s.at("steps")) +
+                             " TPB=" + std::to_string(tpb));
+                kl::RunRecord rec = run(r.id, s, o);
+                ASSERT_TRUE(rec.correctness);
+                EXPECT_TRUE(rec.correctness->passed)
+                    << "rel_l2 " << rec.correctness->rel_l2 << " unwritten " << rec.correctness->unwritten;
+                passed += rec.correctness->passed;
+            }
+    EXPECT_EQ(passed, int(launch_ladder().rungs.size() * 4 * 3));
+}
+
+// Timed several times in one run (warm-up, repetitions): the persistent rung's barrier must leave
+// its counter at zero, or a later launch would hang or finish early; the check after timing
+// would then fail.
+TEST(GpuLaunch, PersistentRungStaysCorrectAfterManyLaunches) {
+    kl::RunOptions o;
+    o.min_reps = o.max_reps = 20;
+    kl::RunRecord first = run("persistent", {{"n", 4097}, {"steps", 33}}, o);
+    ASSERT_TRUE(first.timing);
+    kl::RunRecord again = run("persistent", {{"n", 4097}, {"steps", 33}}, o);  // checked after 23 launches
+    ASSERT_TRUE(again.correctness);
+    EXPECT_TRUE(again.correctness->passed);
+}
+
+// The ladder's point, loosely (the lesson quotes the measured figures): at 256 tiny steps the
+// fused kernel beats one launch per step many times over, and the graph is no slower than the
+// launches it replays.
+TEST(GpuLaunch, FusedBeatsSeparateAndGraphIsNoSlower) {
+    kl::RunOptions o;
+    const std::map<std::string, int64_t> s = {{"n", 32768}, {"steps", 256}};
+    const double sep = run("separate", s, o).timing->median_ms;
+    const double graph = run("graph", s, o).timing->median_ms;
+    const double fused = run("fused", s, o).timing->median_ms;
+    std::printf("launch ladder, 256 steps: separate %.2f us/step, graph %.2f, fused %.3f\n", sep * 1e3 / 256,
+                graph * 1e3 / 256, fused * 1e3 / 256);
+    EXPECT_LT(fused * 5, sep);
+    EXPECT_LT(graph, sep * 1.05);
+}
+
+TEST(GpuLaunch, ModesMeasureTheMistakeBesideTheRightFigure) {
+    const kl::Ladder& L = kl::load_ladder(kl::kernels_dir() + "/elementwise/ladder.toml");
+    const kl::Rung* va = L.find_rung("vector_add");
+    ASSERT_NE(va, nullptr);
+    kl::Runner runner(gpu(), std::nullopt);
+    kl::RunOptions o;
+    o.sizes = {{"n", int64_t(1) << 26}};
+    o.mode = kl::RunMode::HostClockNoSync;
+    kl::RunRecord host = runner.run(L, *va, o);
+    ASSERT_TRUE(host.timing && host.mode_timing);
+    EXPECT_EQ(host.mode, "host_clock_no_sync");
+    // 805 MB take over 250 us at any HBM speed; queuing the launch takes a few microseconds.
+    EXPECT_LT(host.mode_timing->median_ms * 10, host.timing->median_ms);
+    o.mode = kl::RunMode::WarmL2;
+    o.sizes = {{"n", int64_t(1) << 21}};
+    kl::RunRecord warm = runner.run(L, *va, o);
+    ASSERT_TRUE(warm.mode_timing);
+    EXPECT_LT(warm.mode_timing->median_ms, warm.timing->median_ms);  // 25 MB stay in L2
+    o.mode = kl::RunMode::NoWarmup;
+    kl::RunRecord cold = runner.run(L, *va, o);
+    ASSERT_TRUE(cold.mode_timing);
+    EXPECT_EQ(cold.mode_timing->reps, 1);
+    EXPECT_GT(cold.mode_timing->median_ms, 0);
+}
