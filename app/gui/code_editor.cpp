@@ -203,7 +203,7 @@ bool CodeEditor::draw(const char* id, ImVec2 size, ImFont* mono, const std::vect
     ImVec2 pad = style.FramePadding;
     float lh = ImGui::GetFontSize();
     float char_w = mono->CalcTextSizeA(mono->FontSize, FLT_MAX, 0, "M").x;
-    float gutter_w = lh + 5 * char_w + 6;
+    float gutter_w = lh + 4 * char_w + 4;
     size_t widest = 0;
     for (size_t i = 0; i < starts_.size(); ++i)
         widest = std::max(widest, (i + 1 < starts_.size() ? starts_[i + 1] - 1 : state_.text.size()) - starts_[i]);
@@ -251,13 +251,12 @@ bool CodeEditor::draw(const char* id, ImVec2 size, ImFont* mono, const std::vect
     last = std::min(int(starts_.size()), last);
     draw_text_layer(dl, mono, text_at, first, last);
     if (active_) draw_caret(dl, mono, text_at);
-    // Test targets: the end of each visible line (a scripted click there puts the caret at its end).
+    // Test targets: the start of each visible line (a scripted click there, then End, puts the
+    // caret at its end).
     for (int i = first; i < last; ++i) {
-        float x =
-            text_at.x + x_of(mono, i, i + 1 < int(starts_.size()) ? starts_[size_t(i + 1)] - 1 : state_.text.size());
         float y = text_at.y + float(i) * lh;
-        test_target_rect("editor:line:" + std::to_string(i + 1), ImVec2(x + 2 * char_w, y + 1),
-                         ImVec2(x + 6 * char_w, y + lh - 1));
+        test_target_rect("editor:line:" + std::to_string(i + 1), ImVec2(text_at.x, y + 1),
+                         ImVec2(text_at.x + char_w, y + lh - 1));
     }
     if (scroll_to_ >= 0) scroll_to(scroll_to_, mono, pad, gutter_w);
     scroll_to_ = -1;

@@ -227,6 +227,7 @@ void Workbook::draw_plot_canvas(float width, float height) {
     ImGui::InvisibleButton("##plot_canvas", ImVec2(width, height));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     draw_scene(dl, plots_.scene, origin, fonts_.plot);
+    draw_learner_bar_marks(origin);
     if (!plots_.built.empty_reason.empty()) {
         const plot::Rect& pr = plots_.layout.plot;
         ImVec2 c(origin.x + float(pr.x + pr.w * 0.5), origin.y + float(pr.y + pr.h * 0.5));
@@ -238,6 +239,21 @@ void Workbook::draw_plot_canvas(float width, float height) {
         dl->AddText(ImVec2(c.x - ts.x * 0.5f, c.y - ts.y * 0.5f), palette().muted, plots_.built.empty_reason.c_str());
     }
     if (ImGui::IsItemHovered()) draw_plot_tooltip(origin);
+}
+
+// The learner's rungs' bars outlined twice and tagged "mine" above (their labels say "mine:" too).
+void Workbook::draw_learner_bar_marks(ImVec2 origin) {
+    if (!ladder_ || plots_.built.bar_colors.empty()) return;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float s = fonts_.scale;
+    for (const plot::BarLayout& b : plots_.layout.bars) {
+        if (b.point >= ladder_->rungs.size() || !ladder_->rungs[b.point].learner) continue;
+        ImVec2 a(origin.x + float(b.rect.x), origin.y + float(b.rect.y));
+        ImVec2 c(a.x + float(b.rect.w), a.y + float(b.rect.h));
+        dl->AddRect(ImVec2(a.x - 3 * s, a.y - 3 * s), ImVec2(c.x + 3 * s, c.y), palette().text, 0, 0, 1.5f * s);
+        dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(a.x, a.y - 5 * s - fonts_.small->FontSize),
+                    palette().text, "mine");
+    }
 }
 
 // [SECTION] Tooltips
