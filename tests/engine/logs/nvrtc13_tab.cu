@@ -1,0 +1,3 @@
+extern "C" __global__ void k(){
+	int x = 	1 + zz;
+}
