@@ -133,6 +133,11 @@ std::vector<CompileDiagnostic> parse_nvrtc_log(const std::string& log, const std
     return out;
 }
 
+std::vector<CompileDiagnostic> diagnostics_of_compile(const std::string& log, const std::string& source_path) {
+    const size_t slash = source_path.find_last_of('/');
+    return parse_nvrtc_log(log, slash == std::string::npos ? source_path : source_path.substr(slash + 1), source_path);
+}
+
 std::string format_diagnostic(const CompileDiagnostic& d) {
     std::string where = d.file.empty() ? "nvrtc" : d.file;
     if (d.line > 0) where += ":" + std::to_string(d.line);

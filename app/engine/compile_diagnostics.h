@@ -10,6 +10,7 @@
 //     program_name is the name the source was compiled under (the .cu file's name, which
 //     compile_kernel passes to nvrtcCreateProgram); messages about it are renamed shown_name
 //     (say the learner's path). Headers keep the names NVRTC prints.
+//   diagnostics_of_compile(log, source_path)   the same for compile_kernel's log of that file
 //   format_diagnostic(d)      "broken.cu:4:37: error: identifier \"x\" is undefined"
 //   to_json / diagnostic_from_json (the runner protocol's encoding; from_json throws InputError
 //     naming `field`).
@@ -51,6 +52,8 @@ constexpr size_t kMaxDiagnostics = 200;
 
 std::vector<CompileDiagnostic> parse_nvrtc_log(const std::string& log, const std::string& program_name,
                                                const std::string& shown_name);
+// The log of compile_kernel for the source at `source_path`, its messages named by that path.
+std::vector<CompileDiagnostic> diagnostics_of_compile(const std::string& log, const std::string& source_path);
 std::string format_diagnostic(const CompileDiagnostic& d);
 // Errors first count: "2 errors, 1 warning".
 std::string count_diagnostics(const std::vector<CompileDiagnostic>& ds);
