@@ -476,9 +476,10 @@ class Workbook {
     void reload_learner_rungs(const std::string& ladder_id);
     void make_it_mine(const Rung& r);
     void open_learner_rung(const Rung& r);
-    void on_learner_record(uint64_t request_id, const RunRecord& rec);
+    void on_learner_record(const RunnerEvent& e, const RunRecord& rec);
     void on_learner_failure(uint64_t request_id, const std::string& message);
-    std::vector<CompileDiagnostic> learner_diagnostics(const RunRecord& rec) const;
+    std::vector<CompileDiagnostic> learner_diagnostics(const RunnerEvent& e, const RunRecord& rec) const;
+    bool in_learner_file(const CompileDiagnostic& d) const;  // a message about the open file (not a header)
     void save_learner();
     void run_learner();
     void poll_learner_file();

@@ -108,13 +108,14 @@ void Workbook::open_learner_rung(const Rung& r) {
 
 // [SECTION] Runner events for the learner's rung
 
-void Workbook::on_learner_record(uint64_t request_id, const RunRecord& rec) {
+void Workbook::on_learner_record(const RunnerEvent& e, const RunRecord& rec) {
     if (rec.rung != learner_.rung || rec.ladder != learner_.ladder) return;
-    learner_.requests.erase(request_id);
-    learner_.diagnostics = learner_diagnostics(rec);
+    learner_.requests.erase(e.request_id);
+    learner_.diagnostics = learner_diagnostics(e, rec);
     learner_.marks.clear();
     for (const auto& d : learner_.diagnostics)
-        if (d.line > 0) learner_.marks.push_back({d.line, d.column, d.severity == Severity::Error, d.message});
+        if (d.line > 0 && in_learner_file(d))
+            learner_.marks.push_back({d.line, d.column, d.severity == Severity::Error, d.message});
     learner_.outcome_error = !rec.error.empty();
     if (rec.error_kind == "compile")
         learner_.outcome = "did not compile: " + count_diagnostics(learner_.diagnostics);
@@ -136,16 +137,25 @@ void Workbook::on_learner_failure(uint64_t request_id, const std::string& messag
                        ". The runner was stopped and a fresh one takes the next run; the window is unaffected.";
 }
 
-// NVRTC's messages about the learner's file, from a record that did not compile. The record
-// carries the log's first line ("kernel L/R failed to compile for sm_90: mine.cu(4): error: ...").
-std::vector<CompileDiagnostic> Workbook::learner_diagnostics(const RunRecord& rec) const {
+// NVRTC's messages about the learner's file: the runner's parsed diagnostics (protocol 3; the file
+// named by its full path), else the record's error, which carries the log's first line ("kernel
+// L/R failed to compile for sm_90: mine.cu(4): error: ..."). Messages about other files (a
+// header) stay in the list, without a mark in this file's gutter.
+std::vector<CompileDiagnostic> Workbook::learner_diagnostics(const RunnerEvent& e, const RunRecord& rec) const {
     if (rec.error_kind != "compile") return {};
     std::string name = learner_.path.substr(learner_.path.find_last_of('/') + 1);
-    std::string log = rec.error;
-    if (size_t at = log.find(name + "("); at != std::string::npos) log = log.substr(at);
-    std::vector<CompileDiagnostic> ds = parse_nvrtc_log(log, name, name);
+    std::vector<CompileDiagnostic> ds = e.diagnostics;
+    if (ds.empty()) {
+        std::string log = rec.error;
+        if (size_t at = log.find(name + "("); at != std::string::npos) log = log.substr(at);
+        ds = parse_nvrtc_log(log, name, learner_.path);
+    }
     if (ds.empty()) ds.push_back({"", 0, 0, Severity::Error, rec.error});  // still say it, with no line
     return ds;
+}
+
+bool Workbook::in_learner_file(const CompileDiagnostic& d) const {
+    return d.file == learner_.path || d.file == learner_.path.substr(learner_.path.find_last_of('/') + 1);
 }
 
 nlohmann::json Workbook::learner_report() const {
@@ -323,15 +333,17 @@ void Workbook::draw_learner_diagnostics(float height) {
     for (size_t i = 0; i < learner_.diagnostics.size(); ++i) {
         const CompileDiagnostic& d = learner_.diagnostics[i];
         ImGui::PushID(int(i));
-        std::string where = d.line > 0
-                                ? "line " + std::to_string(d.line) + (d.column ? ":" + std::to_string(d.column) : "")
-                                : std::string("whole file");
+        bool here = in_learner_file(d);
+        std::string where = d.line <= 0 ? std::string("whole compile")
+                                        : (here ? std::string("line ") : d.file + ":") + std::to_string(d.line) +
+                                              (d.column ? ":" + std::to_string(d.column) : "");
         std::string text = where + "  " + severity_name(d.severity) + ": " + d.message;
         ImGui::PushStyleColor(ImGuiCol_Text,
                               ImGui::ColorConvertU32ToFloat4(d.severity == Severity::Error     ? pal.bad
                                                              : d.severity == Severity::Warning ? pal.warn
                                                                                                : pal.muted));
-        if (ImGui::Selectable(text.c_str()) && d.line > 0) learner_.editor.jump_to(d.line, std::max(1, d.column));
+        if (ImGui::Selectable(text.c_str()) && d.line > 0 && here)
+            learner_.editor.jump_to(d.line, std::max(1, d.column));
         ImGui::PopStyleColor();
         test_target("diag:" + std::to_string(i));
         ImGui::PopID();

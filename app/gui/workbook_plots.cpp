@@ -241,7 +241,7 @@ void Workbook::draw_plot_canvas(float width, float height) {
     if (ImGui::IsItemHovered()) draw_plot_tooltip(origin);
 }
 
-// The learner's rungs' bars outlined twice and tagged "mine" above (their labels say "mine:" too).
+// The learner's rungs' bars outlined and tagged "mine" (their labels say "mine:" or M1 too).
 void Workbook::draw_learner_bar_marks(ImVec2 origin) {
     if (!ladder_ || plots_.built.bar_colors.empty()) return;
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -251,8 +251,13 @@ void Workbook::draw_learner_bar_marks(ImVec2 origin) {
         ImVec2 a(origin.x + float(b.rect.x), origin.y + float(b.rect.y));
         ImVec2 c(a.x + float(b.rect.w), a.y + float(b.rect.h));
         dl->AddRect(ImVec2(a.x - 3 * s, a.y - 3 * s), ImVec2(c.x + 3 * s, c.y), palette().text, 0, 0, 1.5f * s);
-        dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(a.x, a.y - 5 * s - fonts_.small->FontSize),
-                    palette().text, "mine");
+        // Inside the bar's top (its value label sits above it), or below a bar too short to hold it.
+        float th = fonts_.small->FontSize;
+        bool inside = c.y - a.y > th + 8 * s;
+        ImVec2 at(a.x + 4 * s, inside ? a.y + 4 * s : c.y + 2 * s);
+        dl->AddRectFilled(ImVec2(at.x - 2 * s, at.y), ImVec2(at.x + 32 * s, at.y + th),
+                          with_alpha(palette().panel, 0.85f));
+        dl->AddText(fonts_.small, th, at, palette().text, "mine");
     }
 }
 

@@ -234,7 +234,7 @@ void Workbook::on_runner_result(const RunnerEvent& e) {
     const RunRecord& rec = *e.record;
     store_.add_live(rec);
     ++runner_.results_received;
-    on_learner_record(e.request_id, rec);  // the learner's panel says what became of their rung
+    on_learner_record(e, rec);  // the learner's panel says what became of their rung
     if (!rec.error.empty()) {
         runner_.last_error_title = rec.title.empty() ? rec.rung : rec.title;
         runner_.last_error = rec.error_kind + ": " + rec.error;

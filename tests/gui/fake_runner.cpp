@@ -8,7 +8,8 @@
 //
 // A learner's rung (engine/workspace.h) is compiled for real with NVRTC (no GPU needed) before the
 // made-up numbers, so that a compile error comes back as the real runner's record would carry it
-// (error_kind "compile", NVRTC's first message naming the learner's file and line).
+// (error_kind "compile", NVRTC's first message naming the learner's file and line) with the
+// parsed diagnostics (protocol 3).
 //
 //   fake_runner [--delay-ms N] [--crash-on-size N] [--hang-on-size N] [--no-gpu] [--protocol N]
 //               [--fault-on-rung ID]
@@ -26,6 +27,7 @@
 #include <string>
 #include <thread>
 
+#include "engine/compile_diagnostics.h"
 #include "engine/compiler.h"
 #include "engine/errors.h"
 #include "engine/manifest.h"
@@ -75,7 +77,8 @@ kl::RunRecord fake_record(const kl::RunRequest& req) {
 
 // The learner's rung compiled as the runner would (its defines, sm_90); nullopt when it compiled
 // or the rung is not a learner's, else the failed record.
-std::optional<kl::RunRecord> compile_learner_rung(const kl::RunRequest& req) {
+std::optional<kl::RunRecord> compile_learner_rung(const kl::RunRequest& req,
+                                                  std::vector<kl::CompileDiagnostic>* diags) {
     try {
         kl::Ladder ladder = kl::load_ladder(kl::kernels_dir() + "/" + req.ladder + "/ladder.toml");
         std::string error;
@@ -94,7 +97,12 @@ std::optional<kl::RunRecord> compile_learner_rung(const kl::RunRequest& req) {
         c.label = req.ladder + "/" + req.rung;
         try {
             kl::compile_kernel(c);
-        } catch (const kl::Error& e) { return kl::failed_record(run, e, false); }
+        } catch (const kl::Error& e) {
+            // As `kladder serve` answers: NVRTC's log parsed, the file named by its full path.
+            if (auto* ce = dynamic_cast<const kl::CompileError*>(&e))
+                *diags = kl::diagnostics_of_compile(ce->log(), rung->source_path);
+            return kl::failed_record(run, e, false);
+        }
     } catch (const kl::Error& e) {
         kl::RunRecord r;
         r.ladder = req.ladder;
@@ -174,7 +182,7 @@ int main(int argc, char** argv) {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
         reply.type = kl::RunEvent::Type::Result;
-        if (auto failed = compile_learner_rung(req.run)) {
+        if (auto failed = compile_learner_rung(req.run, &reply.diagnostics)) {
             reply.record = *failed;
         } else if (req.run.rung == fault_rung) {
             reply.record = fake_record(req.run);
