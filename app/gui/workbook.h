@@ -30,6 +30,7 @@
 
 #include "engine/compile_diagnostics.h"
 #include "engine/device_info.h"
+#include "engine/exercise.h"
 #include "engine/lesson.h"
 #include "engine/manifest.h"
 #include "gui/code_editor.h"
@@ -471,10 +472,18 @@ class Workbook {
         bool message_error = false, outcome_error = false;
         char find[128] = "";
         bool find_open = false, focus_find = false, find_missed = false;
+        std::optional<StepExercise> exercise;  // the step exercise it was forked for (workbook_exercise.cpp)
+        Sizes exercise_sizes;
+        std::string goal_summary;  // as last shown (report)
     } learner_;
+    void start_exercise(const StepExercise& ex);
+    bool submit_exercise_runs(const Rung& mine);
+    std::optional<GoalVerdict> exercise_verdict() const;
+    void draw_exercise_goal();
+    void draw_step_exercise_offer();
     Ladder* mutable_ladder(const std::string& id);
     void reload_learner_rungs(const std::string& ladder_id);
-    void make_it_mine(const Rung& r);
+    void make_it_mine(const Rung& r, const std::string& starter_path = "");
     void open_learner_rung(const Rung& r);
     void on_learner_record(const RunnerEvent& e, const RunRecord& rec);
     void on_learner_failure(uint64_t request_id, const std::string& message);

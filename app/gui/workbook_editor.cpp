@@ -60,12 +60,12 @@ void Workbook::reload_learner_rungs(const std::string& ladder_id) {
     strip_scrolled_to_ = nullptr;
 }
 
-void Workbook::make_it_mine(const Rung& r) {
+void Workbook::make_it_mine(const Rung& r, const std::string& starter_path) {
     if (!ladder_) return;
     std::string ladder_id = ladder_->id, from = r.id;
     ForkedRung forked;
     try {
-        forked = fork_rung(*ladder_, from, workspace_root());
+        forked = fork_rung(*ladder_, from, workspace_root(), starter_path);
     } catch (const Error& e) {
         learner_.message = std::string("Make it mine: ") + e.what();
         learner_.message_error = true;
@@ -97,6 +97,7 @@ void Workbook::open_learner_rung(const Rung& r) {
     learner_.diagnostics.clear();
     learner_.outcome.clear();
     learner_.requests.clear();
+    learner_.exercise.reset();  // start_exercise sets it again after a fork for an exercise
     try {
         learner_.editor.load(read_file(r.source_path));
         learner_.watch.watch(r.source_path);
@@ -111,6 +112,8 @@ void Workbook::open_learner_rung(const Rung& r) {
 void Workbook::on_learner_record(const RunnerEvent& e, const RunRecord& rec) {
     if (rec.rung != learner_.rung || rec.ladder != learner_.ladder) return;
     learner_.requests.erase(e.request_id);
+    // An exercise's hidden sizes are judged by the goal; the outcome line tells the main run (or a failure).
+    if (learner_.exercise && rec.error.empty() && rec.sizes != learner_.exercise_sizes) return;
     learner_.diagnostics = learner_diagnostics(e, rec);
     learner_.marks.clear();
     for (const auto& d : learner_.diagnostics)
@@ -172,7 +175,9 @@ nlohmann::json Workbook::learner_report() const {
             {"diagnostics", diags},
             {"outcome", learner_.outcome},
             {"outcome_error", learner_.outcome_error},
-            {"message", learner_.message}};
+            {"message", learner_.message},
+            {"exercise", learner_.exercise ? learner_.exercise->title : ""},
+            {"goal", learner_.goal_summary}};
 }
 
 // [SECTION] Saving and watching
@@ -203,6 +208,7 @@ void Workbook::run_learner() {
     learner_.pending_run = false;
     learner_.outcome = "compiling and running " + learner_.rung + "\xE2\x80\xA6";
     learner_.outcome_error = false;
+    if (submit_exercise_runs(*rung_)) return;
     run_rung();
     if (runner_.job)
         for (uint64_t id : runner_.job->requests) learner_.requests.insert(id);
@@ -262,6 +268,7 @@ void Workbook::draw_learner_empty() {
         "\"mine\".");
     ImGui::PopTextWrapPos();
     ImGui::Spacing();
+    draw_step_exercise_offer();
     if (rung_ && !rung_->file.empty()) {
         std::string label = "Make " + rung_->title + " mine";
         if (primary_button(label.c_str())) make_it_mine(*rung_);
@@ -406,6 +413,7 @@ void Workbook::draw_learner() {
         ImGui::PopTextWrapPos();
         ImGui::PopStyleColor();
     }
+    draw_exercise_goal();
     ImVec2 avail = ImGui::GetContentRegionAvail();
     float params_w = std::min(260 * fonts_.scale, avail.x * 0.3f);
     float list_h = learner_.diagnostics.empty() ? 0 : std::min(avail.y * 0.3f, 140 * fonts_.scale);

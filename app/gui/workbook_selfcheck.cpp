@@ -211,7 +211,13 @@ void Workbook::draw_exercise() {
     if (rung_ && !rung_->file.empty() && !rung_->learner) {
         ImGui::Spacing();
         std::string label = "Start from " + rung_->title + " (make it mine)";
-        if (primary_button(label.c_str())) make_it_mine(*rung_);
+        const LessonStep* st = step();
+        if (primary_button(label.c_str())) {
+            if (st && st->exercise && st->ladder == ladder_->id)  // the step's live exercise: its starter
+                start_exercise(*st->exercise);
+            else
+                make_it_mine(*rung_);
+        }
         test_target("button:exercise_make_mine");
     }
     ImGui::EndChild();
