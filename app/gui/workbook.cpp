@@ -30,7 +30,7 @@ Workbook::Workbook(AppOptions options, Settings settings, Fonts fonts)
 // Ladders, lessons and results, each failure logged (the navigator and the banner show them).
 void Workbook::load_content() {
     ladders_ = load_all_ladders(kernels_dir(), &ladder_errors_);
-    for (auto& L : ladders_) reload_learner_rungs(L.id);  // the learner's rungs from the workspace
+    for (auto& L : ladders_) reload_learner_rungs(L.id, true);  // the learner's rungs from the workspace
     lessons_ = load_all_lessons(lessons_dir(), ladders_, &lesson_errors_);
     for (const auto& e : ladder_errors_) log("ladder manifest: " + e);
     for (const auto& e : lesson_errors_) log("lesson " + e.folder + ": " + e.message);

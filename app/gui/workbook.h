@@ -482,7 +482,7 @@ class Workbook {
     void draw_exercise_goal();
     void draw_step_exercise_offer();
     Ladder* mutable_ladder(const std::string& id);
-    void reload_learner_rungs(const std::string& ladder_id);
+    void reload_learner_rungs(const std::string& ladder_id, bool quiet = false);
     void make_it_mine(const Rung& r, const std::string& starter_path = "");
     void open_learner_rung(const Rung& r);
     void on_learner_record(const RunnerEvent& e, const RunRecord& rec);

@@ -40,7 +40,7 @@ Ladder* Workbook::mutable_ladder(const std::string& id) {
 
 // The ladder's learner rungs read again from the workspace (after a fork, or a manifest edited
 // outside). Rung pointers into the ladder move: the selection is found again by id.
-void Workbook::reload_learner_rungs(const std::string& ladder_id) {
+void Workbook::reload_learner_rungs(const std::string& ladder_id, bool quiet) {
     Ladder* L = mutable_ladder(ladder_id);
     if (!L) return;
     std::string selected = rung_ && ladder_ == L ? rung_->id : "";
@@ -50,7 +50,9 @@ void Workbook::reload_learner_rungs(const std::string& ladder_id) {
     try {
         merge_learner_rungs(*L, workspace_root(), &error);
     } catch (const Error& e) { error = e.what(); }
-    if (!error.empty()) log("your rungs (" + ladder_id + "): " + error, true);
+    // At start a workspace that cannot be used (XDG_DATA_HOME inside the repository) is only
+    // noted: the learner hears it when they fork ("Make it mine" names the problem).
+    if (!error.empty()) log("your rungs (" + ladder_id + "): " + error, !quiet);
     if (ladder_ == L) {
         rung_ = selected.empty() ? rung_ : L->find_rung(selected);
         if (!rung_ && !L->rungs.empty()) rung_ = &L->rungs.front();

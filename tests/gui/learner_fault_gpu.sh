@@ -9,6 +9,11 @@ gui=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/window_test.sh"
 fresh_out "$2" "${XDG_CACHE_HOME:-}"
+# The learner's workspace must lie outside the repository tree (the engine refuses it inside, and
+# the output folder is in the build folder): a temporary data folder.
+XDG_DATA_HOME=$(mktemp -d)
+export XDG_DATA_HOME
+trap 'rm -rf "$XDG_DATA_HOME"' EXIT
 cat > "$out/script.txt" <<SCRIPT
 wait 5
 click card:vector_add

@@ -15,6 +15,11 @@ fake=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/window_test.sh"
 fresh_out "$3"
+# The learner's workspace must lie outside the repository tree (the engine refuses it inside, and
+# the output folder is in the build folder): a temporary data folder.
+XDG_DATA_HOME=$(mktemp -d)
+export XDG_DATA_HOME
+trap 'rm -rf "$XDG_DATA_HOME"' EXIT
 repo=$(cd "$here/../.." && pwd)
 # The repository's state before (untracked and modified files; build folders are ignored).
 if git -C "$repo" rev-parse 2>/dev/null; then git -C "$repo" status --porcelain --untracked-files=all > "$out/repo_before.txt"; fi
@@ -62,14 +67,14 @@ wait 5
 SCRIPT
 run_gui "$gui" --size 1440x900 --lesson first_kernel --step 3 --script "$out/script.txt" --max-seconds 240 \
     --report "$out/report.json"
-python3 - "$out" <<'PY' || exit 1
+python3 - "$out" "$XDG_DATA_HOME" <<'PY' || exit 1
 import json, os, sys
-out = sys.argv[1]
+out, data = sys.argv[1], sys.argv[2]
 r = json.load(open(f"{out}/report.json"))
 ce = json.load(open(f"{out}/compile_error.json"))["learner"]
 jumped = json.load(open(f"{out}/jumped.json"))["learner"]
 le, sc, st = r["learner"], r["script"], r["state"]
-ws = f"{out}/data/kernel-ladder/workspace/elementwise"
+ws = f"{data}/kernel-ladder/workspace/elementwise"
 src = f"{ws}/mine_vector_add.cu"
 text = open(src).read() if os.path.exists(src) else ""
 checks = [
