@@ -1,3 +1,4 @@
+// `kladder fork LADDER RUNG`: a rung (or an exercise's starter) copied into the learner's workspace.
 // `kladder try LADDER FILE.cu [--like RUNG] [--param K=V ...] [--size K=V ...] [--json]
 //  [--exercise LESSON/STEP] [--compile-only]`: the learner's own kernel file, compiled, then on a
 // GPU checked and timed as a rung of that ladder beside the rung it is like.
@@ -348,7 +349,40 @@ int try_file(const TryOptions& opt) {
     return out.exit;
 }
 
+struct ForkOptions {
+    std::string ladder, rung, exercise;
+};
+
+// `kladder fork LADDER [RUNG] [--exercise LESSON/STEP]`: "Make it mine" from a terminal.
+int fork_command(const ForkOptions& o) {
+    auto ladders = load_ladders_or_throw();
+    const Ladder& L = find_ladder_or_throw(ladders, o.ladder);
+    std::string rung = o.rung, starter;
+    Lesson lesson;
+    if (!o.exercise.empty()) {
+        const LessonStep* step = find_exercise(o.exercise, ladders, &lesson);
+        if (step->ladder != L.id)
+            throw InputError("--exercise " + o.exercise + " runs ladder " + step->ladder + ", not " + L.id);
+        if (rung.empty()) rung = step->exercise->starter_rung;
+        starter = step->exercise->starter_path;
+    }
+    if (rung.empty()) throw InputError("fork: name the rung to fork, or --exercise LESSON/STEP");
+    const ForkedRung f = fork_rung(L, rung, workspace_root(), starter);
+    std::printf("%s/%s: \"%s\", forked from %s%s\n  %s\n  %s\n", L.id.c_str(), f.id.c_str(), f.title.c_str(),
+                rung.c_str(), starter.empty() ? "" : (" with the starter " + starter).c_str(), f.source_path.c_str(),
+                f.manifest_path.c_str());
+    return 0;
+}
+
 }  // namespace
+
+Action add_fork_command(CLI::App& app) {
+    auto opt = std::make_shared<ForkOptions>();
+    app.add_option("ladder", opt->ladder, "ladder id (see `kladder list ladders`)")->required();
+    app.add_option("rung", opt->rung, "the rung to copy (default with --exercise: the exercise's starter)");
+    app.add_option("--exercise", opt->exercise, "fork a lesson exercise's starter, e.g. 01_first_kernel/8");
+    return [opt] { return fork_command(*opt); };
+}
 
 Action add_try_command(CLI::App& app) {
     auto opt = std::make_shared<TryOptions>();
