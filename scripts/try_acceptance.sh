@@ -8,6 +8,7 @@
 #   copy      a learner's copy of gelu_fused_vec beside the original: exit 0, speed ratio near 1
 #   wrong     GeLU with 0.49 for 0.5: exit 1 with the mismatch count
 #   trap      __trap() in one block: exit 3, the fault named
+#   hang      a kernel that never ends, --timeout 20: exit 3, stopped and said so
 #   goal_met  lesson 1's exercise with vector_add's own body as the solution: exit 0, goal met
 #   goal_not  lesson 1's exercise with the empty starter: exit 1, goal not met (unwritten output)
 #   tests     tests/cli/try_gpu.sh (the CTest gpu.try)
@@ -27,6 +28,8 @@ cp "$k/04_gelu_fused_vec.cu" "$work/mine/copy.cu"
 sed 's/return 0.5f \* x/return 0.49f * x/' "$k/04_gelu_fused_vec.cu" > "$work/mine/wrong.cu"
 sed 's/const long long n4 = n \/ 4;/const long long n4 = n \/ 4; if (blockIdx.x == 7) __trap();/' \
   "$k/04_gelu_fused_vec.cu" > "$work/mine/trap.cu"
+sed 's/const long long n4 = n \/ 4;/const long long n4 = n \/ 4; if (blockIdx.x == 0) { volatile int z = 0; while (z == 0) {} }/' \
+  "$k/04_gelu_fused_vec.cu" > "$work/mine/hang.cu"
 cp "$k/01_vector_add.cu" "$work/mine/solution.cu"
 cp "$carry/lessons/01_first_kernel/exercise_vector_add.cu" "$work/mine/starter.cu"
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u +%FT%TZ; } > "$out/device.txt" 2>&1
@@ -38,7 +41,7 @@ run_case() {  # name expected-exit args...
   local got=$?
   (cd "$work/mine" && "$kladder" try "$@" --json) > "$out/$name.json" 2> "$out/$name.json.err"
   local note
-  note=$(grep -Eo '[0-9.]+x *$|[0-9]+ mismatches of [0-9]+ elements|goal (not )?met|fault[^|]{0,60}|broken\.cu:[0-9]+:[0-9]+: error' \
+  note=$(grep -Eo '[0-9.]+x *$|[0-9]+ mismatches of [0-9]+ elements|goal (not )?met|fault[^|]{0,60}|did not finish within [0-9]+ s|broken\.cu:[0-9]+:[0-9]+: error' \
          "$out/$name.txt" | head -n 1)
   rows+=("$(printf '%-9s %4s %4s  %s' "$name" "$want" "$got" "$note")")
 }
@@ -46,6 +49,7 @@ run_case broken 2 elementwise broken.cu --like vector_add
 run_case copy 0 elementwise copy.cu --like gelu_fused_vec
 run_case wrong 1 elementwise wrong.cu --like gelu_fused_vec
 run_case trap 3 elementwise trap.cu --like gelu_fused_vec
+run_case hang 3 elementwise hang.cu --like gelu_fused_vec --timeout 20
 run_case goal_met 0 elementwise solution.cu --exercise 01_first_kernel/8
 run_case goal_not 1 elementwise starter.cu --exercise 01_first_kernel/8
 sh tests/cli/try_gpu.sh "$kladder" "$carry" > "$out/try_gpu.txt" 2>&1

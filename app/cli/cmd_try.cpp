@@ -1,3 +1,4 @@
+// `kladder fork LADDER RUNG`: a rung (or an exercise's starter) copied into the learner's workspace.
 // `kladder try LADDER FILE.cu [--like RUNG] [--param K=V ...] [--size K=V ...] [--json]
 //  [--exercise LESSON/STEP] [--compile-only]`: the learner's own kernel file, compiled, then on a
 // GPU checked and timed as a rung of that ladder beside the rung it is like.
@@ -15,10 +16,15 @@
 //   --json prints one object instead (docs/formats.md, section 6): the window's editor runs
 //   `kladder try ... --json --compile-only` to get the diagnostics for its gutter.
 #include <cctype>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -48,7 +54,7 @@ struct TryOptions {
     std::string ladder, file, like, dtype, exercise, arch = "sm_90";
     std::vector<std::string> params, sizes;
     bool json = false, compile_only = false;
-    int reps = 0;
+    int reps = 0, timeout_s = 120;
 };
 
 // What one `try` found out, printed as text or JSON.
@@ -62,6 +68,42 @@ struct TryOutcome {
     std::optional<GoalVerdict> verdict;  // with --exercise
     std::string exercise, goal;
     int exit = 0;
+};
+
+// A learner's kernel may loop forever, and a kernel cannot be stopped from the host: after
+// `seconds` the process says so in one line and exits (3), which ends its CUDA context. The
+// window's runner has its own time-out and restart; this is the command line's.
+class Watchdog {
+  public:
+    Watchdog(int seconds, std::string what) : what_(std::move(what)) {
+        if (seconds <= 0) return;
+        thread_ = std::thread([this, seconds] {
+            std::unique_lock<std::mutex> lock(mutex_);
+            if (!cv_.wait_for(lock, std::chrono::seconds(seconds), [this] { return done_; })) {
+                std::fprintf(stderr, "kladder: %s did not finish within %d s (a kernel that never ends?); stopped\n",
+                             what_.c_str(), seconds);
+                std::fflush(stderr);
+                std::_Exit(static_cast<int>(ExitCode::GpuError));
+            }
+        });
+    }
+    ~Watchdog() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            done_ = true;
+        }
+        cv_.notify_all();
+        if (thread_.joinable()) thread_.join();
+    }
+    Watchdog(const Watchdog&) = delete;
+    Watchdog& operator=(const Watchdog&) = delete;
+
+  private:
+    std::string what_;
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    bool done_ = false;
+    std::thread thread_;
 };
 
 uint64_t fnv1a(const std::string& s) {
@@ -331,6 +373,7 @@ int try_file(const TryOptions& opt) {
             out.no_gpu_reason = "--compile-only";
         } else {
             try {
+                Watchdog watchdog(opt.timeout_s, opt.file);
                 GpuContext gpu;
                 out.gpu = true;
                 run_on_gpu(gpu, L, *L.find_rung(like_id), trial, ro, ex, opt.file, out);
@@ -348,7 +391,40 @@ int try_file(const TryOptions& opt) {
     return out.exit;
 }
 
+struct ForkOptions {
+    std::string ladder, rung, exercise;
+};
+
+// `kladder fork LADDER [RUNG] [--exercise LESSON/STEP]`: "Make it mine" from a terminal.
+int fork_command(const ForkOptions& o) {
+    auto ladders = load_ladders_or_throw();
+    const Ladder& L = find_ladder_or_throw(ladders, o.ladder);
+    std::string rung = o.rung, starter;
+    Lesson lesson;
+    if (!o.exercise.empty()) {
+        const LessonStep* step = find_exercise(o.exercise, ladders, &lesson);
+        if (step->ladder != L.id)
+            throw InputError("--exercise " + o.exercise + " runs ladder " + step->ladder + ", not " + L.id);
+        if (rung.empty()) rung = step->exercise->starter_rung;
+        starter = step->exercise->starter_path;
+    }
+    if (rung.empty()) throw InputError("fork: name the rung to fork, or --exercise LESSON/STEP");
+    const ForkedRung f = fork_rung(L, rung, workspace_root(), starter);
+    std::printf("%s/%s: \"%s\", forked from %s%s\n  %s\n  %s\n", L.id.c_str(), f.id.c_str(), f.title.c_str(),
+                rung.c_str(), starter.empty() ? "" : (" with the starter " + starter).c_str(), f.source_path.c_str(),
+                f.manifest_path.c_str());
+    return 0;
+}
+
 }  // namespace
+
+Action add_fork_command(CLI::App& app) {
+    auto opt = std::make_shared<ForkOptions>();
+    app.add_option("ladder", opt->ladder, "ladder id (see `kladder list ladders`)")->required();
+    app.add_option("rung", opt->rung, "the rung to copy (default with --exercise: the exercise's starter)");
+    app.add_option("--exercise", opt->exercise, "fork a lesson exercise's starter, e.g. 01_first_kernel/8");
+    return [opt] { return fork_command(*opt); };
+}
 
 Action add_try_command(CLI::App& app) {
     auto opt = std::make_shared<TryOptions>();
@@ -366,6 +442,9 @@ Action add_try_command(CLI::App& app) {
         ->check(CLI::Range(1, 100000));
     app.add_option("--exercise", opt->exercise,
                    "check a lesson exercise's goal, e.g. 01_first_kernel/3 (its hidden sizes are checked too)");
+    app.add_option("--timeout", opt->timeout_s,
+                   "seconds the GPU part may take before the process stops it, exit 3 (default 120; 0: none)")
+        ->check(CLI::Range(0, 86400));
     app.add_flag("--json", opt->json, "print one JSON object (docs/formats.md, section 6) instead of text");
     app.add_flag("--compile-only", opt->compile_only, "compile and report, even when a GPU is there");
     return [opt] { return try_file(*opt); };

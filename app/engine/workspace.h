@@ -18,7 +18,8 @@
 //       files are written all-or-nothing; never anything inside the repository tree.
 //   list_learner_rungs(ladder, root)      the learner's rungs of that ladder (throws InputError)
 //   merge_learner_rungs(ladder, root, &error)
-//       appends them to a loaded ladder; a broken workspace leaves the ladder as it was and
+//       appends them to a loaded ladder (rungs already there are kept: merge into a freshly
+//       loaded ladder to see removals); a broken workspace leaves the ladder as it was and
 //       says why in one line ("<file>:<line>: <field>: <problem>")
 //   append_learner_rungs(ladder, manifest) the same from one workspace manifest, throwing
 //

@@ -47,6 +47,19 @@ code=$?; cat "$tmp/err"
 "$kladder" try elementwise good.cu --like cublas_nope >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "has no rung 'cublas_nope'" "$tmp/err" || fail "--like nope: expected exit 2 naming the rung"
 
+# `kladder fork`: the rung and an exercise's starter land in the workspace, and a workspace file is
+# tried as the learner's rung it is (its own manifest entry).
+ws="$tmp/data/kernel-ladder/workspace/elementwise"
+"$kladder" fork elementwise vector_add > "$tmp/out" 2>&1 || { cat "$tmp/out"; fail "fork: exit $?"; }
+cmp -s "$ws/mine_vector_add.cu" "$src/kernels/elementwise/01_vector_add.cu" || fail "fork: the copy differs"
+"$kladder" fork elementwise --exercise 01_first_kernel/8 > "$tmp/out" 2>&1 || fail "fork --exercise failed"
+cmp -s "$ws/mine_vector_add_2.cu" "$src/lessons/01_first_kernel/exercise_vector_add.cu" || fail "fork --exercise: not the starter"
+"$kladder" try elementwise "$ws/mine_vector_add_2.cu" > "$tmp/out" 2>&1
+code=$?; cat "$tmp/out"
+[ $code -eq 3 ] && grep -q "like mine_vector_add_2;" "$tmp/out" || fail "try of a workspace file: expected exit 3 like mine_vector_add_2"
+"$kladder" fork elementwise nope > "$tmp/out" 2>&1
+[ $? -eq 2 ] && grep -q "has no rung 'nope' to fork" "$tmp/out" || fail "fork nope: expected exit 2"
+
 [ "$(ls -lA --time-style=full-iso "$tmp/mine")" = "$before" ] || fail "something was written beside the learner's files"
 changed=$(find "$src/kernels" "$src/lessons" "$src/assets" -newer "$tmp/stamp" 2>/dev/null | head -n 3)
 [ -z "$changed" ] || fail "written inside the repository: $changed"
