@@ -20,6 +20,7 @@
 #include "engine/runner.h"
 #include "engine/serve_protocol.h"
 #include "engine/version.h"
+#include "engine/workspace.h"
 
 namespace kl::cli {
 
@@ -99,7 +100,10 @@ bool handle_run(ServeState& st, const RunRequest& req) {
     Ladder L;
     try {
         L = load_requested_ladder(req.ladder);
+        std::string workspace_error;  // a learner's rung comes from the workspace (engine/workspace.h)
+        if (!L.find_rung(req.rung)) merge_learner_rungs(L, workspace_root(), &workspace_error);
         const Rung* rung = L.find_rung(req.rung);
+        if (!rung && !workspace_error.empty()) throw InputError(workspace_error);
         if (!rung) throw InputError("ladder " + L.id + " has no rung '" + req.rung + "'");
         // The run's one resolution: input problems surface here, before the GPU is touched.
         run = resolve_run(L, *rung, run_options_of(req), st.gpu ? st.gpu->device().sm_count : 0);
@@ -123,6 +127,7 @@ bool handle_run(ServeState& st, const RunRequest& req) {
     result.id = req.id;
     result.record = st.runner->record(*run, {false, &compile_log});
     if (!compile_log.empty()) std::fprintf(stderr, "%s\n", compile_log.c_str());
+    if (!compile_log.empty()) result.diagnostics = diagnostics_of_compile(compile_log, run->rung->source_path);
     reply(result);
     return !st.runner->context_lost();
 }

@@ -19,5 +19,7 @@ Action add_export_lesson_command(CLI::App& app);
 Action add_check_lessons_command(CLI::App& app);
 Action add_make_cards_command(CLI::App& app);
 Action add_ptx_command(CLI::App& app);
+Action add_try_command(CLI::App& app);
+Action add_fork_command(CLI::App& app);
 
 }  // namespace kl::cli

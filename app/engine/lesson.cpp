@@ -18,6 +18,11 @@ namespace fs = std::filesystem;
 
 namespace kl {
 
+namespace detail {  // exercise.cpp
+StepExercise read_step_exercise(TomlReader& r, const toml::node& n, const std::string& field, const std::string& dir,
+                                const Ladder* ladder, const LessonStep& step);
+}  // namespace detail
+
 namespace {
 
 const Ladder* find_ladder(const std::vector<Ladder>& ladders, const std::string& id) {
@@ -210,7 +215,7 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
                      const std::vector<Ladder>& ladders) {
     r.allow_only(t, field,
                  {"title", "text", "ladder", "rung", "params", "sizes", "dtype", "plot", "metric", "sweep", "look_at",
-                  "question", "answer", "runner", "predict", "no_predict", "device", "tool"});
+                  "question", "answer", "runner", "predict", "no_predict", "device", "tool", "exercise"});
     LessonStep s;
     s.line = line_of(t);
     s.title = r.string(t, "title", field);
@@ -239,6 +244,8 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
     check_plot_and_metric(r, t, field, s);
     if (!s.dtype.empty() && !parse_dtype(s.dtype)) r.fail(s.line, field + ".dtype", "unknown dtype '" + s.dtype + "'");
     check_ladder_references(r, t, field, s, ladders);
+    if (const toml::node* en = t.get("exercise"))
+        s.exercise = detail::read_step_exercise(r, *en, field + ".exercise", dir, find_ladder(ladders, s.ladder), s);
     return s;
 }
 

@@ -19,6 +19,19 @@ struct RunnerPreset {  // a step may demonstrate measuring mistakes
     std::string mode;  // [modes] a measuring mistake measured beside the right figure (run_modes.h)
 };
 
+// A live exercise (engine/exercise.h, docs/formats.md `[step.exercise]`): the learner forks the
+// starter, makes it meet the goal; every check also runs the hidden sizes (odd shapes).
+struct StepExercise {
+    std::string title, text;   // text: the task in words (bindings allowed)
+    std::string starter_rung;  // the rung of the step's ladder to fork and run beside (default: the step's rung)
+    std::string starter_file;  // or a starter .cu in the lesson folder, as written ...
+    std::string starter_path;  // ... and resolved (confined to the lesson folder); "" when none
+    std::string goal;          // parsed at load (parse_goal)
+    std::map<std::string, int64_t> sizes;                      // the main run's size (default: the step's sizes)
+    std::vector<std::map<std::string, int64_t>> hidden_sizes;  // size axes of the ladder, checked too
+    int line = 0;
+};
+
 struct LessonStep {
     std::string title, text_path, text;  // text: the Markdown, read at load
     std::string ladder, rung, dtype, plot, sweep_axis, look_at, question, answer;
@@ -52,6 +65,7 @@ struct LessonStep {
     RunnerPreset runner;
     // `tool = "calculator"`: the step opens lesson 10's calculator (calculator.h) in the plot area.
     std::string tool;
+    std::optional<StepExercise> exercise;
     int line = 0;
 };
 

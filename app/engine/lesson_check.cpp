@@ -29,6 +29,10 @@ std::vector<LessonText> lesson_texts(const Lesson& lesson) {
         add(f + "predict.ask", s.predict_ask);
         add(f + "predict.why", s.predict_why);
         add(f + "no_predict", s.no_predict);
+        if (s.exercise) {  // a live exercise's words follow the same rule
+            add(f + "exercise.title", s.exercise->title);
+            add(f + "exercise.text", s.exercise->text);
+        }
     }
     for (size_t i = 0; i < lesson.checks.size(); ++i) {
         const CheckQuestion& q = lesson.checks[i];

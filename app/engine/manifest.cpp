@@ -303,11 +303,21 @@ void read_arch_need(TomlReader& r, const toml::table& t, const std::string& fiel
     if (target.specific && rung.min_arch.empty()) rung.min_arch = arch_name(target.cc);
 }
 
-Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir) {
-    r.allow_only(t, field,
-                 {"id", "title", "file", "operation", "idea", "dtypes", "arch", "min_arch", "min_arch_why", "compute",
-                  "reference", "kind", "constexprs", "graph", "params", "constraint", "launch", "scratch", "model"});
+Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir,
+               bool learner = false) {
+    if (learner)  // a learner's rung (workspace.h) also says which rung it was forked from
+        r.allow_only(
+            t, field,
+            {"id", "title", "file", "operation", "idea", "dtypes", "arch", "min_arch", "min_arch_why", "compute",
+             "kind", "constexprs", "graph", "params", "constraint", "launch", "scratch", "model", "forked_from"});
+    else
+        r.allow_only(
+            t, field,
+            {"id", "title", "file", "operation", "idea", "dtypes", "arch", "min_arch", "min_arch_why", "compute",
+             "reference", "kind", "constexprs", "graph", "params", "constraint", "launch", "scratch", "model"});
     Rung rung;
+    rung.learner = learner;
+    if (learner) rung.forked_from = r.string(t, "forked_from", field);
     rung.line = line_of(t);
     rung.id = r.string(t, "id", field);
     if (!valid_id(rung.id))
@@ -453,6 +463,16 @@ void check_names(TomlReader& r, Rung& rung, const Operation& op, const std::stri
 }
 
 }  // namespace
+
+// For the learner's workspace (workspace.cpp): its rungs are read and checked as these are.
+namespace detail {
+Rung read_learner_rung(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir) {
+    return read_rung(r, t, field, dir, true);
+}
+void check_rung_names(TomlReader& r, Rung& rung, const Operation& op, const std::string& field) {
+    check_names(r, rung, op, field);
+}
+}  // namespace detail
 
 Ladder load_ladder(const std::string& manifest_path) {
     TomlReader r(manifest_path);

@@ -112,6 +112,10 @@ struct Rung {
     // What lessons, cards and plot axes call it: the file's number ("11" for 11_wgmma_bf16.cu),
     // "R1", "R2", ... for library references (no file), else the position ("03").
     std::string number;
+    // A learner's rung (engine/workspace.h): read from the workspace, not from kernels/; number
+    // "M1", "M2", ...; forked_from names the ladder's rung it started as.
+    bool learner = false;
+    std::string forked_from;
     const ParamSpec* find_param(const std::string& name) const;
 };
 

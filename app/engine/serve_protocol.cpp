@@ -183,8 +183,14 @@ std::string encode_line(const RunEvent& e) {
     switch (e.type) {
         case RunEvent::Type::Progress:
             return dump_line({{"type", "progress"}, {"id", id_json(e.id)}, {"stage", e.stage}, {"label", e.label}});
-        case RunEvent::Type::Result:
-            return dump_line({{"type", "result"}, {"id", id_json(e.id)}, {"record", to_json(e.record)}});
+        case RunEvent::Type::Result: {
+            json j = {{"type", "result"}, {"id", id_json(e.id)}, {"record", to_json(e.record)}};
+            if (!e.diagnostics.empty()) {
+                j["diagnostics"] = json::array();
+                for (const auto& d : e.diagnostics) j["diagnostics"].push_back(to_json(d));
+            }
+            return dump_line(j);
+        }
         case RunEvent::Type::Error:
             return dump_line(
                 {{"type", "error"}, {"id", id_json(e.id)}, {"kind", e.error_kind}, {"message", e.message}});
@@ -226,6 +232,13 @@ RunEvent decode_event(const JsonReader& rd, const json& j, const std::string& ty
     } else if (type == "result") {
         e.type = RunEvent::Type::Result;
         e.record = record_from_json(rd.need(j, "record", ""), rd.origin, "record");
+        if (j.contains("diagnostics") && !j["diagnostics"].is_null()) {
+            const json& ds = j["diagnostics"];
+            if (!ds.is_array()) rd.fail("diagnostics", "expected an array");
+            for (size_t i = 0; i < ds.size() && i < kMaxDiagnostics; ++i)
+                e.diagnostics.push_back(
+                    diagnostic_from_json(ds[i], rd.origin + ": diagnostics[" + std::to_string(i) + "]"));
+        }
     } else if (type == "error") {
         e.type = RunEvent::Type::Error;
         e.error_kind = rd.str_or(j, "kind", "input", "");

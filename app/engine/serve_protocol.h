@@ -4,12 +4,12 @@
 // the child's stdin and stdout. Every message has one type here and one JSON encoding each way;
 // both sides use these functions, so they cannot drift apart. No CUDA: the window links it.
 //
-// Version 2 (kServeProtocol). One JSON object per line, UTF-8, at most 1 MiB per request.
+// Version 3 (kServeProtocol). One JSON object per line, UTF-8, at most 1 MiB per request.
 //
 //   runner -> window, once at start: Hello
-//     {"type":"hello","protocol":2,"tool":"kladder 0.1.0","data_root":"/path","gpu":true,
+//     {"type":"hello","protocol":3,"tool":"kladder 0.1.0","data_root":"/path","gpu":true,
 //      "device":{...DeviceInfo, as in results files...},"calibration":{...}|null}
-//     {"type":"hello","protocol":2,"tool":"...","data_root":"...","gpu":false,"reason":"no CUDA GPU ..."}
+//     {"type":"hello","protocol":3,"tool":"...","data_root":"...","gpu":false,"reason":"no CUDA GPU ..."}
 //   window -> runner: Request
 //     {"type":"run","id":7,"ladder":"elementwise","rung":"vector_add","sizes":{"n":1048576},
 //      "params":{"TPB":128},"dtype":"fp32",
@@ -22,8 +22,12 @@
 //   runner -> window, for each request exactly one terminal reply (result, error or pong), and
 //   before it any number of progress replies: RunEvent
 //     {"type":"progress","id":7,"stage":"running","label":"elementwise/vector_add TPB=128 n=1048576 fp32"}
-//     {"type":"result","id":7,"record":{...RunRecord, as in results files...}}
-//        record.error is set when the rung ran and failed (compile, input, gpu, fault)
+//     {"type":"result","id":7,"record":{...RunRecord, as in results files...},
+//      "diagnostics":[{"file":"/home/me/.local/share/kernel-ladder/workspace/elementwise/mine_vector_add.cu",
+//                      "line":4,"column":37,"severity":"error","message":"identifier \"x\" is undefined"}]}
+//        record.error is set when the rung ran and failed (compile, input, gpu, fault);
+//        diagnostics (version 3; left out when empty) is NVRTC's log of a rung that did not
+//        compile, parsed (engine/compile_diagnostics.h), its file named by the rung's full path
 //     {"type":"error","id":7,"kind":"input","message":"..."}   the request was not run: a
 //        malformed line (id null when it could not be read), an unknown ladder, rung,
 //        parameter or size, a broken constraint, or "gpu" when the runner has no GPU
@@ -34,7 +38,8 @@
 //
 // Versions: a change that an older reader would misread bumps kServeProtocol. The window reads
 // the hello's "protocol" before anything else; a runner of another version is refused with one
-// line naming both versions (decode_runner_line sets version_mismatch). Version 1 differed in the
+// line naming both versions (decode_runner_line sets version_mismatch). Version 2 had no
+// diagnostics in results (a window of version 2 would drop them). Version 1 differed in the
 // hello (it listed every ladder's load errors) and accepted any JSON value as an id.
 #pragma once
 #include <cstdint>
@@ -44,13 +49,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compile_diagnostics.h"
 #include "dtype.h"
 #include "results.h"
 #include "run_plan.h"
 
 namespace kl {
 
-constexpr int kServeProtocol = 2;
+constexpr int kServeProtocol = 3;
 constexpr size_t kMaxRequestBytes = 1 << 20;
 
 // [SECTION] window -> runner
@@ -103,9 +109,10 @@ struct Hello {
 struct RunEvent {
     enum class Type { Progress, Result, Error, Pong } type = Type::Result;
     std::optional<uint64_t> id;
-    std::string stage, label;         // Progress
-    RunRecord record;                 // Result
-    std::string error_kind, message;  // Error: kind "input" or "gpu"
+    std::string stage, label;                    // Progress
+    RunRecord record;                            // Result
+    std::vector<CompileDiagnostic> diagnostics;  // Result of a rung that did not compile
+    std::string error_kind, message;             // Error: kind "input" or "gpu"
 };
 
 // A runner's line, read by the window: a hello, a reply, or what was wrong with it.

@@ -77,4 +77,43 @@ ChildResult run_child(const std::vector<std::string>& argv) {
     return r;
 }
 
+bool spawn_detached(const std::vector<std::string>& argv, std::string* why) {
+    if (argv.empty() || argv[0].empty()) return *why = "no program to start", false;
+    // The grandchild reports a failed exec through a close-on-exec pipe: EOF means it started.
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) return *why = std::string("pipe: ") + std::strerror(errno), false;
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = fork();
+    if (pid == 0) {  // the child: only async-signal-safe calls until exec
+        close(report[0]);
+        if (fork() != 0) _exit(0);  // the intermediate child leaves at once; the grandchild is adopted
+        setsid();
+        int devnull = open("/dev/null", O_RDWR);
+        if (devnull >= 0) {
+            dup2(devnull, STDIN_FILENO);
+            dup2(devnull, STDOUT_FILENO);
+        }
+        execvp(args[0], args.data());
+        int e = errno;
+        ssize_t ignored = write(report[1], &e, sizeof e);
+        (void)ignored;
+        _exit(127);
+    }
+    close(report[1]);
+    if (pid < 0) {
+        close(report[0]);
+        return *why = std::string("fork: ") + std::strerror(errno), false;
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    int e = 0;
+    ssize_t n;
+    while ((n = read(report[0], &e, sizeof e)) < 0 && errno == EINTR) {}
+    close(report[0]);
+    if (n == ssize_t(sizeof e)) return *why = "cannot start '" + argv[0] + "': " + std::strerror(e), false;
+    return true;
+}
+
 }  // namespace kl::gui

@@ -15,4 +15,10 @@ struct ChildResult {
 
 ChildResult run_child(const std::vector<std::string>& argv);
 
+// Starts `argv` (argv[0] looked up on PATH; no shell) detached from the window: its own session,
+// stdin and stdout on /dev/null, never waited for (a double fork, so it leaves no zombie). Used by
+// "Open in my editor". Returns false with *why ("cannot start 'code': No such file or directory")
+// when it could not be started; what it does afterwards is its own business.
+bool spawn_detached(const std::vector<std::string>& argv, std::string* why);
+
 }  // namespace kl::gui

@@ -310,7 +310,9 @@ bool RunnerClient::read_replies(const Pending& job, bool* fault_reported, std::s
             emit({RunnerEvent::Kind::Progress, job.id, l.event->label, {}, {}});
         } else if (l.event->type == RunEvent::Type::Result && ours) {
             *fault_reported = l.event->record.error_kind == "fault";
-            emit({RunnerEvent::Kind::Result, job.id, "", {}, std::move(l.event->record)});
+            RunnerEvent e{RunnerEvent::Kind::Result, job.id, "", {}, std::move(l.event->record)};
+            e.diagnostics = std::move(l.event->diagnostics);
+            emit(std::move(e));
             finished = true;
         } else if (l.event->type == RunEvent::Type::Error && (ours || !l.id)) {
             *failure = l.event->message;

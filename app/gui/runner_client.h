@@ -44,8 +44,9 @@ struct RunnerEvent {
     } kind;
     uint64_t request_id = 0;  // 0 for events not tied to a request
     std::string message;
-    std::optional<Hello> hello;       // Kind::Hello
-    std::optional<RunRecord> record;  // Kind::Result
+    std::optional<Hello> hello;                       // Kind::Hello
+    std::optional<RunRecord> record;                  // Kind::Result
+    std::vector<CompileDiagnostic> diagnostics = {};  // Kind::Result of a rung that did not compile (protocol 3)
 };
 
 struct RunnerOptions {

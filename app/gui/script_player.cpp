@@ -20,6 +20,11 @@ int key_code(const std::string& name) {
     if (name == "Escape") return 256;
     if (name == "Enter") return 257;
     if (name == "Space") return 32;
+    if (name == "Tab") return 258;
+    if (name == "Backspace") return 259;
+    if (name == "Delete") return 261;
+    if (name == "Home") return 268;
+    if (name == "End") return 269;
     if (name == "F12") return 301;
     if (name.size() == 1 && std::isalnum(static_cast<unsigned char>(name[0])))
         return std::toupper(static_cast<unsigned char>(name[0]));
@@ -56,6 +61,7 @@ void ScriptPlayer::apply(ImGuiIO& io, const ScriptView& view) {
     if (key_ >= 0 && phase_ == 0) {  // release the key pressed last frame; it stays up for a frame
         io.KeysDown[key_] = false;
         io.KeyCtrl = false;
+        io.KeyShift = false;
         key_ = -1;
         return;
     }
@@ -118,12 +124,15 @@ void ScriptPlayer::run(ImGuiIO& io, const ScriptView& view, const std::string& l
         ss >> name;
         bool ctrl = name.rfind("Ctrl+", 0) == 0;
         if (ctrl) name = name.substr(5);
+        bool shift = name.rfind("Shift+", 0) == 0;
+        if (shift) name = name.substr(6);
         key_ = name == "=" ? '=' : name == "-" ? '-' : key_code(name);
         if (key_ < 0) {
             errors_.push_back("unknown key in '" + line + "'");
         } else {
             io.KeysDown[key_] = true;
             io.KeyCtrl = ctrl;
+            io.KeyShift = shift;
         }
     } else if (cmd == "click" || cmd == "drag") {
         std::string rest;
@@ -146,6 +155,14 @@ void ScriptPlayer::run(ImGuiIO& io, const ScriptView& view, const std::string& l
         wait_ = 2;
     } else if (cmd == "shot") {
         ss >> shot_;
+    } else if (cmd == "report") {
+        ss >> report_;
+    } else if (cmd == "type") {
+        std::string text;
+        std::getline(ss, text);
+        if (!text.empty() && text[0] == ' ') text.erase(0, 1);  // the one space after the command
+        io.AddInputCharactersUTF8(text.c_str());
+        wait_ = 1;
     } else {
         errors_.push_back("unknown command '" + line + "'");
     }

@@ -16,12 +16,16 @@
 //   drag TARGET DX DY  press on the target, move by (DX, DY) pixels, release
 //   wheel TARGET DY    turn the mouse wheel over the target (negative: scroll down)
 //   shot FILE          save a screenshot
+//   report FILE        write the --report JSON of this moment (what the panels show mid-script)
+//   type TEXT          type the rest of the line as characters (into the focused text field)
+//   key names also: Enter, Backspace, Delete, Home, End, Tab; "Shift+" holds Shift
 #pragma once
 #include <imgui.h>
 
 #include <chrono>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kl::gui {
@@ -40,6 +44,11 @@ class ScriptPlayer {
     void apply(ImGuiIO& io, const ScriptView& view);
     // A screenshot the script asked for this frame (after rendering).
     bool take_screenshot(std::string* path);
+    bool take_report(std::string* path) {
+        if (report_.empty()) return false;
+        *path = std::exchange(report_, std::string());
+        return true;
+    }
     bool done() const { return next_ >= lines_.size() && phase_ == 0 && wait_ == 0; }
     const std::vector<std::string>& errors() const { return errors_; }
     const std::vector<std::string>& done_lines() const { return done_lines_; }
@@ -67,7 +76,7 @@ class ScriptPlayer {
     int key_ = -1;
     ImVec2 from_, to_;
     ImVec2 mouse_{-FLT_MAX, -FLT_MAX};
-    std::string shot_;
+    std::string shot_, report_;
     std::vector<std::string> errors_, done_lines_;
 };
 

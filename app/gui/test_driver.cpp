@@ -138,6 +138,11 @@ void TestDriver::after_render(Workbook& workbook, unsigned read_buffer, int widt
         if (!save_screenshot(shot, read_buffer, width, height, &error))
             std::fprintf(stderr, "kernel-ladder: script shot: %s\n", error.c_str());
     }
+    if (std::string path; script_.take_report(&path)) {  // `report FILE`: the state at this point
+        std::string error;
+        if (!write_output(path, workbook.report().dump(1) + "\n", &error))
+            std::fprintf(stderr, "kernel-ladder: script report: %s\n", error.c_str());
+    }
     leave_when_done(workbook, read_buffer, width, height);
 }
 

@@ -187,6 +187,10 @@ void test_target(const std::string& name) {
     // Only what can be seen can be clicked: a widget scrolled out of its panel is not a target.
     if (g_targets_on && ImGui::IsItemVisible()) g_targets[name] = {ImGui::GetItemRectMin(), ImGui::GetItemRectMax()};
 }
+void test_target_rect(const std::string& name, ImVec2 min, ImVec2 max) {
+    if (g_targets_on && ImGui::IsRectVisible(min, max)) g_targets[name] = {min, max};
+}
+
 bool find_test_target(const std::string& name, ImVec2* min, ImVec2* max) {
     auto it = g_targets.find(name);
     if (it == g_targets.end()) return false;

@@ -36,6 +36,8 @@ std::string fit_text(ImFont* font, const std::string& text, float width);
 // test_target() records the last item's rectangle under `name` while scripting is on.
 void set_test_targets_enabled(bool on);
 void test_target(const std::string& name);
+// The same for a rectangle that is not an item (a line of the code editor), when it is visible.
+void test_target_rect(const std::string& name, ImVec2 min, ImVec2 max);
 bool find_test_target(const std::string& name, ImVec2* min, ImVec2* max);
 void clear_test_targets();
 

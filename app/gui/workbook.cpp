@@ -30,6 +30,7 @@ Workbook::Workbook(AppOptions options, Settings settings, Fonts fonts)
 // Ladders, lessons and results, each failure logged (the navigator and the banner show them).
 void Workbook::load_content() {
     ladders_ = load_all_ladders(kernels_dir(), &ladder_errors_);
+    for (auto& L : ladders_) reload_learner_rungs(L.id, true);  // the learner's rungs from the workspace
     lessons_ = load_all_lessons(lessons_dir(), ladders_, &lesson_errors_);
     for (const auto& e : ladder_errors_) log("ladder manifest: " + e);
     for (const auto& e : lesson_errors_) log("lesson " + e.folder + ": " + e.message);
@@ -288,6 +289,7 @@ const Workbook::SelectionView& Workbook::selection_view() {
 
 void Workbook::frame() {
     poll_runner();
+    poll_learner_file();
     handle_keys();
     ++frames_drawn_;
 
@@ -393,8 +395,8 @@ void Workbook::draw_lower_panels(ImVec2 at, float right_w, float lower_h) {
 
 void Workbook::draw_right_tabs() {
     if (ImGui::BeginTabBar("##right_tabs")) {
-        const char* names[] = {"Plots", "Source", "Self-check"};
-        for (int i = 0; i < 3; ++i) {
+        const char* names[] = {"Plots", "Source", "Self-check", "Mine"};
+        for (int i = 0; i < 4; ++i) {
             ImGuiTabItemFlags f = pending_right_tab_ == i ? ImGuiTabItemFlags_SetSelected : 0;
             bool open = ImGui::BeginTabItem(names[i], nullptr, f);
             test_target(std::string("tab:") + names[i]);
@@ -405,8 +407,10 @@ void Workbook::draw_right_tabs() {
                     draw_plots();
                 else if (i == 1)
                     draw_source();
-                else
+                else if (i == 2)
                     draw_selfcheck();
+                else
+                    draw_learner();
                 ImGui::EndTabItem();
             }
         }
@@ -505,6 +509,7 @@ nlohmann::json Workbook::report() const {
                    {"restarts", runner_.client ? runner_.client->restarts() : 0},
                    {"last_error", runner_.last_error},
                    {"job_active", runner_.job.has_value()}};
+    j["learner"] = learner_report();
     j["errors_shown"] = logged_errors_;
     j["unresolved_bindings"] = text_.unresolved;  // of the step on screen: numbers the lesson could not show
     j["log"] = runner_.log;

@@ -12,6 +12,7 @@
 //   workbook_plots.cpp         bars, sweeps, correctness, traffic, roofline; tooltips; export
 //   workbook_source.cpp        rung source, diff against the previous rung, PTX
 //   workbook_selfcheck.cpp     questions, flashcards, exercise
+//   workbook_editor.cpp        the learner's rung: "Make it mine", the editor, compile marks, faults
 //
 // GPU work never runs here: it goes to the runner process through RunnerClient; the UI polls
 // its events once per frame.
@@ -28,9 +29,13 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/calculator.h"
+#include "engine/compile_diagnostics.h"
 #include "engine/device_info.h"
+#include "engine/exercise.h"
 #include "engine/lesson.h"
 #include "engine/manifest.h"
+#include "gui/code_editor.h"
+#include "gui/file_watch.h"
 #include "gui/frame_stats.h"
 #include "gui/line_diff.h"
 #include "gui/markdown.h"
@@ -299,6 +304,12 @@ class Workbook {
     void draw_ladder_strip();
     void draw_strip_without_ladder();
     void draw_strip_card_text(const Rung& r, const StripCard& card, ImVec2 p, ImVec2 q, bool usable);
+    void draw_learner_card_mark(ImDrawList* dl, ImVec2 p, ImVec2 q);
+    float learner_tag_width() const {
+        return fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, "MINE").x + 14 * fonts_.scale;
+    }
+    void draw_learner_bar_marks(ImVec2 origin);  // workbook_plots.cpp
+    nlohmann::json learner_report() const;       // workbook_editor.cpp
     float strip_card_height() const { return 98 * fonts_.scale; }
     float strip_card_min_width() const { return 150 * fonts_.scale; }
     float strip_min_width() const {
@@ -461,7 +472,50 @@ class Workbook {
     void draw_flashcards();
     void draw_exercise();
 
-    int right_tab_ = 0;           // 0 plots, 1 source, 2 self-check
+    // [SECTION] The learner's rung (workbook_editor.cpp)
+    struct LearnerState {
+        std::string ladder, rung, title, forked_from, path;  // the rung open in the editor
+        CodeEditor editor;
+        FileWatch watch;
+        std::vector<CompileDiagnostic> diagnostics;  // of the last compile
+        std::vector<EditorMark> marks;               // the diagnostics with a line, for the gutter
+        std::vector<int> shown_marks;                // the lines the gutter drew marks on (report)
+        std::set<uint64_t> requests;                 // run requests of the learner's rung in flight
+        bool pending_run = false;                    // run once the job in flight ends
+        std::string message, outcome;                // message: saved, reloaded, errors; outcome: the last run
+        bool message_error = false, outcome_error = false;
+        char find[128] = "";
+        bool find_open = false, focus_find = false, find_missed = false;
+        std::optional<StepExercise> exercise;  // the step exercise it was forked for (workbook_exercise.cpp)
+        Sizes exercise_sizes;
+        std::string goal_summary;  // as last shown (report)
+    } learner_;
+    void start_exercise(const StepExercise& ex);
+    bool submit_exercise_runs(const Rung& mine);
+    std::optional<GoalVerdict> exercise_verdict() const;
+    void draw_exercise_goal();
+    void draw_step_exercise_offer();
+    Ladder* mutable_ladder(const std::string& id);
+    void reload_learner_rungs(const std::string& ladder_id, bool quiet = false);
+    void make_it_mine(const Rung& r, const std::string& starter_path = "");
+    void open_learner_rung(const Rung& r);
+    void on_learner_record(const RunnerEvent& e, const RunRecord& rec);
+    void on_learner_failure(uint64_t request_id, const std::string& message);
+    std::vector<CompileDiagnostic> learner_diagnostics(const RunnerEvent& e, const RunRecord& rec) const;
+    bool in_learner_file(const CompileDiagnostic& d) const;  // a message about the open file (not a header)
+    void save_learner();
+    void run_learner();
+    void poll_learner_file();
+    void open_in_my_editor();
+    void draw_learner();
+    void draw_learner_empty();
+    void draw_learner_toolbar();
+    void draw_learner_find();
+    void draw_learner_diagnostics(float height);
+    void draw_learner_params(const Rung& r);
+    void handle_learner_keys();
+
+    int right_tab_ = 0;           // 0 plots, 1 source, 2 self-check, 3 mine (the learner's rung)
     int pending_right_tab_ = -1;  // selected on the next frame (--view)
     bool view_forced_ = false;    // --view given: steps do not change the plot tab
     int frames_drawn_ = 0;

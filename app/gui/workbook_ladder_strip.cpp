@@ -142,7 +142,9 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
             StripCard& card = strip_.cards[i];
             const char* idx = L.rungs[i].number.c_str();
             float iw = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, idx).x + 7 * s;
-            card.fit_title = fit_text(fonts_.bold, L.rungs[i].title, text_w - iw);
+            // The learner's rung keeps room for its "MINE" tag in the top right corner.
+            float tag = L.rungs[i].learner ? learner_tag_width() : 0;
+            card.fit_title = fit_text(fonts_.bold, L.rungs[i].title, text_w - iw - tag);
             card.fit_rate = fit_text(fonts_.small, card.rate, text_w);
             float chip_w = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, card.chip.c_str()).x;
             card.fit_source = fit_text(fonts_.small, card.source, text_w - chip_w - 20 * s);
@@ -214,6 +216,7 @@ void Workbook::draw_ladder_strip() {
         dl->AddRect(p, q, selected ? pal.accent : pal.border, 7 * s, 0, selected ? 2.0f * s : 1.0f);
         dl->AddRectFilled(ImVec2(p.x + 1, p.y + 1), ImVec2(p.x + 5 * s, q.y - 1), color, 7 * s,
                           ImDrawFlags_RoundCornersLeft);
+        if (r.learner) draw_learner_card_mark(dl, p, q);
 
         draw_strip_card_text(r, card, p, q, usable);
         if (hovered) {
@@ -302,6 +305,19 @@ void Workbook::draw_strip_card_text(const Rung& r, const StripCard& card, ImVec2
         if (elsewhere)
             dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.faint, card.fit_detail.c_str());
     }
+}
+
+// The learner's rung: a second, inner outline and a "MINE" tag in the top right corner (with the
+// "mine:" its title starts with, it reads in print and without colour).
+void Workbook::draw_learner_card_mark(ImDrawList* dl, ImVec2 p, ImVec2 q) {
+    const Palette& pal = palette();
+    const float s = fonts_.scale;
+    dl->AddRect(ImVec2(p.x + 3 * s, p.y + 3 * s), ImVec2(q.x - 3 * s, q.y - 3 * s), pal.accent, 5 * s, 0, 1.5f * s);
+    const char* tag = "MINE";
+    ImVec2 ts = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, tag);
+    ImVec2 at(q.x - ts.x - 10 * s, p.y + 8 * s);
+    dl->AddRectFilled(ImVec2(at.x - 4 * s, at.y - 1), ImVec2(at.x + ts.x + 4 * s, at.y + ts.y + 1), pal.accent, 4 * s);
+    dl->AddText(fonts_.small, fonts_.small->FontSize, at, IM_COL32_WHITE, tag);
 }
 
 }  // namespace kl::gui

@@ -233,6 +233,7 @@ void Workbook::draw_plot_canvas(float width, float height) {
     ImGui::InvisibleButton("##plot_canvas", ImVec2(width, height));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     draw_scene(dl, plots_.scene, origin, fonts_.plot);
+    draw_learner_bar_marks(origin);
     if (!plots_.built.empty_reason.empty()) {
         const plot::Rect& pr = plots_.layout.plot;
         ImVec2 c(origin.x + float(pr.x + pr.w * 0.5), origin.y + float(pr.y + pr.h * 0.5));
@@ -244,6 +245,26 @@ void Workbook::draw_plot_canvas(float width, float height) {
         dl->AddText(ImVec2(c.x - ts.x * 0.5f, c.y - ts.y * 0.5f), palette().muted, plots_.built.empty_reason.c_str());
     }
     if (ImGui::IsItemHovered()) draw_plot_tooltip(origin);
+}
+
+// The learner's rungs' bars outlined and tagged "mine" (their labels say "mine:" or M1 too).
+void Workbook::draw_learner_bar_marks(ImVec2 origin) {
+    if (!ladder_ || plots_.built.bar_colors.empty()) return;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float s = fonts_.scale;
+    for (const plot::BarLayout& b : plots_.layout.bars) {
+        if (b.point >= ladder_->rungs.size() || !ladder_->rungs[b.point].learner) continue;
+        ImVec2 a(origin.x + float(b.rect.x), origin.y + float(b.rect.y));
+        ImVec2 c(a.x + float(b.rect.w), a.y + float(b.rect.h));
+        dl->AddRect(ImVec2(a.x - 3 * s, a.y - 3 * s), ImVec2(c.x + 3 * s, c.y), palette().text, 0, 0, 1.5f * s);
+        // Inside the bar's top (its value label sits above it), or below a bar too short to hold it.
+        float th = fonts_.small->FontSize;
+        bool inside = c.y - a.y > th + 8 * s;
+        ImVec2 at(a.x + 4 * s, inside ? a.y + 4 * s : c.y + 2 * s);
+        dl->AddRectFilled(ImVec2(at.x - 2 * s, at.y), ImVec2(at.x + 32 * s, at.y + th),
+                          with_alpha(palette().panel, 0.85f));
+        dl->AddText(fonts_.small, th, at, palette().text, "mine");
+    }
 }
 
 // [SECTION] Tooltips

@@ -238,6 +238,7 @@ void Workbook::on_runner_result(const RunnerEvent& e) {
     const RunRecord& rec = *e.record;
     store_.add_live(rec);
     ++runner_.results_received;
+    on_learner_record(e, rec);  // the learner's panel says what became of their rung
     if (!rec.error.empty()) {
         runner_.last_error_title = rec.title.empty() ? rec.rung : rec.title;
         runner_.last_error = rec.error_kind + ": " + rec.error;
@@ -280,6 +281,7 @@ void Workbook::poll_runner() {
                     runner_.last_error = e.message;
                     log("request " + std::to_string(e.request_id) + " failed: " + e.message, true);
                 }
+                on_learner_failure(e.request_id, e.message);
                 if (runner_.job && runner_.job->open.erase(e.request_id)) ++runner_.job->failed;
                 break;
             }

@@ -207,6 +207,19 @@ void Workbook::draw_exercise() {
     ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 0));
     draw_markdown(selfcheck_.exercise);
     ImGui::PopStyleVar();
+    // Start the exercise from the step's rung, as the learner's own (workbook_editor.cpp).
+    if (rung_ && !rung_->file.empty() && !rung_->learner) {
+        ImGui::Spacing();
+        std::string label = "Start from " + rung_->title + " (make it mine)";
+        const LessonStep* st = step();
+        if (primary_button(label.c_str())) {
+            if (st && st->exercise && st->ladder == ladder_->id)  // the step's live exercise: its starter
+                start_exercise(*st->exercise);
+            else
+                make_it_mine(*rung_);
+        }
+        test_target("button:exercise_make_mine");
+    }
     ImGui::EndChild();
 }
 

@@ -118,11 +118,13 @@ void Workbook::draw_diff() {
     const Ladder& L = *ladder_;
     const Rung& r = *rung_;
     int index = r.index;
-    if (index == 0) {
+    // The learner's rung is compared with the rung it was forked from: what they changed.
+    const Rung* from = r.learner ? L.find_rung(r.forked_from) : nullptr;
+    if (index == 0 && !from) {
         ImGui::TextDisabled("%s is the first rung of the ladder: nothing to compare with.", r.title.c_str());
         return;
     }
-    const Rung& prev = L.rungs[size_t(index - 1)];
+    const Rung& prev = from ? *from : L.rungs[size_t(index - 1)];
     std::string key = prev.source_path + "|" + r.source_path;
     if (source_.diff_key != key) {
         std::vector<std::string> a, b;
@@ -252,7 +254,7 @@ void Workbook::draw_source() {
         text_centered("This step has no rung: no source to show.", palette().muted);
         return;
     }
-    const char* tabs[] = {"Source", "Diff vs previous rung", "PTX"};
+    const char* tabs[] = {"Source", rung_->learner ? "Diff vs the rung it came from" : "Diff vs previous rung", "PTX"};
     segmented("##source_tabs", tabs, 3, &source_.tab);
     if (!rung_->file.empty() && source_.loaded_path != rung_->source_path) {
         source_.lines.clear();
@@ -269,6 +271,18 @@ void Workbook::draw_source() {
                             rung_->is_triton() ? " (Python, Triton)" : "");
     else
         ImGui::TextDisabled("%s", rung_->file.c_str());
+    if (!rung_->file.empty()) {  // fork it into the learner's workspace, or edit the learner's own
+        ImGui::SameLine(0, 16 * fonts_.scale);
+        if (plain_button(rung_->learner ? "Edit mine" : "Make it mine")) {
+            if (rung_->learner) {
+                if (learner_.rung != rung_->id) open_learner_rung(*rung_);
+                pending_right_tab_ = 3;
+            } else {
+                make_it_mine(*rung_);
+            }
+        }
+        test_target("button:make_mine");
+    }
     ImGui::Spacing();
     if (source_.tab == 1) return draw_diff();
     if (source_.tab == 2) return draw_ptx();

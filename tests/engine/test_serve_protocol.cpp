@@ -247,9 +247,9 @@ TEST(ServeProtocol, AHelloOfAnotherVersionIsRefusedInOneLineNamingBoth) {
     EXPECT_NE(l.problem.find("kladder 0.1.0"), std::string::npos) << l.problem;
     EXPECT_EQ(l.problem.find('\n'), std::string::npos);
     // A newer runner is refused the same way, before its other fields are read.
-    l = kl::decode_runner_line(R"({"type":"hello","protocol":3,"device":"a string in version 3"})");
+    l = kl::decode_runner_line(R"({"type":"hello","protocol":4,"device":"a string in version 4"})");
     EXPECT_TRUE(l.version_mismatch);
-    EXPECT_NE(l.problem.find("protocol 3"), std::string::npos) << l.problem;
+    EXPECT_NE(l.problem.find("protocol 4"), std::string::npos) << l.problem;
 }
 
 TEST(ServeProtocol, AHelloWithoutAVersionOrWithABadFieldIsNamed) {
@@ -258,10 +258,10 @@ TEST(ServeProtocol, AHelloWithoutAVersionOrWithABadFieldIsNamed) {
     EXPECT_FALSE(l.version_mismatch);
     EXPECT_TRUE(l.bad_hello);
     EXPECT_NE(l.problem.find("protocol: missing"), std::string::npos) << l.problem;
-    l = kl::decode_runner_line(R"({"type":"hello","protocol":2,"gpu":true,"device":{"name":7,"sm_count":1}})");
+    l = kl::decode_runner_line(R"({"type":"hello","protocol":3,"gpu":true,"device":{"name":7,"sm_count":1}})");
     EXPECT_TRUE(l.bad_hello);
     EXPECT_NE(l.problem.find("device.name"), std::string::npos) << l.problem;
-    l = kl::decode_runner_line(R"({"type":"hello","protocol":2,"gpu":true})");
+    l = kl::decode_runner_line(R"({"type":"hello","protocol":3,"gpu":true})");
     EXPECT_TRUE(l.bad_hello);
     EXPECT_NE(l.problem.find("device: missing"), std::string::npos) << l.problem;
 }
@@ -396,4 +396,31 @@ TEST(RunPlan, EveryFailureHasOneKindAndOneExitCode) {
     ran.correctness = kl::Correctness{};
     ran.correctness->passed = false;
     EXPECT_EQ(kl::exit_code_of(ran), kl::ExitCode::Incorrect);
+}
+
+// Version 3: a result of a rung that did not compile carries NVRTC's log, parsed, so that the
+// window's editor can put each message at its line.
+TEST(ServeProtocol, ResultCarriesCompileDiagnosticsBothWays) {
+    kl::RunEvent e;
+    e.type = kl::RunEvent::Type::Result;
+    e.id = 9;
+    e.record.ladder = "elementwise";
+    e.record.rung = "mine_vector_add";
+    e.record.error_kind = "compile";
+    e.record.error = "kernel elementwise/mine_vector_add failed to compile";
+    e.diagnostics.push_back({"/ws/elementwise/mine_vector_add.cu", 4, 37, kl::Severity::Error, "identifier"});
+    e.diagnostics.push_back({"/ws/elementwise/mine_vector_add.cu", 3, 9, kl::Severity::Warning, "unused"});
+    const std::string line = kl::encode_line(e);
+    kl::RunnerLine l = kl::decode_runner_line(line);
+    ASSERT_TRUE(l.event) << l.problem;
+    EXPECT_EQ(l.event->diagnostics, e.diagnostics);
+    // A result without diagnostics says nothing about them (what version 2 sent).
+    e.diagnostics.clear();
+    EXPECT_EQ(kl::encode_line(e).find("diagnostics"), std::string::npos);
+    // A malformed entry is named.
+    std::string bad = line;
+    bad.replace(bad.find("\"severity\":\"error\""), 18, "\"severity\":\"fatal\"");
+    l = kl::decode_runner_line(bad);
+    EXPECT_FALSE(l.event);
+    EXPECT_NE(l.problem.find("diagnostics[0].severity"), std::string::npos) << l.problem;
 }

@@ -6,7 +6,15 @@
 // measurements), and can crash or hang on a chosen request. A request with options.counters
 // gets a counters_note that says counters were asked for (and none read).
 //
+// A learner's rung (engine/workspace.h) is compiled for real with NVRTC (no GPU needed) before the
+// made-up numbers, so that a compile error comes back as the real runner's record would carry it
+// (error_kind "compile", NVRTC's first message naming the learner's file and line) with the
+// parsed diagnostics (protocol 3).
+//
 //   fake_runner [--delay-ms N] [--crash-on-size N] [--hang-on-size N] [--no-gpu] [--protocol N]
+//               [--fault-on-rung ID]
+//     --fault-on-rung ID  answer a run of rung ID with a "fault" record (a trap), then exit as the
+//                         real runner does after its CUDA context is lost
 //     --crash-on-size N   abort() while handling a run request whose size n is N
 //     --hang-on-size N    never answer a run request whose size n is N
 //     --protocol N        say hello with protocol version N (a runner from another build)
@@ -15,10 +23,18 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <thread>
 
+#include "engine/compile_diagnostics.h"
+#include "engine/compiler.h"
+#include "engine/errors.h"
+#include "engine/manifest.h"
+#include "engine/paths.h"
 #include "engine/results.h"
+#include "engine/run_plan.h"
+#include "engine/workspace.h"
 #include "engine/serve_protocol.h"
 
 namespace {
@@ -59,12 +75,52 @@ kl::RunRecord fake_record(const kl::RunRequest& req) {
     return r;
 }
 
+// The learner's rung compiled as the runner would (its defines, sm_90); nullopt when it compiled
+// or the rung is not a learner's, else the failed record.
+std::optional<kl::RunRecord> compile_learner_rung(const kl::RunRequest& req,
+                                                  std::vector<kl::CompileDiagnostic>* diags) {
+    try {
+        kl::Ladder ladder = kl::load_ladder(kl::kernels_dir() + "/" + req.ladder + "/ladder.toml");
+        std::string error;
+        kl::merge_learner_rungs(ladder, kl::workspace_root(), &error);
+        const kl::Rung* rung = ladder.find_rung(req.rung);
+        if (!rung || !rung->learner) return std::nullopt;
+        kl::RunOptions opt;
+        opt.sizes = req.sizes;
+        opt.params = req.params;
+        opt.dtype = req.dtype;
+        kl::ResolvedRun run = kl::resolve_run(ladder, *rung, opt, 0);
+        kl::CompileRequest c;
+        c.source_path = rung->source_path;
+        c.defines = kl::compile_defines(*rung, run.params, run.problem.dtype);
+        c.arch = kl::rung_arch(*rung, "sm_90");
+        c.label = req.ladder + "/" + req.rung;
+        try {
+            kl::compile_kernel(c);
+        } catch (const kl::Error& e) {
+            // As `kladder serve` answers: NVRTC's log parsed, the file named by its full path.
+            if (auto* ce = dynamic_cast<const kl::CompileError*>(&e))
+                *diags = kl::diagnostics_of_compile(ce->log(), rung->source_path);
+            return kl::failed_record(run, e, false);
+        }
+    } catch (const kl::Error& e) {
+        kl::RunRecord r;
+        r.ladder = req.ladder;
+        r.rung = req.rung;
+        r.error_kind = "input";
+        r.error = e.what();
+        return r;
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     int delay_ms = 100, protocol = kl::kServeProtocol;
     long long crash_on = -1, hang_on = -1;
     bool gpu = true;
+    std::string fault_rung;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--delay-ms" && i + 1 < argc)
@@ -75,6 +131,8 @@ int main(int argc, char** argv) {
             hang_on = std::atoll(argv[++i]);
         else if (a == "--protocol" && i + 1 < argc)
             protocol = std::atoi(argv[++i]);
+        else if (a == "--fault-on-rung" && i + 1 < argc)
+            fault_rung = argv[++i];
         else if (a == "--no-gpu")
             gpu = false;
     }
@@ -124,7 +182,18 @@ int main(int argc, char** argv) {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
         reply.type = kl::RunEvent::Type::Result;
-        reply.record = fake_record(req.run);
+        if (auto failed = compile_learner_rung(req.run, &reply.diagnostics)) {
+            reply.record = *failed;
+        } else if (req.run.rung == fault_rung) {
+            reply.record = fake_record(req.run);
+            reply.record.timing.reset();
+            reply.record.error_kind = "fault";
+            reply.record.error = "cudaErrorLaunchFailure: unspecified launch failure (fake runner: a trap)";
+            out(reply);
+            return 1;  // the real runner leaves after a lost context
+        } else {
+            reply.record = fake_record(req.run);
+        }
         out(reply);
     }
     return 0;

@@ -18,7 +18,7 @@ r = json.load(open(sys.argv[1]))
 # at exit are not it).
 stderr = [l for l in open(sys.argv[2]).read().splitlines() if l.startswith("kernel-ladder: the runner speaks protocol")]
 problems = []
-shown = [e for e in r["errors_shown"] if "speaks protocol 1" in e and "protocol 2" in e]
+shown = [e for e in r["errors_shown"] if "speaks protocol 1" in e and "and this program protocol " in e]
 if not shown: problems.append("the mismatch was not shown in the window: %s" % r["errors_shown"])
 if len(stderr) != 1: problems.append("expected one line about the protocol on stderr, got %s" % stderr)
 if r["runner"]["results"] != 0: problems.append("a result came from an incompatible runner")

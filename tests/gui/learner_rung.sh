@@ -1,0 +1,140 @@
+#!/bin/sh
+# learner_rung.sh GUI FAKE_RUNNER OUT_DIR: the learner's own rung (issue 16) through the real window
+# under Xvfb, against the test double of the runner (which compiles a learner's rung for real with
+# NVRTC, no GPU, before making up its numbers):
+#   1. "Make it mine" on vector_add: the copy lands in the XDG data folder, the editor opens;
+#   2. a line typed into the editor that does not compile, saved with Ctrl+S: the gutter marks
+#      the line NVRTC names, the list under the editor says it, a click on it moves the caret there;
+#   3. Ctrl+Z takes the typing back, Ctrl+S: it compiles and runs, and the learner's rung is on
+#      the ladder strip ("mine:") and in the bar plot;
+#   4. "Open in my editor" ($VISUAL, argv only) edits the file outside: the watch reloads and runs it;
+#   5. a second window whose runner faults on the learner's rung says so in the learner's panel;
+#   6. nothing was written inside the repository tree.
+gui=$1
+fake=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/window_test.sh"
+fresh_out "$3"
+# The learner's workspace must lie outside the repository tree (the engine refuses it inside, and
+# the output folder is in the build folder): a temporary data folder.
+XDG_DATA_HOME=$(mktemp -d)
+export XDG_DATA_HOME
+trap 'rm -rf "$XDG_DATA_HOME"' EXIT
+repo=$(cd "$here/../.." && pwd)
+# The repository's state before (untracked and modified files; build folders are ignored).
+if git -C "$repo" rev-parse 2>/dev/null; then git -C "$repo" status --porcelain --untracked-files=all > "$out/repo_before.txt"; fi
+export KLADDER_SERVE="$fake --delay-ms 700"
+# The learner's editor: records how it was called and appends a comment, as a save would.
+cat > "$out/editor.sh" <<'ED'
+printf '%s\n' "$@" > "$(dirname "$0")/editor_argv.txt"
+printf '// edited in my own editor\n' >> "$1"
+ED
+export VISUAL="sh $out/editor.sh" EDITOR=
+cat > "$out/script.txt" <<SCRIPT
+wait 5
+click card:vector_add
+click tab:Source
+click button:make_mine
+wait 5
+click editor:line:20
+key End
+key Enter
+type         oops_undefined = 1;
+wait 3
+shot $out/typed.png
+key Ctrl+S
+wait_until results 1 60
+wait 5
+report $out/compile_error.json
+shot $out/compile_error.png
+click diag:0
+wait 3
+report $out/jumped.json
+key Ctrl+Z
+wait 2
+key Ctrl+S
+wait_until results 1 60
+wait 5
+shot $out/fixed.png
+click tab:Plots
+click button:reveal_plot
+wait 5
+shot $out/plot.png
+click tab:Mine
+click button:open_in_my_editor
+wait_until results 1 60
+wait 5
+SCRIPT
+run_gui "$gui" --size 1440x900 --lesson first_kernel --step 3 --script "$out/script.txt" --max-seconds 240 \
+    --report "$out/report.json"
+python3 - "$out" "$XDG_DATA_HOME" <<'PY' || exit 1
+import json, os, sys
+out, data = sys.argv[1], sys.argv[2]
+r = json.load(open(f"{out}/report.json"))
+ce = json.load(open(f"{out}/compile_error.json"))["learner"]
+jumped = json.load(open(f"{out}/jumped.json"))["learner"]
+le, sc, st = r["learner"], r["script"], r["state"]
+ws = f"{data}/kernel-ladder/workspace/elementwise"
+src = f"{ws}/mine_vector_add.cu"
+text = open(src).read() if os.path.exists(src) else ""
+checks = [
+    (sc["finished"] and not sc["errors"], f"script: {sc['errors']}"),
+    (os.path.exists(src) and os.path.exists(f"{ws}/manifest.toml"), f"workspace files missing: {os.listdir(ws) if os.path.isdir(ws) else 'no ' + ws}"),
+    (le["rung"] == "mine_vector_add" and le["forked_from"] == "vector_add", f"learner rung: {le['rung']} from {le['forked_from']}"),
+    (21 in ce["gutter_marks"], f"gutter marks after the broken save: {ce['gutter_marks']} (expected line 21)"),
+    (any("mine_vector_add.cu:21:" in d and "oops_undefined" in d for d in ce["diagnostics"]), f"diagnostics: {ce['diagnostics']}"),
+    ("did not compile" in ce["outcome"] and ce["outcome_error"], f"outcome after the broken save: {ce['outcome']!r}"),
+    (jumped["caret_line"] == 21, f"clicking the message put the caret on line {jumped['caret_line']}, expected 21"),
+    ("oops_undefined" not in text, "Ctrl+Z did not take the broken line back"),
+    (not le["diagnostics"] and not le["gutter_marks"], f"marks left after the fix: {le['gutter_marks']} {le['diagnostics']}"),
+    (text.endswith("// edited in my own editor\n"), "the outside editor's change is not in the file"),
+    (open(f"{out}/editor_argv.txt").read().split("\n")[0] == src if os.path.exists(f"{out}/editor_argv.txt") else False, "Open in my editor did not get the file as its argument"),
+    (any("changed on disk" in l for l in r["log"]), "the file watch did not see the outside edit"),
+    (st["rung"] == "mine_vector_add", f"selected rung: {st['rung']}"),
+    (r["runner"]["results"] >= 3 and not r["runner"]["job_active"], f"runs: {r['runner']['results']}"),
+]
+bad = [m for ok, m in checks if not ok]
+print(f"learner rung: {len(checks) - len(bad)} of {len(checks)} checks passed; diagnostics shown: {ce['diagnostics']}")
+if bad:
+    print("FAIL: " + "\n      ".join(bad))
+    sys.exit(1)
+PY
+for f in typed compile_error fixed plot; do sh "$here/check_png.sh" "$out/$f.png" 1440 900 || exit 1; done
+
+# A learner's kernel that faults: the panel names the rung and what happened; the window stays up.
+export KLADDER_SERVE="$fake --delay-ms 700 --fault-on-rung mine_vector_add"
+cat > "$out/fault.txt" <<SCRIPT
+wait 5
+click card:mine_vector_add
+click tab:Source
+click button:make_mine
+wait 3
+key Ctrl+S
+wait_until results 1 60
+wait 10
+shot $out/fault.png
+SCRIPT
+run_gui "$gui" --size 1440x900 --lesson first_kernel --step 3 --script "$out/fault.txt" --max-seconds 120 \
+    --report "$out/fault.json"
+python3 - "$out/fault.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+le = r["learner"]
+bad = []
+if "mine_vector_add" not in le["outcome"] or "faulted" not in le["outcome"]: bad.append(f"the panel says {le['outcome']!r}")
+if r["runner"]["exits"] < 1: bad.append("the faulted runner did not exit")
+if r["script"]["errors"]: bad.append(str(r["script"]["errors"]))
+print("fault shown: " + le["outcome"])
+if bad:
+    print("FAIL: " + "; ".join(bad))
+    sys.exit(1)
+PY
+sh "$here/check_png.sh" "$out/fault.png" 1440 900 || exit 1
+if [ -f "$out/repo_before.txt" ]; then
+    git -C "$repo" status --porcelain --untracked-files=all > "$out/repo_after.txt"
+    cmp -s "$out/repo_before.txt" "$out/repo_after.txt" || { echo "FAIL: the repository tree changed:"; diff "$out/repo_before.txt" "$out/repo_after.txt"; exit 1; }
+    echo "repository tree unchanged"
+else
+    echo "FAIL: not a git checkout: cannot check that the repository tree is unchanged"; exit 1
+fi
+echo ok
