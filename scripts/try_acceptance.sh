@@ -22,7 +22,10 @@ work=$(mktemp -d)
 out="$work/try_acceptance"
 mkdir -p "$out" "$work/mine"
 export XDG_DATA_HOME="$work/data" XDG_CACHE_HOME="$work/cache"
-k="$carry/kernels/elementwise"
+# The data the packed kladder finds: the carry's own kernels/ and lessons/ when it has them,
+# else the repository's (the program walks up from its folder to the first that has them).
+data="$carry"; [ -d "$data/kernels" ] || data=$(pwd)
+k="$data/kernels/elementwise"
 sed 's/kl_to_float(b\[i\]))/kl_to_float(b[i]) + oops)/' "$k/01_vector_add.cu" > "$work/mine/broken.cu"
 cp "$k/04_gelu_fused_vec.cu" "$work/mine/copy.cu"
 sed 's/return 0.5f \* x/return 0.49f * x/' "$k/04_gelu_fused_vec.cu" > "$work/mine/wrong.cu"
@@ -31,7 +34,7 @@ sed 's/const long long n4 = n \/ 4;/const long long n4 = n \/ 4; if (blockIdx.x 
 sed 's/const long long n4 = n \/ 4;/const long long n4 = n \/ 4; if (blockIdx.x == 0) { volatile int z = 0; while (z == 0) {} }/' \
   "$k/04_gelu_fused_vec.cu" > "$work/mine/hang.cu"
 cp "$k/01_vector_add.cu" "$work/mine/solution.cu"
-cp "$carry/lessons/01_first_kernel/exercise_vector_add.cu" "$work/mine/starter.cu"
+cp "$data/lessons/01_first_kernel/exercise_vector_add.cu" "$work/mine/starter.cu"
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u +%FT%TZ; } > "$out/device.txt" 2>&1
 
 rows=()

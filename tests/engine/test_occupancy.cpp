@@ -267,7 +267,8 @@ TEST(ArchGate, OnTuringTheAmpereRungsAreSkippedToo) {
                            "double_buffer: needs sm_80 (Ampere)", "mma_bf16: needs sm_80 (Ampere)",
                            "wgmma_bf16: needs sm_90 (Hopper)", "wgmma_tma_bf16: needs sm_90 (Hopper)",
                            "wgmma_streamk_bf16: needs sm_90 (Hopper)", "double_buffer_streamk: needs sm_80 (Ampere)",
-                           "cublaslt_fp8: needs sm_89 (Ada)", "wgmma_fp8: needs sm_90 (Hopper)", "triton_matmul: needs sm_80 (Ampere)"}));
+                           "cublaslt_fp8: needs sm_89 (Ada)", "wgmma_fp8: needs sm_90 (Hopper)",
+                           "triton_matmul: needs sm_80 (Ampere)"}));
 }
 
 TEST(ArchGate, HopperSpecificTargetsDoNotRunOnNewerArchitectures) {

@@ -114,7 +114,7 @@ wait_until results 1 60
 wait 10
 shot $out/fault.png
 SCRIPT
-run_gui "$gui" --size 1440x900 --lesson first_kernel --step 3 --script "$out/fault.txt" --max-seconds 120 \
+run_gui "$gui" --size 1920x1000 --lesson first_kernel --step 3 --script "$out/fault.txt" --max-seconds 120 \
     --report "$out/fault.json"
 python3 - "$out/fault.json" <<'PY' || exit 1
 import json, sys
