@@ -55,7 +55,7 @@ run_case trap 3 elementwise trap.cu --like gelu_fused_vec
 run_case hang 3 elementwise hang.cu --like gelu_fused_vec --timeout 20
 run_case goal_met 0 elementwise solution.cu --exercise 01_first_kernel/8
 run_case goal_not 1 elementwise starter.cu --exercise 01_first_kernel/8
-sh tests/cli/try_gpu.sh "$kladder" "$carry" > "$out/try_gpu.txt" 2>&1
+sh tests/cli/try_gpu.sh "$kladder" "$data" > "$out/try_gpu.txt" 2>&1
 tests=$?
 rows+=("$(printf '%-9s %4s %4s  %s' tests 0 "$tests" "$(tail -n 1 "$out/try_gpu.txt")")")
 mkdir -p "${OUT:-/tmp}"
