@@ -251,12 +251,14 @@ bool CodeEditor::draw(const char* id, ImVec2 size, ImFont* mono, const std::vect
     last = std::min(int(starts_.size()), last);
     draw_text_layer(dl, mono, text_at, first, last);
     if (active_) draw_caret(dl, mono, text_at);
-    // Test targets: the start of each visible line (a scripted click there, then End, puts the
-    // caret at its end).
+    // Test targets: the first visible character of each visible line (a scripted click there,
+    // then End, puts the caret at its end). Scrolled sideways to a caret far right, the line's
+    // start is out of view, so the target moves to the view's left edge.
+    const float left = std::max(text_at.x, ImGui::GetWindowPos().x + char_w);
     for (int i = first; i < last; ++i) {
         float y = text_at.y + float(i) * lh;
-        test_target_rect("editor:line:" + std::to_string(i + 1), ImVec2(text_at.x, y + 1),
-                         ImVec2(text_at.x + char_w, y + lh - 1));
+        test_target_rect("editor:line:" + std::to_string(i + 1), ImVec2(left, y + 1),
+                         ImVec2(left + char_w, y + lh - 1));
     }
     if (scroll_to_ >= 0) scroll_to(scroll_to_, mono, pad, gutter_w);
     scroll_to_ = -1;

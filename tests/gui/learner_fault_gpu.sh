@@ -30,8 +30,10 @@ wait_until idle 180
 wait 20
 report $out/trap.json
 shot $out/trap.png
+click tab:Mine
+wait 30
 key Ctrl+Z
-wait 2
+wait 30
 click editor:line:20
 key End
 key Enter
@@ -42,8 +44,10 @@ wait_until idle 180
 wait 20
 report $out/hang.json
 shot $out/hang.png
+click tab:Mine
+wait 30
 key Ctrl+Z
-wait 2
+wait 30
 key Ctrl+S
 wait_until job 30
 wait_until idle 180
