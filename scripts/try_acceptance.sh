@@ -31,7 +31,7 @@ cp "$k/04_gelu_fused_vec.cu" "$work/mine/copy.cu"
 sed 's/return 0.5f \* x/return 0.49f * x/' "$k/04_gelu_fused_vec.cu" > "$work/mine/wrong.cu"
 sed 's/const long long n4 = n \/ 4;/const long long n4 = n \/ 4; if (blockIdx.x == 7) __trap();/' \
   "$k/04_gelu_fused_vec.cu" > "$work/mine/trap.cu"
-sed 's/const long long n4 = n \/ 4;/const long long n4 = n \/ 4; if (blockIdx.x == 0) { volatile int z = 0; while (z == 0) {} }/' \
+sed 's/const long long n4 = n \/ 4;/const long long n4 = n \/ 4; if (blockIdx.x == 0) { while (clock64() >= 0) {} }/' \
   "$k/04_gelu_fused_vec.cu" > "$work/mine/hang.cu"
 cp "$k/01_vector_add.cu" "$work/mine/solution.cu"
 cp "$data/lessons/01_first_kernel/exercise_vector_add.cu" "$work/mine/starter.cu"

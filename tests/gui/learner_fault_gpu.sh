@@ -37,7 +37,7 @@ wait 30
 click editor:line:20
 key End
 key Enter
-type         volatile int spin = 1; while (spin) {}
+type         while (clock64() >= 0) {}
 key Ctrl+S
 wait_until job 30
 wait_until idle 180
