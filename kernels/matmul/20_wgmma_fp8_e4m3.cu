@@ -15,6 +15,15 @@
 // bf16 rung's ceiling doubles (989 -> 1979 TFLOP/s dense on the datasheet).
 // What to see: TFLOP/s against cuBLASLt's fp8 GEMM (the reference rung cublaslt_fp8), and the
 // error column: fp8 inputs, and sums kept to about 14 bits by the fp8 tensor-core path.
+// Promotion (PROMOTE): the fp8 wgmma's own accumulator keeps fewer bits than fp32, so over a
+// long K the rounding grows until the result fails the check (at K = 4097: 165 of 16.8 M elements
+// off, relative L2 1.2e-3, measured on the H100). Every PROMOTE K-tiles (128 deep each) the
+// consumer waits for its wgmmas, adds their sums into fp32 registers and starts the next chunk
+// from zero, as cuBLASLt does by default. It costs a register per accumulator (so BN = 128) and a
+// full wait per chunk. PROMOTE = 0 keeps the whole K in the tensor core's accumulator.
+// Measured at 8192^3 (H100, 2026-11-24, assets/recorded/h100_matmul_fp8_promote.json): promoting
+// every K-tile is both the most accurate and, unexpectedly, the fastest of 1, 2, 4, 8; longer
+// chunks did not win back the waits (their modulo bookkeeping may cost the pipeline more).
 // Edges and alignment: TMA needs 16-byte rows (K a multiple of 16) and aligned bases; otherwise
 // the engine passes zeroed maps and the producer warpgroup copies byte by byte, with guards,
 // into the same swizzled layout. C is written with guards.
@@ -22,8 +31,8 @@
 #include "kl_wgmma.cuh"      // fences, the smem descriptor, store_accumulators (kernels/common)
 #include "kl_wgmma_fp8.cuh"  // the e4m3 wgmma (kernels/common)
 
-#if !defined(BM) || !defined(BN) || !defined(STAGES) || !defined(GROUP_M)
-#error "BM, BN, STAGES and GROUP_M must be defined, e.g. -DBM=128 -DBN=256 -DSTAGES=4 -DGROUP_M=8"
+#if !defined(BM) || !defined(BN) || !defined(STAGES) || !defined(GROUP_M) || !defined(PROMOTE)
+#error "BM, BN, STAGES, GROUP_M and PROMOTE must be defined, e.g. -DBM=128 -DBN=128 -DSTAGES=4 -DGROUP_M=8 -DPROMOTE=1"
 #endif
 
 #define BK 128                                   // one 128-byte swizzled row of fp8 per K-tile
@@ -214,15 +223,20 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, float scale,
     // Not zeroed: each tile's first wgmma runs with accumulate = 0 (see matmul rung 11: zeroing by hand
     // makes ptxas serialize the wgmmas).
     float d[BN / 2];
+    float sum[PROMOTE > 0 ? BN / 2 : 1];  // fp32 sums of the promoted chunks (PROMOTE > 0)
     Ring ring;
     for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
         int m0, n0;
         tile_origin(tile, tiles_m, tiles_n, m0, n0);
+        if (PROMOTE > 0)
+#pragma unroll
+            for (int i = 0; i < (PROMOTE > 0 ? BN / 2 : 1); ++i) sum[i] = 0.f;
         int previous = -1;  // the stage whose batch may still be running
         for (int kt = 0; kt < k_tiles; ++kt) {
             mbar_wait(sh.full(ring.stage), ring.parity);
             const unsigned sA = smem_addr(sh.a(ring.stage)) + cg * (64 * 128);
             const unsigned sB = smem_addr(sh.b(ring.stage));
+            const bool chunk_start = PROMOTE > 0 ? kt % (PROMOTE > 0 ? PROMOTE : 1) == 0 : kt == 0;
             wgmma_fence();
 #pragma unroll
             for (int kk = 0; kk < BK / 32; ++kk) {
@@ -230,18 +244,36 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, float scale,
                 // 1 KB apart (stride offset); the leading offset is unused with this swizzle.
                 const unsigned long long desc_a = make_desc(sA + kk * 32, 16, 1024);
                 const unsigned long long desc_b = make_desc(sB + kk * 32, 16, 1024);
-                wgmma_fp8(d, desc_a, desc_b, kt > 0 || kk > 0);
+                wgmma_fp8(d, desc_a, desc_b, !chunk_start || kk > 0);
             }
             wgmma_commit();
-            wgmma_wait<1>();  // the previous batch is done: its stage can be refilled
-            fence_accumulators(d);
-            if (previous >= 0 && lane == 0) mbar_arrive(sh.empty(previous));
-            previous = ring.stage;
+            const bool chunk_end = PROMOTE > 0 && (kt % (PROMOTE > 0 ? PROMOTE : 1) == PROMOTE - 1 || kt == k_tiles - 1);
+            if (chunk_end) {  // promote: this chunk's sums into fp32, both stages free
+                wgmma_wait<0>();
+                fence_accumulators(d);
+#pragma unroll
+                for (int i = 0; i < (PROMOTE > 0 ? BN / 2 : 1); ++i) sum[i] += d[i];
+                if (lane == 0) {
+                    if (previous >= 0) mbar_arrive(sh.empty(previous));
+                    mbar_arrive(sh.empty(ring.stage));
+                }
+                previous = -1;
+            } else {
+                wgmma_wait<1>();  // the previous batch is done: its stage can be refilled
+                fence_accumulators(d);
+                if (previous >= 0 && lane == 0) mbar_arrive(sh.empty(previous));
+                previous = ring.stage;
+            }
             ring.advance();
         }
-        wgmma_wait<0>();
-        fence_accumulators(d);
-        if (lane == 0) mbar_arrive(sh.empty(previous));
+        if (previous >= 0) {
+            wgmma_wait<0>();
+            fence_accumulators(d);
+            if (lane == 0) mbar_arrive(sh.empty(previous));
+        }
+        if (PROMOTE > 0)
+#pragma unroll
+            for (int i = 0; i < (PROMOTE > 0 ? BN / 2 : 1); ++i) d[i] = sum[i];
 
             // Epilogue: the per-tensor scales, then rung 12's store. The producer is already filling
             // the next tile's stages.
