@@ -247,7 +247,8 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, float scale,
                 wgmma_fp8(d, desc_a, desc_b, !chunk_start || kk > 0);
             }
             wgmma_commit();
-            const bool chunk_end = PROMOTE > 0 && (kt % (PROMOTE > 0 ? PROMOTE : 1) == PROMOTE - 1 || kt == k_tiles - 1);
+            const bool chunk_end =
+                PROMOTE > 0 && (kt % (PROMOTE > 0 ? PROMOTE : 1) == PROMOTE - 1 || kt == k_tiles - 1);
             if (chunk_end) {  // promote: this chunk's sums into fp32, both stages free
                 wgmma_wait<0>();
                 fence_accumulators(d);
@@ -275,8 +276,8 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, float scale,
 #pragma unroll
             for (int i = 0; i < (PROMOTE > 0 ? BN / 2 : 1); ++i) d[i] = sum[i];
 
-            // Epilogue: the per-tensor scales, then rung 12's store. The producer is already filling
-            // the next tile's stages.
+                // Epilogue: the per-tensor scales, then rung 12's store. The producer is already filling
+                // the next tile's stages.
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) d[i] *= scale;
         store_accumulators(d, C, M, N, m0 + cg * 64, n0);
