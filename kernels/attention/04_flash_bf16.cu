@@ -126,8 +126,10 @@ __device__ __forceinline__ void load_tile(unsigned dst, const __nv_bfloat16* src
 // ---------------------------------------------------------------------------------------------
 // The kernel body for one head dimension and tile shape. kSkipRescale: skip rescaling o when
 // no row of the warp found a larger max in the tile (exact; pays for its vote at d = 128 only).
+// kLateRefill: issue the next tile's copy after S = Q K^T instead of at the loop's top (pays at
+// d = 128 only; both measured in docs/tuning/attention.md).
 // ---------------------------------------------------------------------------------------------
-template <int D, int BM, int BN, bool kSkipRescale>
+template <int D, int BM, int BN, bool kSkipRescale, bool kLateRefill>
 __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const __nv_bfloat16* Q, const __nv_bfloat16* K,
                                            const __nv_bfloat16* V, int N, int causal, unsigned char* smem) {
     constexpr int MT = BM / (16 * WARPS);  // 16-row mma tiles per warp
@@ -152,19 +154,17 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
     const int wr0 = warp * 16 * MT;                    // this warp's first row inside the block
     const int warp_first = q0 + wr0, warp_last = q0 + wr0 + 16 * MT - 1;
     const long long head = (long long)blockIdx.y * N;
-    // K and V stay the kernel's parameters (constant bank) and each refill adds this head's
-    // offset again: two 64-bit pointers fewer live through the loop. At d = 128 the loop holds 255
-    // registers, and those four were the difference between no spill and a 68-byte spill that
-    // cost 5.5% (docs/tuning/attention.md).
     Q += head * D;
+    K += head * D;
+    V += head * D;
 
     const int key_end = causal ? min(N, q0 + BM) : N;
     const int tiles = (key_end + BN - 1) / BN;
 
     // Prologue: Q and the first K, V tiles in one group.
     load_tile<D, BM>(sQ, Q, q0, N);
-    load_tile<D, BN>(sK0, K + head * D, 0, N);
-    load_tile<D, BN>(sV0, V + head * D, 0, N);
+    load_tile<D, BN>(sK0, K, 0, N);
+    load_tile<D, BN>(sV0, V, 0, N);
     cp_async_commit();
     cp_async_wait_all();
     __syncthreads();
@@ -198,20 +198,28 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
         l[mt][0] = l[mt][1] = 0.f;  // this lane's partial sums; the 4 lanes of a row add up at the end
     }
 
+    // Copies tile j + 1 into the stage tile j - 1 used (every warp is past the barrier that ended
+    // tile j - 1). One commit per iteration either way, so the wait at the loop's top stays exact.
+    auto refill_next_stage = [&](int j) {
+        if (j + 1 < tiles) {
+            const int stage = (j + 1) % 2;
+            load_tile<D, BN>(sK0 + stage * BN * STRIDE, K, (j + 1) * BN, N);
+            load_tile<D, BN>(sV0 + stage * BN * STRIDE, V, (j + 1) * BN, N);
+        }
+        cp_async_commit();
+    };
+
     for (int j = 0; j < tiles; ++j) {
         if (j > 0) {
             cp_async_wait_all();  // tile j (issued one iteration ago) has landed for this thread...
             __syncthreads();      // ...for all threads; and everyone is done with tile j - 1
         }
-        if (j + 1 < tiles) {  // refill the stage tile j - 1 used
-            const int s = (j + 1) % 2;
-            load_tile<D, BN>(sK0 + s * BN * STRIDE, K + (long long)blockIdx.y * N * D, (j + 1) * BN, N);
-            load_tile<D, BN>(sV0 + s * BN * STRIDE, V + (long long)blockIdx.y * N * D, (j + 1) * BN, N);
-        }
-        cp_async_commit();
-
         const int k0 = j * BN;
-        if (causal && k0 > warp_last) continue;  // every key of the tile is after this warp's rows
+        if (!kLateRefill) refill_next_stage(j);
+        if (causal && k0 > warp_last) {  // every key of the tile is after this warp's rows
+            if (kLateRefill) refill_next_stage(j);
+            continue;
+        }
         const unsigned sK = sK0 + (j % 2) * BN * STRIDE + k_lane;
         const unsigned sV = sV0 + (j % 2) * BN * STRIDE + v_lane;
 
@@ -245,6 +253,13 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
                 }
             }
         }
+
+        // At d = 128 the next tile's copy is issued only now, after S = Q K^T: issued at the loop's
+        // top, its 16 cp.async per thread queued with the 48 ldmatrix of Q K^T in the same
+        // memory-instruction queue, and the warps stalled there ("mio throttle" on ldmatrix 10x
+        // higher in Nsight Compute). It still has the softmax and P V to land. At d = 64 the early copy measured 6%
+        // faster: keep it.
+        if (kLateRefill) refill_next_stage(j);
 
         // Mask keys past N and, on tiles crossing this warp's diagonal, keys after the query.
         if (k0 + BN > N || (causal && k0 + BN - 1 > warp_first)) {
@@ -349,12 +364,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 2)
     attention_flash_bf16_d64(__nv_bfloat16* O, float* lse, const __nv_bfloat16* Q, const __nv_bfloat16* K,
                              const __nv_bfloat16* V, int N, int causal) {
     extern __shared__ __align__(16) unsigned char smem[];
-    flash_bf16<64, BM64, BN64, false>(O, lse, Q, K, V, N, causal, smem);
+    flash_bf16<64, BM64, BN64, false, false>(O, lse, Q, K, V, N, causal, smem);
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, 2)
     attention_flash_bf16_d128(__nv_bfloat16* O, float* lse, const __nv_bfloat16* Q, const __nv_bfloat16* K,
                               const __nv_bfloat16* V, int N, int causal) {
     extern __shared__ __align__(16) unsigned char smem[];
-    flash_bf16<128, BM128, BN128, true>(O, lse, Q, K, V, N, causal, smem);
+    flash_bf16<128, BM128, BN128, true, true>(O, lse, Q, K, V, N, causal, smem);
 }
