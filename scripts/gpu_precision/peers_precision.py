@@ -16,14 +16,16 @@ from peers import bench, emit
 DT = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 
 def main():
-    ap = argparse.ArgumentParser(); ap.add_argument("--out"); args = ap.parse_args()
+    ap = argparse.ArgumentParser(); ap.add_argument("--out")
+    ap.add_argument("--norms-only", action="store_true", help="only the copy and the layer_norm / rms_norm cases")
+    args = ap.parse_args()
     rows = []
     emit(rows, what="device", name=torch.cuda.get_device_name(), torch=torch.__version__)
     n = 1 << 28
     x = torch.randn(n, device="cuda"); y = torch.empty_like(x)
     t = bench(lambda: y.copy_(x)); emit(rows, what="copy", dtype="fp32", n=n, ms=t, gbps=2 * n * 4 / t / 1e6)
     del x, y
-    for name, dt in DT.items():
+    for name, dt in ({} if args.norms_only else DT).items():
         es = torch.finfo(dt).bits // 8
         x = torch.rand(n, device="cuda", dtype=dt) * 10 - 5
         t = bench(lambda: F.gelu(x, approximate="tanh"))
