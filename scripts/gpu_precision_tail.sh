@@ -6,6 +6,8 @@
 #   scripts/gpu_precision_tail.sh <carry folder> <device tag>
 # Carry folder as for gpu_precision_record.sh. Results under $OUT: <tag>_layernorm_tail.json,
 # <tag>_peers_norms.json, logs.tgz.
+# Rung 7 was removed after this call (no gain, docs/tuning/layernorm.md): its runs and sanitizer
+# passes need the tree of commit f548c86; on later trees they fail with 'unknown rung'.
 set -uo pipefail
 C=${1:?carry folder}; TAG=${2:?device tag}
 OUT=${OUT:-/tmp/kl-out}; P=$OUT/parts; mkdir -p "$P"
