@@ -17,9 +17,9 @@
 // stream (the later reads may then come partly from DRAM rather than L2).
 // A row of all -inf gives all zeros (the max is replaced by 0 and 0 / 0 is avoided).
 
-#if !defined(ELEM_IS_FP32)
-#error "the softmax ladder is written for fp32: compile with -DELEM=float -DELEM_IS_FP32=1"
-#endif
+// Storage: ELEM (fp32, bf16 or fp16); every value is converted to float on load, the statistics
+// and the output are computed in float and the output rounded once to ELEM on store.
+#include "kl_common.cuh"
 #ifndef TPB
 #define TPB 256
 #endif
@@ -47,23 +47,24 @@ __device__ float block_reduce(float value, float* scratch) {
 }
 
 extern "C" __global__ void __launch_bounds__(TPB)
-    softmax_block_smem(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+    softmax_block_smem(ELEM* __restrict__ out, const ELEM* __restrict__ in, int rows, int cols) {
     __shared__ float scratch[TPB];
-    const float* x = in + (size_t)blockIdx.x * cols;
-    float* y = out + (size_t)blockIdx.x * cols;
+    const ELEM* x = in + (size_t)blockIdx.x * cols;
+    ELEM* y = out + (size_t)blockIdx.x * cols;
 
     // Phase 1: row maximum.
     float m = NEG_INF;
-    for (int c = threadIdx.x; c < cols; c += TPB) m = fmaxf(m, x[c]);
+    for (int c = threadIdx.x; c < cols; c += TPB) m = fmaxf(m, kl_to_float(x[c]));
     m = block_reduce<true>(m, scratch);
     if (m == NEG_INF) m = 0.f;  // all -inf row: every exp below is exp(-inf) = 0
 
     // Phase 2: sum of exp(x - max); the row comes back from cache, not DRAM.
     float s = 0.f;
-    for (int c = threadIdx.x; c < cols; c += TPB) s += exp2f((x[c] - m) * LOG2E);
+    for (int c = threadIdx.x; c < cols; c += TPB) s += exp2f((kl_to_float(x[c]) - m) * LOG2E);
     s = block_reduce<false>(s, scratch);
     const float inv = (s > 0.f) ? 1.f / s : 0.f;
 
     // Phase 3: normalized output.
-    for (int c = threadIdx.x; c < cols; c += TPB) y[c] = exp2f((x[c] - m) * LOG2E) * inv;
+    for (int c = threadIdx.x; c < cols; c += TPB)
+        y[c] = kl_from_float<ELEM>(exp2f((kl_to_float(x[c]) - m) * LOG2E) * inv);
 }

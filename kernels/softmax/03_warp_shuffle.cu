@@ -12,9 +12,9 @@
 // What to see: a gain over rung 2 that grows as n shrinks; at large n both are bound by the
 // three passes over the row. Rung 4 removes one pass.
 
-#if !defined(ELEM_IS_FP32)
-#error "the softmax ladder is written for fp32: compile with -DELEM=float -DELEM_IS_FP32=1"
-#endif
+// Storage: ELEM (fp32, bf16 or fp16); every value is converted to float on load, the statistics
+// and the output are computed in float and the output rounded once to ELEM on store.
+#include "kl_common.cuh"
 #ifndef TPB
 #define TPB 256
 #endif
@@ -35,16 +35,16 @@ __device__ __forceinline__ float warp_sum(float v) {
 }
 
 extern "C" __global__ void __launch_bounds__(TPB)
-    softmax_warp_shuffle(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+    softmax_warp_shuffle(ELEM* __restrict__ out, const ELEM* __restrict__ in, int rows, int cols) {
     __shared__ float warp_maxima[WARPS];  // separate arrays for max and sum: no barrier
     __shared__ float warp_sums[WARPS];    // is needed between the two reductions
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const float* x = in + (size_t)blockIdx.x * cols;
-    float* y = out + (size_t)blockIdx.x * cols;
+    const ELEM* x = in + (size_t)blockIdx.x * cols;
+    ELEM* y = out + (size_t)blockIdx.x * cols;
 
     // Phase 1: row maximum.
     float m = NEG_INF;
-    for (int c = threadIdx.x; c < cols; c += TPB) m = fmaxf(m, x[c]);
+    for (int c = threadIdx.x; c < cols; c += TPB) m = fmaxf(m, kl_to_float(x[c]));
     m = warp_max(m);
     if (lane == 0) warp_maxima[warp] = m;
     __syncthreads();
@@ -54,7 +54,7 @@ extern "C" __global__ void __launch_bounds__(TPB)
 
     // Phase 2: sum of exp(x - max).
     float s = 0.f;
-    for (int c = threadIdx.x; c < cols; c += TPB) s += exp2f((x[c] - m) * LOG2E);
+    for (int c = threadIdx.x; c < cols; c += TPB) s += exp2f((kl_to_float(x[c]) - m) * LOG2E);
     s = warp_sum(s);
     if (lane == 0) warp_sums[warp] = s;
     __syncthreads();
@@ -63,5 +63,6 @@ extern "C" __global__ void __launch_bounds__(TPB)
     const float inv = (s > 0.f) ? 1.f / s : 0.f;
 
     // Phase 3: normalized output.
-    for (int c = threadIdx.x; c < cols; c += TPB) y[c] = exp2f((x[c] - m) * LOG2E) * inv;
+    for (int c = threadIdx.x; c < cols; c += TPB)
+        y[c] = kl_from_float<ELEM>(exp2f((kl_to_float(x[c]) - m) * LOG2E) * inv);
 }

@@ -25,9 +25,9 @@
 // changed little on an H100 (the compiler overlaps the loads anyway). The same update is the
 // heart of FlashAttention, which never sees a whole row at once.
 
-#if !defined(ELEM_IS_FP32)
-#error "the softmax ladder is written for fp32: compile with -DELEM=float -DELEM_IS_FP32=1"
-#endif
+// Storage: ELEM (fp32, bf16 or fp16); every value is converted to float on load, the statistics
+// and the output are computed in float and the output rounded once to ELEM on store.
+#include "kl_common.cuh"
 #ifndef TPB
 #define TPB 256
 #endif
@@ -83,11 +83,11 @@ __device__ __forceinline__ MaxSum warp_combine(MaxSum a) {
 }
 
 extern "C" __global__ void __launch_bounds__(TPB)
-    softmax_online(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+    softmax_online(ELEM* __restrict__ out, const ELEM* __restrict__ in, int rows, int cols) {
     __shared__ MaxSum warp_stats[WARPS];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const float* x = in + (size_t)blockIdx.x * cols;
-    float* y = out + (size_t)blockIdx.x * cols;
+    const ELEM* x = in + (size_t)blockIdx.x * cols;
+    ELEM* y = out + (size_t)blockIdx.x * cols;
 
     // Pass 1: running max and sum in one sweep over the row.
     MaxSum acc = {NEG_INF, 0.f};
@@ -95,10 +95,10 @@ extern "C" __global__ void __launch_bounds__(TPB)
     for (; c + (UNROLL - 1) * TPB < cols; c += UNROLL * TPB) {
         float v[UNROLL];
 #pragma unroll
-        for (int k = 0; k < UNROLL; ++k) v[k] = x[c + k * TPB];  // independent loads
+        for (int k = 0; k < UNROLL; ++k) v[k] = kl_to_float(x[c + k * TPB]);  // independent loads
         acc = add_elements(acc, v);
     }
-    for (; c < cols; c += TPB) acc = add_element(acc, x[c]);  // the last few
+    for (; c < cols; c += TPB) acc = add_element(acc, kl_to_float(x[c]));  // the last few
 
     // Combine: inside each warp, then across the WARPS warp results. For the second step
     // each warp redoes the same small combine (lane w takes warp w's pair), which needs no
@@ -112,5 +112,6 @@ extern "C" __global__ void __launch_bounds__(TPB)
     const float inv = (acc.s > 0.f) ? 1.f / acc.s : 0.f;
 
     // Pass 2: normalized output.
-    for (int c = threadIdx.x; c < cols; c += TPB) y[c] = exp2f((x[c] - m) * LOG2E) * inv;
+    for (int c = threadIdx.x; c < cols; c += TPB)
+        y[c] = kl_from_float<ELEM>(exp2f((kl_to_float(x[c]) - m) * LOG2E) * inv);
 }

@@ -28,9 +28,11 @@
 // 16-byte aligned at all, the whole row takes the scalar loop. Any n >= 1 is correct.
 // A row of all -inf gives all zeros (defined; torch gives NaN).
 
-#if !defined(ELEM_IS_FP32)
-#error "the softmax ladder is written for fp32: compile with -DELEM=float -DELEM_IS_FP32=1"
-#endif
+// Storage: ELEM (fp32, bf16 or fp16). The "float4" of this file is a packet of four elements
+// (kl_load4 / kl_store4 of kl_vec.cuh): 16 bytes in fp32, 8 in 16 bits, converted to a float4 in
+// registers. The geometry (VPT packets per thread, the manifest's grid) is the same in every
+// dtype; the math is float, and the output is rounded once to ELEM.
+#include "kl_vec.cuh"
 #ifndef TPB
 #define TPB 512
 #endif
@@ -89,7 +91,7 @@ __device__ __forceinline__ MaxSum add_float4(MaxSum acc, float4 q) {
 // [SECTION] kernel -----------------------------------------------------------------------
 
 extern "C" __global__ void __launch_bounds__(TPB)
-    softmax_online_vec(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+    softmax_online_vec(ELEM* __restrict__ out, const ELEM* __restrict__ in, int rows, int cols) {
     __shared__ MaxSum warp_stats[WARPS];
 
     // Geometry: depends on cols only, so it is uniform over the grid. The manifest's grid
@@ -101,25 +103,26 @@ extern "C" __global__ void __launch_bounds__(TPB)
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int group = warp / warps_per_row;             // == rows_per_block: leftover warps
     const int t = threadIdx.x - group * group_threads;  // thread index inside the group
-    const bool vectors_ok =
-        ((reinterpret_cast<unsigned long long>(in) | reinterpret_cast<unsigned long long>(out)) & 15ull) == 0;
+    const bool vectors_ok = ((reinterpret_cast<unsigned long long>(in) | reinterpret_cast<unsigned long long>(out)) &
+                             (KL_PACK_BYTES - 1)) == 0;
 
     for (long long first_row = (long long)blockIdx.x * rows_per_block; first_row < rows;
          first_row += (long long)gridDim.x * rows_per_block) {  // uniform over the block
         const long long row = first_row + group;
         const bool active = group < rows_per_block && row < rows;
 
-        const float* x = in + (active ? row : 0) * (long long)cols;
-        float* y = out + (active ? row : 0) * (long long)cols;
+        const ELEM* x = in + (active ? row : 0) * (long long)cols;
+        ELEM* y = out + (active ? row : 0) * (long long)cols;
         // Row layout: [0, head) scalar | head + [0, 4 * body_vecs) float4 | rest scalar.
         int head = cols, body_vecs = 0;
         if (vectors_ok) {
-            head = min(cols, (int)(((16u - (reinterpret_cast<unsigned long long>(x) & 15u)) & 15u) / 4u));
+            const unsigned misalign = reinterpret_cast<unsigned long long>(x) & (KL_PACK_BYTES - 1u);
+            head = min(cols, (int)(((KL_PACK_BYTES - misalign) & (KL_PACK_BYTES - 1u)) / sizeof(ELEM)));
             body_vecs = (cols - head) / 4;
         }
         const int tail = head + 4 * body_vecs;
-        const float4* body_in = reinterpret_cast<const float4*>(x + head);
-        float4* body_out = reinterpret_cast<float4*>(y + head);
+        const ELEM* body_in = x + head;  // packets of 4 elements from here
+        ELEM* body_out = y + head;
 
         // Pass 1a: the first VPT float4 of this thread's share go to registers.
         float4 v[VPT];
@@ -127,7 +130,7 @@ extern "C" __global__ void __launch_bounds__(TPB)
 #pragma unroll
         for (int k = 0; k < VPT; ++k) {
             const int i = k * group_threads + t;
-            v[k] = (active && i < body_vecs) ? body_in[i] : make_float4(NEG_INF, NEG_INF, NEG_INF, NEG_INF);
+            v[k] = (active && i < body_vecs) ? kl_load4(body_in, i) : make_float4(NEG_INF, NEG_INF, NEG_INF, NEG_INF);
             reg_max = fmaxf(reg_max, max4(v[k]));
         }
         const float reg_base = (reg_max == NEG_INF) ? 0.f : reg_max;
@@ -144,9 +147,10 @@ extern "C" __global__ void __launch_bounds__(TPB)
 
         // Pass 1b: what did not fit streams through the online update.
         if (active) {
-            for (int i = VPT * group_threads + t; i < body_vecs; i += group_threads) acc = add_float4(acc, body_in[i]);
-            for (int c = t; c < head; c += group_threads) acc = add_element(acc, x[c]);
-            for (int c = tail + t; c < cols; c += group_threads) acc = add_element(acc, x[c]);
+            for (int i = VPT * group_threads + t; i < body_vecs; i += group_threads)
+                acc = add_float4(acc, kl_load4(body_in, i));
+            for (int c = t; c < head; c += group_threads) acc = add_element(acc, kl_to_float(x[c]));
+            for (int c = tail + t; c < cols; c += group_threads) acc = add_element(acc, kl_to_float(x[c]));
         }
 
         // Combine the (max, sum) pairs: inside each warp, then across the group's warps
@@ -171,15 +175,18 @@ extern "C" __global__ void __launch_bounds__(TPB)
         for (int k = 0; k < VPT; ++k) {
             const int i = k * group_threads + t;
             if (i < body_vecs)
-                body_out[i] =
-                    make_float4(v[k].x * reg_scale, v[k].y * reg_scale, v[k].z * reg_scale, v[k].w * reg_scale);
+                kl_store4(body_out, i,
+                          make_float4(v[k].x * reg_scale, v[k].y * reg_scale, v[k].z * reg_scale, v[k].w * reg_scale));
         }
         for (int i = VPT * group_threads + t; i < body_vecs; i += group_threads) {
-            const float4 q = body_in[i];  // second read: L2 if we are lucky
-            body_out[i] = make_float4(fast_exp(q.x - row_shift) * inv_sum, fast_exp(q.y - row_shift) * inv_sum,
-                                      fast_exp(q.z - row_shift) * inv_sum, fast_exp(q.w - row_shift) * inv_sum);
+            const float4 q = kl_load4(body_in, i);  // second read: L2 if we are lucky
+            kl_store4(body_out, i,
+                      make_float4(fast_exp(q.x - row_shift) * inv_sum, fast_exp(q.y - row_shift) * inv_sum,
+                                  fast_exp(q.z - row_shift) * inv_sum, fast_exp(q.w - row_shift) * inv_sum));
         }
-        for (int c = t; c < head; c += group_threads) y[c] = fast_exp(x[c] - row_shift) * inv_sum;
-        for (int c = tail + t; c < cols; c += group_threads) y[c] = fast_exp(x[c] - row_shift) * inv_sum;
+        for (int c = t; c < head; c += group_threads)
+            y[c] = kl_from_float<ELEM>(fast_exp(kl_to_float(x[c]) - row_shift) * inv_sum);
+        for (int c = tail + t; c < cols; c += group_threads)
+            y[c] = kl_from_float<ELEM>(fast_exp(kl_to_float(x[c]) - row_shift) * inv_sum);
     }
 }

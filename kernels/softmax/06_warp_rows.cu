@@ -33,9 +33,10 @@
 // Otherwise lanes hold 4K single floats the same way (128-byte warp loads). Any n >= 1 works.
 // A row of all -inf gives all zeros (defined; torch gives NaN).
 
-#if !defined(ELEM_IS_FP32)
-#error "the softmax ladder is written for fp32: compile with -DELEM=float -DELEM_IS_FP32=1"
-#endif
+// Storage: ELEM (fp32, bf16 or fp16). A "float4" below is a packet of four elements (kl_load4 /
+// kl_store4 of kl_vec.cuh: 16 bytes in fp32, 8 in 16 bits) held as a float4 in registers, so K,
+// RPW and the manifest's grid mean the same in every dtype; the output is rounded once to ELEM.
+#include "kl_vec.cuh"
 #ifndef TPB
 #define TPB 128
 #endif
@@ -88,18 +89,18 @@ struct RowGeometry {
 
 // R rows per warp step, K float4 per lane per row (cols <= 128 K).
 template <int K, int R>
-__device__ __forceinline__ void rows_float4(float* __restrict__ out, const float* __restrict__ in, RowGeometry g) {
+__device__ __forceinline__ void rows_float4(ELEM* __restrict__ out, const ELEM* __restrict__ in, RowGeometry g) {
     const int vecs = g.cols / 4;
     for (long long row0 = (long long)g.warp * R; row0 < g.rows; row0 += (long long)g.warps * R) {
         float4 v[R][K];
 #pragma unroll
         for (int r = 0; r < R; ++r) {  // every load first
             const bool row_ok = row0 + r < g.rows;
-            const float4* x = reinterpret_cast<const float4*>(in + (row_ok ? row0 + r : 0) * (long long)g.cols);
+            const ELEM* x = in + (row_ok ? row0 + r : 0) * (long long)g.cols;
 #pragma unroll
             for (int k = 0; k < K; ++k) {
                 const int i = k * 32 + g.lane;
-                v[r][k] = (row_ok && i < vecs) ? x[i] : make_float4(NEG_INF, NEG_INF, NEG_INF, NEG_INF);
+                v[r][k] = (row_ok && i < vecs) ? kl_load4(x, i) : make_float4(NEG_INF, NEG_INF, NEG_INF, NEG_INF);
             }
         }
         float m[R], s[R];
@@ -128,11 +129,12 @@ __device__ __forceinline__ void rows_float4(float* __restrict__ out, const float
         for (int r = 0; r < R; ++r) {
             if (row0 + r >= g.rows) break;
             const float inv = (s[r] > 0.f) ? 1.f / s[r] : 0.f;
-            float4* y = reinterpret_cast<float4*>(out + (row0 + r) * (long long)g.cols);
+            ELEM* y = out + (row0 + r) * (long long)g.cols;
 #pragma unroll
             for (int k = 0; k < K; ++k) {
                 const int i = k * 32 + g.lane;
-                if (i < vecs) y[i] = make_float4(v[r][k].x * inv, v[r][k].y * inv, v[r][k].z * inv, v[r][k].w * inv);
+                if (i < vecs)
+                    kl_store4(y, i, make_float4(v[r][k].x * inv, v[r][k].y * inv, v[r][k].z * inv, v[r][k].w * inv));
             }
         }
     }
@@ -142,17 +144,17 @@ __device__ __forceinline__ void rows_float4(float* __restrict__ out, const float
 
 // Unaligned rows (cols % 4 != 0): the same with E = 4K floats per lane, element l + 32 e.
 template <int E, int R>
-__device__ __forceinline__ void rows_scalar(float* __restrict__ out, const float* __restrict__ in, RowGeometry g) {
+__device__ __forceinline__ void rows_scalar(ELEM* __restrict__ out, const ELEM* __restrict__ in, RowGeometry g) {
     for (long long row0 = (long long)g.warp * R; row0 < g.rows; row0 += (long long)g.warps * R) {
         float v[R][E];
 #pragma unroll
         for (int r = 0; r < R; ++r) {
             const bool row_ok = row0 + r < g.rows;
-            const float* x = in + (row_ok ? row0 + r : 0) * (long long)g.cols;
+            const ELEM* x = in + (row_ok ? row0 + r : 0) * (long long)g.cols;
 #pragma unroll
             for (int e = 0; e < E; ++e) {
                 const int c = e * 32 + g.lane;
-                v[r][e] = (row_ok && c < g.cols) ? x[c] : NEG_INF;
+                v[r][e] = (row_ok && c < g.cols) ? kl_to_float(x[c]) : NEG_INF;
             }
         }
         float m[R], s[R];
@@ -178,11 +180,11 @@ __device__ __forceinline__ void rows_scalar(float* __restrict__ out, const float
         for (int r = 0; r < R; ++r) {
             if (row0 + r >= g.rows) break;
             const float inv = (s[r] > 0.f) ? 1.f / s[r] : 0.f;
-            float* y = out + (row0 + r) * (long long)g.cols;
+            ELEM* y = out + (row0 + r) * (long long)g.cols;
 #pragma unroll
             for (int e = 0; e < E; ++e) {
                 const int c = e * 32 + g.lane;
-                if (c < g.cols) y[c] = v[r][e] * inv;
+                if (c < g.cols) y[c] = kl_from_float<ELEM>(v[r][e] * inv);
             }
         }
     }
@@ -192,15 +194,14 @@ __device__ __forceinline__ void rows_scalar(float* __restrict__ out, const float
 
 // cols > 1024: online (max, sum) per lane, merged across the warp, then a second read (from L2
 // if the row is still there) for the output. Correct at any length; rung 5 is faster here.
-__device__ void rows_streamed(float* __restrict__ out, const float* __restrict__ in, RowGeometry g, bool use_float4) {
+__device__ void rows_streamed(ELEM* __restrict__ out, const ELEM* __restrict__ in, RowGeometry g, bool use_float4) {
     for (long long row = g.warp; row < g.rows; row += g.warps) {
-        const float* x = in + row * (long long)g.cols;
-        float* y = out + row * (long long)g.cols;
+        const ELEM* x = in + row * (long long)g.cols;
+        ELEM* y = out + row * (long long)g.cols;
         float m = NEG_INF, s = 0.f;
         if (use_float4) {
-            const float4* x4 = reinterpret_cast<const float4*>(x);
             for (int i = g.lane; i < g.cols / 4; i += 32) {
-                const float4 q = x4[i];
+                const float4 q = kl_load4(x, i);
                 const float m_new = fmaxf(m, max4(q));
                 const float base = (m_new == NEG_INF) ? 0.f : m_new;
                 s = s * exp_below(m, m_new) + fast_exp(q.x - base) + fast_exp(q.y - base) + fast_exp(q.z - base) +
@@ -209,7 +210,7 @@ __device__ void rows_streamed(float* __restrict__ out, const float* __restrict__
             }
         } else {
             for (int c = g.lane; c < g.cols; c += 32) {
-                const float xc = x[c];
+                const float xc = kl_to_float(x[c]);
                 if (xc > m) {
                     s = s * exp_below(m, xc) + 1.f;
                     m = xc;
@@ -224,15 +225,15 @@ __device__ void rows_streamed(float* __restrict__ out, const float* __restrict__
         const float shift = (row_m[0] == NEG_INF) ? 0.f : row_m[0];
         const float inv = (row_s[0] > 0.f) ? 1.f / row_s[0] : 0.f;
         if (use_float4) {
-            const float4* x4 = reinterpret_cast<const float4*>(x);
-            float4* y4 = reinterpret_cast<float4*>(y);
             for (int i = g.lane; i < g.cols / 4; i += 32) {
-                const float4 q = x4[i];
-                y4[i] = make_float4(fast_exp(q.x - shift) * inv, fast_exp(q.y - shift) * inv,
-                                    fast_exp(q.z - shift) * inv, fast_exp(q.w - shift) * inv);
+                const float4 q = kl_load4(x, i);
+                kl_store4(y, i,
+                          make_float4(fast_exp(q.x - shift) * inv, fast_exp(q.y - shift) * inv,
+                                      fast_exp(q.z - shift) * inv, fast_exp(q.w - shift) * inv));
             }
         } else {
-            for (int c = g.lane; c < g.cols; c += 32) y[c] = fast_exp(x[c] - shift) * inv;
+            for (int c = g.lane; c < g.cols; c += 32)
+                y[c] = kl_from_float<ELEM>(fast_exp(kl_to_float(x[c]) - shift) * inv);
         }
     }
 }
@@ -246,7 +247,7 @@ struct RowsAtOnce {
 };
 
 template <int K>
-__device__ __forceinline__ void rows_fitting(float* out, const float* in, RowGeometry g, bool use_float4) {
+__device__ __forceinline__ void rows_fitting(ELEM* out, const ELEM* in, RowGeometry g, bool use_float4) {
     if (use_float4)
         rows_float4<K, RowsAtOnce<K>::value>(out, in, g);
     else
@@ -254,7 +255,7 @@ __device__ __forceinline__ void rows_fitting(float* out, const float* in, RowGeo
 }
 
 extern "C" __global__ void __launch_bounds__(TPB, MIN_BLOCKS_PER_SM)
-    softmax_warp_rows(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+    softmax_warp_rows(ELEM* __restrict__ out, const ELEM* __restrict__ in, int rows, int cols) {
     RowGeometry g;
     g.rows = rows;
     g.cols = cols;
@@ -263,8 +264,8 @@ extern "C" __global__ void __launch_bounds__(TPB, MIN_BLOCKS_PER_SM)
     g.warps = gridDim.x * (TPB / 32);
     // Uniform over the grid: cols and the buffer addresses decide the path.
     const bool use_float4 =
-        (cols % 4) == 0 &&
-        ((reinterpret_cast<unsigned long long>(in) | reinterpret_cast<unsigned long long>(out)) & 15ull) == 0;
+        (cols % 4) == 0 && ((reinterpret_cast<unsigned long long>(in) | reinterpret_cast<unsigned long long>(out)) &
+                            (KL_PACK_BYTES - 1)) == 0;
     if (cols <= 128)
         rows_fitting<1>(out, in, g, use_float4);
     else if (cols <= 256)

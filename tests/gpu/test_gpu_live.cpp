@@ -3,6 +3,8 @@
 // sizes (one element, lengths that are not a multiple of any vector width, rows with a single
 // column, rows too long for the register rung); the traffic the counters measure against the
 // rungs' models (9 vs 5 accesses per element for the sigmoids, 4 passes for the fused norm).
+// Issue 17 item 6 (precision live): the error report of one rung in fp32, bf16 and fp16 shows
+// each storage format's rounding, on the elementwise, softmax and layernorm ladders.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -82,7 +84,9 @@ bool never(const std::string&, const std::map<std::string, int64_t>&) { return f
 // the defaults' largest); only rows longer than the default capacity may be refused.
 bool long_rows_only(const std::string& rung, const std::map<std::string, int64_t>& s) {
     // The register rungs and the Triton rung hold a whole row: 4096 elements at their defaults.
-    return (rung.find("row_regs") != std::string::npos || rung == "triton_layernorm") && s.at("cols") > 4096;
+    return (rung.find("row_regs") != std::string::npos || rung.find("row_persistent") != std::string::npos ||
+            rung == "triton_layernorm") &&
+           s.at("cols") > 4096;
 }
 
 // DRAM bytes the counters measured for one rung at n elements, or nullopt (and why) when the
@@ -115,7 +119,7 @@ TEST(GpuLive, RecomputeRungsCorrectAtOddSizes) {
 TEST(GpuLive, SinCosRungsCorrectAtOddSizes) {
     const int passed = check_rungs("elementwise", {"sincos_unfused", "sincos_fused"},
                                    {{{"n", 1}}, {{"n", 255}}, {{"n", 1000003}}}, never);
-    EXPECT_EQ(passed, 6);
+    EXPECT_EQ(passed, 12);  // sincos_unfused in fp32, sincos_fused in fp32, bf16 and fp16
 }
 
 TEST(GpuLive, LayerNormRungsCorrectAtOddSizesInEveryDtype) {
@@ -123,12 +127,43 @@ TEST(GpuLive, LayerNormRungsCorrectAtOddSizesInEveryDtype) {
     for (const auto& r : ladder("layernorm").rungs) ids.push_back(r.id);
     // One row of one column; rows with a special-value row each and lengths off every vector
     // width; a row of 4095 (scalar path of the register rung); aligned 4096 (vector path); 6000
-    // (past the register rung's default capacity in fp32: refused, in 16-bit storage: runs).
+    // (past the register rung's default capacity in fp32: refused, in 16-bit storage: runs);
+    // 1000 and 2001 rows: more than the persistent grid (BPS x SMs), so its blocks walk several
+    // rows and carry the next one's loads (scalar path at 999 columns, vector path at 1024).
     const std::vector<std::map<std::string, int64_t>> sizes = {
-        {{"rows", 1}, {"cols", 1}},     {{"rows", 7}, {"cols", 3}},     {{"rows", 5}, {"cols", 1001}},
-        {{"rows", 33}, {"cols", 4095}}, {{"rows", 65}, {"cols", 4096}}, {{"rows", 9}, {"cols", 6000}}};
+        {{"rows", 1}, {"cols", 1}},      {{"rows", 7}, {"cols", 3}},      {{"rows", 5}, {"cols", 1001}},
+        {{"rows", 33}, {"cols", 4095}},  {{"rows", 65}, {"cols", 4096}},  {{"rows", 9}, {"cols", 6000}},
+        {{"rows", 1000}, {"cols", 999}}, {{"rows", 2001}, {"cols", 1024}}};
     const int passed = check_rungs("layernorm", ids, sizes, long_rows_only);
     EXPECT_GE(passed, int(ids.size() * 3 * (sizes.size() - 1)));
+}
+
+// Issue 17 item 6: every elementwise and softmax rung that runs in 16-bit storage, in each of its
+// dtypes, at the sizes of the GPU ladder loop (tests/gpu/test_gpu_ladders.cpp) and a few more off
+// the 4- and 8-element vector widths. The fp32-only rungs (chains, Triton) keep their coverage
+// there.
+TEST(GpuLive, PrecisionRungsCorrectAtOddSizesInEveryDtype) {
+    int expected = 0, passed = 0;
+    for (const std::string id : {"elementwise", "softmax"}) {
+        std::vector<std::string> ids;
+        for (const auto& r : ladder(id).rungs)
+            if (r.dtypes.size() == 3) ids.push_back(r.id);
+        const std::vector<std::map<std::string, int64_t>> sizes =
+            id == "elementwise" ? std::vector<std::map<std::string, int64_t>>{{{"n", 1}},
+                                                                              {{"n", 7}},
+                                                                              {{"n", 1000}},
+                                                                              {{"n", 1000003}},
+                                                                              {{"n", (1 << 20) + 3}}}
+                                : std::vector<std::map<std::string, int64_t>>{
+                                      {{"rows", 1}, {"cols", 1}},      {{"rows", 3}, {"cols", 5}},
+                                      {{"rows", 7}, {"cols", 6}},      {{"rows", 1000}, {"cols", 1001}},
+                                      {{"rows", 301}, {"cols", 1022}}, {{"rows", 1024}, {"cols", 4096}},
+                                      {{"rows", 3}, {"cols", 70001}}};
+        expected += int(ids.size() * 3 * sizes.size());
+        passed += check_rungs(id, ids, sizes, never);
+    }
+    EXPECT_EQ(passed, expected);
+    EXPECT_GE(expected, 3 * (4 * 5 + 5 * 7));
 }
 
 TEST(GpuLive, RecomputeCountersShowNineAndFiveAccessesPerElement) {
@@ -158,4 +193,38 @@ TEST(GpuLive, FusedNormMovesFourPassesAndUnfusedSix) {
     std::printf("layernorm counters: unfused %.2f, row_regs_vec %.2f passes\n", *unfused / pass, *top / pass);
     EXPECT_NEAR(*top / pass, 4.0, 0.3);
     EXPECT_NEAR(*unfused / pass, 6.0, 0.5);
+}
+
+// The same rung in fp32, bf16 and fp16 storage (math in float, reference from the same stored
+// inputs): the error report must show each format's output rounding, bf16 (7 mantissa bits)
+// about 8x fp16 (10), fp16 far above fp32. A rung that computed in 16 bits, or a reference that
+// read other inputs, would break the order or the ratios.
+TEST(GpuLive, ErrorReportShowsEachStorageFormat) {
+    struct Case {
+        std::string ladder, rung;
+        std::map<std::string, int64_t> sizes;
+    };
+    const std::vector<Case> cases = {{"elementwise", "gelu_fused_vec", {{"n", (1 << 20) + 3}}},
+                                     {"softmax", "online_vec", {{"rows", 1000}, {"cols", 1001}}},
+                                     {"softmax", "warp_rows", {{"rows", 1000}, {"cols", 1000}}},
+                                     {"layernorm", "row_persistent", {{"rows", 1000}, {"cols", 1024}}}};
+    kl::Runner runner(gpu(), std::nullopt);
+    for (const auto& c : cases) {
+        std::map<kl::DType, double> rel;
+        for (kl::DType dt : {kl::DType::F32, kl::DType::BF16, kl::DType::F16}) {
+            kl::RunOptions o;
+            o.sizes = c.sizes;
+            o.dtype = dt;
+            o.time = false;
+            const kl::Ladder& L = ladder(c.ladder);
+            kl::RunRecord rec = runner.run(L, rung(L, c.rung), o);
+            ASSERT_TRUE(rec.correctness && rec.correctness->passed) << c.rung << " " << kl::to_string(dt);
+            rel[dt] = rec.correctness->rel_l2;
+        }
+        std::printf("%s/%s rel_l2: fp32 %.2e, bf16 %.2e, fp16 %.2e\n", c.ladder.c_str(), c.rung.c_str(),
+                    rel[kl::DType::F32], rel[kl::DType::BF16], rel[kl::DType::F16]);
+        EXPECT_GT(rel[kl::DType::F16], 20 * rel[kl::DType::F32]) << c.rung;
+        EXPECT_GT(rel[kl::DType::BF16], 4 * rel[kl::DType::F16]) << c.rung;
+        EXPECT_LT(rel[kl::DType::BF16], 16 * rel[kl::DType::F16]) << c.rung;
+    }
 }

@@ -1,6 +1,7 @@
 // Operation of the softmax ladder (kernels/softmax/): y[r][c] = exp(x[r][c] - m_r) / s_r with
-// m_r the row's max and s_r = sum_c exp(x[r][c] - m_r), over each row of a rows x cols fp32
-// matrix. The reference runs on the GPU in double precision (kernels/softmax/reference.cu).
+// m_r the row's max and s_r = sum_c exp(x[r][c] - m_r), over each row of a rows x cols matrix
+// stored in fp32, bf16 or fp16 (math in float in every rung). The reference runs on the GPU in
+// double precision from the same stored inputs (kernels/softmax/reference.cu).
 //
 // Inputs are uniform in [-5, 5), and rows 1..5 (where they exist) carry special values that
 // every rung must survive: an all -inf row (defined result: all zeros), values spread over
@@ -24,7 +25,7 @@ class Softmax : public Operation {
         return {{"rows", 1, (int64_t(1) << 31) - 1, "matrix rows (independent softmaxes)"},
                 {"cols", 1, (int64_t(1) << 31) - 1, "row length n"}};
     }
-    std::vector<DType> dtypes() const override { return {DType::F32}; }
+    std::vector<DType> dtypes() const override { return {DType::F32, DType::BF16, DType::F16}; }
     std::vector<BufferDecl> buffers(const Problem& p) const override {
         const int64_t n = p.size("rows") * p.size("cols");
         return {{"in", p.dtype, n, BufferDecl::Role::Input}, {"out", p.dtype, n, BufferDecl::Role::Output}};
@@ -39,7 +40,12 @@ class Softmax : public Operation {
     // scaling by log2(e) and ex2 add a few ulps, and the float row sum a few more: a few 1e-6
     // relative. 1e-5 relative keeps a margin; the absolute floor 1e-12 only forgives outputs
     // below e^-27.6, where the argument's rounding dominates and the mass is negligible.
-    Tolerance tolerance(const Problem&) const override { return {1e-12, 1e-5}; }
+    // 16-bit storage rounds each output once more: half an ulp, 2^-8 (bf16) or 2^-11 (fp16) of
+    // it, with 5% margin; fp16 outputs under 2^-14 sit on its subnormal grid (spacing 2^-24).
+    Tolerance tolerance(const Problem& p) const override {
+        if (p.dtype == DType::F32) return {1e-12, 1e-5};
+        return {p.dtype == DType::F16 ? 6e-8 : 1e-12, 1e-5 + 1.05 * dtype_epsilon(p.dtype)};
+    }
     void make_inputs(const Problem& p, OpContext& gpu, uint64_t seed) const override {
         DeviceBuffer& in = gpu.buffer("in");
         gpu.fill_uniform(in, seed * 1000003u + 1, -5.f, 5.f);
@@ -47,7 +53,8 @@ class Softmax : public Operation {
         const int64_t blocks = std::min<int64_t>((cols + 255) / 256, int64_t(gpu.device().sm_count) * 8);
         gpu.launch_helper("softmax/reference.cu", "softmax_special_rows", dim3(static_cast<unsigned>(blocks)),
                           dim3(256),
-                          {KernelArg::pointer(in.data()), KernelArg::i64v(p.size("rows")), KernelArg::i64v(cols)});
+                          {KernelArg::pointer(in.data()), KernelArg::i64v(p.size("rows")), KernelArg::i64v(cols)},
+                          {"ELEM=" + dtype_cuda_name(p.dtype)});
     }
     void reference(const Problem& p, OpContext& gpu, ReferenceOutputs& out) const override {
         const int64_t rows = p.size("rows"), cols = p.size("cols");
@@ -55,7 +62,8 @@ class Softmax : public Operation {
         const int64_t blocks = std::min<int64_t>(rows, int64_t(gpu.device().sm_count) * 16);
         gpu.launch_helper("softmax/reference.cu", "ref_softmax_rows", dim3(static_cast<unsigned>(blocks)), dim3(256),
                           {KernelArg::pointer(ref.data()), KernelArg::pointer(gpu.buffer("in").data()),
-                           KernelArg::i64v(rows), KernelArg::i64v(cols)});
+                           KernelArg::i64v(rows), KernelArg::i64v(cols)},
+                          {"ELEM=" + dtype_cuda_name(p.dtype)});
         out["out"] = gpu.download_as_float(ref);
         gpu.remove_buffer("ref_out");
     }
