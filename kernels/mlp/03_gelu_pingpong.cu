@@ -10,10 +10,9 @@
 // fills the ring of stages in tile order, so while consumer 0 applies GeLU and stores tile 0,
 // consumer 1 is already multiplying tile 1 from the stages that follow, and by the time
 // consumer 1 reaches its epilogue, tile 2's stages are waiting for consumer 0 (CUTLASS calls this
-// schedule "ping-pong"). Everything else is rung 2: TMA producer warpgroup, 128-byte swizzled
-// stages, persistent blocks walking tiles in GROUP_M order, GeLU on the SFU, bf16 H; the second
-// product stays cuBLAS.
-// Why it should be faster: the epilogue leaves the tensor cores' critical path (it costs
+// schedule "ping-pong"; the two main loops take turns, see consume()). Everything else is rung 2: TMA producer
+// warpgroup, 128-byte swizzled stages, persistent blocks walking tiles in GROUP_M order, GeLU on the SFU, bf16 H; the
+// second product stays cuBLAS. Why it should be faster: the epilogue leaves the tensor cores' critical path (it costs
 // 0.1-0.2 ms of 1.7 ms in rung 2); the price is smaller tiles per warpgroup (64 x 256 instead of
 // a shared 128 x 256: 40 KB of stage copies per 64-deep K-tile for half the math, so L2 serves
 // 1.67x the bytes per FLOP), and 8,192 tiles instead of 4,096 also shorten the last wave.
@@ -258,15 +257,31 @@ __device__ __forceinline__ void store_gelu_bf16(const float (&d)[kN], __nv_bfloa
 // ring position t * k_tiles; the other consumer's positions are skipped. Per K-tile: wait for the
 // stage, issue SUB_M x 4 wgmmas as one batch, and wait only for the previous batch, whose stage
 // it then hands back (one arrival per warp of this warpgroup).
+// The main loops take turns, tile by tile: a consumer starts tile t only once the other has
+// waited for every stage of tile t - 1. Without that order a consumer would wait on a stage's
+// barrier k_tiles positions ahead, and a barrier's parity tells only "this phase or the one
+// before": it would take tile t - 1's data for its own (the first version did, and faulted once
+// blocks had several tiles). Epilogues are not ordered: they overlap the other's main loop.
+__device__ __forceinline__ void named_barrier_sync(int id) {  // waits until 256 threads arrived
+    asm volatile("bar.sync %0, 256;\n" ::"r"(id) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id) {  // counts this warpgroup, does not wait
+    asm volatile("bar.arrive %0, 256;\n" ::"r"(id) : "memory");
+}
+// Barrier 1: consumer 0's main loop is done, consumer 1 may start; barrier 2: the other way.
+// (Barrier 0 is __syncthreads'.)
 __device__ __forceinline__ void consume(const Shared& sh, __nv_bfloat16* H, int M, int N, int cg, int tiles_m,
                                         int tiles_n, int k_tiles) {
     const int lane = threadIdx.x % 32;
     // Not zeroed: each tile's first wgmma runs with accumulate = 0 (see matmul rung 11: zeroing by hand
     // makes ptxas serialize the wgmmas).
     float d[SUB_M][BN / 2];
+    const int total = tiles_m * tiles_n;
+    const int n_local = (int)blockIdx.x < total ? (total - 1 - (int)blockIdx.x) / (int)gridDim.x + 1 : 0;
     int local = 0;
-    for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x, ++local) {
-        if (local % NUM_CONSUMERS != cg) continue;  // the other warpgroup's tile
+    for (int tile = blockIdx.x; tile < total; tile += gridDim.x, ++local) {
+        if (local % NUM_CONSUMERS != cg) continue;           // the other warpgroup's tile
+        if (local > 0) named_barrier_sync(cg == 0 ? 2 : 1);  // the other's main loop of tile local - 1 is done
         int m0, n0;
         tile_origin(tile, tiles_m, tiles_n, m0, n0);
         const long long first = (long long)local * k_tiles;  // this tile's first ring position
@@ -296,6 +311,8 @@ __device__ __forceinline__ void consume(const Shared& sh, __nv_bfloat16* H, int 
             previous = ring.stage;
             ring.advance();
         }
+        // Every stage of this tile has been waited for: the other consumer may start the next tile.
+        if (local + 1 < n_local) named_barrier_arrive(cg == 0 ? 1 : 2);
         wgmma_wait<0>();
 #pragma unroll
         for (int s = 0; s < SUB_M; ++s) fence_accumulators(d[s]);
