@@ -87,6 +87,11 @@ bool cupti_ok(CUptiResult r, const char* call, std::string* why) {
 
 }  // namespace
 
+std::string trace_mode() {
+    const char* v = std::getenv("KL_TIMELINE_KIND");
+    return v && std::strcmp(v, "concurrent") == 0 ? "concurrent" : "kernel";
+}
+
 namespace {
 
 // One repetition between CUDA events, its kernels collected from CUPTI's buffers.
@@ -143,16 +148,21 @@ std::optional<Timeline> trace_kernels(GpuContext& gpu, L2Flush* flush, const std
             return std::nullopt;
         api.registered = true;
     }
+    const bool concurrent = trace_mode() == "concurrent";
+    const CUpti_ActivityKind kind = concurrent ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL : CUPTI_ACTIVITY_KIND_KERNEL;
     struct Off {  // tracing off on every way out; CUPTI detached when asked (see the header)
         ActivityApi& api;
+        CUpti_ActivityKind kind;
         bool detach;
         ~Off() {
-            api.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+            api.disable(kind);
             if (detach && api.finalize && api.finalize() == CUPTI_SUCCESS) api.registered = false;
         }
-    } off{api, detach && api.finalize};
+    } off{api, kind, detach && api.finalize};
     gpu.synchronize();
-    if (!cupti_ok(api.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable(CONCURRENT_KERNEL)", why))
+    const double clock_before = measure_sm_clock_mhz(gpu);  // before CUPTI attaches: not traced
+    if (!cupti_ok(api.enable(kind),
+                  concurrent ? "cuptiActivityEnable(CONCURRENT_KERNEL)" : "cuptiActivityEnable(KERNEL)", why))
         return std::nullopt;
     // The first traced repetition pays CUPTI's set-up (on the H100 a 4.5 us kernel's repetition
     // took 1.7 ms of events): it is run and dropped. Of the next ones, the median by kernel sum.
@@ -162,6 +172,7 @@ std::optional<Timeline> trace_kernels(GpuContext& gpu, L2Flush* flush, const std
         if (!rep) return std::nullopt;
         if (i > 0) reps.push_back(std::move(*rep));
     }
+    const double clock_after = measure_sm_clock_mhz(gpu);  // its record, if any, goes to no sink
     std::vector<Timeline> lines;
     for (auto& [ms, spans] : reps) {
         if (spans.empty()) {
@@ -174,6 +185,9 @@ std::optional<Timeline> trace_kernels(GpuContext& gpu, L2Flush* flush, const std
               [](const Timeline& a, const Timeline& b) { return a.kernel_sum_ms < b.kernel_sum_ms; });
     Timeline median = lines[lines.size() / 2];
     median.repetitions = static_cast<int>(lines.size());
+    median.mode = concurrent ? "concurrent" : "kernel";
+    median.clock_before_mhz = clock_before;
+    median.clock_after_mhz = clock_after;
     return median;
 }
 

@@ -21,6 +21,12 @@ class L2Flush;
 // in this process run without CUPTI attached (on the H100, 256 graph-replayed kernels took 0.38
 // ms after a trace without it, 0.29 ms in a process never traced); the runner passes false
 // once its counters pass holds CUPTI's profiler.
+// The activity kind: CUPTI_ACTIVITY_KIND_KERNEL by default. CONCURRENT_KERNEL instruments every
+// thread block to stamp it, which made kernels of a million small blocks 4-7% slower than
+// untraced (docs/tuning/timing.md); KERNEL serializes kernels instead, which a rung on one stream
+// does anyway. KL_TIMELINE_KIND=concurrent selects the concurrent kind, for that comparison.
+// The SM clock is probed before and after the traced repetitions (Timeline::clock_*_mhz).
+std::string trace_mode();  // "kernel" or "concurrent"
 constexpr int kTracedRepetitions = 5;
 std::optional<Timeline> trace_kernels(GpuContext& gpu, L2Flush* flush, const std::function<void()>& launch,
                                       std::string* why, bool detach);

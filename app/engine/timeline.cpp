@@ -48,9 +48,18 @@ ClockReport make_clock_report(double rated_mhz, double before_mhz, double after_
 nlohmann::json to_json(const Timeline& t) {
     nlohmann::json ks = nlohmann::json::array();
     for (const auto& k : t.kernels) ks.push_back({{"name", k.name}, {"start_us", k.start_us}, {"end_us", k.end_us}});
-    return {{"source", "cupti"},    {"event_ms", t.event_ms},       {"kernel_sum_ms", t.kernel_sum_ms},
-            {"span_ms", t.span_ms}, {"gap_ms", t.gap_ms},           {"launches", t.launches},
-            {"dropped", t.dropped}, {"repetitions", t.repetitions}, {"kernels", ks}};
+    return {{"source", "cupti"},
+            {"event_ms", t.event_ms},
+            {"kernel_sum_ms", t.kernel_sum_ms},
+            {"span_ms", t.span_ms},
+            {"gap_ms", t.gap_ms},
+            {"launches", t.launches},
+            {"dropped", t.dropped},
+            {"repetitions", t.repetitions},
+            {"mode", t.mode},
+            {"clock_before_mhz", t.clock_before_mhz},
+            {"clock_after_mhz", t.clock_after_mhz},
+            {"kernels", ks}};
 }
 
 nlohmann::json to_json(const ClockReport& c) {
@@ -83,6 +92,15 @@ Timeline timeline_from_json(const nlohmann::json& j, const std::string& origin, 
     t.dropped = j.contains("dropped") ? static_cast<int>(std::min(number(j, "dropped", origin, field), 1e9)) : 0;
     t.repetitions =
         j.contains("repetitions") ? static_cast<int>(std::min(number(j, "repetitions", origin, field), 1e9)) : 1;
+    if (j.contains("mode")) {  // absent in files written before the kind was recorded
+        if (!j["mode"].is_string() || (j["mode"] != "kernel" && j["mode"] != "concurrent"))
+            bad(origin, field + ".mode", "expected \"kernel\" or \"concurrent\"");
+        t.mode = j["mode"].get<std::string>();
+    } else {
+        t.mode = "concurrent";
+    }
+    t.clock_before_mhz = j.contains("clock_before_mhz") ? number(j, "clock_before_mhz", origin, field) : 0;
+    t.clock_after_mhz = j.contains("clock_after_mhz") ? number(j, "clock_after_mhz", origin, field) : 0;
     if (!j.contains("kernels") || !j["kernels"].is_array()) bad(origin, field + ".kernels", "expected an array");
     const auto& ks = j["kernels"];
     if (ks.size() > 100000) bad(origin, field + ".kernels", "more than 100000 entries");

@@ -1,8 +1,7 @@
 // A rung's kernels as the GPU ran them during one timed repetition: each kernel's start and end
-// from CUPTI's activity records (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, the profiler's own
-// clock), the gaps between them, their summed time beside the CUDA-event time of the same
-// repetition; and the SM clock measured around the timing, flagged when it dropped (throttling),
-// as nvbench does. No CUDA: the results file carries both (docs/formats.md, "Timeline and
+// from CUPTI's activity records (CUPTI_ACTIVITY_KIND_KERNEL, the profiler's own clock), the gaps between them, their
+// summed time beside the CUDA-event time of the same repetition; and the SM clock measured around the timing, flagged
+// when it dropped (throttling), as nvbench does. No CUDA: the results file carries both (docs/formats.md, "Timeline and
 // clock"); engine/timeline_cupti.cpp records the spans, engine/clock_probe.cpp the clock.
 #pragma once
 #include <optional>
@@ -28,6 +27,10 @@ struct Timeline {
     int launches = 0;                 // kernels the records show (may exceed kernels.size())
     int dropped = 0;                  // activity records CUPTI dropped (0 when complete)
     int repetitions = 1;              // traced repetitions this one is the median of (by kernel sum)
+    // CUPTI's activity kind: "kernel" (CUPTI_ACTIVITY_KIND_KERNEL, the default) or "concurrent"
+    // (CONCURRENT_KERNEL, which instruments every block: docs/tuning/timing.md).
+    std::string mode = "kernel";
+    double clock_before_mhz = 0, clock_after_mhz = 0;  // SM clock probed around the traced repetitions (0: not)
 };
 
 // Sorts the spans, rebases them on the first start and fills sum, span and gaps (overlapping

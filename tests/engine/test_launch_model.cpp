@@ -190,6 +190,15 @@ TEST(Timeline, ClockIsFlaggedWhenItDropsAndRecordsRoundTrip) {
     EXPECT_EQ(back.runs[0].timeline->kernels.size(), 2u);
     EXPECT_DOUBLE_EQ(back.runs[0].timeline->gap_ms, 3 / 1e3);
     EXPECT_DOUBLE_EQ(back.runs[0].clock->after_mhz, 1995);
+    EXPECT_EQ(back.runs[0].timeline->mode, "kernel");  // the serialized kind is the default
+    {
+        nlohmann::json old = j;  // written before the kind was recorded: the concurrent kind
+        old["runs"][0]["timeline"].erase("mode");
+        EXPECT_EQ(results_from_json(old, "old.json").runs[0].timeline->mode, "concurrent");
+        old["runs"][0]["timeline"]["mode"] = "sampled";
+        const std::string bad = input_error_of([&] { results_from_json(old, "old.json"); });
+        EXPECT_NE(bad.find("runs[0].timeline.mode"), std::string::npos) << bad;
+    }
     j["runs"][0]["timeline"]["kernels"][1]["end_us"] = 1.0;  // ends before it starts
     const std::string e = input_error_of([&] { results_from_json(j, "mem.json"); });
     EXPECT_NE(e.find("runs[0].timeline.kernels[1]"), std::string::npos) << e;
