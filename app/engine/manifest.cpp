@@ -303,6 +303,52 @@ void read_arch_need(TomlReader& r, const toml::table& t, const std::string& fiel
     if (target.specific && rung.min_arch.empty()) rung.min_arch = arch_name(target.cc);
 }
 
+// [[rung.constraint]]: expressions over parameters and sizes that must hold, with the message.
+void read_constraints(TomlReader& r, const toml::table& t, const std::string& field, Rung& rung) {
+    if (const toml::node* cs = t.get("constraint")) {
+        const toml::array* arr = cs->as_array();
+        if (!arr) r.fail(line_of(*cs), field + ".constraint", "expected [[rung.constraint]] entries");
+        for (size_t i = 0; i < arr->size(); ++i) {
+            std::string f = field + ".constraint[" + std::to_string(i) + "]";
+            const toml::table* ct = arr->get(i)->as_table();
+            if (!ct) r.fail(line_of(*arr->get(i)), f, "expected a table with expr and message");
+            r.allow_only(*ct, f, {"expr", "message"});
+            Constraint c;
+            c.line = line_of(*ct);
+            if (!ct->get("expr")) r.fail(c.line, f + ".expr", "missing");
+            c.expr = read_expr(r, *ct->get("expr"), f + ".expr");
+            c.message = r.string(*ct, "message", f);
+            rung.constraints.push_back(c);
+        }
+    }
+}
+
+// [rung.scratch]: name = "elements" or "elements:dtype", device buffers the runner allocates.
+void read_scratch(TomlReader& r, const toml::table& t, const std::string& field, Rung& rung) {
+    if (const toml::node* sc = t.get("scratch")) {
+        const toml::table* st = sc->as_table();
+        if (!st) r.fail(line_of(*sc), field + ".scratch", "expected a table name = \"elements\"");
+        for (const auto& [key, node] : *st) {
+            ScratchSpec s;
+            s.name = std::string(key.str());
+            std::string f = field + ".scratch." + s.name;
+            auto text = node.value<std::string>();
+            if (!text) r.fail(line_of(node), f, "expected a string expression, e.g. \"n\" or \"rows:f32\"");
+            std::string body = *text;
+            auto colon = body.rfind(':');
+            if (colon != std::string::npos) {
+                s.dtype = parse_dtype(body.substr(colon + 1));
+                if (!s.dtype) r.fail(line_of(node), f, "unknown dtype '" + body.substr(colon + 1) + "'");
+                body = body.substr(0, colon);
+            }
+            try {
+                s.elements = Expr::parse(body);
+            } catch (const InputError& e) { r.fail(line_of(node), f, e.what()); }
+            rung.scratch.push_back(s);
+        }
+    }
+}
+
 Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir,
                bool learner = false) {
     if (learner)  // a learner's rung (workspace.h) also says which rung it was forked from
@@ -352,22 +398,7 @@ Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, co
             return line_of(*pt->get(a.name)) < line_of(*pt->get(b.name));
         });
     }
-    if (const toml::node* cs = t.get("constraint")) {
-        const toml::array* arr = cs->as_array();
-        if (!arr) r.fail(line_of(*cs), field + ".constraint", "expected [[rung.constraint]] entries");
-        for (size_t i = 0; i < arr->size(); ++i) {
-            std::string f = field + ".constraint[" + std::to_string(i) + "]";
-            const toml::table* ct = arr->get(i)->as_table();
-            if (!ct) r.fail(line_of(*arr->get(i)), f, "expected a table with expr and message");
-            r.allow_only(*ct, f, {"expr", "message"});
-            Constraint c;
-            c.line = line_of(*ct);
-            if (!ct->get("expr")) r.fail(c.line, f + ".expr", "missing");
-            c.expr = read_expr(r, *ct->get("expr"), f + ".expr");
-            c.message = r.string(*ct, "message", f);
-            rung.constraints.push_back(c);
-        }
-    }
+    read_constraints(r, t, field, rung);
     const toml::node* ls = t.get("launch");
     const toml::array* larr = ls ? ls->as_array() : nullptr;
     if (!larr || larr->empty())
@@ -381,28 +412,7 @@ Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, co
             r.fail(rung.launches.back().line, f + ".entry", "a kernel launch needs the rung's file");
     }
     read_rung_kind(r, t, field, rung);  // kind, constexprs, Triton's launch rules (triton_manifest.cpp)
-    if (const toml::node* sc = t.get("scratch")) {
-        const toml::table* st = sc->as_table();
-        if (!st) r.fail(line_of(*sc), field + ".scratch", "expected a table name = \"elements\"");
-        for (const auto& [key, node] : *st) {
-            ScratchSpec s;
-            s.name = std::string(key.str());
-            std::string f = field + ".scratch." + s.name;
-            auto text = node.value<std::string>();
-            if (!text) r.fail(line_of(node), f, "expected a string expression, e.g. \"n\" or \"rows:f32\"");
-            std::string body = *text;
-            auto colon = body.rfind(':');
-            if (colon != std::string::npos) {
-                s.dtype = parse_dtype(body.substr(colon + 1));
-                if (!s.dtype) r.fail(line_of(node), f, "unknown dtype '" + body.substr(colon + 1) + "'");
-                body = body.substr(0, colon);
-            }
-            try {
-                s.elements = Expr::parse(body);
-            } catch (const InputError& e) { r.fail(line_of(node), f, e.what()); }
-            rung.scratch.push_back(s);
-        }
-    }
+    read_scratch(r, t, field, rung);
     if (const toml::node* m = t.get("model")) {
         const toml::table* mt = m->as_table();
         if (!mt) r.fail(line_of(*m), field + ".model", "expected a table");

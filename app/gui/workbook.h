@@ -9,7 +9,8 @@
 //   workbook_step_text.cpp     the step's Markdown, "look at", predict-then-reveal question
 //   workbook_ladder_strip.cpp  every rung of the ladder with its last result
 //   workbook_params.cpp        parameter, size and dtype controls; run buttons; progress
-//   workbook_plots.cpp         bars, sweeps, correctness, traffic, roofline; tooltips; export
+//   workbook_plots.cpp         bars, sweeps, correctness, traffic, roofline; tooltips
+//   workbook_export.cpp        figure and lesson export popups
 //   workbook_source.cpp        rung source, diff against the previous rung, PTX
 //   workbook_selfcheck.cpp     questions, flashcards, exercise
 //   workbook_editor.cpp        the learner's rung: "Make it mine", the editor, compile marks, faults
@@ -419,7 +420,7 @@ class Workbook {
     void draw_run_timeline(const StoredRun* run);
     void set_calculator_defaults();
 
-    // [SECTION] Export (workbook_plots.cpp): one figure, or a whole lesson with its handout
+    // [SECTION] Export (workbook_export.cpp): one figure, or a whole lesson with its handout
     struct ExportState {
         // Page, shared by both: size in points, PNG pixels per point, print or screen colours.
         float width_pt = 468, height_pt = 288, png_scale = 2;
