@@ -7,13 +7,22 @@
 //  1. Intra-warpgroup pipelining. Rung 6 ran, per key tile j: S_j = Q K_j^T, wait, softmax,
 //     O += P_j V_j, wait. Here a warpgroup issues S_j = Q K_j^T and O += P_{j-1} V_{j-1} back
 //     to back, then computes the softmax of S_j while the P V product is still running: the
-//     exponentials of tile j overlap the second GEMM of tile j - 1. Only the rescale of O (which
-//     the running wgmma writes) and the rounding of P_j (whose registers it reads as P_{j-1})
-//     wait for it. Costs S's registers a second time: S_j (fp32) lives beside P_{j-1} and O.
+//     exponentials of tile j overlap the second GEMM of tile j - 1. Only the rounding of P_j
+//     (whose registers P V reads as P_{j-1}) waits for it; the rescale of O by tile j's factor
+//     happens in the next iteration, while S_{j+1} runs, just before O += P_j V_j is issued
+//     (skipped when no row of the thread found a larger maximum). Costs S's registers a second
+//     time: S_j (fp32) lives beside P_{j-1} and O.
 //  2. Ping-pong (PINGPONG = 1). The two consumer warpgroups take turns to issue their GEMMs,
 //     through two named barriers: warpgroup 0 issues its batch, then lets warpgroup 1 issue its
 //     own, and so on; each does its softmax while the other's batch occupies the tensor cores.
 //     Without it both tend to reach their GEMMs, and then their softmaxes, at the same time.
+//  3. Persistent blocks (PERSISTENT = 1): one block per SM walks the work items (128 query rows
+//     of one head each). Q gets its own `qempty` barrier, so the producer loads the next item's
+//     Q and first K/V tiles while the consumers still finish and store the current one, instead
+//     of a new block starting its pipeline from empty. Causal problems keep one block per item
+//     (the manifest's grid): their items range from 1 to N / 128 key tiles, and the hardware's
+//     block scheduler, which hands the next item to the first free SM, balances them better
+//     than a fixed round-robin (measured: 2-3% faster).
 // Why it should be faster: in rung 6 the tensor cores idle while both warpgroups exponentiate;
 // here one warpgroup's GEMMs cover the other's softmax, and each warpgroup's PV covers part of
 // its own next softmax.
@@ -53,13 +62,14 @@ template <int D>
 struct Shared {
     unsigned q;    // Q tile (shared address)
     unsigned kv;   // STAGES x (K tile, V tile)
-    unsigned bar;  // qfull, then STAGES each of kfull, vfull, empty
+    unsigned bar;  // qfull, STAGES each of kfull, vfull, empty, then qempty
     __device__ unsigned k(int s) const { return kv + s * Layout<D>::kStageBytes; }
     __device__ unsigned v(int s) const { return k(s) + Layout<D>::kKVBytes; }
     __device__ unsigned qfull() const { return bar; }
     __device__ unsigned kfull(int s) const { return bar + 8 * (1 + s); }
     __device__ unsigned vfull(int s) const { return bar + 8 * (1 + STAGES + s); }
     __device__ unsigned empty(int s) const { return bar + 8 * (1 + 2 * STAGES + s); }
+    __device__ unsigned qempty() const { return bar + 8 * (1 + 3 * STAGES); }  // the Q tile may be refilled
 };
 
 struct Ring {
@@ -73,23 +83,29 @@ struct Ring {
     }
 };
 
-// Key tiles query block qb walks: all of them, or up to its last row when causal.
-__device__ __forceinline__ int key_tiles(int qb, int N, int causal) {
-    const int last_key = causal ? min(N, (qb + 1) * BM) : N;
-    return (last_key + BN - 1) / BN;
-}
+// Work item t (0 .. cdiv(N, BM) * B*H - 1) -> query block and head. Consecutive items are the
+// query blocks of one head, so the blocks running at once share K and V in L2; causal: the
+// heaviest blocks of each head first.
+struct Work {
+    int qb, n_tiles;  // query block, key tiles it walks (all, or up to its last row when causal)
+    size_t head_row;  // first row of its head in the [B*H*N, d] matrix
+    __device__ Work(int t, int N, int causal) {
+        const int blocks = (N + BM - 1) / BM;
+        qb = causal ? blocks - 1 - t % blocks : t % blocks;
+        head_row = (size_t)(t / blocks) * N;
+        const int last_key = causal ? min(N, (qb + 1) * BM) : N;
+        n_tiles = (last_key + BN - 1) / BN;
+    }
+};
 
 // ---------------------------------------------------------------------------------------------
 // Producer: one thread issues every copy of the block.
 // ---------------------------------------------------------------------------------------------
+// The K and V tiles of one work item, continuing the ring.
 template <int D>
-__device__ __forceinline__ void produce(const Shared<D>& sh, const TmaDescriptor* mq, const TmaDescriptor* mk,
-                                        const TmaDescriptor* mv, int head_row, int qb, int n_tiles) {
+__device__ __forceinline__ void produce_kv(const Shared<D>& sh, const TmaDescriptor* mk, const TmaDescriptor* mv,
+                                           int head_row, int n_tiles, Ring& ring) {
     using L = Layout<D>;
-    mbar_expect_bytes(sh.qfull(), L::kQBytes);
-#pragma unroll
-    for (int h = 0; h < L::kHalves; ++h) tma_load_2d(sh.q + h * BM * 128, mq, h * 64, head_row + qb * BM, sh.qfull());
-    Ring ring;
     for (int kb = 0; kb < n_tiles; ++kb) {
         mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
         const int row = head_row + kb * BN;
@@ -102,6 +118,26 @@ __device__ __forceinline__ void produce(const Shared<D>& sh, const TmaDescriptor
         for (int h = 0; h < L::kHalves; ++h)
             tma_load_2d(sh.v(ring.stage) + h * BN * 128, mv, h * 64, row, sh.vfull(ring.stage));
         ring.advance();
+    }
+}
+
+// With PERSISTENT = 1 the block walks work items t = blockIdx.x, + gridDim.x, ...: the Q tile
+// of the next item is loaded as soon as both consumers have issued their last S = Q K^T of the
+// current one, and its first K/V tiles follow while they still finish and store the current.
+template <int D>
+__device__ __forceinline__ void produce(const Shared<D>& sh, const TmaDescriptor* mq, const TmaDescriptor* mk,
+                                        const TmaDescriptor* mv, int N, int causal, int items) {
+    using L = Layout<D>;
+    Ring ring;
+    unsigned q_parity = 0;
+    for (int t = blockIdx.x; t < items; t += gridDim.x, q_parity ^= 1) {
+        const Work w(t, N, causal);
+        mbar_wait(sh.qempty(), q_parity ^ 1);
+        mbar_expect_bytes(sh.qfull(), L::kQBytes);
+#pragma unroll
+        for (int h = 0; h < L::kHalves; ++h)
+            tma_load_2d(sh.q + h * BM * 128, mq, h * 64, (int)w.head_row + w.qb * BM, sh.qfull());
+        produce_kv<D>(sh, mk, mv, (int)w.head_row, w.n_tiles, ring);
     }
 }
 
@@ -172,8 +208,11 @@ __device__ __forceinline__ void softmax_in_place(float (&s)[BN / 2], float (&m)[
     }
 }
 
+// Skipped when neither of the thread's rows found a larger maximum (the factors are exactly 1):
+// once the maxima settle, most tiles; a warp skips when all its lanes do.
 template <int D>
 __device__ __forceinline__ void rescale(float (&o)[D / 2], const float (&alpha)[2]) {
+    if (alpha[0] == 1.f && alpha[1] == 1.f) return;
 #pragma unroll
     for (int j = 0; j < D / 8; ++j)
 #pragma unroll
@@ -223,95 +262,100 @@ __device__ __forceinline__ void mask_if_needed(float (&s)[BN / 2], int kb, int w
     if (key0 + BN > N || (causal && key0 + BN - 1 > wg_row0)) mask_scores(s, key0, row0, N, causal);
 }
 
-// One consumer warpgroup: rows cg*64 .. cg*64 + 63 of query block qb. Iteration j issues
-// S_j = Q K_j^T and O += P_{j-1} V_{j-1} together, exponentiates S_j while P V runs, then
-// rescales O and rounds P_j once P V has finished.
+// One work item for one consumer warpgroup: rows cg*64 .. cg*64 + 63 of query block w.qb.
+// Iteration j issues S_j = Q K_j^T, rescales O while it runs, issues O += P_{j-1} V_{j-1},
+// exponentiates S_j while P V runs, and rounds P_j once P V has finished. The ring continues across
+// items; q_parity is the phase of this item's Q tile.
 template <int D>
-__device__ __forceinline__ void consume(const Shared<D>& sh, __nv_bfloat16* O, float* lse, size_t head_row, int qb,
-                                        int n_tiles, int N, int causal, int cg) {
+__device__ __forceinline__ void consume_item(const Shared<D>& sh, __nv_bfloat16* O, float* lse, const Work& w, int N,
+                                             int causal, int cg, Ring& ring, unsigned q_parity) {
     const float scale = rsqrtf((float)D), scale_log2 = scale * 1.4426950408889634f;
     const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
-    const int wg_row0 = qb * BM + cg * 64;
+    const int wg_row0 = w.qb * BM + cg * 64;
     const int row0 = wg_row0 + warp * 16 + lane / 4;
     const unsigned q_rows = sh.q + cg * 64 * 128;
     float s[BN / 2], o[D / 2], m[2] = {NEG_INF_F, NEG_INF_F}, l[2] = {0.f, 0.f}, alpha[2];
     unsigned p[BN / 16][4];
     if (PINGPONG && cg == 1) named_arrive(1, 256);  // warpgroup 0 takes the first turn
-    mbar_wait(sh.qfull(), 0);
+    mbar_wait(sh.qfull(), q_parity);
 
     // Tile 0: S_0 alone.
-    Ring ring;  // the stage of tile j
-    mbar_wait(sh.kfull(0), 0);
+    mbar_wait(sh.kfull(ring.stage), ring.parity);
     turn_begin(cg);
     wgmma_fence();
-    issue_qk<D>(s, q_rows, sh.k(0));
+    issue_qk<D>(s, q_rows, sh.k(ring.stage));
     wgmma_commit();
     turn_end(cg, false);
     wgmma_wait<0>();
     fence_accumulators(s);
+    if (w.n_tiles == 1 && lane == 0) mbar_arrive(sh.qempty());  // the last read of this Q tile is done
     mask_if_needed(s, 0, wg_row0, row0, N, causal);
     softmax_in_place(s, m, l, alpha, scale_log2);
     round_p(s, p);
 
-    for (int kb = 1; kb < n_tiles; ++kb) {
+    for (int kb = 1; kb < w.n_tiles; ++kb) {
         Ring prev = ring;  // tile kb - 1: its V is read now, its stage freed after
         ring.advance();
         mbar_wait(sh.kfull(ring.stage), ring.parity);
-        mbar_wait(sh.vfull(prev.stage), prev.parity);
         turn_begin(cg);
         wgmma_fence();
         issue_qk<D>(s, q_rows, sh.k(ring.stage));
         wgmma_commit();
+        // While S_kb runs: bring O to tile kb - 1's maximum (no wgmma writes O now), then P V.
+        if (kb > 1) rescale<D>(o, alpha);
+        mbar_wait(sh.vfull(prev.stage), prev.parity);
+        wgmma_fence();
         issue_pv<D>(o, p, sh.v(prev.stage), kb > 1);
         wgmma_commit();
         turn_end(cg, false);
         wgmma_wait<1>();  // S_kb is done; P_{kb-1} V_{kb-1} may still run
         fence_accumulators(s);
+        if (kb == w.n_tiles - 1 && lane == 0) mbar_arrive(sh.qempty());
         mask_if_needed(s, kb, wg_row0, row0, N, causal);
         softmax_in_place(s, m, l, alpha, scale_log2);
         wgmma_wait<0>();
         fence_accumulators(o);
         if (lane == 0) mbar_arrive(sh.empty(prev.stage));
-        rescale<D>(o, alpha);
         round_p(s, p);
     }
 
     // The last tile's P V.
     mbar_wait(sh.vfull(ring.stage), ring.parity);
     turn_begin(cg);
+    if (w.n_tiles > 1) rescale<D>(o, alpha);
     wgmma_fence();
-    issue_pv<D>(o, p, sh.v(ring.stage), n_tiles > 1);
+    issue_pv<D>(o, p, sh.v(ring.stage), w.n_tiles > 1);
     wgmma_commit();
     turn_end(cg, true);
     wgmma_wait<0>();
     fence_accumulators(o);
     if (lane == 0) mbar_arrive(sh.empty(ring.stage));
-    store_rows<D>(O, lse, o, m, l, head_row, row0, N, scale);
+    ring.advance();
+    store_rows<D>(O, lse, o, m, l, w.head_row, row0, N, scale);
 }
 
 // ---------------------------------------------------------------------------------------------
-// The kernel body. Grid (cdiv(N, BM), B*H), 384 threads.
+// The kernel body. Grid: PERSISTENT ? min(SMs, items) : items, items = cdiv(N, BM) * B*H;
+// 384 threads.
 // ---------------------------------------------------------------------------------------------
 template <int D>
-__device__ __forceinline__ void flash_pingpong(__nv_bfloat16* O, float* lse, int N, int causal, const TmaDescriptor* mq,
-                                               const TmaDescriptor* mk, const TmaDescriptor* mv,
-                                               unsigned char* smem_raw) {
+__device__ __forceinline__ void flash_pingpong(__nv_bfloat16* O, float* lse, int N, int causal, int items,
+                                               const TmaDescriptor* mq, const TmaDescriptor* mk,
+                                               const TmaDescriptor* mv, unsigned char* smem_raw) {
     const unsigned raw = smem_addr(smem_raw);
     const unsigned base = raw + (1024 - raw % 1024) % 1024;  // the 128-byte swizzle repeats every 1 KB
     Shared<D> sh;
     sh.q = base;
     sh.kv = base + Layout<D>::kQBytes;
     sh.bar = base + Layout<D>::kBarOffset;
-    const int qb = causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;  // causal: heaviest blocks first
-    const size_t head_row = (size_t)blockIdx.y * N;
-    const int n_tiles = key_tiles(qb, N, causal);
 
     if (threadIdx.x == 0) {
         mbar_init(sh.qfull(), 1);
+        mbar_init(sh.qempty(), NUM_CONSUMERS * 4);  // one arrival per consumer warp
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(sh.kfull(s), 1);
             mbar_init(sh.vfull(s), 1);
-            mbar_init(sh.empty(s), NUM_CONSUMERS * 4);  // one arrival per consumer warp
+            mbar_init(sh.empty(s), NUM_CONSUMERS * 4);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         fence_proxy_async();
@@ -321,24 +365,28 @@ __device__ __forceinline__ void flash_pingpong(__nv_bfloat16* O, float* lse, int
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
         regs_decrease<PRODUCER_REGS>();
-        if (threadIdx.x == 0) produce<D>(sh, mq, mk, mv, (int)head_row, qb, n_tiles);
+        if (threadIdx.x == 0) produce<D>(sh, mq, mk, mv, N, causal, items);
     } else {
         regs_increase<CONSUMER_REGS>();
-        consume<D>(sh, O, lse, head_row, qb, n_tiles, N, causal, wg - 1);
+        Ring ring;
+        unsigned q_parity = 0;
+        for (int t = blockIdx.x; t < items; t += gridDim.x, q_parity ^= 1)
+            consume_item<D>(sh, O, lse, Work(t, N, causal), N, causal, wg - 1, ring, q_parity);
     }
 }
 
-// Q, K, V travel as tensor maps (their pointers are there for the engine's checks and unused).
-#define FLASH_PINGPONG_ENTRY(NAME, D)                                                                               \
-    extern "C" __global__ void __launch_bounds__(NUM_THREADS, 1)                                                    \
-        NAME(__nv_bfloat16* O, float* lse, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,  \
-             int N, int causal, const __grid_constant__ TmaDescriptor mq, const __grid_constant__ TmaDescriptor mk, \
-             const __grid_constant__ TmaDescriptor mv) {                                                            \
-        extern __shared__ __align__(16) unsigned char smem[];                                                       \
-        (void)Q;                                                                                                    \
-        (void)K;                                                                                                    \
-        (void)V;                                                                                                    \
-        flash_pingpong<D>(O, lse, N, causal, &mq, &mk, &mv, smem);                                                  \
+// Q, K, V travel as tensor maps (their pointers are there for the engine's checks and unused);
+// items = cdiv(N, 128) * B * H work items.
+#define FLASH_PINGPONG_ENTRY(NAME, D)                                                                              \
+    extern "C" __global__ void __launch_bounds__(NUM_THREADS, 1)                                                   \
+        NAME(__nv_bfloat16* O, float* lse, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, \
+             int N, int causal, int items, const __grid_constant__ TmaDescriptor mq,                               \
+             const __grid_constant__ TmaDescriptor mk, const __grid_constant__ TmaDescriptor mv) {                 \
+        extern __shared__ __align__(16) unsigned char smem[];                                                      \
+        (void)Q;                                                                                                   \
+        (void)K;                                                                                                   \
+        (void)V;                                                                                                   \
+        flash_pingpong<D>(O, lse, N, causal, items, &mq, &mk, &mv, smem);                                          \
     }
 FLASH_PINGPONG_ENTRY(attention_flash_pingpong_d64, 64)
 FLASH_PINGPONG_ENTRY(attention_flash_pingpong_d128, 128)

@@ -372,6 +372,7 @@ TEST(GpuLadders, HopperFlashRungsCorrectAtOddSizesInEveryMode) {
         {"flash_pingpong", {}},
         {"flash_pingpong", {{"PINGPONG", 0}}},
         {"flash_pingpong", {{"BN", 64}}},
+        {"flash_pingpong", {{"PERSISTENT", 0}, {"STAGES", 2}}},
     };
     int checked = 0;
     for (const auto& [rung, params] : variants) {
@@ -398,5 +399,5 @@ TEST(GpuLadders, HopperFlashRungsCorrectAtOddSizesInEveryMode) {
                     ++checked;
                 }
     }
-    EXPECT_EQ(checked, 5 * 2 * 2 * 5);
+    EXPECT_EQ(checked, 6 * 2 * 2 * 5);
 }
