@@ -23,15 +23,19 @@
 //     (the manifest's grid): their items range from 1 to N / 128 key tiles, and the hardware's
 //     block scheduler, which hands the next item to the first free SM, balances them better
 //     than a fixed round-robin (measured: 2-3% faster).
+//  4. K and V released separately: each stage has a `kempty` and a `vempty` barrier, and the
+//     producer loads in the consumers' order (K_0, then K_j before V_(j-1)). A K slot is
+//     refilled as soon as S has read it instead of after the P V product of the same tile, so
+//     the copy engine runs more than a tile ahead with the same shared memory.
 // Why it should be faster: in rung 6 the tensor cores idle while both warpgroups exponentiate;
 // here one warpgroup's GEMMs cover the other's softmax, and each warpgroup's PV covers part of
 // its own next softmax.
-// What to see (H100, 2026-11-24, B = 8, H = 16, N = 4096, same call as PyTorch's SDPA): 429
-// TFLOP/s at d = 64 and 581 at d = 128 (causal 387 and 526), 0.86-0.89x cuDNN (483, 678; causal
-// 435, 594); rung 6: 361 and 521. At N = 32,768 (B = 1) 630 against cuDNN's 604. The third stage
-// is worth 2-6% at d = 128, nothing at d = 64; ping-pong measured within 1% except d = 64 causal
-// (+5%): with the overlap inside each warpgroup the two already interleave
-// (docs/tuning/attention.md has every version and what is left).
+// What to see (H100, 2026-11-24 07:41 UTC, B = 8, H = 16, N = 4096, same call as PyTorch's
+// SDPA): 447 TFLOP/s at d = 64 and 591 at d = 128 (causal 413 and 541), 0.91-0.95x cuDNN (486,
+// 639; causal 435, 593); rung 6: 362 and 522. Without ping-pong 3-14% slower; with two stages
+// as fast as with three (the separate K release is worth a stage). cuDNN itself moves 3-6%
+// from call to call (669 at d = 128 in the call before): docs/tuning/attention.md has every
+// version and the spread.
 // Causal tiles wholly after a warpgroup's rows are no longer skipped by it (both warpgroups
 // must take the same number of turns); they are masked like the diagonal ones (BN = 128 =
 // BM: that happens only with BN = 64, at most once per block).
@@ -68,14 +72,15 @@ template <int D>
 struct Shared {
     unsigned q;    // Q tile (shared address)
     unsigned kv;   // STAGES x (K tile, V tile)
-    unsigned bar;  // qfull, STAGES each of kfull, vfull, empty, then qempty
+    unsigned bar;  // qfull, STAGES each of kfull, vfull, kempty, then qempty, STAGES vempty
     __device__ unsigned k(int s) const { return kv + s * Layout<D>::kStageBytes; }
     __device__ unsigned v(int s) const { return k(s) + Layout<D>::kKVBytes; }
     __device__ unsigned qfull() const { return bar; }
     __device__ unsigned kfull(int s) const { return bar + 8 * (1 + s); }
     __device__ unsigned vfull(int s) const { return bar + 8 * (1 + STAGES + s); }
-    __device__ unsigned empty(int s) const { return bar + 8 * (1 + 2 * STAGES + s); }
-    __device__ unsigned qempty() const { return bar + 8 * (1 + 3 * STAGES); }  // the Q tile may be refilled
+    __device__ unsigned kempty(int s) const { return bar + 8 * (1 + 2 * STAGES + s); }  // S read this K tile
+    __device__ unsigned qempty() const { return bar + 8 * (1 + 3 * STAGES); }           // the Q tile may be refilled
+    __device__ unsigned vempty(int s) const { return bar + 8 * (2 + 3 * STAGES + s); }  // P V read this V tile
 };
 
 struct Ring {
@@ -107,23 +112,35 @@ struct Work {
 // ---------------------------------------------------------------------------------------------
 // Producer: one thread issues every copy of the block.
 // ---------------------------------------------------------------------------------------------
-// The K and V tiles of one work item, continuing the ring.
+// One K or V tile into the next slot of its ring, once the consumers have released the slot.
+template <int D>
+__device__ __forceinline__ void produce_tile(const TmaDescriptor* map, unsigned dst, unsigned full, unsigned empty,
+                                             unsigned parity, int row) {
+    using L = Layout<D>;
+    mbar_wait(empty, parity ^ 1);
+    mbar_expect_bytes(full, L::kKVBytes);
+#pragma unroll
+    for (int h = 0; h < L::kHalves; ++h) tma_load_2d(dst + h * BN * 128, map, h * 64, row, full);
+}
+
+// The K and V tiles of one work item, continuing the rings, in the order the consumers read
+// them: K_0, then K_j before V_(j-1), then the last V. K and V have their own ring positions
+// and release barriers: a K slot is refilled as soon as S has read it, without waiting for the
+// P V product of the same tile.
 template <int D>
 __device__ __forceinline__ void produce_kv(const Shared<D>& sh, const TmaDescriptor* mk, const TmaDescriptor* mv,
-                                           int head_row, int n_tiles, Ring& ring) {
-    using L = Layout<D>;
-    for (int kb = 0; kb < n_tiles; ++kb) {
-        mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
-        const int row = head_row + kb * BN;
-        mbar_expect_bytes(sh.kfull(ring.stage), L::kKVBytes);
-#pragma unroll
-        for (int h = 0; h < L::kHalves; ++h)
-            tma_load_2d(sh.k(ring.stage) + h * BN * 128, mk, h * 64, row, sh.kfull(ring.stage));
-        mbar_expect_bytes(sh.vfull(ring.stage), L::kKVBytes);
-#pragma unroll
-        for (int h = 0; h < L::kHalves; ++h)
-            tma_load_2d(sh.v(ring.stage) + h * BN * 128, mv, h * 64, row, sh.vfull(ring.stage));
-        ring.advance();
+                                           int head_row, int n_tiles, Ring& kring, Ring& vring) {
+    for (int kb = 0; kb <= n_tiles; ++kb) {
+        if (kb < n_tiles) {
+            produce_tile<D>(mk, sh.k(kring.stage), sh.kfull(kring.stage), sh.kempty(kring.stage), kring.parity,
+                            head_row + kb * BN);
+            kring.advance();
+        }
+        if (kb > 0) {
+            produce_tile<D>(mv, sh.v(vring.stage), sh.vfull(vring.stage), sh.vempty(vring.stage), vring.parity,
+                            head_row + (kb - 1) * BN);
+            vring.advance();
+        }
     }
 }
 
@@ -134,7 +151,7 @@ template <int D>
 __device__ __forceinline__ void produce(const Shared<D>& sh, const TmaDescriptor* mq, const TmaDescriptor* mk,
                                         const TmaDescriptor* mv, int N, int causal, int items) {
     using L = Layout<D>;
-    Ring ring;
+    Ring kring, vring;
     unsigned q_parity = 0;
     for (int t = blockIdx.x; t < items; t += gridDim.x, q_parity ^= 1) {
         const Work w(t, N, causal);
@@ -143,7 +160,7 @@ __device__ __forceinline__ void produce(const Shared<D>& sh, const TmaDescriptor
 #pragma unroll
         for (int h = 0; h < L::kHalves; ++h)
             tma_load_2d(sh.q + h * BM * 128, mq, h * 64, (int)w.head_row + w.qb * BM, sh.qfull());
-        produce_kv<D>(sh, mk, mv, (int)w.head_row, w.n_tiles, ring);
+        produce_kv<D>(sh, mk, mv, (int)w.head_row, w.n_tiles, kring, vring);
     }
 }
 
@@ -294,6 +311,7 @@ __device__ __forceinline__ void consume_item(const Shared<D>& sh, __nv_bfloat16*
     turn_end(cg, false);
     wgmma_wait<0>();
     fence_accumulators(s);
+    if (lane == 0) mbar_arrive(sh.kempty(ring.stage));
     if (w.n_tiles == 1 && lane == 0) mbar_arrive(sh.qempty());  // the last read of this Q tile is done
     mask_if_needed(s, 0, wg_row0, row0, N, causal);
     softmax_in_place(s, m, l, alpha, scale_log2);
@@ -316,12 +334,13 @@ __device__ __forceinline__ void consume_item(const Shared<D>& sh, __nv_bfloat16*
         turn_end(cg, false);
         wgmma_wait<1>();  // S_kb is done; P_{kb-1} V_{kb-1} may still run
         fence_accumulators(s);
+        if (lane == 0) mbar_arrive(sh.kempty(ring.stage));
         if (kb == w.n_tiles - 1 && lane == 0) mbar_arrive(sh.qempty());
         mask_if_needed(s, kb, wg_row0, row0, N, causal);
         softmax_in_place(s, m, l, alpha, scale_log2);
         wgmma_wait<0>();
         fence_accumulators(o);
-        if (lane == 0) mbar_arrive(sh.empty(prev.stage));
+        if (lane == 0) mbar_arrive(sh.vempty(prev.stage));
         round_p(s, p);
     }
 
@@ -335,7 +354,7 @@ __device__ __forceinline__ void consume_item(const Shared<D>& sh, __nv_bfloat16*
     turn_end(cg, true);
     wgmma_wait<0>();
     fence_accumulators(o);
-    if (lane == 0) mbar_arrive(sh.empty(ring.stage));
+    if (lane == 0) mbar_arrive(sh.vempty(ring.stage));
     ring.advance();
     store_rows<D>(O, lse, o, m, l, w.head_row, row0, N, scale);
 }
@@ -361,7 +380,8 @@ __device__ __forceinline__ void flash_pingpong(__nv_bfloat16* O, float* lse, int
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(sh.kfull(s), 1);
             mbar_init(sh.vfull(s), 1);
-            mbar_init(sh.empty(s), NUM_CONSUMERS * 4);
+            mbar_init(sh.kempty(s), NUM_CONSUMERS * 4);
+            mbar_init(sh.vempty(s), NUM_CONSUMERS * 4);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         fence_proxy_async();
