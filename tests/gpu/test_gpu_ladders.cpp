@@ -358,3 +358,46 @@ TEST(GpuLadders, GridBeyondTheDevicesLimitIsRefusedBeforeCompiling) {
     }
     EXPECT_FALSE(runner.context_lost());
 }
+
+// The Hopper attention rungs (issue 19), with the variants they may be tuned to: correct at
+// odd N (one key, a ragged tile, tiles that end inside the next head, one past a tile), with
+// B x H = 3 x 5, causal or not, at both head dimensions; each runs the launch of its d.
+TEST(GpuLadders, HopperFlashRungsCorrectAtOddSizesInEveryMode) {
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::Ladder* L = ladder_named("attention");
+    ASSERT_NE(L, nullptr);
+    const std::vector<std::pair<std::string, kl::ParamValues>> variants = {
+        {"flash_wgmma", {}},
+        {"flash_wgmma", {{"BN", 64}, {"STAGES", 3}}},
+        {"flash_pingpong", {}},
+        {"flash_pingpong", {{"PINGPONG", 0}}},
+        {"flash_pingpong", {{"BN", 64}}},
+        {"flash_pingpong", {{"PERSISTENT", 0}, {"STAGES", 2}}},
+    };
+    int checked = 0;
+    for (const auto& [rung, params] : variants) {
+        const kl::Rung* r = L->find_rung(rung);
+        ASSERT_NE(r, nullptr) << rung;
+        if (!kl::rung_arch_refusal(*r, gpu().device().cc()).empty()) GTEST_SKIP() << rung << " needs sm_90a";
+        for (int64_t d : {64, 128})
+            for (int64_t causal : {0, 1})
+                for (int64_t n : {1, 17, 1000, 4095, 4097}) {
+                    kl::RunOptions o;
+                    o.sizes = {{"B", 3}, {"H", 5}, {"N", n}, {"d", d}, {"causal", causal}};
+                    o.params = params;
+                    o.dtype = kl::DType::BF16;
+                    o.time = false;
+                    std::string p;
+                    for (const auto& [k, v] : params) p += " " + k + "=" + std::to_string(v);
+                    SCOPED_TRACE("attention/" + rung + p + " " + describe(o.sizes));
+                    kl::RunRecord rec = runner.run(*L, *r, o);
+                    ASSERT_TRUE(rec.correctness.has_value());
+                    EXPECT_TRUE(rec.correctness->passed) << rec.correctness->summary();
+                    ASSERT_FALSE(runner.context_lost()) << "a rung faulted";
+                    ASSERT_EQ(rec.resources.size(), 1u);
+                    EXPECT_EQ(rec.resources[0].entry, "attention_" + rung + "_d" + std::to_string(d));
+                    ++checked;
+                }
+    }
+    EXPECT_EQ(checked, 6 * 2 * 2 * 5);
+}
