@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Issue 20, the cluster rung (15) and the fp32 top, in one device call: correctness (the GPU
 # test, then compute-sanitizer memcheck and racecheck at small odd and aligned sizes), then
-# timings, each size set with the cuBLAS rungs in the same call, the SASS of rung 9's default
-# instantiation (cubin compiled here with nvcc, $CARRY/db09.cubin) and kernel timelines of the
-# padded paths at the odd size. From the repo root there, with the programs, kernels/, lessons/
+# timings, each size set with the cuBLAS rungs in the same call, and the SASS of the cubins in
+# $CARRY (rungs compiled here with nvcc at their defaults). From the repo root there, with the programs, kernels/, lessons/
 # in $CARRY. Results under $OUT; a table last. PHASES picks parts (default: all).
 set -uo pipefail
 OUT=${OUT:-/tmp/kl-out}; mkdir -p "$OUT/parts"
@@ -14,21 +13,25 @@ PHASES=${PHASES:-"test sanitize big big8 odd fp32 sass"}
 has() { case " $PHASES " in *" $1 "*) return 0;; esac; return 1; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/nvidia-smi.txt"
 if has test; then
-  timeout 240 $C/test_gpu --gtest_filter="${TEST_FILTER:-*ClusterRung*}" > "$OUT/test_gpu.log" 2>&1
+  timeout 240 $C/test_gpu --gtest_filter="${TEST_FILTER:-*ClusterRung*:*TransposedARung*}" > "$OUT/test_gpu.log" 2>&1
   echo "test_gpu: exit $?" | tee -a "$OUT/summary.txt"
 fi
 if has sanitize; then
   for s in M=257,N=513,K=127 M=384,N=512,K=192; do
     for tool in memcheck racecheck; do
-      timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 $K run matmul --rung wgmma_cluster_bf16 --size "$s" \
-        --warmup 0 --reps 1 > "$OUT/sanitizer_${tool}_$s.txt" 2>&1
-      echo "compute-sanitizer $tool wgmma_cluster_bf16 $s: exit $? ($(grep -m1 'ERROR SUMMARY' "$OUT/sanitizer_${tool}_$s.txt"))" | tee -a "$OUT/summary.txt"
+      for r in wgmma_cluster_bf16 double_buffer_at; do
+        timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 $K run matmul --rung $r --size "$s" \
+          --warmup 0 --reps 1 > "$OUT/sanitizer_${tool}_${r}_$s.txt" 2>&1
+        echo "compute-sanitizer $tool $r $s: exit $? ($(grep -m1 -E '(ERROR|RACECHECK) SUMMARY' "$OUT/sanitizer_${tool}_${r}_$s.txt"))" | tee -a "$OUT/summary.txt"
+      done
     done
   done
 fi
+N_RUN=0
 run() {  # group rung size [params...]
   local g=$1 r=$2 s=$3; shift 3
-  local name="${g}_$(echo "$s" | tr -d 'MNK=' | tr ',' 'x')_${r}$(echo "$*" | tr -d ' =-' )"
+  N_RUN=$((N_RUN + 1))
+  local name="${g}_$(printf %03d $N_RUN)_$(echo "$s" | tr -d 'MNK=' | tr ',' 'x')_${r}$(echo "$*" | tr -d ' =-' )"
   $K run matmul --rung "$r" --size "$s" "$@" --json "$OUT/parts/$name.json" >> "$OUT/run_$g.txt" 2>&1 ||
     echo "$g $s $r $*: failed" | tee -a "$OUT/summary.txt"
 }
@@ -45,21 +48,20 @@ if has odd; then
     bf16_set odd "$s"; run odd wgmma_streamk_bf16 "$s"
     run odd cublas_fp32 "$s"; run odd double_buffer "$s"; run odd double_buffer_streamk "$s"; run odd double_buffer_streamk "$s" -p STREAMK=0
   done
-  for r in wgmma_cluster_bf16 double_buffer_streamk; do
-    $K run matmul --rung $r --size M=2047,N=2049,K=1023 --timeline --no-check > "$OUT/timeline_$r.txt" 2>&1
-  done
 fi
 if has fp32; then
   s=M=4096,N=4096,K=4096
-  run fp32 cublas_fp32 $s; run fp32 double_buffer $s
-  for v in "-p STAGES=4" "-p BK=16 -p STAGES=2" "-p GROUP=16" "-p STAGES=4 -p GROUP=4" "-p BM=256 -p WM=128 -p WN=32 -p TN=4"; do
-    run fp32 double_buffer $s $v
+  run fp32 cublas_fp32 $s; run fp32 double_buffer $s; run fp32 double_buffer_at $s
+  for v in "-p STAGES=4" "-p GROUP=16" "-p BK=16 -p STAGES=2"; do
+    run fp32 double_buffer_at $s $v
   done
-  run fp32 cublas_fp32 $s; run fp32 double_buffer $s
+  run fp32 cublas_fp32 $s; run fp32 double_buffer $s; run fp32 double_buffer_at $s
 fi
-if has sass && [ -f $C/db09.cubin ]; then
-  cuobjdump -sass $C/db09.cubin > "$OUT/sass_db09.txt" 2>&1
-  echo "rung 9 SASS: $(grep -c FFMA "$OUT/sass_db09.txt") FFMA, $(grep -c 'LDS.128' "$OUT/sass_db09.txt") LDS.128, $(grep -cE 'LDS(\.[0-9]+)? ' "$OUT/sass_db09.txt") LDS other, $(grep -c LDGSTS "$OUT/sass_db09.txt") LDGSTS, $(grep -c 'BAR' "$OUT/sass_db09.txt") BAR, $(wc -l < "$OUT/sass_db09.txt") lines" | tee -a "$OUT/summary.txt"
+if has sass; then
+  for c in $C/*.cubin; do
+    b=$(basename "$c" .cubin); cuobjdump -sass "$c" > "$OUT/sass_$b.txt" 2>&1
+    echo "$b SASS: $(grep -c FFMA "$OUT/sass_$b.txt") FFMA, $(grep -c 'LDS.128' "$OUT/sass_$b.txt") LDS.128, $(grep -c LDGSTS "$OUT/sass_$b.txt") LDGSTS, $(grep -cE 'SYNCS|MEMBAR|CCTL' "$OUT/sass_$b.txt") SYNCS/MEMBAR/CCTL, $(wc -l < "$OUT/sass_$b.txt") lines" | tee -a "$OUT/summary.txt"
+  done
 fi
 python3 - "$OUT" <<'PY'
 import glob, json, os, sys
