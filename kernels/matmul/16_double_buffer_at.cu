@@ -2,19 +2,20 @@
 //
 // What changes from rung 9: there, A reaches its transposed place in shared memory (As[k][m],
 // which lets each lane read TM rows of one k as float4s) one float per cp.async, because a
-// 16-byte copy cannot scatter four k-values of a row into four rows of As. Each thread issued 8
-// such copies per K-tile, each with its own guard, address multiply-add and predicate: the SASS
-// of rung 9's main loop (cuobjdump on the H100, 2026-11-24) holds 1,024 FFMA and ~320 other
-// instructions per K-tile, ~250 of them the copies' address and guard arithmetic (IMAD, LEA,
-// ISETP, LOP3, MOV and re-loads of kernel parameters, LDC, since 248 registers leave none to keep
-// them). FFMA is 76% of the issued instructions, and rung 9 runs at ~76% of the FP32 peak.
-// Here a first launch writes At = A^T (K x M) into a scratch buffer (a 32 x 32 tiled transpose
-// through shared memory), and the GEMM copies tiles of At exactly as it copies tiles of B:
-// BK rows of BM contiguous floats, 16 bytes per cp.async, two copies per thread per K-tile
-// instead of eight. Nothing else changes: the same ring, fragments, serpentine FMAs and stores.
-// Why it should be faster: if the loop is issue-bound, removing ~150 of ~1,340 instructions per
-// K-tile gains ~10%; the transpose moves 2 x 4 MK bytes once (~45 us at 4096^3, 1.7% of the GEMM).
-// What to see: against rung 9 and cuBLAS SGEMM at 4096^3 (docs/tuning/matmul.md, sixth session).
+// 16-byte copy cannot scatter four k-values of a row into four rows of As: eight copies per
+// thread per K-tile, each with its own address and guard. Here a first launch writes At = A^T
+// (K x M) into a scratch buffer (a 32 x 32 tiled transpose through shared memory), and the GEMM
+// copies tiles of At exactly as it copies tiles of B: BK rows of BM contiguous floats, 16 bytes
+// per cp.async, two copies per thread per K-tile instead of eight. Nothing else changes: the
+// same ring, fragments, serpentine FMAs and stores.
+// Why it should be faster: fewer instructions per K-tile in a loop that issues one FFMA per
+// cycle at best. The transpose costs 2 x 4 MK bytes once (~45 us at 4096^3, 1.7% of the GEMM).
+// What was measured (H100, 2026-11-24, assets/recorded/h100_matmul_at_4096.json and the SASS
+// in assets/recorded/h100_2026-11-24_gemm_cluster/sass_loops.txt): the interior loop falls from
+// 1,194 to 1,162 instructions per K-tile (FFMA share 85.8% -> 88.1%: rung 9's A copies were
+// already cheap, 10 LDGSTS and ~60 address instructions), and the rung runs 50.7 TFLOP/s against
+// rung 9's 50.5 and cuBLAS SGEMM's 51.6: the transpose's cost eats most of the gain, and the
+// loop is not bound by its instruction count (88% FFMA issue would allow ~59 TFLOP/s).
 // Edges: rows of At or B that are not 16-byte aligned (M or N not a multiple of 4), and tiles
 // past the matrix, take rung 9's guarded one-float copies.
 
