@@ -306,6 +306,81 @@ TEST(GpuLadders, StreamKRungsCorrectAcrossSchedulesTilesAndOddSizes) {
     EXPECT_GT(checked, 0);
 }
 
+// Rung 16 copies tiles of a transposed copy of A: every STAGES, other tile shapes, and sizes whose
+// M is not a multiple of 4 (At's rows unaligned: the guarded one-float copies) or of the tile.
+TEST(GpuLadders, TransposedARungCorrectAcrossStagesTilesAndOddSizes) {
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::Ladder* L = ladder_named("matmul");
+    ASSERT_NE(L, nullptr);
+    const std::vector<kl::ParamValues> variants = {
+        {},
+        {{"STAGES", 2}},
+        {{"STAGES", 4}, {"GROUP", 1}},
+        {{"BK", 16}, {"STAGES", 2}},
+        {{"BM", 256}, {"WM", 128}, {"WN", 32}, {"TN", 4}},
+        {{"BM", 64}, {"BN", 64}, {"WM", 32}, {"WN", 32}, {"TM", 4}, {"TN", 4}},
+    };
+    std::vector<std::map<std::string, int64_t>> sizes = sizes_for(*L);
+    sizes.push_back({{"M", 130}, {"N", 260}, {"K", 70}});  // M, N multiples of 4 but not of the tile
+    int checked = 0;
+    for (const auto& params : variants) {
+        for (const auto& s : sizes) {
+            kl::RunOptions o;
+            o.sizes = s;
+            o.params = params;
+            o.time = false;
+            std::string p;
+            for (const auto& [k, v] : params) p += " " + k + "=" + std::to_string(v);
+            SCOPED_TRACE("matmul/double_buffer_at" + p + " " + describe(s));
+            kl::RunRecord rec = runner.run(*L, *L->find_rung("double_buffer_at"), o);
+            ASSERT_TRUE(rec.correctness.has_value());
+            EXPECT_TRUE(rec.correctness->passed) << rec.correctness->summary();
+            ASSERT_FALSE(runner.context_lost()) << "a rung faulted";
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, int(variants.size() * sizes.size()));
+}
+
+// Rung 15 pairs blocks into clusters that share B by multicast: both tiles of a pair, a pair whose
+// second tile lies past M (odd tile-row counts), both tile shapes, shallow and deep rings,
+// unpaired, and the padded path for rows that are not 16-byte aligned.
+TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::Ladder* L = ladder_named("matmul");
+    ASSERT_NE(L, nullptr);
+    const kl::Rung* r = L->find_rung("wgmma_cluster_bf16");
+    ASSERT_NE(r, nullptr);
+    if (!kl::rung_arch_refusal(*r, gpu().device().cc()).empty()) GTEST_SKIP() << "wgmma_cluster_bf16 is sm_90a only";
+    const std::vector<kl::ParamValues> variants = {
+        {}, {{"CLUSTER", 1}}, {{"BM", 256}, {"BN", 128}}, {{"BN", 128}, {"STAGES", 2}}, {{"STAGES", 6}, {"BN", 128}},
+    };
+    auto cube = [](int64_t n) { return std::map<std::string, int64_t>{{"M", n}, {"N", n}, {"K", n}}; };
+    std::vector<std::map<std::string, int64_t>> sizes = sizes_for(*L);
+    for (int64_t n : {1792, 1793, 2049}) sizes.push_back(cube(n));
+    sizes.push_back({{"M", 384}, {"N", 512}, {"K", 64}});     // three tile rows: the last pair is half empty
+    sizes.push_back({{"M", 64}, {"N", 64}, {"K", 8192}});     // one tile, 128 K-tiles through the ring
+    sizes.push_back({{"M", 8192}, {"N", 256}, {"K", 1024}});  // more pairs than clusters: each walks several
+    int checked = 0;
+    for (const auto& params : variants) {
+        for (const auto& s : sizes) {
+            kl::RunOptions o;
+            o.sizes = s;
+            o.params = params;
+            o.time = false;
+            std::string p;
+            for (const auto& [k, v] : params) p += " " + k + "=" + std::to_string(v);
+            SCOPED_TRACE("matmul/wgmma_cluster_bf16" + p + " " + describe(s));
+            kl::RunRecord rec = runner.run(*L, *r, o);
+            ASSERT_TRUE(rec.correctness.has_value());
+            EXPECT_TRUE(rec.correctness->passed) << rec.correctness->summary();
+            ASSERT_FALSE(runner.context_lost()) << "a rung faulted";
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, int(variants.size() * sizes.size()));
+}
+
 // flash_bf16 has one launch per head dimension: each runs (its own kernel in the record) and is
 // correct at odd N, causal or not; a head dimension with no launch is refused naming the rung.
 TEST(GpuLadders, FlashBf16RunsTheLaunchOfItsHeadDimension) {
