@@ -34,7 +34,7 @@ fi
 # 2. Debian packages.
 packages=(cmake ninja-build g++ pkg-config libimgui-dev libglfw3-dev libegl-dev libcairo2-dev libmd4c-dev libmd4c-html0-dev
     nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libgtest-dev xvfb xauth fonts-dejavu-core poppler-utils
-    clang-format python3 libgl1-mesa-dri)
+    clang-format universal-ctags python3 libgl1-mesa-dri)
 # libgl1-mesa-dri is Mesa's llvmpipe, the GL that the window's tests draw with under Xvfb. Debian 12
 # pulls it in through libglfw3's GL dependencies today; it is named so that stays true.
 missing=()
