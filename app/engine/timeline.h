@@ -1,8 +1,9 @@
 // A rung's kernels as the GPU ran them during one timed repetition: each kernel's start and end
-// from CUPTI's activity records (CUPTI_ACTIVITY_KIND_KERNEL, the profiler's own clock), the gaps between them, their
-// summed time beside the CUDA-event time of the same repetition; and the SM clock measured around the timing, flagged
-// when it dropped (throttling), as nvbench does. No CUDA: the results file carries both (docs/formats.md, "Timeline and
-// clock"); engine/timeline_cupti.cpp records the spans, engine/clock_probe.cpp the clock.
+// from CUPTI's activity records (CUPTI_ACTIVITY_KIND_KERNEL, the profiler's own clock), the gaps
+// between them, their summed time beside the CUDA-event time of the same repetition; and the SM
+// clock measured around the timing, flagged when it dropped (throttling), as nvbench does. No
+// CUDA: the results file carries both (docs/formats.md, "Timeline and clock");
+// engine/kernel_trace.cpp records the spans and probes the clock.
 #pragma once
 #include <optional>
 #include <string>
