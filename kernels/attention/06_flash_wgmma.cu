@@ -102,18 +102,18 @@ template <int D>
 __device__ __forceinline__ void produce(const Shared<D>& sh, const TmaDescriptor* mq, const TmaDescriptor* mk,
                                         const TmaDescriptor* mv, int head_row, int qb, int n_tiles) {
     using L = Layout<D>;
-    mbar_expect_bytes(sh.qfull(), L::kQBytes);
+    mbar_arrive_expect_bytes(sh.qfull(), L::kQBytes);
 #pragma unroll
     for (int h = 0; h < L::kHalves; ++h) tma_load_2d(sh.q + h * BM * 128, mq, h * 64, head_row + qb * BM, sh.qfull());
     Ring ring;
     for (int kb = 0; kb < n_tiles; ++kb) {
         mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
         const int row = head_row + kb * BN;
-        mbar_expect_bytes(sh.kfull(ring.stage), L::kKVBytes);
+        mbar_arrive_expect_bytes(sh.kfull(ring.stage), L::kKVBytes);
 #pragma unroll
         for (int h = 0; h < L::kHalves; ++h)
             tma_load_2d(sh.k(ring.stage) + h * BN * 128, mk, h * 64, row, sh.kfull(ring.stage));
-        mbar_expect_bytes(sh.vfull(ring.stage), L::kKVBytes);
+        mbar_arrive_expect_bytes(sh.vfull(ring.stage), L::kKVBytes);
 #pragma unroll
         for (int h = 0; h < L::kHalves; ++h)
             tma_load_2d(sh.v(ring.stage) + h * BN * 128, mv, h * 64, row, sh.vfull(ring.stage));

@@ -1,6 +1,7 @@
 // Hopper building blocks shared by the attention rungs 6 and 7 (sm_90a only): the two wgmma
-// forms attention needs besides kl_wgmma.cuh's, mbarrier waits, TMA box loads and the register
-// hand-over of warp specialization. The rungs' own files say how they are put together.
+// forms attention needs besides kl_wgmma.cuh's, named barriers and two conversions; the mbarriers,
+// TMA box loads and register hand-over of warp specialization come from kl_tma.cuh, shared with
+// the matmul and mlp rungs. The rungs' own files say how they are put together.
 //
 // The two products of attention store their B operand differently from the matmul rungs:
 //  - S = Q K^T: K sits in shared memory as [key][d], d contiguous, so B (d x keys) is K-major:
@@ -11,6 +12,7 @@
 //    as [key][d], d contiguous: an N-major B, imm-trans-b = 1, as in the matmul rungs.
 #pragma once
 
+#include "kl_tma.cuh"    // mbarriers, TMA box loads, setmaxnreg (kernels/common)
 #include "kl_wgmma.cuh"  // fences, group waits, the shared-memory descriptor
 
 // d[64 x N] (+)= A[64 x 16] * B[16 x N], both from shared memory, both K-major; N = 2 x the
@@ -88,53 +90,8 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[64], const unsigned (&a)[4],
 }
 
 // ---------------------------------------------------------------------------------------------
-// mbarriers, TMA, registers
+// Named barriers, conversions
 // ---------------------------------------------------------------------------------------------
-struct alignas(64) TmaDescriptor {  // a CUtensorMap's 128 opaque bytes, as the engine encodes them
-    unsigned long long bits[16];
-};
-
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(unsigned bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-// An arrival that also announces the bytes the copy engine will add to this phase.
-__device__ __forceinline__ void mbar_expect_bytes(unsigned bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-// Spins until the phase of this parity has completed (a fresh barrier counts parity 1 as done).
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-    unsigned done = 0;
-    do {
-        asm volatile(
-            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
-    } while (!done);
-}
-// One box of a 2-D map (x = column, y = row of its first element) into shared memory; the bytes
-// count toward the barrier's current phase, zero-filled parts past the tensor included.
-__device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaDescriptor* map, int x, int y, unsigned bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
-            "r"(dst),
-        "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar)
-        : "memory");
-}
-template <int kRegs>
-__device__ __forceinline__ void regs_decrease() {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
-}
-template <int kRegs>
-__device__ __forceinline__ void regs_increase() {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
-}
 // Named barrier among `threads` threads (a multiple of 32); id 0 is __syncthreads'.
 __device__ __forceinline__ void named_sync(int id, int threads) {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");

@@ -118,7 +118,7 @@ __device__ __forceinline__ void produce_tile(const TmaDescriptor* map, unsigned 
                                              unsigned parity, int row) {
     using L = Layout<D>;
     mbar_wait(empty, parity ^ 1);
-    mbar_expect_bytes(full, L::kKVBytes);
+    mbar_arrive_expect_bytes(full, L::kKVBytes);
 #pragma unroll
     for (int h = 0; h < L::kHalves; ++h) tma_load_2d(dst + h * BN * 128, map, h * 64, row, full);
 }
@@ -156,7 +156,7 @@ __device__ __forceinline__ void produce(const Shared<D>& sh, const TmaDescriptor
     for (int t = blockIdx.x; t < items; t += gridDim.x, q_parity ^= 1) {
         const Work w(t, N, causal);
         mbar_wait(sh.qempty(), q_parity ^ 1);
-        mbar_expect_bytes(sh.qfull(), L::kQBytes);
+        mbar_arrive_expect_bytes(sh.qfull(), L::kQBytes);
 #pragma unroll
         for (int h = 0; h < L::kHalves; ++h)
             tma_load_2d(sh.q + h * BM * 128, mq, h * 64, (int)w.head_row + w.qb * BM, sh.qfull());

@@ -38,6 +38,7 @@
 
 #include <cuda_bf16.h>
 
+#include "kl_tma.cuh"    // TMA box loads, mbarriers, setmaxnreg, the grouped tile order (kernels/common)
 #include "kl_wgmma.cuh"  // wgmma, its fences and the smem descriptor, shared with rung 11
 
 #if !defined(BM) || !defined(BN) || !defined(STAGES)
@@ -73,75 +74,9 @@ static_assert(BN == 64 || BN == 128 || BN == 256, "BN must be 64, 128 or 256 (th
 static_assert(BN / 2 + 32 <= CONSUMER_REGS, "a consumer's BN / 2 accumulators must fit its register budget");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
 
-// A CUtensorMap's 128 opaque bytes, as the engine encodes them. Passed by value as a
-// `const __grid_constant__` parameter: the copy engine reads it from the parameter space.
-struct alignas(64) TmaDescriptor {
-    unsigned long long bits[16];
-};
-
 // ---------------------------------------------------------------------------------------------
-// PTX wrappers
+// Stages (the PTX wrappers and the grouped tile order are in kl_tma.cuh)
 // ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-// mbarriers: a 64-bit word in shared memory counting arrivals (and, for TMA, bytes) per phase.
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(unsigned bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-// One arrival that also says how many bytes the copy engine will deliver to this phase.
-__device__ __forceinline__ void mbar_arrive_expect_bytes(unsigned bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-// Waits until the phase with this parity (0 or 1) has completed. A fresh barrier is in phase 0,
-// and the phase "before" it (parity 1) counts as complete: waiting on parity 1 returns at once.
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-    unsigned done = 0;
-    do {
-        asm volatile(
-            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
-    } while (!done);
-}
-
-// One box of a 2-D tensor map (x = column, y = row of its top-left element) into shared memory;
-// the copy engine adds the bytes it wrote to the barrier's transaction count.
-__device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaDescriptor* map, int x, int y, unsigned bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
-            "r"(dst),
-        "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar)
-        : "memory");
-}
-
-template <int kRegs>
-__device__ __forceinline__ void regs_decrease() {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
-}
-template <int kRegs>
-__device__ __forceinline__ void regs_increase() {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Work distribution
-// ---------------------------------------------------------------------------------------------
-// Tile number -> origin of its BM x BN patch of C. Consecutive numbers walk GROUP_M tile rows
-// column by column, so the tiles in flight at once share their panels of A and B in L2.
-__device__ __forceinline__ void tile_origin(int tile, int tiles_m, int tiles_n, int& m0, int& n0) {
-    const int group = tile / (GROUP_M * tiles_n), first_m = group * GROUP_M;
-    const int rows = min(tiles_m - first_m, GROUP_M);  // the last group may be shorter
-    const int in_group = tile % (GROUP_M * tiles_n);
-    m0 = (first_m + in_group % rows) * BM;
-    n0 = (in_group / rows) * BN;
-}
-
 // The ring of stages: stage index and the parity of its current use. Producer and consumers
 // step through the same sequence (every tile has the same number of K-tiles).
 struct Ring {
@@ -176,7 +111,7 @@ __device__ __forceinline__ void produce_tma(const Shared& sh, const TmaDescripto
     Ring ring;
     for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
         int m0, n0;
-        tile_origin(tile, tiles_m, tiles_n, m0, n0);
+        tile_origin<GROUP_M, BM, BN>(tile, tiles_m, tiles_n, m0, n0);
         for (int kt = 0; kt < k_tiles; ++kt) {
             mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
             const unsigned full = sh.full(ring.stage);
@@ -209,7 +144,7 @@ __device__ __forceinline__ void produce_elementwise(const Shared& sh, const __nv
     Ring ring;
     for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
         int m0, n0;
-        tile_origin(tile, tiles_m, tiles_n, m0, n0);
+        tile_origin<GROUP_M, BM, BN>(tile, tiles_m, tiles_n, m0, n0);
         for (int kt = 0; kt < k_tiles; ++kt) {
             mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
             const int k0 = kt * BK;
@@ -250,7 +185,7 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, int M, int N
     Ring ring;
     for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
         int m0, n0;
-        tile_origin(tile, tiles_m, tiles_n, m0, n0);
+        tile_origin<GROUP_M, BM, BN>(tile, tiles_m, tiles_n, m0, n0);
         int previous = -1;  // the stage whose batch may still be running
         for (int kt = 0; kt < k_tiles; ++kt) {
             mbar_wait(sh.full(ring.stage), ring.parity);

@@ -44,6 +44,7 @@
 
 #include <cuda_bf16.h>
 
+#include "kl_tma.cuh"    // TMA box loads, mbarriers, setmaxnreg, the grouped tile order (kernels/common)
 #include "kl_wgmma.cuh"  // wgmma, its fences and the smem descriptor, shared with rungs 11 and 12
 
 #if !defined(BM) || !defined(BN) || !defined(STAGES) || !defined(STREAMK)
@@ -70,50 +71,9 @@ static_assert(BM == 128 || BM == 256, "BM must be 128 or 256 (two or four consum
 static_assert(BN == 64 || BN == 128 || BN == 256, "BN must be 64, 128 or 256 (the N of one wgmma)");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
 
-struct alignas(64) TmaDescriptor {
-    unsigned long long bits[16];
-};
-
 // ---------------------------------------------------------------------------------------------
-// PTX wrappers (as rung 12, plus the flags between blocks)
+// PTX wrappers of this rung (rung 12's are in kl_tma.cuh): the flags between blocks
 // ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(unsigned bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive_expect_bytes(unsigned bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-    unsigned done = 0;
-    do {
-        asm volatile(
-            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
-    } while (!done);
-}
-__device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaDescriptor* map, int x, int y, unsigned bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
-            "r"(dst),
-        "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar)
-        : "memory");
-}
-template <int kRegs>
-__device__ __forceinline__ void regs_decrease() {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
-}
-template <int kRegs>
-__device__ __forceinline__ void regs_increase() {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
-}
 // A flag in global memory, read and written with GPU-scope acquire/release: what a block wrote
 // before raising a flag is visible to a block that saw it raised.
 __device__ __forceinline__ int flag_acquire(const int* p) {
@@ -128,16 +88,8 @@ __device__ __forceinline__ void flag_release(int* p, int v) {
 __device__ __forceinline__ void warpgroup_sync(int id) { asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory"); }
 
 // ---------------------------------------------------------------------------------------------
-// Work distribution
+// Work distribution (tile_origin, rung 12's grouped order, is in kl_tma.cuh)
 // ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ void tile_origin(int tile, int tiles_m, int tiles_n, int& m0, int& n0) {
-    const int group = tile / (GROUP_M * tiles_n), first_m = group * GROUP_M;
-    const int rows = min(tiles_m - first_m, GROUP_M);
-    const int in_group = tile % (GROUP_M * tiles_n);
-    m0 = (first_m + in_group % rows) * BM;
-    n0 = (in_group / rows) * BN;
-}
-
 // A piece of work: K-tiles [kbeg, kend) of one tile. `rank` orders the pieces of a cut tile:
 // 0 for the piece holding its last K-tile (stores), 1 for the piece before it (adds), ...
 struct Unit {
@@ -221,7 +173,7 @@ __device__ __forceinline__ void produce(const Shared& sh, const TmaDescriptor* m
     Unit u;
     while (sched.next(u)) {
         int m0, n0;
-        tile_origin(u.tile, tiles_m, tiles_n, m0, n0);
+        tile_origin<GROUP_M, BM, BN>(u.tile, tiles_m, tiles_n, m0, n0);
         for (int kt = u.kbeg; kt < u.kend; ++kt) {
             mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
             const unsigned full = sh.full(ring.stage);
@@ -299,7 +251,7 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, int* flags, 
     Unit u;
     while (sched.next(u)) {
         int m0, n0;
-        tile_origin(u.tile, tiles_m, tiles_n, m0, n0);
+        tile_origin<GROUP_M, BM, BN>(u.tile, tiles_m, tiles_n, m0, n0);
         int previous = -1;
         for (int kt = u.kbeg; kt < u.kend; ++kt) {
             mbar_wait(sh.full(ring.stage), ring.parity);

@@ -37,6 +37,7 @@
 
 #include <cuda_bf16.h>
 
+#include "kl_tma.cuh"    // TMA box loads, mbarriers, setmaxnreg (kernels/common)
 #include "kl_wgmma.cuh"  // wgmma, its fences and the smem descriptor, shared with rungs 11-13
 
 #if !defined(BM) || !defined(BN) || !defined(STAGES) || !defined(CLUSTER)
@@ -66,16 +67,10 @@ static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER must be 1 (no pairing) or 2
 static_assert(BN / 2 + 32 <= CONSUMER_REGS, "a consumer's BN / 2 accumulators must fit its register budget");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
 
-struct alignas(64) TmaDescriptor {  // a CUtensorMap's 128 opaque bytes, as the engine encodes them
-    unsigned long long bits[16];
-};
-
 // ---------------------------------------------------------------------------------------------
-// PTX wrappers (rung 12's, plus the cluster ones)
+// PTX wrappers of clusters (rung 12's are in kl_tma.cuh). These stay here: only this rung pairs
+// blocks, and the peer arrival and the multicast copy name the cluster, not the block.
 // ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
 __device__ __forceinline__ unsigned cluster_rank() {
     unsigned r;
     asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
@@ -85,15 +80,6 @@ __device__ __forceinline__ unsigned cluster_rank() {
 // barrier initializations before the peer's first signal, and all remote signals before exit.
 __device__ __forceinline__ void cluster_sync() {
     asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
-}
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive_expect_bytes(unsigned bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(unsigned bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 // One arrival on the barrier at the same offset in the peer block: mapa turns the local address
 // into the peer's window address. Default semantics (release at CTA scope), as for the local
@@ -107,26 +93,8 @@ __device__ __forceinline__ void mbar_arrive_peer(unsigned bar, unsigned rank) {
         "r"(rank)
         : "memory");
 }
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-    unsigned done = 0;
-    do {
-        asm volatile(
-            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-            "selp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
-    } while (!done);
-}
-// A box into this block only (rung 12), or into the same offset of every block in `mask`,
-// signalling the barrier at the same offset in each.
-__device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaDescriptor* map, int x, int y, unsigned bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
-            "r"(dst),
-        "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar)
-        : "memory");
-}
+// Like kl_tma.cuh's tma_load_2d, but into the same offset of every block in `mask`, signalling
+// the barrier at the same offset in each.
 __device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TmaDescriptor* map, int x, int y,
                                                       unsigned bar, unsigned short mask) {
     asm volatile(
@@ -134,14 +102,6 @@ __device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TmaDes
         " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
         "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar), "h"(mask)
         : "memory");
-}
-template <int kRegs>
-__device__ __forceinline__ void regs_decrease() {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
-}
-template <int kRegs>
-__device__ __forceinline__ void regs_increase() {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -152,7 +112,8 @@ __device__ __forceinline__ void regs_increase() {
 struct Walk {
     int stacks_m, tiles_n, first, step;
     __device__ int count() const { return stacks_m * tiles_n; }
-    // Stack number -> origin of this block's tile (rung 12's grouped order, over stacks).
+    // Stack number -> origin of this block's tile (rung 12's grouped order, over stacks; not
+    // kl_tma.cuh's tile_origin, which walks single tiles).
     __device__ void origin(int stack, int rank, int& m0, int& n0) const {
         const int group_stacks = GROUP_M / CLUSTER;
         const int group = stack / (group_stacks * tiles_n), first_m = group * group_stacks;

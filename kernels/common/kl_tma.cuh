@@ -1,0 +1,89 @@
+// Hopper copy-engine and hand-over wrappers shared by the warp-specialized rungs (sm_90a only):
+// matmul 12, 13, 15 and 20, mlp 02 and 03, attention 06 and 07. The tensor map the engine passes,
+// mbarriers at CTA scope (init, arrive, arrive with a byte count, parity wait), one 2-D TMA box
+// load, the setmaxnreg register hand-over and the grouped tile order of matmul rung 11. Each is
+// one PTX instruction (or a loop around one) with the same semantics in every rung. What the
+// rungs teach (who copies, how stages are handed over, the producer and consumer loops, the
+// epilogue) stays in their own files; a rung whose variant differs on purpose (cluster scope,
+// multicast) keeps that variant at home.
+#pragma once
+
+// A CUtensorMap's 128 opaque bytes, as the engine encodes them (kernels may not include
+// <cuda.h>). Passed by value as a `const __grid_constant__` parameter: the copy engine reads it
+// from the parameter space, and TMA wants it 64-byte aligned.
+struct alignas(64) TmaDescriptor {
+    unsigned long long bits[16];
+};
+
+// The 32-bit shared-window address the PTX below takes (a generic pointer would need 64 bits
+// and a conversion in every instruction).
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// mbarriers: a 64-bit word in shared memory counting arrivals (and, for TMA, bytes) per phase.
+// All at the default CTA scope: wider scopes cost a lot (matmul rung 15 measured 464 against 719
+// TFLOP/s) and no rung needs them for its local barriers. "memory" clobbers keep the compiler
+// from moving shared-memory accesses across a hand-over.
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+// One arrival; the state token it returns is discarded (`_`): the waits below go by parity.
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// One arrival that also says how many bytes the copy engine will deliver to this phase: the
+// phase completes when both the arrivals and the bytes are in.
+__device__ __forceinline__ void mbar_arrive_expect_bytes(unsigned bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+// Waits until the phase with this parity (0 or 1) has completed. A fresh barrier is in phase 0,
+// and the phase "before" it (parity 1) counts as complete: waiting on parity 1 returns at once.
+// try_wait may give up after a time the hardware chooses, hence the loop.
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+    unsigned done = 0;
+    do {
+        asm volatile(
+            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+            : "=r"(done)
+            : "r"(bar), "r"(parity)
+            : "memory");
+    } while (!done);
+}
+
+// One box of a 2-D tensor map (x = column, y = row of its top-left element) into shared memory;
+// the copy engine adds the bytes it wrote (zero-filled parts past the tensor included) to the
+// barrier's transaction count. The destination is named in the cluster's shared window, where a
+// block's own address is valid (a block launched without a cluster is a cluster of one).
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaDescriptor* map, int x, int y, unsigned bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
+            "r"(dst),
+        "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar)
+        : "memory");
+}
+
+// setmaxnreg: a warpgroup gives registers back to the block's pool or takes them from it. The
+// count is an immediate (a template parameter) and the instruction is warpgroup-wide (.sync
+// .aligned): all 128 threads of the warpgroup must call it together.
+template <int kRegs>
+__device__ __forceinline__ void regs_decrease() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void regs_increase() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+
+// Tile number -> origin of its kBM x kBN patch of C, in matmul rung 11's grouped order:
+// consecutive numbers walk kGroupM tile rows column by column, so the tiles in flight at once
+// share their panels of A and B in L2. Template parameters, not arguments, so the divisions by
+// them stay constants as in the rungs' own macros.
+template <int kGroupM, int kBM, int kBN>
+__device__ __forceinline__ void tile_origin(int tile, int tiles_m, int tiles_n, int& m0, int& n0) {
+    const int group = tile / (kGroupM * tiles_n), first_m = group * kGroupM;
+    const int rows = min(tiles_m - first_m, kGroupM);  // the last group may be shorter
+    const int in_group = tile % (kGroupM * tiles_n);
+    m0 = (first_m + in_group % rows) * kBM;
+    n0 = (in_group / rows) * kBN;
+}
