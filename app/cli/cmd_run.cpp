@@ -48,9 +48,8 @@ void add_measure_options(CLI::App& app, MeasureOptions& o) {
     app.add_flag("--no-check", o.no_check, "skip the correctness check");
     app.add_flag("--timeline", o.timeline,
                  "also trace one repetition's kernels with CUPTI after timing: start, end, gaps, summed time");
-    app.add_option(
-        "--mode", o.mode,
-        "also measure a measuring mistake beside the right figure: no_warmup, host_clock_no_sync or warm_l2");
+    app.add_option("--mode", o.mode,
+                   "also measure a measuring mistake beside the right figure: " + kl::run_mode_names());
     app.add_flag(
         "--counters", o.counters,
         "also read hardware counters (DRAM, L2, shared memory) with CUPTI in a separate replay pass after timing");

@@ -289,7 +289,8 @@ const RunMetric kRunMetrics[] = {{"ms", "ms"},
                                  {"blocks_per_us", "blocks/µs"},
                                  {"mode_ms", "ms"},
                                  {"mode_us", "µs"},
-                                 {"us_per_step", "µs"}};
+                                 {"us_per_step", "µs"},
+                                 {"clock_mhz", "MHz"}};
 
 // The metric's value from a run, or nullopt when the run does not carry it.
 std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64_t blocks) {
@@ -316,6 +317,8 @@ std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64
     // [modes] the figure the run's measuring mistake gave (run_modes.h), beside `ms`/`us`
     if (m == "mode_ms" && r.mode_timing) return r.mode_timing->median_ms;
     if (m == "mode_us" && r.mode_timing) return r.mode_timing->median_ms * 1e3;
+    // [clock] the SM clock probed right after the timed repetitions (lesson 0: the power cap)
+    if (m == "clock_mhz" && r.clock && r.clock->after_mhz > 0) return r.clock->after_mhz;
     // [launch] time per dependent step of the launch ladder (its `steps` size axis)
     if (auto st = r.sizes.find("steps"); m == "us_per_step" && t && st != r.sizes.end() && st->second > 0)
         return t->median_ms * 1e3 / double(st->second);

@@ -1,6 +1,7 @@
 #include "launch_modes.h"
 
 #include <chrono>
+#include <thread>
 #include <vector>
 
 #include "cuda_check.h"
@@ -80,14 +81,27 @@ TimingStats host_clock_no_sync(GpuContext& gpu, const RepetitionPlan& plan, cons
     return summarize(samples);
 }
 
+// What a quick benchmark script does: a couple of warm-up calls and 20 timed ones. Idle first,
+// so a run that follows other work starts from the clock a fresh script would see.
+TimingStats short_burst(GpuContext& gpu, L2Flush* flush, const std::function<void()>& launch) {
+    gpu.synchronize();
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    RepetitionPlan burst;
+    burst.warmup = 2;
+    burst.min_reps = burst.max_reps = kShortBurstReps;
+    burst.budget_ms = 0;
+    return time_repetitions(gpu, burst, flush, launch);
+}
+
 }  // namespace
 
 std::optional<TimingStats> time_wrong_way(RunMode mode, GpuContext& gpu, const RepetitionPlan& plan,
-                                          const std::function<void()>& launch) {
+                                          const std::function<void()>& launch, L2Flush* flush) {
     switch (mode) {
         case RunMode::NoWarmup: return first_launch(gpu, launch);
         case RunMode::HostClockNoSync: return host_clock_no_sync(gpu, plan, launch);
         case RunMode::WarmL2: return time_repetitions(gpu, plan, nullptr, launch);
+        case RunMode::ShortBurst: return short_burst(gpu, flush, launch);
         case RunMode::Normal: break;
     }
     return std::nullopt;

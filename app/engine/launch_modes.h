@@ -55,8 +55,12 @@ class GraphReplay {
 //   HostClockNoSync  steady_clock read before and after the launch calls, no synchronisation
 //                    between them (the stream is drained after each sample, outside the clock)
 //   WarmL2           the repetition protocol of time_repetitions without the flush
+//   ShortBurst       one idle second (the power controller lets the clock back up), then
+//                    2 warm-up runs and exactly 20 repetitions with `flush` (call it before the
+//                    runner's own timing: after 400 ms of a heavy kernel the clock is capped)
 // Normal gives nullopt.
+constexpr int kShortBurstReps = 20;
 std::optional<TimingStats> time_wrong_way(RunMode mode, GpuContext& gpu, const RepetitionPlan& plan,
-                                          const std::function<void()>& launch);
+                                          const std::function<void()>& launch, L2Flush* flush = nullptr);
 
 }  // namespace kl

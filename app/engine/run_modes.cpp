@@ -13,6 +13,8 @@ const ModeName kModes[] = {
     {RunMode::HostClockNoSync, "host_clock_no_sync",
      "a host clock around the launch calls without synchronising: the time to queue the work"},
     {RunMode::WarmL2, "warm_l2", "repetitions without flushing L2: inputs may come from the cache"},
+    {RunMode::ShortBurst, "short_burst",
+     "20 repetitions after an idle second: the clock before the power cap pulls it down"},
 };
 }  // namespace
 
@@ -29,7 +31,7 @@ std::string to_string(RunMode m) {
     return "";
 }
 
-std::string run_mode_names() { return "no_warmup, host_clock_no_sync or warm_l2"; }
+std::string run_mode_names() { return "no_warmup, host_clock_no_sync, warm_l2 or short_burst"; }
 
 std::string describe_run_mode(RunMode m) {
     for (const auto& x : kModes)

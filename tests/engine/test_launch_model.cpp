@@ -37,11 +37,13 @@ RunRecord launch_run(const std::string& rung, int64_t steps, double ms) {
 }  // namespace
 
 TEST(RunModes, NamesRoundTripAndUnknownOnesAreRefused) {
-    for (RunMode m : {RunMode::NoWarmup, RunMode::HostClockNoSync, RunMode::WarmL2})
+    for (RunMode m : {RunMode::NoWarmup, RunMode::HostClockNoSync, RunMode::WarmL2, RunMode::ShortBurst})
         EXPECT_EQ(parse_run_mode(to_string(m)), m);
     EXPECT_EQ(parse_run_mode(""), RunMode::Normal);
     EXPECT_FALSE(parse_run_mode("warm"));
     EXPECT_NE(describe_run_mode(RunMode::HostClockNoSync).find("without synchronising"), std::string::npos);
+    EXPECT_NE(describe_run_mode(RunMode::ShortBurst).find("power cap"), std::string::npos);
+    EXPECT_NE(run_mode_names().find("short_burst"), std::string::npos);
 }
 
 TEST(LaunchLadder, ShippedManifestHasRepeatAndGraph) {
@@ -120,6 +122,7 @@ TEST(LaunchBindings, TimePerStepAndTheModesFigure) {
     f.runs.push_back(launch_run("separate", 256, 0.512));  // 512 us over 256 steps
     RunRecord m = launch_run("fused", 256, 0.004);
     m.mode = "host_clock_no_sync";
+    m.clock = ClockReport{1980, 1980, 1680, false};
     m.mode_timing = TimingStats{};
     m.mode_timing->median_ms = m.mode_timing->min_ms = m.mode_timing->max_ms = 0.003;
     f.runs.push_back(m);
@@ -131,6 +134,10 @@ TEST(LaunchBindings, TimePerStepAndTheModesFigure) {
     ASSERT_TRUE(w.ok) << w.error;
     EXPECT_DOUBLE_EQ(w.value, 3.0);
     EXPECT_FALSE(s.resolve(one("{{ launch/fused mode_us mode=warm_l2 }}")).ok);  // no such run
+    EXPECT_FALSE(s.resolve(one("{{ launch/separate clock_mhz }}")).ok);          // recorded without a clock
+    BoundValue c = s.resolve(one("{{ launch/fused clock_mhz mode=host_clock_no_sync }}"));
+    ASSERT_TRUE(c.ok) << c.error;
+    EXPECT_DOUBLE_EQ(c.value, 1680.0);  // the clock after timing, not the rated one
     EXPECT_NE(s.resolve(one("{{ launch/fused us mode=often }}")).error.find("mode must be"), std::string::npos);
 }
 

@@ -107,4 +107,13 @@ TEST(GpuLaunch, ModesMeasureTheMistakeBesideTheRightFigure) {
     ASSERT_TRUE(cold.mode_timing);
     EXPECT_EQ(cold.mode_timing->reps, 1);
     EXPECT_GT(cold.mode_timing->median_ms, 0);
+    // A short burst times exactly 20 repetitions; the runner's own timing of a 10 us kernel runs
+    // to its cap of repetitions. (Whether the burst is faster depends on power: lesson 0 step 8.)
+    o.mode = kl::RunMode::ShortBurst;
+    kl::RunRecord burst = runner.run(L, *va, o);
+    ASSERT_TRUE(burst.timing && burst.mode_timing);
+    EXPECT_EQ(burst.mode, "short_burst");
+    EXPECT_EQ(burst.mode_timing->reps, 20);
+    EXPECT_GT(burst.timing->reps, 20);
+    EXPECT_GT(burst.mode_timing->median_ms, 0);
 }
