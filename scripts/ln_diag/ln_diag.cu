@@ -16,6 +16,7 @@
 // bins, the ramp and the drain, and the load bytes in flight per SM against Little's law.
 //   ln_diag [rows cols]   (default 4096 4096)
 //   ln_diag --ncu         each kernel once, no timing loop (for ncu)
+//   ln_diag --second      the second call's list: rung 7's store policies one stream at a time
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -261,6 +262,7 @@ struct Bufs {
 };
 
 static int g_rows = 4096, g_cols = 4096, g_sms = 132;
+static bool g_second = false;  // --second: the second call's kernel list
 static size_t g_l2 = 50 << 20;
 static void* g_flush = nullptr;
 static float* g_sink = nullptr;
@@ -323,6 +325,15 @@ struct Kernels {
 
 template <class E>
 static std::vector<typename Kernels<E>::Entry> kernels_for() {
+    if (g_second) {  // the second call: rung 7's policies, one stream at a time, beside rung 4
+        return {
+            LNK(E, 256, 2, 0, 0, 1, 0, 1), LNK(E, 256, 2, 1, 0, 0, 0, 1), LNK(E, 256, 2, 0, 3, 1, 0, 1),
+            LNK(E, 256, 2, 0, 0, 1, 0, 0),  // rung 4
+            LNK(E, 256, 2, 0, 3, 1, 0, 0),  // rung 7's default: s evict-first
+            LNK(E, 256, 2, 0, 0, 3, 0, 0), LNK(E, 256, 2, 0, 3, 3, 0, 0), LNK(E, 256, 2, 0, 3, 0, 0, 0),
+            LNK(E, 256, 2, 1, 3, 1, 0, 0), LNK(E, 256, 2, 0, 2, 2, 0, 0), LNK(E, 256, 2, 0, 1, 3, 0, 0),
+        };
+    }
     return {
         // the copy of the LayerNorm's bytes in its geometry, rung 4's policies, then others
         LNK(E, 256, 2, 0, 0, 1, 0, 1),
@@ -431,7 +442,7 @@ static void run_dtype(const char* dt, bool ncu, FILE* log, double copy_gbps) {
     Trace* tr;
     CK(cudaMalloc(&tr, g_rows * sizeof(Trace)));
     auto ks = kernels_for<E>();
-    add_capped<E>(ks);
+    if (!g_second) add_capped<E>(ks);
     auto launch = [&](const typename Kernels<E>::Entry& k, bool trace, int set) {
         Bufs& bb = B[set];
         (trace ? k.ktrace : k.k)<<<g_rows, k.tpb, k.smem, g_st>>>((E*)bb.S, (E*)((char*)bb.S + eb), (const E*)bb.X,
