@@ -7,8 +7,9 @@
 # the runner's flush state left in place (--cache-control none); the layernorm GPU tests;
 # compute-sanitizer memcheck and racecheck of rung 7 at small odd sizes in every dtype.
 #   scripts/ln_diag/call2.sh <carry folder> <device tag>
-# The carry folder holds kladder, test_gpu_live, ln_diag, kernels/, lessons/ and the files of
-# scripts/gpu_precision/. Under $OUT: <tag>_layernorm_l2.json, <tag>_peers_norms.json, logs.tgz.
+# The carry folder holds kladder, test_gpu_live, ln_diag, kernels/, lessons/, the files of
+# scripts/gpu_precision/ and /work/shared/tools/peers.py (peers_precision.py imports it: the call of
+# 12:43 UTC lacked it, so its peers step failed and took no figures). Under $OUT: <tag>_layernorm_l2.json, <tag>_peers_norms.json, logs.tgz.
 set -uo pipefail
 C=$(cd "${1:?carry folder}" && pwd); TAG=${2:?device tag}
 OUT=${OUT:-/tmp/kl-out}; P=$OUT/p; mkdir -p "$P"
