@@ -138,6 +138,38 @@ TEST(GpuLive, LayerNormRungsCorrectAtOddSizesInEveryDtype) {
     EXPECT_GE(passed, int(ids.size() * 3 * (sizes.size() - 1)));
 }
 
+// Rung 7's cache policies are hints: they change which lines L2 evicts first, never a value. Every
+// value of each policy parameter (the others at their defaults) must give a correct result on the
+// vector path (65 x 4096: the policies apply only there), in every dtype. RMSNorm runs the same
+// loads and stores; the odd-size test above covers its scalar path and defaults.
+TEST(GpuLive, LayerNormL2PolicyRungCorrectWithEveryPolicy) {
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::Ladder& L = ladder("layernorm");
+    const std::vector<std::pair<std::string, std::vector<int64_t>>> axes = {
+        {"LOAD", {0, 1, 2}}, {"SSTORE", {0, 1, 2, 3}}, {"YSTORE", {0, 1, 2, 3}}};
+    const std::vector<std::map<std::string, int64_t>> sizes = {{{"rows", 65}, {"cols", 4096}}};
+    int passed = 0;
+    for (const char* id : {"row_regs_l2"})
+        for (const auto& [param, values] : axes)
+            for (int64_t v : values)
+                for (kl::DType dt : {kl::DType::F32, kl::DType::BF16, kl::DType::F16})
+                    for (const auto& s : sizes) {
+                        kl::RunOptions o;
+                        o.sizes = s;
+                        o.dtype = dt;
+                        o.time = false;
+                        o.params = {{param, v}};
+                        SCOPED_TRACE(std::string(id) + " " + param + "=" + std::to_string(v) + " " + describe(s) +
+                                     kl::to_string(dt));
+                        kl::RunRecord rec = runner.run(L, rung(L, id), o);
+                        EXPECT_TRUE(rec.correctness && rec.correctness->passed)
+                            << (rec.correctness ? rec.correctness->summary() : "no check");
+                        if (rec.correctness && rec.correctness->passed) ++passed;
+                        ASSERT_FALSE(runner.context_lost()) << "a rung faulted";
+                    }
+    EXPECT_EQ(passed, 11 * 3);
+}
+
 // Issue 17 item 6: every elementwise and softmax rung that runs in 16-bit storage, in each of its
 // dtypes, at the sizes of the GPU ladder loop (tests/gpu/test_gpu_ladders.cpp) and a few more off
 // the 4- and 8-element vector widths. The fp32-only rungs (chains, Triton) keep their coverage
