@@ -29,7 +29,7 @@
 // What to see (H100, 2026-11-24 12:28 UTC, B = 8, H = 16, N = 4096, same call as rung 7 and
 // PyTorch's SDPA): at d = 64 458 TFLOP/s against rung 7's 449 (causal 420 and 406), 0.93x cuDNN;
 // two warpgroups (WG64 = 2) 435. At d = 128 no gain at this size (581 against rung 7's 585-603,
-// both about 0.86x cuDNN's 682 in that call: the clock sits near 1,700 MHz under this load),
+// 0.85-0.88x cuDNN's 682 in that call: the clock sits near 1,700 MHz under this load),
 // but 397 against 367 at N = 1,024 (B = 1), where an item is 8 key tiles and its epilogue
 // weighs more. The counters show the epilogue's change: global store requests from 590 K to
 // 66 K (the lse only) at d = 64, and 192-row blocks read K and V from L2 a third less often.
