@@ -26,13 +26,14 @@
 // Why it should be faster: the tensor cores idle less at the two places rung 7 left them idle,
 // the end of each work item (the O stores) and, at d = 64, the softmax not covered by the other
 // warpgroup's products.
-// What to see (H100, 2026-11-24 12:28 UTC, B = 8, H = 16, N = 4096, same call as rung 7 and
-// PyTorch's SDPA): at d = 64 458 TFLOP/s against rung 7's 449 (causal 420 and 406), 0.93x cuDNN;
-// two warpgroups (WG64 = 2) 435. At d = 128 no gain at this size (581 against rung 7's 585-603,
-// 0.85-0.88x cuDNN's 682 in that call: the clock sits near 1,700 MHz under this load),
-// but 397 against 367 at N = 1,024 (B = 1), where an item is 8 key tiles and its epilogue
-// weighs more. The counters show the epilogue's change: global store requests from 590 K to
-// 66 K (the lse only) at d = 64, and 192-row blocks read K and V from L2 a third less often.
+// What to see (H100, 2026-11-24 12:53 UTC, B = 8, H = 16, N = 4096, same call as rung 7 and
+// PyTorch's SDPA, all timed until 400 ms of GPU time, under the power cap): d = 64 458 TFLOP/s
+// (causal 415) against rung 7's 444 (400) and cuDNN's 448 (392); d = 128 605 (530) against 597
+// (529) and 606 (536). The third warpgroup is the d = 64 gain (435 with WG64 = 2 in the call that
+// timed the variants); the TMA store pays at short sequences (401 against 367 at N = 1,024,
+// B = 1, where an item is 8 key tiles) and costs 1-3% at N >= 8,192 (its O tiles take the third
+// K/V stage's shared memory at d = 128). The counters: global store requests from 590 K to 66 K
+// (the lse only) at d = 64, and 192-row blocks read K and V from L2 a third less often.
 // docs/tuning/attention.md, round 3, has every variant and the predictions.
 // Registers: at d = 64 the compiler keeps the item loop's Q parity in 8 bytes of local memory
 // (one store and one load per work item, outside the key loop, read off the SASS).
