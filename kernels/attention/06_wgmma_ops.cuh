@@ -1,4 +1,4 @@
-// Hopper building blocks shared by the attention rungs 6 and 7 (sm_90a only): the two wgmma
+// Hopper building blocks shared by the attention rungs 6, 7 and 8 (sm_90a only): the two wgmma
 // forms attention needs besides kl_wgmma.cuh's, named barriers and two conversions; the mbarriers,
 // TMA box loads and register hand-over of warp specialization come from kl_tma.cuh, shared with
 // the matmul and mlp rungs. The rungs' own files say how they are put together.

@@ -436,7 +436,9 @@ TEST(GpuLadders, GridBeyondTheDevicesLimitIsRefusedBeforeCompiling) {
 
 // The Hopper attention rungs (issue 19), with the variants they may be tuned to: correct at
 // odd N (one key, a ragged tile, tiles that end inside the next head, one past a tile), with
-// B x H = 3 x 5, causal or not, at both head dimensions; each runs the launch of its d.
+// B x H = 3 x 5, causal or not, at both head dimensions; each runs the launch of its d. For
+// rung 8 these N also give last blocks whose second or third warpgroup has no row below N (it
+// only passes its turns) and ragged warpgroups that store O from registers, not by TMA.
 TEST(GpuLadders, HopperFlashRungsCorrectAtOddSizesInEveryMode) {
     kl::Runner runner(gpu(), std::nullopt);
     const kl::Ladder* L = ladder_named("attention");
@@ -448,6 +450,11 @@ TEST(GpuLadders, HopperFlashRungsCorrectAtOddSizesInEveryMode) {
         {"flash_pingpong", {{"PINGPONG", 0}}},
         {"flash_pingpong", {{"BN", 64}}},
         {"flash_pingpong", {{"PERSISTENT", 0}, {"STAGES", 2}}},
+        {"flash_fa3", {}},
+        {"flash_fa3", {{"WG64", 2}}},
+        {"flash_fa3", {{"TMA_STORE", 0}}},
+        {"flash_fa3", {{"BN", 64}, {"PINGPONG", 0}}},
+        {"flash_fa3", {{"PERSISTENT", 0}, {"STAGES", 3}, {"TMA_STORE", 0}}},
     };
     int checked = 0;
     for (const auto& [rung, params] : variants) {
@@ -474,5 +481,5 @@ TEST(GpuLadders, HopperFlashRungsCorrectAtOddSizesInEveryMode) {
                     ++checked;
                 }
     }
-    EXPECT_EQ(checked, 6 * 2 * 2 * 5);
+    EXPECT_EQ(checked, 11 * 2 * 2 * 5);
 }
