@@ -32,13 +32,14 @@
 
 #include <cuda_bf16.h>
 
-#include "gelu.cuh"        // the tanh-form GeLU on the SFU (this folder)
-#include "kl_tma.cuh"      // TMA box loads, mbarriers, setmaxnreg, the grouped tile order (kernels/common)
-#include "kl_wgmma.cuh"    // wgmma at N = 64, 128, 256, its fences and the smem descriptor (kernels/common)
-#include "wgmma_n192.cuh"  // the same wgmma at N = 192 (this folder)
+#include "gelu.cuh"       // the tanh-form GeLU on the SFU (this folder)
+#include "kl_tma.cuh"     // TMA box loads, mbarriers, setmaxnreg, the grouped tile order (kernels/common)
+#include "kl_wgmma.cuh"   // wgmma at N = 64, 128, 256, its fences and the smem descriptor (kernels/common)
+#include "wgmma_mlp.cuh"  // wgmma at N = 192, and first-K-step forms (this folder)
 
-#if !defined(BN) || !defined(STAGES) || !defined(GROUP_M) || !defined(EPILOGUE)
-#error "BN, STAGES, GROUP_M and EPILOGUE must be defined, e.g. -DBN=192 -DSTAGES=4 -DGROUP_M=16 -DEPILOGUE=1"
+#if !defined(BN) || !defined(STAGES) || !defined(GROUP_M) || !defined(EPILOGUE) || !defined(OVERLAP)
+#error \
+    "BN, STAGES, GROUP_M, EPILOGUE and OVERLAP must be defined, e.g. -DBN=192 -DSTAGES=4 -DGROUP_M=16 -DEPILOGUE=1 -DOVERLAP=1"
 #endif
 
 #define BM 128                                   // two consumer warpgroups of 64 rows each
@@ -53,13 +54,15 @@
 #define SMEM_ALIGN 1024            // the 128-byte swizzle repeats every 8 rows = 1 KB
 
 // Registers, as rung 2 (two consumers): launch 168; producer 168 -> 40, consumers 168 -> 232.
-#define PRODUCER_REGS 40
+#define PRODUCER_REGS 24
 #define LAUNCH_REGS ((65536 / NUM_THREADS) / 8 * 8)
 #define CONSUMER_REGS (LAUNCH_REGS + ((LAUNCH_REGS - PRODUCER_REGS) / NUM_CONSUMERS) / 8 * 8)
 static_assert((CONSUMER_REGS - LAUNCH_REGS) * NUM_CONSUMERS <= LAUNCH_REGS - PRODUCER_REGS,
               "the consumers cannot take more registers than the producer gives back");
 static_assert(BN == 128 || BN == 192 || BN == 256, "BN must be 128, 192 or 256 (the N of one wgmma)");
 static_assert(EPILOGUE == 0 || EPILOGUE == 1, "EPILOGUE: 0 register stores (rung 2), 1 shared memory + TMA store");
+static_assert(OVERLAP >= 0 && OVERLAP < STAGES,
+              "OVERLAP: 0 .. STAGES - 1 K-tiles of the next tile issued before an epilogue");
 static_assert(BN / 2 + 32 <= CONSUMER_REGS, "a consumer's BN / 2 accumulators must fit its register budget");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
 static_assert(STAGE_BYTES % SMEM_ALIGN == 0 && BOX_BYTES % SMEM_ALIGN == 0,
@@ -206,16 +209,32 @@ __device__ __forceinline__ void stage_gelu_bf16(const float (&d)[kN], unsigned c
         }
 }
 
-// The whole epilogue of one warpgroup's 64 x BN part of a tile at (row0, col0).
-__device__ __forceinline__ void epilogue_tma(const float (&d)[BN / 2], unsigned char* patch, const TmaDescriptor* map_h,
-                                             int M, int N, int row0, int col0, int cg) {
+// Without a map of H (N % 8 != 0: its rows are not 16-byte aligned), the warpgroup copies its
+// patch to H itself, element by element with guards, consecutive threads on consecutive columns.
+__device__ __forceinline__ void copy_patch(const unsigned char* patch, __nv_bfloat16* H, int M, int N, int row0,
+                                           int col0) {
+    for (int i = threadIdx.x % 128; i < 64 * BN; i += 128) {
+        const int r = i / BN, c = i % BN;
+        if (row0 + r >= M || col0 + c >= N) continue;
+        const int offset = (c / 64) * BOX_BYTES + r * 128 + ((((c % 64) / 8) ^ (r % 8)) * 16) + (c % 8) * 2;
+        H[(size_t)(row0 + r) * N + col0 + c] = *reinterpret_cast<const __nv_bfloat16*>(patch + offset);
+    }
+}
+
+// The whole epilogue of one warpgroup's 64 x BN part of a tile at (row0, col0): GeLU into the
+// patch, then out by the copy engine (or copy_patch).
+__device__ __forceinline__ void epilogue_staged(const float (&d)[BN / 2], unsigned char* patch,
+                                                const TmaDescriptor* map_h, __nv_bfloat16* H, bool tma_store, int M,
+                                                int N, int row0, int col0, int cg) {
     const bool leader = threadIdx.x % 128 == 0;
-    if (leader) bulk_wait_all<true>();  // the previous tile's boxes have left the patch
-    warpgroup_sync(cg);
+    if (leader && tma_store) bulk_wait_all<true>();  // the previous tile's boxes have left the patch
+    warpgroup_sync(cg);                              // (and, without TMA, every thread's copy_patch is done)
     stage_gelu_bf16(d, patch);
-    fence_proxy_async();  // this thread's shared stores, visible to the copy engine
+    if (tma_store) fence_proxy_async();  // this thread's shared stores, visible to the copy engine
     warpgroup_sync(cg);
-    if (leader && row0 < M) {
+    if (!tma_store) {
+        copy_patch(patch, H, M, N, row0, col0);
+    } else if (leader && row0 < M) {
 #pragma unroll
         for (int j = 0; j < BN / 64; ++j)
             if (col0 + j * 64 < N) tma_store_2d(map_h, smem_addr(patch + j * BOX_BYTES), col0 + j * 64, row0);
@@ -251,48 +270,135 @@ __device__ __forceinline__ void store_gelu_bf16(const float (&d)[kN], __nv_bfloa
 }
 
 // ---------------------------------------------------------------------------------------------
-// Consumers: rung 2's loop; only the epilogue differs
+// Consumers
 // ---------------------------------------------------------------------------------------------
+// The stages a consumer has issued wgmmas on and not yet handed back, oldest first (they are
+// consecutive in the ring).
+struct Pending {
+    Ring oldest;
+    int count = 0;
+};
+
+// Waits for the stage at `ring`, issues its four wgmmas as one batch into d and steps the ring
+// on. A tile's first K-tile overwrites d (scale-d = 0, see matmul rung 11): with kFirst through
+// the output-only form (wgmma_mlp.cuh), so that d's old values are dead; with kFirst false and
+// `first` true through the accumulate flag (OVERLAP = 0, one accumulator set, as rung 2).
+template <bool kFirst, int kN>
+__device__ __forceinline__ void issue_k_tile(float (&d)[kN], const Shared& sh, Ring& ring, Pending& pending, int cg,
+                                             bool first = false) {
+    mbar_wait(sh.full(ring.stage), ring.parity);
+    const unsigned sA = smem_addr(sh.a(ring.stage)) + cg * (64 * 128);
+    const unsigned sB = smem_addr(sh.b(ring.stage));
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BK / 16; ++kk) {
+        // A: next 16 k = 32 bytes along each swizzled row; 8-row groups 1 KB apart.
+        // B: next 16 k = 16 rows = 2 KB; 8-row groups 1 KB apart; 64-column blocks 8 KB apart.
+        const unsigned long long desc_a = make_desc(sA + kk * 32, 16, 1024);
+        const unsigned long long desc_b = make_desc(sB + kk * 16 * 128, BK * 128, 1024);
+        if constexpr (kFirst) {
+            if (kk == 0) {
+                wgmma_bf16_first(d, desc_a, desc_b);
+                continue;
+            }
+        }
+        wgmma_bf16(d, desc_a, desc_b, !first || kk > 0);
+    }
+    wgmma_commit();
+    ring.advance();
+    ++pending.count;
+}
+
+// Hands back all but the `keep` newest pending stages (one arrival per warp): their batches are
+// complete (the caller waited with wgmma.wait_group keep).
+__device__ __forceinline__ void release_done(const Shared& sh, Pending& pending, int keep) {
+    for (; pending.count > keep; --pending.count) {
+        if (threadIdx.x % 32 == 0) mbar_arrive(sh.empty(pending.oldest.stage));
+        pending.oldest.advance();
+    }
+}
+
+// K-tiles `from` .. k_tiles - 1 of a tile into d, one batch in flight behind the newest (rung 2's
+// loop), then the last batch waited for: d holds the tile's sums.
+template <int kN>
+__device__ __forceinline__ void finish_tile(float (&d)[kN], const Shared& sh, Ring& ring, Pending& pending, int cg,
+                                            int from, int k_tiles) {
+    for (int kt = from; kt < k_tiles; ++kt) {
+        issue_k_tile<false>(d, sh, ring, pending, cg, kt == 0);
+        wgmma_wait<1>();  // all but the newest batch are done: their stages can be refilled
+        fence_accumulators(d);
+        release_done(sh, pending, 1);
+    }
+    wgmma_wait<0>();
+    fence_accumulators(d);
+    release_done(sh, pending, 0);
+}
+
+template <int kN>
+__device__ __forceinline__ void epilogue(const float (&d)[kN], const Shared& sh, __nv_bfloat16* H,
+                                         const TmaDescriptor* map_h, bool tma_store, int M, int N, int cg, int tile,
+                                         int tiles_m, int tiles_n) {
+    int m0, n0;
+    tile_origin<GROUP_M, BM, BN>(tile, tiles_m, tiles_n, m0, n0);
+    if (EPILOGUE == 1)
+        epilogue_staged(d, sh.patches + cg * PATCH_BYTES, map_h, H, tma_store, M, N, m0 + cg * 64, n0, cg);
+    else
+        store_gelu_bf16(d, H, M, N, m0 + cg * 64, n0);
+}
+
+#if OVERLAP == 0
+// Warpgroup `cg` computes rows cg*64 .. cg*64+63 of each of the block's tiles, one tile after
+// the other: rung 2's order, the tensor cores idle during each epilogue.
 __device__ __forceinline__ void consume(const Shared& sh, __nv_bfloat16* H, const TmaDescriptor* map_h, bool tma_store,
                                         int M, int N, int cg, int tiles_m, int tiles_n, int k_tiles) {
-    const int lane = threadIdx.x % 32;
-    float d[BN / 2];  // not zeroed: each tile's first wgmma runs with accumulate = 0 (matmul rung 11)
+    float d[BN / 2];  // not zeroed: each tile's first wgmma overwrites it
     Ring ring;
-    unsigned char* patch = sh.patches + cg * PATCH_BYTES;
+    Pending pending;
     for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
-        int m0, n0;
-        tile_origin<GROUP_M, BM, BN>(tile, tiles_m, tiles_n, m0, n0);
-        int previous = -1;  // the stage whose batch may still be running
-        for (int kt = 0; kt < k_tiles; ++kt) {
-            mbar_wait(sh.full(ring.stage), ring.parity);
-            const unsigned sA = smem_addr(sh.a(ring.stage)) + cg * (64 * 128);
-            const unsigned sB = smem_addr(sh.b(ring.stage));
-            wgmma_fence();
-#pragma unroll
-            for (int kk = 0; kk < BK / 16; ++kk) {
-                const unsigned long long desc_a = make_desc(sA + kk * 32, 16, 1024);
-                const unsigned long long desc_b = make_desc(sB + kk * 16 * 128, BK * 128, 1024);
-                wgmma_bf16(d, desc_a, desc_b, kt > 0 || kk > 0);
-            }
-            wgmma_commit();
-            wgmma_wait<1>();  // the previous batch is done: its stage can be refilled
-            fence_accumulators(d);
-            if (previous >= 0 && lane == 0) mbar_arrive(sh.empty(previous));
-            previous = ring.stage;
-            ring.advance();
-        }
-        wgmma_wait<0>();
-        fence_accumulators(d);
-        if (lane == 0) mbar_arrive(sh.empty(previous));
-
-        if (EPILOGUE == 1 && tma_store)
-            epilogue_tma(d, patch, map_h, M, N, m0 + cg * 64, n0, cg);
-        else
-            store_gelu_bf16(d, H, M, N, m0 + cg * 64, n0);
+        finish_tile(d, sh, ring, pending, cg, 0, k_tiles);
+        epilogue(d, sh, H, map_h, tma_store, M, N, cg, tile, tiles_m, tiles_n);
     }
-    // H must be written before the block ends (and its shared memory is given to another block).
-    if (EPILOGUE == 1 && tma_store && threadIdx.x % 128 == 0) bulk_wait_all<false>();
+    if (EPILOGUE == 1 && tma_store && threadIdx.x % 128 == 0) bulk_wait_all<false>();  // H written before exit
 }
+#else
+// Starts a tile in accumulator set d: its first OVERLAP K-tiles (fewer if K is short), the first
+// through the output-only form. Returns the number of K-tiles issued.
+template <int kN>
+__device__ __forceinline__ int start_tile(float (&d)[kN], const Shared& sh, Ring& ring, Pending& pending, int cg,
+                                          int k_tiles) {
+    issue_k_tile<true>(d, sh, ring, pending, cg);
+    const int n = min(OVERLAP, k_tiles);
+    for (int kt = 1; kt < n; ++kt) issue_k_tile<false>(d, sh, ring, pending, cg);
+    return n;
+}
+
+// Warpgroup `cg` computes rows cg*64 .. cg*64+63 of each of the block's tiles. The tiles
+// alternate between two accumulator sets (the loop is unrolled by two so that each set stays in
+// registers): after a tile's last wgmma, the block's next tile is started in the other set
+// (its first OVERLAP K-tiles), and only then does this tile go through GeLU and out, while the
+// tensor cores run those K-tiles.
+__device__ __forceinline__ void consume(const Shared& sh, __nv_bfloat16* H, const TmaDescriptor* map_h, bool tma_store,
+                                        int M, int N, int cg, int tiles_m, int tiles_n, int k_tiles) {
+    float da[BN / 2], db[BN / 2];  // not zeroed: each tile's first wgmma overwrites them
+    Ring ring;
+    Pending pending;
+    const int tiles = tiles_m * tiles_n, step = gridDim.x;
+    int tile = blockIdx.x;
+    if (tile >= tiles) return;
+    int from = start_tile(da, sh, ring, pending, cg, k_tiles);  // K-tiles of the current tile already issued
+    for (;;) {
+        finish_tile(da, sh, ring, pending, cg, from, k_tiles);
+        if (tile + step < tiles) from = start_tile(db, sh, ring, pending, cg, k_tiles);
+        epilogue(da, sh, H, map_h, tma_store, M, N, cg, tile, tiles_m, tiles_n);
+        if ((tile += step) >= tiles) break;
+        finish_tile(db, sh, ring, pending, cg, from, k_tiles);
+        if (tile + step < tiles) from = start_tile(da, sh, ring, pending, cg, k_tiles);
+        epilogue(db, sh, H, map_h, tma_store, M, N, cg, tile, tiles_m, tiles_n);
+        if ((tile += step) >= tiles) break;
+    }
+    if (EPILOGUE == 1 && tma_store && threadIdx.x % 128 == 0) bulk_wait_all<false>();  // H written before exit
+}
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // The kernel
