@@ -37,14 +37,13 @@
 #include "kl_wgmma.cuh"   // wgmma at N = 64, 128, 256, its fences and the smem descriptor (kernels/common)
 #include "wgmma_mlp.cuh"  // wgmma at N = 192, and first-K-step forms (this folder)
 
-#if !defined(BN) || !defined(STAGES) || !defined(GROUP_M) || !defined(EPILOGUE) || !defined(OVERLAP)
+#if !defined(BM) || !defined(BN) || !defined(STAGES) || !defined(GROUP_M) || !defined(EPILOGUE) || !defined(OVERLAP)
 #error \
-    "BN, STAGES, GROUP_M, EPILOGUE and OVERLAP must be defined, e.g. -DBN=192 -DSTAGES=4 -DGROUP_M=16 -DEPILOGUE=1 -DOVERLAP=1"
+    "BM, BN, STAGES, GROUP_M, EPILOGUE and OVERLAP must be defined, e.g. -DBM=128 -DBN=192 -DSTAGES=4 -DGROUP_M=16 ..."
 #endif
 
-#define BM 128                                   // two consumer warpgroups of 64 rows each
 #define BK 64                                    // one 128-byte swizzled row of bf16 per K-tile
-#define NUM_CONSUMERS (BM / 64)                  // consumer warpgroups, 64 rows of H each
+#define NUM_CONSUMERS (BM / 64)                  // consumer warpgroups (2 or 3), 64 rows of H each
 #define NUM_THREADS (128 * (NUM_CONSUMERS + 1))  // + the producer warpgroup
 #define A_STAGE_BYTES (BM * BK * 2)
 #define B_STAGE_BYTES (BK * BN * 2)
@@ -53,12 +52,16 @@
 #define BOX_BYTES (64 * 128)       // one 64 x 64 box: 64 rows of 128 bytes
 #define SMEM_ALIGN 1024            // the 128-byte swizzle repeats every 8 rows = 1 KB
 
-// Registers, as rung 2 (two consumers): launch 168; producer 168 -> 40, consumers 168 -> 232.
+// Registers: setmaxnreg moves them from the producer (one TMA thread needs few) to the consumers
+// inside the block, as in rung 2, whose producer kept 40:
+//   two consumers (BM = 128):   launch 168; producer 168 -> 24 frees 18,432; consumers 168 -> 240
+//   three consumers (BM = 192): launch 128; producer 128 -> 24 frees 13,312; consumers 128 -> 160
 #define PRODUCER_REGS 24
 #define LAUNCH_REGS ((65536 / NUM_THREADS) / 8 * 8)
 #define CONSUMER_REGS (LAUNCH_REGS + ((LAUNCH_REGS - PRODUCER_REGS) / NUM_CONSUMERS) / 8 * 8)
 static_assert((CONSUMER_REGS - LAUNCH_REGS) * NUM_CONSUMERS <= LAUNCH_REGS - PRODUCER_REGS,
               "the consumers cannot take more registers than the producer gives back");
+static_assert(BM == 128 || BM == 192, "BM must be 128 or 192 (two or three consumer warpgroups)");
 static_assert(BN == 128 || BN == 192 || BN == 256, "BN must be 128, 192 or 256 (the N of one wgmma)");
 static_assert(EPILOGUE == 0 || EPILOGUE == 1, "EPILOGUE: 0 register stores (rung 2), 1 shared memory + TMA store");
 static_assert(OVERLAP >= 0 && OVERLAP < STAGES,
@@ -196,16 +199,19 @@ __device__ __forceinline__ void warpgroup_sync(int cg) { asm volatile("bar.sync 
 // In one store instruction the lanes cover 8 rows (r % 8 = l / 4) of one chunk: the XOR spreads
 // them over the 8 chunk positions of a 128-byte row, so the 32 lanes hit 32 different banks.
 template <int kN>
-__device__ __forceinline__ void stage_gelu_bf16(const float (&d)[kN], unsigned char* patch) {
+__device__ __forceinline__ void stage_gelu_bf16(const float (&d)[kN], unsigned patch) {
     const int lane = threadIdx.x % 32, warp_in_wg = (threadIdx.x % 128) / 32;
+    const unsigned key = lane / 4;  // r % 8 for both of this thread's rows (they are 8 apart)
+    const unsigned row_base = patch + (warp_in_wg * 16 + lane / 4) * 128 + (lane % 4) * 4;
 #pragma unroll
     for (int j = 0; j < kN / 4; ++j)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            const int r = warp_in_wg * 16 + lane / 4 + h * 8;
-            const int offset = (j / 8) * BOX_BYTES + r * 128 + (((j % 8) ^ (r % 8)) * 16) + (lane % 4) * 4;
-            *reinterpret_cast<__nv_bfloat162*>(patch + offset) =
-                __floats2bfloat162_rn(mlp_gelu(d[4 * j + 2 * h]), mlp_gelu(d[4 * j + 2 * h + 1]));
+            const __nv_bfloat162 v = __floats2bfloat162_rn(mlp_gelu(d[4 * j + 2 * h]), mlp_gelu(d[4 * j + 2 * h + 1]));
+            // 32-bit shared-window address (a generic pointer would take two registers per store)
+            const unsigned addr = row_base + h * 1024 + (j / 8) * BOX_BYTES + (((j % 8) ^ key) << 4);
+            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(*reinterpret_cast<const unsigned*>(&v))
+                         : "memory");
         }
 }
 
@@ -229,7 +235,7 @@ __device__ __forceinline__ void epilogue_staged(const float (&d)[BN / 2], unsign
     const bool leader = threadIdx.x % 128 == 0;
     if (leader && tma_store) bulk_wait_all<true>();  // the previous tile's boxes have left the patch
     warpgroup_sync(cg);                              // (and, without TMA, every thread's copy_patch is done)
-    stage_gelu_bf16(d, patch);
+    stage_gelu_bf16(d, smem_addr(patch));
     if (tma_store) fence_proxy_async();  // this thread's shared stores, visible to the copy engine
     warpgroup_sync(cg);
     if (!tma_store) {

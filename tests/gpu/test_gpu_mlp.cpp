@@ -103,8 +103,9 @@ TEST(GpuMlp, EveryMlpRungCorrectAtAlignedAndOddSizes) {
     EXPECT_GE(passed, is_hopper() ? 25 : 10);
 }
 
-// Rung 4's variants each take their own path: no overlap (one accumulator set), two K-tiles
-// started early, register stores instead of the staged epilogue, 128- and 256-column tiles. The
+// Rung 4's variants each take their own path: the next tile started one or two K-tiles early
+// (two accumulator sets), register stores instead of the staged epilogue, three consumer
+// warpgroups (192-row tiles), 128- and 256-column tiles. The
 // sizes: odd widths (element-wise copies in and copy_patch out), 1000 x 264 x 1032 (TMA both
 // ways, partial last tiles in rows and columns), and more tiles than SMs with blocks walking an
 // odd number of tiles (the two accumulator sets end on either one).
@@ -113,11 +114,13 @@ TEST(GpuMlp, TmaStoreRungVariantsCorrect) {
     const std::vector<Sizes> sizes = {{{"T", 127}, {"D", 65}, {"F", 259}},
                                       {{"T", 1000}, {"D", 264}, {"F", 1032}},
                                       {{"T", 2048}, {"D", 136}, {"F", 4224}}};
-    const std::vector<kl::ParamValues> variants = {{{"OVERLAP", 0}},
+    const std::vector<kl::ParamValues> variants = {{{"OVERLAP", 1}},
                                                    {{"OVERLAP", 2}},
                                                    {{"EPILOGUE", 0}},
-                                                   {{"BN", 128}, {"STAGES", 6}},
-                                                   {{"BN", 256}, {"STAGES", 3}, {"OVERLAP", 0}}};
+                                                   {{"EPILOGUE", 0}, {"OVERLAP", 1}},
+                                                   {{"BM", 192}, {"STAGES", 3}},
+                                                   {{"BN", 128}, {"STAGES", 6}, {"OVERLAP", 1}},
+                                                   {{"BN", 256}, {"STAGES", 3}}};
     for (const auto& v : variants) {
         std::string label;
         for (const auto& [k, x] : v) label += k + "=" + std::to_string(x) + " ";
