@@ -6,9 +6,9 @@
 // moment, after their last wgmma, so the tensor cores idled for the whole epilogue (rung 2's
 // first product took about as long as cuBLAS's GEMM plus the whole GeLU kernel). Here:
 //  1. Each consumer writes GeLU(acc) in bf16 into its own 64 x BN patch of shared memory
-//     (four-byte stores, 128-byte swizzled so the 32 lanes hit 32 different banks), fences the
-//     writes for the copy engine (async proxy), meets its warpgroup at a named barrier, and one
-//     thread hands the patch to the copy engine as BN / 64 TMA box stores
+//     (four-byte `st.shared`, 128-byte swizzled so the 32 lanes hit 32 different banks), fences
+//     the writes for the copy engine (async proxy), meets its warpgroup at a named barrier, and
+//     one thread hands the patch to the copy engine as BN / 64 TMA box stores
 //     (`cp.async.bulk.tensor ... .global.shared::cta`). The warpgroup goes straight back to the
 //     next tile's wgmmas; the copy engine writes H while they run, and clips boxes at the edges
 //     of H, so the epilogue has no bounds checks. Before the patch is written again (one whole
@@ -21,14 +21,20 @@
 // walking tiles in GROUP_M order, GeLU's tanh on the SFU (gelu.cuh); the second product stays cuBLAS.
 // Why it should be faster: a shared-memory store instruction costs the warp one conflict-free
 // pass (128 bytes) where a global one costs eight partial sectors, so the part of the epilogue
-// that holds the tensor cores shrinks to GeLU's arithmetic plus 48 KB of shared stores; with the
-// fuller last round, together about 5% of the first product (docs/tuning/mlp.md).
+// that holds the tensor cores shrinks to GeLU's arithmetic plus 48 KB of shared stores.
 // What to see: the first product near cuBLAS's plain GEMM, and this rung against rung 1
-// (unfused) by at least U's round trip. EPILOGUE = 0 keeps rung 2's register stores on the same
-// tiles, to separate the two changes.
+// (unfused) by U's round trip. Parameters that separate the changes: EPILOGUE = 0 keeps rung 2's
+// register stores on the same tiles; OVERLAP = 1 or 2 also starts the block's next tile (its
+// first K-tiles, into a second accumulator set) before each epilogue, so the tensor cores work
+// while GeLU is computed; BM = 192 is cuBLAS's tile at this shape (three consumers).
+// Measured (H100, 2026-11-24, assets/recorded/h100_mlp_tma_store.json, docs/tuning/mlp.md):
+// 3.03 and 3.11 ms for the MLP against unfused's 3.23-3.24 in the same call; the first product
+// alone (CUPTI) 1.44 ms against cuBLAS's plain bf16-out GEMM 1.415 and rung 2's 1.55-1.57.
+// EPILOGUE = 0: 3.40; OVERLAP = 1: 3.07-3.10, within the spread of the defaults.
 // Error: as rung 2 (fp32 sums, one rounding of GeLU's result to bf16).
 // Edges and alignment: element-wise producer copies when K or N is not a multiple of 8 (rung 2);
-// register stores with guards when H's rows are not 16-byte aligned (N % 8 != 0: its map is zeros).
+// when H's rows are not 16-byte aligned (N % 8 != 0: its map is zeros) the warpgroup copies its
+// patch to H element by element (copy_patch).
 
 #include <cuda_bf16.h>
 
