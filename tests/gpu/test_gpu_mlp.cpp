@@ -44,13 +44,15 @@ bool is_hopper() { return gpu().device().cc_major == 9; }
 
 // Runs each rung at each size, checked, untimed; returns how many runs passed. Only the wgmma
 // rung may be refused, and only on a GPU other than Hopper.
-int check_rungs(const std::vector<std::string>& ids, const std::vector<Sizes>& sizes) {
+int check_rungs(const std::vector<std::string>& ids, const std::vector<Sizes>& sizes,
+                const kl::ParamValues& params = {}) {
     kl::Runner runner(gpu(), std::nullopt);
     int passed = 0;
     for (const auto& s : sizes)
         for (const auto& id : ids) {
             kl::RunOptions o;
             o.sizes = s;
+            o.params = params;
             o.dtype = kl::DType::BF16;
             o.time = false;
             SCOPED_TRACE("mlp/" + id + " " + describe(s));
@@ -60,7 +62,8 @@ int check_rungs(const std::vector<std::string>& ids, const std::vector<Sizes>& s
                     << (rec.correctness ? rec.correctness->summary() : "no check");
                 if (rec.correctness && rec.correctness->passed) ++passed;
             } catch (const kl::InputError& e) {
-                EXPECT_TRUE((id == "gemm_gelu_epilogue" || id == "gelu_pingpong") && !is_hopper())
+                EXPECT_TRUE((id == "gemm_gelu_epilogue" || id == "gelu_pingpong" || id == "gelu_tma_store") &&
+                            !is_hopper())
                     << "refused: " << e.what();
             }
             EXPECT_FALSE(runner.context_lost()) << "a rung faulted";
@@ -87,7 +90,8 @@ std::optional<double> measured_dram_bytes(const std::string& id, const Sizes& si
 }  // namespace
 
 TEST(GpuMlp, EveryMlpRungCorrectAtAlignedAndOddSizes) {
-    const std::vector<std::string> ids = {"cublaslt_gelu", "unfused", "gemm_gelu_epilogue", "gelu_pingpong"};
+    const std::vector<std::string> ids = {"cublaslt_gelu", "unfused", "gemm_gelu_epilogue", "gelu_pingpong",
+                                          "gelu_tma_store"};
     // One token of width 8; odd widths (TMA refused: element-wise copies; GeLU's scalar tail);
     // aligned, more tiles than SMs (persistent blocks walk several tiles); a partial last tile.
     const std::vector<Sizes> sizes = {{{"T", 1}, {"D", 8}, {"F", 8}},
@@ -96,7 +100,33 @@ TEST(GpuMlp, EveryMlpRungCorrectAtAlignedAndOddSizes) {
                                       {{"T", 2048}, {"D", 512}, {"F", 4096}},
                                       {{"T", 1000}, {"D", 264}, {"F", 1032}}};
     const int passed = check_rungs(ids, sizes);
-    EXPECT_GE(passed, is_hopper() ? 20 : 10);
+    EXPECT_GE(passed, is_hopper() ? 25 : 10);
+}
+
+// Rung 4's variants each take their own path: the next tile started one or two K-tiles early
+// (two accumulator sets), register stores instead of the staged epilogue, three consumer
+// warpgroups (192-row tiles), 128- and 256-column tiles. The
+// sizes: odd widths (element-wise copies in and copy_patch out), 1000 x 264 x 1032 (TMA both
+// ways, partial last tiles in rows and columns), and more tiles than SMs with blocks walking an
+// odd number of tiles (the two accumulator sets end on either one).
+TEST(GpuMlp, TmaStoreRungVariantsCorrect) {
+    if (!is_hopper()) GTEST_SKIP() << "rung gelu_tma_store needs sm_90a; this GPU is " << gpu().device().name;
+    const std::vector<Sizes> sizes = {{{"T", 127}, {"D", 65}, {"F", 259}},
+                                      {{"T", 1000}, {"D", 264}, {"F", 1032}},
+                                      {{"T", 2048}, {"D", 136}, {"F", 4224}}};
+    const std::vector<kl::ParamValues> variants = {{{"OVERLAP", 1}},
+                                                   {{"OVERLAP", 2}},
+                                                   {{"EPILOGUE", 0}},
+                                                   {{"EPILOGUE", 0}, {"OVERLAP", 1}},
+                                                   {{"BM", 192}, {"STAGES", 3}},
+                                                   {{"BN", 128}, {"STAGES", 6}, {"OVERLAP", 1}},
+                                                   {{"BN", 256}, {"STAGES", 3}}};
+    for (const auto& v : variants) {
+        std::string label;
+        for (const auto& [k, x] : v) label += k + "=" + std::to_string(x) + " ";
+        SCOPED_TRACE(label);
+        EXPECT_EQ(check_rungs({"gelu_tma_store"}, sizes, v), 3);
+    }
 }
 
 TEST(GpuMlp, QkvPairCorrectAtAlignedAndOddSizes) {
@@ -118,24 +148,28 @@ TEST(GpuMlp, UnfusedRungMovesTheIntermediatesRoundTripMore) {
     auto unfused = measured_dram_bytes("unfused", sizes, &why);
     ASSERT_TRUE(unfused) << why;
     const double round_trip = 4.0 * 8192 * 8192;
-    std::string epilogue = "not run (needs sm_90a)", pingpong = epilogue;
-    std::optional<double> pp;
+    std::string epilogue = "not run (needs sm_90a)", pingpong = epilogue, staged = epilogue;
+    std::optional<double> pp, ts;
     if (is_hopper()) {
         if (auto e = measured_dram_bytes("gemm_gelu_epilogue", sizes, &why))
             epilogue = std::to_string(*e / (1 << 20)) + " MiB";
         pp = measured_dram_bytes("gelu_pingpong", sizes, &why);
         if (pp) pingpong = std::to_string(*pp / (1 << 20)) + " MiB";
+        ts = measured_dram_bytes("gelu_tma_store", sizes, &why);
+        if (ts) staged = std::to_string(*ts / (1 << 20)) + " MiB";
     }
     std::printf(
         "mlp counters: unfused %.1f MiB, cublaslt_gelu %.1f MiB, difference %.2f x U's round trip; epilogue rung %s; "
-        "ping-pong rung %s\n",
-        *unfused / (1 << 20), *lt / (1 << 20), (*unfused - *lt) / round_trip, epilogue.c_str(), pingpong.c_str());
+        "ping-pong rung %s; tma-store rung %s\n",
+        *unfused / (1 << 20), *lt / (1 << 20), (*unfused - *lt) / round_trip, epilogue.c_str(), pingpong.c_str(),
+        staged.c_str());
     EXPECT_NEAR((*unfused - *lt) / round_trip, 1.0, 0.25);
-    // The top fused rung must show at least half of the round trip saved in its own DRAM bytes
-    // (its tiles re-read X and W1 panels in their own order, so not all of it).
-    if (is_hopper()) {  // the rung needs sm_90a; where it runs, its counters must be read
-        ASSERT_TRUE(pp) << why;
+    // The fused rungs of their own must show at least half of the round trip saved in their DRAM
+    // bytes (their tiles re-read X and W1 panels in their own order, so not all of it).
+    if (is_hopper()) {  // the rungs need sm_90a; where they run, their counters must be read
+        ASSERT_TRUE(pp && ts) << why;
         EXPECT_LT(*pp, *unfused - 0.5 * round_trip);
+        EXPECT_LT(*ts, *unfused - 0.5 * round_trip);
     }
 }
 
