@@ -389,7 +389,8 @@ void Runner::measure(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
     if (opt.timeline) {
         std::string why;
         rec.timeline = trace_kernels(
-            gpu_, opt.cold_l2 ? cache_->flush.get() : nullptr, [&] { launch_all(prep); }, &why, !counters_);
+            gpu_, opt.cold_l2 ? cache_->flush.get() : nullptr, [&] { launch_all(prep); }, &why,
+            !counters_ && !opt.counters);  // a counters pass follows: keep CUPTI attached for it
         if (!rec.timeline) rec.timeline_note = why;
     }
     // [counters] A separate replay pass after timing: profiling never touches a timed repetition.

@@ -117,3 +117,24 @@ TEST(GpuLaunch, ModesMeasureTheMistakeBesideTheRightFigure) {
     EXPECT_GT(burst.timing->reps, 20);
     EXPECT_GT(burst.mode_timing->median_ms, 0);
 }
+
+// A run asking for both a timeline and counters, first in its process: the trace must leave CUPTI
+// attached for the counters pass that follows (detaching made cuptiProfilerInitialize fail with
+// CUPTI_ERROR_NOT_INITIALIZED for every rung, mlp session 2026-11-24).
+TEST(GpuLaunch, TimelineThenCountersInOneFreshRunner) {
+    const kl::Ladder& L = kl::load_ladder(kl::kernels_dir() + "/elementwise/ladder.toml");
+    const kl::Rung* va = L.find_rung("vector_add");
+    ASSERT_NE(va, nullptr);
+    kl::Runner runner(gpu(), std::nullopt);
+    kl::RunOptions o;
+    o.sizes = {{"n", int64_t(1) << 22}};
+    o.min_reps = o.max_reps = 3;
+    o.timeline = true;
+    o.counters = true;
+    kl::RunRecord r = runner.run(L, *va, o);
+    ASSERT_TRUE(r.timeline) << r.timeline_note;
+    if (r.counters.is_null() && r.counters_note.find("permission") != std::string::npos)
+        GTEST_SKIP() << "counters not permitted on this device: " << r.counters_note;
+    ASSERT_TRUE(r.counters.is_object() && r.counters.contains("dram_bytes")) << r.counters_note;
+    EXPECT_GT(r.counters["dram_bytes"].get<double>(), 3.0 * 4 * (1 << 22) * 0.9);  // three 16 MB arrays
+}
