@@ -26,7 +26,7 @@
 
 #define GROUP 8
 #ifndef FMA_ORDER
-#define FMA_ORDER 0
+#define FMA_ORDER 2
 #endif
 #define LANES_M 4
 #define LANES_N 8
@@ -181,9 +181,8 @@ __device__ __forceinline__ void load_frags(float (&af)[WMITER * TM], float (&bf)
 
 // The K-loop over [kbeg, kend): copies STAGES - 1 tiles ahead (none past kend: an empty commit
 // group keeps the count), the next tile's first fragments read before its last k-step's FMAs.
-__device__ __forceinline__ void k_loop(float (&acc)[WMITER * TM][WNITER * TN], Smem& s, const float* At,
-                                       const float* B, int lda, int ldb, int m0, int n0, int kbeg, int kend, int wm0,
-                                       int wn0) {
+__device__ __forceinline__ void k_loop(float (&acc)[WMITER * TM][WNITER * TN], Smem& s, const float* At, const float* B,
+                                       int lda, int ldb, int m0, int n0, int kbeg, int kend, int wm0, int wn0) {
     float a_frag[2][WMITER * TM], b_frag[2][WNITER * TN];
 #pragma unroll
     for (int st = 0; st < STAGES - 1; ++st) {
