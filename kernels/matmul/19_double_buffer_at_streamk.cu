@@ -1,23 +1,28 @@
-// Rung 19 - fp32 without a cliff, on the fastest loop: rung 16's copies (A transposed, every copy
-// 16 bytes) on operands padded to whole tiles by one cheap launch, and rung 14's stream-K.
+// Rung 19 - fp32 without a cliff, on the 16-byte loop: rung 16's copies (A transposed, every copy
+// 16 bytes) on operands padded to whole tiles by one cheap launch, in tiles that fill the SMs.
 //
-// What changes from rung 14: rung 14 padded A and B in a first launch that did 64-bit divisions
-// per float4 and still copied A one float per cp.async in its loop (eight copies and their
-// addresses per thread per K-tile). Here the first launch writes At = A^T padded to whole tiles
-// (Kp x Mp, a 32 x 32 transpose through shared memory) and, only when N or K is not whole
-// tiles, B padded (Kp x Np), with 2D block indices and no 64-bit division; the GEMM then copies
-// both operands as rung 16 does: BK rows of BM (or BN) contiguous floats, 16 bytes per copy, no
-// guards, no padding column in shared memory (the copies write whole rows, so the stages fill
-// their 48 KB exactly at BK = 16, STAGES = 3). Stream-K is rung 14's: persistent blocks (two per
-// SM), whole rounds of tiles stay whole, the rest is split evenly by K-tiles, the pieces of a cut
-// tile summed in C in a fixed order behind a flag per tile. STREAMK = 0 launches one block per
-// tile (rung 16's launch, with the padding), so the same file measures both.
-// Why it should be faster: at 2047 x 2049 x 1023 rung 14's first launch is suspected of a large
-// share of its time (its whole-round run implies tens of microseconds for 35 MB); the loop
-// loses six copies per K-tile. At 4096^3, 1024 tiles are 3.88 rounds of the 264 resident blocks:
-// stream-K can return up to 3% that rung 16 and cuBLAS's 256 x 128 tiles (512 tiles on 132 SMs,
-// the same 3.88) both lose.
-// What to see: STREAMK 0 against 2 at 4096^3 and at the odd sizes; BK 8 against 16.
+// What changes from rung 14: rung 14 padded A and B in a first launch and still copied A one float
+// per cp.async in its loop (eight copies and their addresses per thread per K-tile). Here the
+// first launch writes At = A^T padded to whole tiles (Kp x Mp, a 32 x 32 transpose through shared
+// memory) and, only when N or K is not whole tiles, B padded (Kp x Np); the GEMM then copies both
+// operands as rung 16 does: BK rows of BM (or BN) contiguous floats, 16 bytes per copy, no guards,
+// no padding column in shared memory. With 128 x 128 tiles its loop is 92.7% FFMA (2,048 of 2,210 per two
+// K-tiles in the SASS), against rung 16's 88%.
+// The default tile is 128 x 64 (four warps of 32 x 64, 64 accumulators per thread): ptxas gives
+// it 128 registers, so four blocks share an SM, and at 2047 x 2049 x 1023 its 16 x 33 = 528 tiles
+// are exactly one round of the 528 resident blocks (cuBLAS's own kernel at this size: 128 x 64
+// tiles, 528 blocks). 128 x 128 tiles (BN = 128, WM = WN = 64) make 272 tiles for 264 resident
+// blocks, 1.03 rounds of work in 2 rounds of time, which STREAMK = 2 spreads evenly by K-tiles
+// over persistent blocks (rung 14's schedule: whole rounds stay whole, the pieces of a cut tile
+// are summed in C in a fixed order behind a flag per tile).
+// What was measured (H100, 2026-11-24, assets/recorded/h100_matmul_fp32_s7_*.json), TFLOP/s
+// against cuBLAS SGEMM in the same call: defaults 41.7 against 45.0 at 2047 x 2049 x 1023
+// (0.925x; rung 14 0.80x), 44.8 against 44.2 at 4097^3 (1.01x), 48.3 against 51.7 at 4096^3.
+// 128 x 128 tiles with stream-K: 45.9 at 4097^3 (1.04x), 37.6 at 2047 x 2049 x 1023 (0.83x): the
+// streamed K-tiles issue on 68% of cycles against 87% for whole tiles (Nsight Compute), a loss
+// found but not yet explained (docs/tuning/matmul.md, seventh session). The first launch takes
+// 11.5 us at 2047 x 2049 x 1023 (rung 14's, 12.1 us).
+// What to see: the defaults against BN = 128 with STREAMK 0 and 2 at the odd sizes; FMA_ORDER.
 
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(WM) || !defined(WN) || !defined(TM) || !defined(TN) || \
     !defined(STAGES) || !defined(STREAMK)

@@ -349,16 +349,21 @@ TEST(GpuLadders, TransposedStreamKRungCorrectAcrossSchedulesDepthsAndOddSizes) {
     kl::Runner runner(gpu(), std::nullopt);
     const kl::Ladder* L = ladder_named("matmul");
     ASSERT_NE(L, nullptr);
+    const kl::ParamValues wide = {{"BN", 128}, {"WM", 64}, {"WN", 64}};  // 128 x 128 tiles, two blocks per SM
+    auto with = [](kl::ParamValues p, const kl::ParamValues& more) {
+        for (const auto& [k, v] : more) p[k] = v;
+        return p;
+    };
     const std::vector<kl::ParamValues> variants = {
-        {},
-        {{"STREAMK", 0}},
-        {{"STREAMK", 1}},
-        {{"BK", 16}},
-        {{"BK", 16}, {"STAGES", 4}, {"STREAMK", 0}},
-        {{"FMA_ORDER", 0}},
-        {{"BN", 64}, {"WM", 32}, {"WN", 64}, {"STREAMK", 0}},  // 128 x 64 tiles, four blocks per SM
-        {{"BM", 64}, {"BN", 64}, {"WM", 32}, {"WN", 32}, {"TM", 4}, {"TN", 4}},
-        {{"BM", 256}, {"WM", 128}, {"WN", 32}},
+        {},  // 128 x 64 tiles, four blocks per SM, one block per tile
+        with(wide, {{"STREAMK", 2}}),
+        with(wide, {{"STREAMK", 0}}),
+        with(wide, {{"STREAMK", 1}}),
+        with(wide, {{"BK", 16}, {"STREAMK", 2}}),
+        with(wide, {{"BK", 16}, {"STAGES", 4}, {"STREAMK", 0}}),
+        with(wide, {{"FMA_ORDER", 0}, {"STREAMK", 2}}),
+        {{"BM", 64}, {"BN", 64}, {"WM", 32}, {"WN", 32}, {"TM", 4}, {"TN", 4}, {"STREAMK", 2}},
+        {{"BM", 256}, {"BN", 128}, {"WM", 128}, {"WN", 32}, {"STREAMK", 2}},
     };
     std::vector<std::map<std::string, int64_t>> sizes = sizes_for(*L);
     sizes.push_back({{"M", 2049}, {"N", 2049}, {"K", 2049}});
