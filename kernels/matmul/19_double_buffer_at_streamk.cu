@@ -6,8 +6,8 @@
 // first launch writes At = A^T padded to whole tiles (Kp x Mp, a 32 x 32 transpose through shared
 // memory) and, only when N or K is not whole tiles, B padded (Kp x Np); the GEMM then copies both
 // operands as rung 16 does: BK rows of BM (or BN) contiguous floats, 16 bytes per copy, no guards,
-// no padding column in shared memory. With 128 x 128 tiles its loop is 92.7% FFMA (2,048 of 2,210 per two
-// K-tiles in the SASS), against rung 16's 88%.
+// no padding column in shared memory. With 128 x 128 tiles its loop is 92.7% FFMA (2,048 of
+// 2,210 instructions per two K-tiles in the SASS), against rung 16's 88%.
 // The default tile is 128 x 64 (four warps of 32 x 64, 64 accumulators per thread): ptxas gives
 // it 128 registers, so four blocks share an SM, and at 2047 x 2049 x 1023 its 16 x 33 = 528 tiles
 // are exactly one round of the 528 resident blocks (cuBLAS's own kernel at this size: 128 x 64
@@ -18,10 +18,11 @@
 // What was measured (H100, 2026-11-24, assets/recorded/h100_matmul_fp32_s7_*.json), TFLOP/s
 // against cuBLAS SGEMM in the same call: defaults 41.7 against 45.0 at 2047 x 2049 x 1023
 // (0.925x; rung 14 0.80x), 44.8 against 44.2 at 4097^3 (1.01x), 48.3 against 51.7 at 4096^3.
-// 128 x 128 tiles with stream-K: 45.9 at 4097^3 (1.04x), 37.6 at 2047 x 2049 x 1023 (0.83x): the
-// streamed K-tiles issue on 68% of cycles against 87% for whole tiles (Nsight Compute), a loss
-// found but not yet explained (docs/tuning/matmul.md, seventh session). The first launch takes
-// 11.5 us at 2047 x 2049 x 1023 (rung 14's, 12.1 us).
+// 128 x 128 tiles with stream-K: 45.9 at 4097^3 (1.04x), 37.6 at 2047 x 2049 x 1023 (0.83x): there
+// the stream-K GEMM issues on 68% of cycles where rung 16's whole tiles issue on 87% (Nsight
+// Compute); how much of that is the schedule and how much ptxas's register placement is not yet
+// separated (docs/tuning/matmul.md, seventh session). The first launch takes 11.5 us at
+// 2047 x 2049 x 1023 (rung 14's, 12.1 us).
 // What to see: the defaults against BN = 128 with STREAMK 0 and 2 at the odd sizes; FMA_ORDER.
 
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(WM) || !defined(WN) || !defined(TM) || !defined(TN) || \
@@ -41,7 +42,8 @@
 #define WNITER (WN / WSUBN)
 #define NUM_THREADS (32 * (BM / WM) * (BN / WN))
 // Blocks per SM, which the manifest's persistent grid repeats (cut tiles wait for each other,
-// so all blocks must be resident at once): two of 128 threads, as rungs 9, 14 and 16 run.
+// so all blocks must be resident at once): two of 128 threads, as rungs 9, 14 and 16 run. The
+// 128 x 64 default fits four (ptxas gives it 128 registers); its launch is one block per tile.
 #define BLOCKS_PER_SM (NUM_THREADS <= 128 ? 2 : 1)
 
 static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "TM, TN and BK must be multiples of 4 (float4 accesses)");
