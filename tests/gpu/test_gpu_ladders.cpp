@@ -342,6 +342,54 @@ TEST(GpuLadders, TransposedARungCorrectAcrossStagesTilesAndOddSizes) {
     EXPECT_EQ(checked, int(variants.size() * sizes.size()));
 }
 
+// Rung 19 pads At and B to whole tiles in its first launch and cuts tiles by stream-K: every
+// schedule, both K depths, the FMA orders, small and tall tiles, at sizes with one piece, two
+// pieces and many pieces per tile, aligned and not.
+TEST(GpuLadders, TransposedStreamKRungCorrectAcrossSchedulesDepthsAndOddSizes) {
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::Ladder* L = ladder_named("matmul");
+    ASSERT_NE(L, nullptr);
+    const kl::ParamValues wide = {{"BN", 128}, {"WM", 64}, {"WN", 64}};  // 128 x 128 tiles, two blocks per SM
+    auto with = [](kl::ParamValues p, const kl::ParamValues& more) {
+        for (const auto& [k, v] : more) p[k] = v;
+        return p;
+    };
+    const std::vector<kl::ParamValues> variants = {
+        {},  // 128 x 64 tiles, four blocks per SM, one block per tile
+        with(wide, {{"STREAMK", 2}}),
+        with(wide, {{"STREAMK", 0}}),
+        with(wide, {{"STREAMK", 1}}),
+        with(wide, {{"BK", 16}, {"STREAMK", 2}}),
+        with(wide, {{"BK", 16}, {"STAGES", 4}, {"STREAMK", 0}}),
+        with(wide, {{"FMA_ORDER", 0}, {"STREAMK", 2}}),
+        {{"BM", 64}, {"BN", 64}, {"WM", 32}, {"WN", 32}, {"TM", 4}, {"TN", 4}, {"STREAMK", 2}},
+        {{"BM", 256}, {"BN", 128}, {"WM", 128}, {"WN", 32}, {"STREAMK", 2}},
+    };
+    std::vector<std::map<std::string, int64_t>> sizes = sizes_for(*L);
+    sizes.push_back({{"M", 2049}, {"N", 2049}, {"K", 2049}});
+    sizes.push_back({{"M", 257}, {"N", 513}, {"K", 1023}});  // few tiles, many K-tiles: every tile cut
+    sizes.push_back({{"M", 64}, {"N", 64}, {"K", 8192}});    // one tile cut into many pieces
+    sizes.push_back({{"M", 130}, {"N", 260}, {"K", 70}});    // multiples of 4, not of the tile
+    int checked = 0;
+    for (const auto& params : variants) {
+        for (const auto& s : sizes) {
+            kl::RunOptions o;
+            o.sizes = s;
+            o.params = params;
+            o.time = false;
+            std::string p;
+            for (const auto& [k, v] : params) p += " " + k + "=" + std::to_string(v);
+            SCOPED_TRACE("matmul/double_buffer_at_streamk" + p + " " + describe(s));
+            kl::RunRecord rec = runner.run(*L, *L->find_rung("double_buffer_at_streamk"), o);
+            ASSERT_TRUE(rec.correctness.has_value());
+            EXPECT_TRUE(rec.correctness->passed) << rec.correctness->summary();
+            ASSERT_FALSE(runner.context_lost()) << "a rung faulted";
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, int(variants.size() * sizes.size()));
+}
+
 // Rung 15 pairs blocks into clusters that share B by multicast: both tiles of a pair, a pair whose
 // second tile lies past M (odd tile-row counts), both tile shapes, shallow and deep rings,
 // unpaired, and the padded path for rows that are not 16-byte aligned.
