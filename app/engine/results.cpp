@@ -336,8 +336,36 @@ ResultsFile load_results(const std::string& path) {
     return results_from_json(parse_json_limited(read_file(path), path), path);
 }
 
+namespace {
+
+// One header field per line and one run per line: a run's error map and timeline take thousands
+// of numbers, which one-value-per-line indentation made 2-3x larger than the data (recordings
+// travel to the GPU machine with the tree, which has a size limit), while diffs stay per run.
+std::string results_text(const nlohmann::json& j) {
+    std::string out = "{";
+    const char* sep = "\n";
+    for (const auto& [key, value] : j.items()) {
+        out += sep + nlohmann::json(key).dump() + ": ";
+        sep = ",\n";
+        if (key != "runs" || !value.is_array() || value.empty()) {
+            out += value.dump();
+            continue;
+        }
+        out += "[";
+        const char* run_sep = "\n";
+        for (const auto& run : value) {
+            out += run_sep + run.dump();
+            run_sep = ",\n";
+        }
+        out += "\n]";
+    }
+    return out + "\n}\n";
+}
+
+}  // namespace
+
 void save_results(const std::string& path, const ResultsFile& r) {
-    write_file_atomically(path, to_json(r).dump(1) + "\n");
+    write_file_atomically(path, results_text(to_json(r)));
 }
 
 }  // namespace kl
