@@ -342,18 +342,29 @@ TEST(GpuLadders, TransposedARungCorrectAcrossStagesTilesAndOddSizes) {
     EXPECT_EQ(checked, int(variants.size() * sizes.size()));
 }
 
-// Rung 15 pairs blocks into clusters that share B by multicast: both tiles of a pair, a pair whose
-// second tile lies past M (odd tile-row counts), both tile shapes, shallow and deep rings,
-// unpaired, and the padded path for rows that are not 16-byte aligned.
+// Rungs 15 and 17 pair blocks into clusters that share B by multicast: both tiles of a pair, a
+// pair whose second tile lies past M (odd tile-row counts), tile shapes, shallow and deep rings,
+// unpaired, and the padded path for rows that are not 16-byte aligned. Rung 17's consumers take
+// the block's tiles in turn: sizes with one tile and with odd and even counts per block.
 TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
     kl::Runner runner(gpu(), std::nullopt);
     const kl::Ladder* L = ladder_named("matmul");
     ASSERT_NE(L, nullptr);
     const kl::Rung* r = L->find_rung("wgmma_cluster_bf16");
+    const kl::Rung* pp = L->find_rung("wgmma_pingpong_bf16");  // rung 17: the same pairs, tiles in turn
     ASSERT_NE(r, nullptr);
+    ASSERT_NE(pp, nullptr);
     if (!kl::rung_arch_refusal(*r, gpu().device().cc()).empty()) GTEST_SKIP() << "wgmma_cluster_bf16 is sm_90a only";
-    const std::vector<kl::ParamValues> variants = {
-        {}, {{"CLUSTER", 1}}, {{"BM", 256}, {"BN", 128}}, {{"BN", 128}, {"STAGES", 2}}, {{"STAGES", 6}, {"BN", 128}},
+    const std::vector<std::pair<const kl::Rung*, kl::ParamValues>> variants = {
+        {r, {}},
+        {r, {{"CLUSTER", 1}}},
+        {r, {{"BM", 256}, {"BN", 128}}},
+        {r, {{"BN", 128}, {"STAGES", 2}}},
+        {r, {{"STAGES", 6}, {"BN", 128}}},
+        {pp, {}},
+        {pp, {{"CLUSTER", 1}}},
+        {pp, {{"STAGES", 2}}},
+        {pp, {{"STAGES", 7}, {"CLUSTER", 1}}},
     };
     auto cube = [](int64_t n) { return std::map<std::string, int64_t>{{"M", n}, {"N", n}, {"K", n}}; };
     std::vector<std::map<std::string, int64_t>> sizes = sizes_for(*L);
@@ -362,7 +373,7 @@ TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
     sizes.push_back({{"M", 64}, {"N", 64}, {"K", 8192}});     // one tile, 128 K-tiles through the ring
     sizes.push_back({{"M", 8192}, {"N", 256}, {"K", 1024}});  // more pairs than clusters: each walks several
     int checked = 0;
-    for (const auto& params : variants) {
+    for (const auto& [rung, params] : variants) {
         for (const auto& s : sizes) {
             kl::RunOptions o;
             o.sizes = s;
@@ -370,8 +381,8 @@ TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
             o.time = false;
             std::string p;
             for (const auto& [k, v] : params) p += " " + k + "=" + std::to_string(v);
-            SCOPED_TRACE("matmul/wgmma_cluster_bf16" + p + " " + describe(s));
-            kl::RunRecord rec = runner.run(*L, *r, o);
+            SCOPED_TRACE("matmul/" + rung->id + p + " " + describe(s));
+            kl::RunRecord rec = runner.run(*L, *rung, o);
             ASSERT_TRUE(rec.correctness.has_value());
             EXPECT_TRUE(rec.correctness->passed) << rec.correctness->summary();
             ASSERT_FALSE(runner.context_lost()) << "a rung faulted";
