@@ -164,8 +164,10 @@ struct Shared {
     unsigned char* stages;  // STAGES x (A tile, then BN / 64 blocks of B), 1 KB aligned
     unsigned full_bar;      // STAGES barriers: the stage's A and whole B have landed here
     unsigned empty_bar;     // STAGES barriers: every consumer warp of the cluster is done with it
+    unsigned turn_bar;      // 2 barriers: consumer c may start its next tile's waits
     __device__ unsigned full(int s) const { return full_bar + 8 * s; }
     __device__ unsigned empty(int s) const { return empty_bar + 8 * s; }
+    __device__ unsigned turn(int c) const { return turn_bar + 8 * c; }
     __device__ unsigned char* a(int s) const { return stages + s * STAGE_BYTES; }
     __device__ unsigned char* b(int s) const { return stages + s * STAGE_BYTES + A_STAGE_BYTES; }
 };
@@ -216,6 +218,11 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, int M, int N
     for (int stack = w.first + cg * w.step; stack < w.count(); stack += 2 * w.step, i += 2) {
         int m0, n0;
         w.origin(stack, rank, m0, n0);
+        // Turns: wait until the other consumer has seen every stage of tile i - 1 land. Without
+        // this, a parity wait on a stage two or more phases behind (tile i's first stages while
+        // the ring still holds tile i - 1's) passes at once: the first version read stale stages,
+        // released them twice and faulted at 4097^3 (H100, 2026-11-24).
+        if (i > 0) mbar_wait(sh.turn(cg), unsigned((i - 1) / 2) & 1u);
         int previous = -1;  // the stage whose batch may still be running
         for (int kt = 0; kt < k_tiles; ++kt) {
             const int seq = i * k_tiles + kt;  // position in the producer's ring order
@@ -237,6 +244,8 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, int M, int N
             if (previous >= 0 && lane == 0) release(sh, previous, rank);
             previous = stage;
         }
+        __syncwarp();
+        if (lane == 0) mbar_arrive(sh.turn(cg ^ 1));  // the other consumer's tile i + 1 may start
         wgmma_wait<0>();
         fence_accumulators(d0);
         fence_accumulators(d1);
@@ -295,6 +304,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
     sh.stages = base;
     sh.full_bar = smem_addr(base + STAGES * STAGE_BYTES);
     sh.empty_bar = sh.full_bar + 8 * STAGES;
+    sh.turn_bar = sh.empty_bar + 8 * STAGES;
     (void)A;
     (void)B;
 
@@ -311,6 +321,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
             mbar_init(sh.full(s), 1);             // this block's expect_tx arrival
             mbar_init(sh.empty(s), CLUSTER * 4);  // the warps of the one consumer that read it, in each block
         }
+        for (int c = 0; c < 2; ++c) mbar_init(sh.turn(c), 4);  // the other consumer's four warps
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         fence_proxy_async();
     }
