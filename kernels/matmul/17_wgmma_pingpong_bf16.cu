@@ -23,10 +23,11 @@
 
 #include <cuda_bf16.h>
 
+#include "kl_tma.cuh"    // TMA box loads, mbarriers, setmaxnreg (kernels/common)
 #include "kl_wgmma.cuh"  // wgmma, its fences and the smem descriptor, shared with rungs 11-13
 
-#if !defined(STAGES) || !defined(CLUSTER)
-#error "STAGES and CLUSTER must be defined, e.g. -DSTAGES=6 -DCLUSTER=2"
+#if !defined(STAGES) || !defined(CLUSTER) || !defined(GROUP_M)
+#error "STAGES, CLUSTER and GROUP_M must be defined, e.g. -DSTAGES=6 -DCLUSTER=2 -DGROUP_M=8"
 #endif
 #define BM 128  // a consumer's tile: two m64n128 wgmmas per 16-deep step
 #define BN 128
@@ -38,7 +39,6 @@
 #define B_STAGE_BYTES (BK * BN * 2)
 #define STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
 #define SMEM_ALIGN 1024                   // the 128-byte swizzle repeats every 8 rows = 1 KB
-#define GROUP_M 8                         // tile rows handed out together (rung 11), GROUP_M / CLUSTER pairs
 #define B_BOXES (BN / 64)                 // 64-column boxes of one B tile
 #define B_BOXES_MINE (B_BOXES / CLUSTER)  // the boxes this block fetches (for both, when paired)
 
@@ -51,17 +51,11 @@ static_assert((CONSUMER_REGS - LAUNCH_REGS) * NUM_CONSUMERS <= LAUNCH_REGS - PRO
 static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER must be 1 (no pairing) or 2");
 static_assert(BM * BN / 128 + 32 <= CONSUMER_REGS, "a consumer's BM * BN / 128 accumulators must fit its registers");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
-
-struct alignas(64) TmaDescriptor {  // a CUtensorMap's 128 opaque bytes, as the engine encodes them
-    unsigned long long bits[16];
-};
+static_assert(GROUP_M % CLUSTER == 0, "GROUP_M tile rows must hold whole stacks of CLUSTER tiles");
 
 // ---------------------------------------------------------------------------------------------
-// PTX wrappers (rung 12's, plus the cluster ones)
+// PTX wrappers of clusters, as rung 15 (the block-scope ones are in kl_tma.cuh).
 // ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
 __device__ __forceinline__ unsigned cluster_rank() {
     unsigned r;
     asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
@@ -72,20 +66,8 @@ __device__ __forceinline__ unsigned cluster_rank() {
 __device__ __forceinline__ void cluster_sync() {
     asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive_expect_bytes(unsigned bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(unsigned bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-// One arrival on the barrier at the same offset in the peer block: mapa turns the local address
-// into the peer's window address. Default semantics (release at CTA scope), as for the local
-// arrival: what it orders is the wgmmas' reads, already complete (wgmma.wait_group), before the
-// peer's copy engine overwrites the stage. A first version asked .release.cluster here and
-// .acquire.cluster in the waits, and ran at 464 TFLOP/s unpaired against rung 12's 722.
+// One arrival on the barrier at the same offset in the peer block (mapa: local address -> the
+// peer's window address), with the default CTA-scope semantics (rung 15 explains why).
 __device__ __forceinline__ void mbar_arrive_peer(unsigned bar, unsigned rank) {
     asm volatile(
         "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
@@ -93,26 +75,8 @@ __device__ __forceinline__ void mbar_arrive_peer(unsigned bar, unsigned rank) {
         "r"(rank)
         : "memory");
 }
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-    unsigned done = 0;
-    do {
-        asm volatile(
-            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-            "selp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
-    } while (!done);
-}
-// A box into this block only (rung 12), or into the same offset of every block in `mask`,
-// signalling the barrier at the same offset in each.
-__device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaDescriptor* map, int x, int y, unsigned bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
-            "r"(dst),
-        "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar)
-        : "memory");
-}
+// A box into the same offset of every block in `mask`, signalling the barrier at the same
+// offset in each.
 __device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TmaDescriptor* map, int x, int y,
                                                       unsigned bar, unsigned short mask) {
     asm volatile(
@@ -120,14 +84,6 @@ __device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TmaDes
         " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
         "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar), "h"(mask)
         : "memory");
-}
-template <int kRegs>
-__device__ __forceinline__ void regs_decrease() {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
-}
-template <int kRegs>
-__device__ __forceinline__ void regs_increase() {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
 }
 
 // ---------------------------------------------------------------------------------------------
