@@ -13,10 +13,10 @@ export XDG_CACHE_HOME=/tmp/kl-cache
 PHASES=${PHASES:-"test sanitize big big8 ksweep"}
 TOP=${TOP:-wgmma_pingpong_bf16}                    # the rung under study
 PEERS=${PEERS:-"wgmma_cluster_bf16"}               # timed beside it at every size
-VARIANTS_BIG=${VARIANTS_BIG:-"CLUSTER=1;STAGES=4;STAGES=7;GROUP_M=4;GROUP_M=16"}
-VARIANTS_BIG8=${VARIANTS_BIG8:-"CLUSTER=1;GROUP_M=16"}
+VARIANTS_BIG=${VARIANTS_BIG:-"CLUSTER=1;STAGES=4;STAGES=7;GROUP_M=4;GROUP_M=16;BM=64 BN=256 STAGES=5;BM=64 BN=256 STAGES=4"}
+VARIANTS_BIG8=${VARIANTS_BIG8:-"CLUSTER=1;GROUP_M=16;BM=64 BN=256 STAGES=5"}
 KS=${KS:-"512 1024 2048 8192"}
-SAN_SIZES=${SAN_SIZES:-"M=8192,N=1024,K=192 M=8191,N=257,K=383"}
+SAN_SIZES=${SAN_SIZES:-"M=8192,N=1024,K=192 M=8191,N=513,K=383"}
 has() { case " $PHASES " in *" $1 "*) return 0;; esac; return 1; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/nvidia-smi.txt"
 date -u | tee "$OUT/date.txt"
@@ -27,7 +27,7 @@ fi
 if has sanitize; then
   for s in $SAN_SIZES; do
     for tool in memcheck racecheck; do
-      for v in "" "-p CLUSTER=1"; do
+      for v in "" "-p CLUSTER=1" "-p BM=64 -p BN=256 -p STAGES=5"; do
         f="$OUT/sanitizer_${tool}_${TOP}_${s}$(echo "$v" | tr -d ' =-').txt"
         timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 $K run matmul --rung $TOP --size "$s" $v \
           --warmup 0 --reps 1 > "$f" 2>&1

@@ -26,11 +26,12 @@
 #include "kl_tma.cuh"    // TMA box loads, mbarriers, setmaxnreg (kernels/common)
 #include "kl_wgmma.cuh"  // wgmma, its fences and the smem descriptor, shared with rungs 11-13
 
-#if !defined(STAGES) || !defined(CLUSTER) || !defined(GROUP_M)
-#error "STAGES, CLUSTER and GROUP_M must be defined, e.g. -DSTAGES=6 -DCLUSTER=2 -DGROUP_M=8"
+#if !defined(BM) || !defined(BN) || !defined(STAGES) || !defined(CLUSTER) || !defined(GROUP_M)
+#error "BM, BN, STAGES, CLUSTER and GROUP_M must be defined, e.g. -DBM=128 -DBN=128 -DSTAGES=6 -DCLUSTER=2 -DGROUP_M=8"
 #endif
-#define BM 128  // a consumer's tile: two m64n128 wgmmas per 16-deep step
-#define BN 128
+// A consumer's tile is BM x BN: BM / 64 wgmmas of m64nBN per 16-deep step (128 x 128: two
+// m64n128; 64 x 256: one m64n256), BM * BN / 128 = 128 accumulators per thread either way.
+#define WG_ROWS (BM / 64)
 
 #define BK 64                                    // one 128-byte swizzled row of bf16 per K-tile
 #define NUM_CONSUMERS 2                          // consumer warpgroups, whole tiles in turn
@@ -49,6 +50,8 @@
 static_assert((CONSUMER_REGS - LAUNCH_REGS) * NUM_CONSUMERS <= LAUNCH_REGS - PRODUCER_REGS,
               "the consumers cannot take more registers than the producer gives back");
 static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER must be 1 (no pairing) or 2");
+static_assert((BM == 64 || BM == 128) && (BN == 128 || BN == 256) && BM * BN == 16384,
+              "a consumer's tile is 128 x 128 or 64 x 256");
 static_assert(BM * BN / 128 + 32 <= CONSUMER_REGS, "a consumer's BM * BN / 128 accumulators must fit its registers");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
 static_assert(GROUP_M % CLUSTER == 0, "GROUP_M tile rows must hold whole stacks of CLUSTER tiles");
@@ -169,8 +172,8 @@ __device__ __forceinline__ void release(const Shared& sh, int stage, int rank) {
 __device__ __forceinline__ void consume(const Shared& sh, float* C, int M, int N, int cg, const Walk& w, int rank,
                                         int k_tiles) {
     const int lane = threadIdx.x % 32;
-    float d0[BN / 2], d1[BN / 2];  // rows 0-63 and 64-127 of the tile; not zeroed (rung 11)
-    int i = cg;                    // this block's i-th tile is consumer i % 2's
+    float d[WG_ROWS][BN / 2];  // 64 rows of the tile each; not zeroed (rung 11)
+    int i = cg;                // this block's i-th tile is consumer i % 2's
     for (int stack = w.first + cg * w.step; stack < w.count(); stack += 2 * w.step, i += 2) {
         int m0, n0;
         w.origin(stack, rank, m0, n0);
@@ -190,25 +193,26 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, int M, int N
 #pragma unroll
             for (int kk = 0; kk < BK / 16; ++kk) {
                 const unsigned long long desc_b = make_desc(sB + kk * 16 * 128, BK * 128, 1024);
-                wgmma_bf16(d0, make_desc(sA + kk * 32, 16, 1024), desc_b, kt > 0 || kk > 0);
-                wgmma_bf16(d1, make_desc(sA + 64 * 128 + kk * 32, 16, 1024), desc_b, kt > 0 || kk > 0);
+#pragma unroll
+                for (int h = 0; h < WG_ROWS; ++h)
+                    wgmma_bf16(d[h], make_desc(sA + h * 64 * 128 + kk * 32, 16, 1024), desc_b, kt > 0 || kk > 0);
             }
             wgmma_commit();
             wgmma_wait<1>();  // the previous batch is done: its stage can be refilled
-            fence_accumulators(d0);
-            fence_accumulators(d1);
+#pragma unroll
+            for (int h = 0; h < WG_ROWS; ++h) fence_accumulators(d[h]);
             if (previous >= 0 && lane == 0) release(sh, previous, rank);
             previous = stage;
         }
         __syncwarp();
         if (lane == 0) mbar_arrive(sh.turn(cg ^ 1));  // the other consumer's tile i + 1 may start
         wgmma_wait<0>();
-        fence_accumulators(d0);
-        fence_accumulators(d1);
+#pragma unroll
+        for (int h = 0; h < WG_ROWS; ++h) fence_accumulators(d[h]);
         if (lane == 0) release(sh, previous, rank);
-        // The other consumer is multiplying the next tile meanwhile.
-        store_accumulators(d0, C, M, N, m0, n0);
-        store_accumulators(d1, C, M, N, m0 + 64, n0);
+            // The other consumer is multiplying the next tile meanwhile.
+#pragma unroll
+        for (int h = 0; h < WG_ROWS; ++h) store_accumulators(d[h], C, M, N, m0 + h * 64, n0);
     }
 }
 

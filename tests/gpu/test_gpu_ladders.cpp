@@ -365,6 +365,8 @@ TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
         {pp, {{"CLUSTER", 1}}},
         {pp, {{"STAGES", 2}}},
         {pp, {{"STAGES", 7}, {"CLUSTER", 1}}},
+        {pp, {{"BM", 64}, {"BN", 256}, {"STAGES", 5}}},
+        {pp, {{"BM", 64}, {"BN", 256}, {"STAGES", 2}, {"CLUSTER", 1}, {"GROUP_M", 4}}},
     };
     auto cube = [](int64_t n) { return std::map<std::string, int64_t>{{"M", n}, {"N", n}, {"K", n}}; };
     std::vector<std::map<std::string, int64_t>> sizes = sizes_for(*L);
