@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue 20, the ping-pong rung (17) and its variants, in one device call: correctness first (the
+# Issue 20, the rungs of the seventh session (17 ping-pong, 18 TMA-store epilogue) and their
+# variants, in one device call: correctness first (the
 # GPU test of the cluster rungs at the odd sizes, then compute-sanitizer memcheck and racecheck
 # at small sizes where every block owns several tiles), then timings, each size set with the
 # cuBLAS rungs in the same call (cuBLAS before and after, to see its spread), then a K sweep at
@@ -10,13 +11,15 @@ OUT=${OUT:-/tmp/kl-out}; mkdir -p "$OUT/parts"
 C=${CARRY:-.carry-gemm}
 K=$C/kladder
 export XDG_CACHE_HOME=/tmp/kl-cache
-PHASES=${PHASES:-"test sanitize big big8 ksweep"}
-TOP=${TOP:-wgmma_pingpong_bf16}                    # the rung under study
-PEERS=${PEERS:-"wgmma_cluster_bf16"}               # timed beside it at every size
-VARIANTS_BIG=${VARIANTS_BIG:-"CLUSTER=1;STAGES=4;STAGES=7;GROUP_M=4;GROUP_M=16;BM=64 BN=256 STAGES=5;BM=64 BN=256 STAGES=4"}
-VARIANTS_BIG8=${VARIANTS_BIG8:-"CLUSTER=1;GROUP_M=16;BM=64 BN=256 STAGES=5"}
+PHASES=${PHASES:-"test sanitize big big8 ksweep odd probe"}
+TOP=${TOP:-wgmma_tma_store_bf16}                        # the rung under study
+PEERS=${PEERS:-"wgmma_cluster_bf16 wgmma_pingpong_bf16"}  # timed beside it at every size
+VARIANTS_BIG=${VARIANTS_BIG:-"CLUSTER=1;STAGES=3;BM=256 BN=128 STAGES=3"}
+VARIANTS_BIG8=${VARIANTS_BIG8:-"CLUSTER=1"}
+SAN_VARIANTS=${SAN_VARIANTS:-";-p CLUSTER=1;-p BM=256 -p BN=128 -p STAGES=3"}
 KS=${KS:-"512 1024 2048 8192"}
-SAN_SIZES=${SAN_SIZES:-"M=8192,N=1024,K=192 M=8191,N=513,K=383"}
+KSWEEP_RUNGS=${KSWEEP_RUNGS:-"wgmma_cluster_bf16 $TOP"}
+SAN_SIZES=${SAN_SIZES:-"M=8192,N=1024,K=192 M=8191,N=1004,K=383"}
 has() { case " $PHASES " in *" $1 "*) return 0;; esac; return 1; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/nvidia-smi.txt"
 date -u | tee "$OUT/date.txt"
@@ -27,7 +30,8 @@ fi
 if has sanitize; then
   for s in $SAN_SIZES; do
     for tool in memcheck racecheck; do
-      for v in "" "-p CLUSTER=1" "-p BM=64 -p BN=256 -p STAGES=5"; do
+      IFS=';' read -ra svs <<< "$SAN_VARIANTS"
+      for v in "${svs[@]}"; do
         f="$OUT/sanitizer_${tool}_${TOP}_${s}$(echo "$v" | tr -d ' =-').txt"
         timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 $K run matmul --rung $TOP --size "$s" $v \
           --warmup 0 --reps 1 > "$f" 2>&1
@@ -55,12 +59,20 @@ has big && bf16_set big M=4096,N=4096,K=4096 "$VARIANTS_BIG"
 has big8 && bf16_set big8 M=8192,N=8192,K=8192 "$VARIANTS_BIG8"
 if has ksweep; then
   for k in $KS; do
-    s="M=4096,N=4096,K=$k"; run ksweep cublas_bf16 "$s"; for r in $PEERS $TOP; do run ksweep "$r" "$s"; done
+    s="M=4096,N=4096,K=$k"; run ksweep cublas_bf16 "$s"; for r in $KSWEEP_RUNGS; do run ksweep "$r" "$s"; done
   done
 fi
 if has odd; then
   for s in M=2047,N=2049,K=1023 M=4097,N=4097,K=4097; do bf16_set odd "$s" ""; done
 fi
+if has probe; then  # which kernel cuBLAS picks (CUPTI timeline), and the counters of the three tilings
+  s=M=4096,N=4096,K=4096
+  for sz in $s M=8192,N=8192,K=8192; do $K run matmul --rung cublas_bf16 --size $sz --timeline --reps 20 >> "$OUT/probe.txt" 2>&1; done
+  for r in cublas_bf16 wgmma_cluster_bf16 wgmma_pingpong_bf16 $TOP; do
+    $K run matmul --rung $r --size $s --counters --reps 20 --json "$OUT/counters_$r.json" >> "$OUT/probe.txt" 2>&1
+  done
+  grep -iE "sm90|xmma|gemm|kernel" "$OUT/probe.txt" | sort | uniq -c | sort -rn | head -8
+fi
 python3 "$(dirname "$0")/gpu_gemm_table.py" "$OUT" "scripts/gpu_gemm_pingpong.sh (one device call)" big big8 ksweep odd
-(cd "$OUT" && tar czf logs.tgz ./*.txt ./*.log 2>/dev/null; rm -rf parts; cp summary.txt summary.keep; rm -f ./*.txt ./*.log; mv summary.keep summary.txt)
+(cd "$OUT" && tar czf logs.tgz ./*.txt ./*.log ./counters_*.json 2>/dev/null; rm -f counters_*.json; rm -rf parts; cp summary.txt summary.keep; rm -f ./*.txt ./*.log; mv summary.keep summary.txt)
 cat "$OUT/summary.txt"

@@ -342,18 +342,21 @@ TEST(GpuLadders, TransposedARungCorrectAcrossStagesTilesAndOddSizes) {
     EXPECT_EQ(checked, int(variants.size() * sizes.size()));
 }
 
-// Rungs 15 and 17 pair blocks into clusters that share B by multicast: both tiles of a pair, a
+// Rungs 15, 17 and 18 pair blocks into clusters that share B by multicast: both tiles of a pair, a
 // pair whose second tile lies past M (odd tile-row counts), tile shapes, shallow and deep rings,
 // unpaired, and the padded path for rows that are not 16-byte aligned. Rung 17's consumers take
-// the block's tiles in turn: sizes with one tile and with odd and even counts per block.
+// the block's tiles in turn: sizes with one tile and with odd and even counts per block. Rung
+// 18's TMA stores clip edge tiles; N % 4 != 0 (1, 255, 1793, 4097) takes its direct stores.
 TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
     kl::Runner runner(gpu(), std::nullopt);
     const kl::Ladder* L = ladder_named("matmul");
     ASSERT_NE(L, nullptr);
     const kl::Rung* r = L->find_rung("wgmma_cluster_bf16");
-    const kl::Rung* pp = L->find_rung("wgmma_pingpong_bf16");  // rung 17: the same pairs, tiles in turn
+    const kl::Rung* pp = L->find_rung("wgmma_pingpong_bf16");   // rung 17: the same pairs, tiles in turn
+    const kl::Rung* ts = L->find_rung("wgmma_tma_store_bf16");  // rung 18: rung 15, C through TMA stores
     ASSERT_NE(r, nullptr);
     ASSERT_NE(pp, nullptr);
+    ASSERT_NE(ts, nullptr);
     if (!kl::rung_arch_refusal(*r, gpu().device().cc()).empty()) GTEST_SKIP() << "wgmma_cluster_bf16 is sm_90a only";
     const std::vector<std::pair<const kl::Rung*, kl::ParamValues>> variants = {
         {r, {}},
@@ -367,6 +370,10 @@ TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
         {pp, {{"STAGES", 7}, {"CLUSTER", 1}}},
         {pp, {{"BM", 64}, {"BN", 256}, {"STAGES", 5}}},
         {pp, {{"BM", 64}, {"BN", 256}, {"STAGES", 2}, {"CLUSTER", 1}, {"GROUP_M", 4}}},
+        {ts, {}},
+        {ts, {{"CLUSTER", 1}}},
+        {ts, {{"BM", 256}, {"BN", 128}, {"STAGES", 3}}},
+        {ts, {{"BN", 128}, {"STAGES", 2}}},
     };
     auto cube = [](int64_t n) { return std::map<std::string, int64_t>{{"M", n}, {"N", n}, {"K", n}}; };
     std::vector<std::map<std::string, int64_t>> sizes = sizes_for(*L);
@@ -374,6 +381,7 @@ TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
     sizes.push_back({{"M", 384}, {"N", 512}, {"K", 64}});     // three tile rows: the last pair is half empty
     sizes.push_back({{"M", 64}, {"N", 64}, {"K", 8192}});     // one tile, 128 K-tiles through the ring
     sizes.push_back({{"M", 8192}, {"N", 256}, {"K", 1024}});  // more pairs than clusters: each walks several
+    sizes.push_back({{"M", 515}, {"N", 1004}, {"K", 200}});   // padded A and B (N % 8 = 4), C still by TMA stores
     int checked = 0;
     for (const auto& [rung, params] : variants) {
         for (const auto& s : sizes) {
