@@ -73,6 +73,22 @@ if has probe; then  # which kernel cuBLAS picks (CUPTI timeline), and the counte
   done
   grep -iE "sm90|xmma|gemm|kernel" "$OUT/probe.txt" | sort | uniq -c | sort -rn | head -8
 fi
+if has sass; then  # cubins compiled here with nvcc at the rungs' defaults, disassembled there
+  for c in $C/*.cubin; do
+    b=$(basename "$c" .cubin); cuobjdump -sass "$c" > "$OUT/sass_$b.txt" 2>&1
+    echo "$b SASS: $(grep -c HGMMA "$OUT/sass_$b.txt") HGMMA, $(grep -cE 'SYNCS' "$OUT/sass_$b.txt") SYNCS, $(grep -c 'MOV ' "$OUT/sass_$b.txt") MOV, $(wc -l < "$OUT/sass_$b.txt") lines" | tee -a "$OUT/summary.txt"
+  done
+fi
+if has ncu; then  # Nsight Compute on one launch of each (no check: only the GEMM kernel matches)
+  NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  echo "ncu: ${NCU:-not found}" | tee -a "$OUT/summary.txt"
+  for r in cublas_bf16 $TOP; do
+    [ -n "$NCU" ] && timeout 120 $NCU -k regex:'gemm|xmma|sm90|matmul_wgmma' --launch-skip 1 --launch-count 1 \
+      --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
+      $K run matmul --rung $r --size M=4096,N=4096,K=4096 --no-check --warmup 1 --reps 2 > "$OUT/ncu_$r.txt" 2>&1
+    grep -E "==PROF==|Duration|SM Frequency|Compute \(SM\) Throughput|Issue Slots Busy|Issued Warp Per Scheduler|No Eligible|Warp Cycles Per Issued|Executed Ipc Active|  [a-z_ ]*sm90|matmul_wgmma" "$OUT/ncu_$r.txt" | head -14 | tee -a "$OUT/summary.txt"
+  done
+fi
 python3 "$(dirname "$0")/gpu_gemm_table.py" "$OUT" "scripts/gpu_gemm_pingpong.sh (one device call)" big big8 ksweep odd
 (cd "$OUT" && tar czf logs.tgz ./*.txt ./*.log ./counters_*.json 2>/dev/null; rm -f counters_*.json; rm -rf parts; cp summary.txt summary.keep; rm -f ./*.txt ./*.log; mv summary.keep summary.txt)
 cat "$OUT/summary.txt"

@@ -18,7 +18,17 @@
 // as long as the stores of 128 KB take per SM; here that time overlaps the other tile's math.
 // The price: 128 x 128 tiles fetch A and B for 16,384 outputs per K-tile instead of 32,768
 // (1/128 + 1/128 loads per output per k instead of 1/128 + 1/256), which the multicast halves
-// back for B.
+// back for B. BM = 64, BN = 256 gives each consumer 64 x 256 tiles instead (one m64n256 per
+// step, as rung 15's consumers; A is fetched per 64 rows, B per 256 columns).
+// What was measured (H100, 2026-11-24, one call with cuBLAS before and after; the seventh session
+// of docs/tuning/matmul.md): correct everywhere and slower than rung 15. 633 TFLOP/s at 4096^3
+// against rung 15's 716 and cuBLAS's 750 (584 at 64 x 256), 598 at 8192^3 against 660 and 675;
+// the K sweep shows the gap in the main loop, not the per-tile cost. Two ways the two-turn
+// schedule loses here: each K-step of a 128 x 128 tile reads B twice from shared memory for half
+// the math (96 bytes per clock of operands against rung 15's 80, plus the copy engine's fills),
+// and after timing the SM clock sat lower (1635 MHz against 1829 for rung 15): more bytes moved
+// per FLOP costs power, and the clock pays. The first version, without the turn barriers,
+// faulted at 4097^3 and 4096^3 (a parity wait many phases behind, read as complete).
 // Compiled for sm_90a only. Error: as rung 12, ~1e-6 relative.
 
 #include <cuda_bf16.h>

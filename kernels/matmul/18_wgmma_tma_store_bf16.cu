@@ -29,8 +29,8 @@
 #include "kl_tma.cuh"    // TMA box loads, mbarriers, setmaxnreg (kernels/common)
 #include "kl_wgmma.cuh"  // wgmma, its fences and the smem descriptor, shared with rungs 11-13
 
-#if !defined(BM) || !defined(BN) || !defined(STAGES) || !defined(CLUSTER)
-#error "BM, BN, STAGES and CLUSTER must be defined, e.g. -DBM=128 -DBN=256 -DSTAGES=4 -DCLUSTER=2"
+#if !defined(BM) || !defined(BN) || !defined(STAGES) || !defined(CLUSTER) || !defined(GROUP_M)
+#error "BM, BN, STAGES, CLUSTER and GROUP_M must be defined, e.g. -DBM=128 -DBN=256 -DSTAGES=4 -DCLUSTER=2 -DGROUP_M=8"
 #endif
 
 #define BK 64                                    // one 128-byte swizzled row of bf16 per K-tile
@@ -40,7 +40,6 @@
 #define B_STAGE_BYTES (BK * BN * 2)
 #define STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
 #define SMEM_ALIGN 1024                   // the 128-byte swizzle repeats every 8 rows = 1 KB
-#define GROUP_M 8                         // tile rows handed out together (rung 11), GROUP_M / CLUSTER pairs
 #define B_BOXES (BN / 64)                 // 64-column boxes of one B tile
 #define B_BOXES_MINE (B_BOXES / CLUSTER)  // the boxes this block fetches (for both, when paired)
 #define SUB_COLS 32                       // a store sub-tile: 64 rows x 32 fp32 = one 128-byte swizzle row each
@@ -58,6 +57,7 @@ static_assert(BN == 128 || BN == 256, "BN must be 128 or 256 (two or four 64-col
 static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER must be 1 (no pairing) or 2");
 static_assert(BN / 2 + 32 <= CONSUMER_REGS, "a consumer's BN / 2 accumulators must fit its register budget");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
+static_assert(GROUP_M % CLUSTER == 0, "GROUP_M tile rows must hold whole stacks of CLUSTER tiles");
 
 // ---------------------------------------------------------------------------------------------
 // PTX wrappers of clusters (rung 12's are in kl_tma.cuh). These stay here: only this rung pairs
