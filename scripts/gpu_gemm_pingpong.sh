@@ -63,7 +63,7 @@ if has ksweep; then
   done
 fi
 if has odd; then
-  for s in M=2047,N=2049,K=1023 M=4097,N=4097,K=4097; do bf16_set odd "$s" ""; done
+  for s in M=2047,N=2049,K=1023 M=4097,N=4097,K=4097; do bf16_set odd "$s" "${VARIANTS_ODD:-}"; done
 fi
 if has probe; then  # which kernel cuBLAS picks (CUPTI timeline), and the counters of the three tilings
   s=M=4096,N=4096,K=4096
@@ -83,8 +83,8 @@ if has ncu; then  # Nsight Compute on one launch of each (no check: only the GEM
   NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
   echo "ncu: ${NCU:-not found}" | tee -a "$OUT/summary.txt"
   for r in cublas_bf16 $TOP; do
-    [ -n "$NCU" ] && timeout 120 $NCU -k regex:'gemm|xmma|sm90|matmul_wgmma' --launch-skip 1 --launch-count 1 \
-      --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
+    [ -n "$NCU" ] && timeout 60 $NCU -k regex:'gemm|xmma|sm90|matmul_wgmma' --launch-skip 1 --launch-count 1 \
+      --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
       $K run matmul --rung $r --size M=4096,N=4096,K=4096 --no-check --warmup 1 --reps 2 > "$OUT/ncu_$r.txt" 2>&1
     grep -E "==PROF==|Duration|SM Frequency|Compute \(SM\) Throughput|Issue Slots Busy|Issued Warp Per Scheduler|No Eligible|Warp Cycles Per Issued|Executed Ipc Active|  [a-z_ ]*sm90|matmul_wgmma" "$OUT/ncu_$r.txt" | head -14 | tee -a "$OUT/summary.txt"
   done

@@ -29,12 +29,13 @@
 #include "kl_tma.cuh"    // TMA box loads, mbarriers, setmaxnreg (kernels/common)
 #include "kl_wgmma.cuh"  // wgmma, its fences and the smem descriptor, shared with rungs 11-13
 
-#if !defined(BM) || !defined(BN) || !defined(STAGES) || !defined(CLUSTER) || !defined(GROUP_M)
-#error "BM, BN, STAGES, CLUSTER and GROUP_M must be defined, e.g. -DBM=128 -DBN=256 -DSTAGES=4 -DCLUSTER=2 -DGROUP_M=8"
+#if !defined(BM) || !defined(BN) || !defined(BK) || !defined(STAGES) || !defined(CLUSTER) || !defined(GROUP_M)
+#error \
+    "BM, BN, BK, STAGES, CLUSTER and GROUP_M must be defined, e.g. -DBM=128 -DBN=256 -DBK=64 -DSTAGES=4 -DCLUSTER=2 -DGROUP_M=8"
 #endif
 
-#define BK 64                                    // one 128-byte swizzled row of bf16 per K-tile
-#define NUM_CONSUMERS (BM / 64)                  // consumer warpgroups, 64 rows of C each
+#define A_ROW_BYTES (BK * 2)     // a K-tile row of A: 128 bytes (BK = 64) or 64 (BK = 32), its swizzle span
+#define NUM_CONSUMERS (BM / 64)  // consumer warpgroups, 64 rows of C each
 #define NUM_THREADS (128 * (NUM_CONSUMERS + 1))  // + the producer warpgroup
 #define A_STAGE_BYTES (BM * BK * 2)
 #define B_STAGE_BYTES (BK * BN * 2)
@@ -58,6 +59,7 @@ static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER must be 1 (no pairing) or 2
 static_assert(BN / 2 + 32 <= CONSUMER_REGS, "a consumer's BN / 2 accumulators must fit its register budget");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
 static_assert(GROUP_M % CLUSTER == 0, "GROUP_M tile rows must hold whole stacks of CLUSTER tiles");
+static_assert(BK == 32 || BK == 64, "BK must be 32 (64-byte swizzle of A) or 64 (128-byte swizzle)");
 
 // ---------------------------------------------------------------------------------------------
 // PTX wrappers of clusters (rung 12's are in kl_tma.cuh). These stay here: only this rung pairs
@@ -117,6 +119,15 @@ __device__ __forceinline__ void bulk_wait() {
 }
 // A barrier for the 128 threads of one consumer warpgroup only (id 0 is __syncthreads').
 __device__ __forceinline__ void warpgroup_sync(int id) { asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory"); }
+
+// A's shared-memory descriptor. With BK = 64 this is kl_wgmma.cuh's make_desc (128-byte swizzle,
+// 8-row groups 1 KB apart); with BK = 32 a row of A is 64 bytes, so the copy engine writes it in
+// the 64-byte swizzle (layout type 2) and 8-row groups sit 512 bytes apart.
+__device__ __forceinline__ unsigned long long desc_a_k_major(unsigned addr) {
+    if (BK == 64) return make_desc(addr, 16, 1024);
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) | (1ull << 16) |
+           ((unsigned long long)((8 * A_ROW_BYTES) >> 4) << 32) | (2ull << 62);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Work distribution: the cluster walks stacks of CLUSTER tiles along M; block `rank` takes the
@@ -242,12 +253,12 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, int M, int N
         int previous = -1;  // the stage whose batch may still be running
         for (int kt = 0; kt < k_tiles; ++kt) {
             mbar_wait(sh.full(ring.stage), ring.parity);
-            const unsigned sA = smem_addr(sh.a(ring.stage)) + cg * (64 * 128);
+            const unsigned sA = smem_addr(sh.a(ring.stage)) + cg * (64 * A_ROW_BYTES);
             const unsigned sB = smem_addr(sh.b(ring.stage));
             wgmma_fence();
 #pragma unroll
             for (int kk = 0; kk < BK / 16; ++kk) {
-                const unsigned long long desc_a = make_desc(sA + kk * 32, 16, 1024);
+                const unsigned long long desc_a = desc_a_k_major(sA + kk * 32);
                 const unsigned long long desc_b = make_desc(sB + kk * 16 * 128, BK * 128, 1024);
                 wgmma_bf16(d, desc_a, desc_b, kt > 0 || kk > 0);
             }

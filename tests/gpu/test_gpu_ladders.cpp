@@ -374,6 +374,8 @@ TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
         {ts, {{"CLUSTER", 1}}},
         {ts, {{"BM", 256}, {"BN", 128}, {"STAGES", 3}}},
         {ts, {{"BN", 128}, {"STAGES", 2}}},
+        {ts, {{"BK", 32}, {"STAGES", 8}}},
+        {ts, {{"BK", 32}, {"STAGES", 5}, {"CLUSTER", 1}, {"GROUP_M", 16}}},
     };
     auto cube = [](int64_t n) { return std::map<std::string, int64_t>{{"M", n}, {"N", n}, {"K", n}}; };
     std::vector<std::map<std::string, int64_t>> sizes = sizes_for(*L);
