@@ -32,10 +32,10 @@ def main():
                 ref[key] = tf
             c = r.get("correctness") or {}
             base = ref.get(key) or float("nan")
-            prm = " ".join(f"{k}={v}" for k, v in sorted(r.get("params", {}).items()) if k in ("STAGES", "CLUSTER", "GROUP_M", "BM", "BN", "EPI"))
+            prm = " ".join(f"{k}={v}" for k, v in sorted(r.get("params", {}).items()) if k in ("STAGES", "CLUSTER", "GROUP_M", "BM", "BN", "BK"))
             clk = (r.get("clock") or {}).get("after_mhz") or 0
             ok = "PASS" if c.get("passed") else "FAIL " + str(c.get("summary", r.get("error", "")))[:60]
-            print(f"{s['M']}x{s['N']}x{s['K']} {r['rung']:20s} {prm[:34]:34s} {t.get('median_ms', float('nan')):8.4f} ms "
+            print(f"{s['M']}x{s['N']}x{s['K']} {r['rung']:20s} {prm[:44]:44s} {t.get('median_ms', float('nan')):8.4f} ms "
                   f"{tf:6.1f} TF {tf / base:6.3f}x {clk:5.0f}MHz {ok}")
 
 
