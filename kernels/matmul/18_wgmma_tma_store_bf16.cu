@@ -22,6 +22,13 @@
 // Why it should be faster: a K sweep at M = N = 4096 (2026-11-24) put rung 15's fixed cost, the
 // time at K = 0 of a linear fit, at about 25 us against cuBLAS's 20 us, with nearly the same
 // slope per K: the fixed cost is where the epilogues sit, 4 tiles per SM at 4096^3.
+// BK = 32 halves a stage (A rows of 64 bytes in the 64-byte swizzle), so up to 8 stages fit.
+// What was measured (H100, 2026-11-24, assets/recorded/h100_matmul_tma_store_*.json, cuBLAS
+// before and after in the same call): the fixed cost is gone (K = 512 at M = N = 4096: 413
+// TFLOP/s against rung 15's 357 and cuBLAS's 365-405); 713 and 745 at 4096^3 against cuBLAS's
+// 737 and 737 (in the call before: 737 and 740 against 756 and 749), 668 and 675 at 8192^3
+// against 680 and 681. What is left is in the main loop and in the clock the power limit grants
+// (docs/tuning/matmul.md, seventh session). BK = 32 with 8 stages: 728 and 653, no gain.
 // Compiled for sm_90a only. Error: as rung 12, ~1e-6 relative.
 
 #include <cuda_bf16.h>
