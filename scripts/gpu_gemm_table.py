@@ -21,7 +21,7 @@ def main():
             doc["runs"] += json.load(open(f))["runs"]
         doc["command"] = command + ": kladder run matmul --rung R [-p P=V] --size S --json ..., merged (" + g + ")"
         name = os.path.join(out, "h100_matmul_pingpong_" + g + ".json")
-        json.dump(doc, open(name, "w"), indent=1)
+        json.dump(doc, open(name, "w"), separators=(",", ":"))  # compact: the error maps are large
         print("==", os.path.basename(name))
         ref = {}
         for r in doc["runs"]:
