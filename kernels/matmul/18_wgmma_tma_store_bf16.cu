@@ -20,8 +20,8 @@
 // When C's rows are not a multiple of 16 bytes (N % 4 != 0) no tensor map can describe C, and
 // the epilogue falls back to rung 15's direct stores.
 // Why it should be faster: a K sweep at M = N = 4096 (2026-11-24) put rung 15's fixed cost, the
-// time at K = 0 of a linear fit, at about 25 us against cuBLAS's 20 us, with nearly the same
-// slope per K: the fixed cost is where the epilogues sit, 4 tiles per SM at 4096^3.
+// time at K = 0 of a linear fit, at about 25 us against cuBLAS's 21 us (and a slope per K 6%
+// steeper): the fixed cost is where the epilogues sit, 4 tiles per SM at 4096^3.
 // BK = 32 halves a stage (A rows of 64 bytes in the 64-byte swizzle), so up to 8 stages fit.
 // What was measured (H100, 2026-11-24, assets/recorded/h100_matmul_tma_store_*.json, cuBLAS
 // before and after in the same call): the fixed cost is gone (K = 512 at M = N = 4096: 413
