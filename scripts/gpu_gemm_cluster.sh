@@ -10,16 +10,18 @@ C=${CARRY:-.carry-gemm}
 K=$C/kladder
 export XDG_CACHE_HOME=/tmp/kl-cache
 PHASES=${PHASES:-"test sanitize big big8 odd fp32 sass"}
+SAN_RUNGS=${SAN_RUNGS:-"wgmma_cluster_bf16 wgmma_pingpong_bf16 double_buffer_at"}
+BF16_TOP=${BF16_TOP:-"wgmma_cluster_bf16 wgmma_pingpong_bf16"}  # timed at every size; variants go to the last
 has() { case " $PHASES " in *" $1 "*) return 0;; esac; return 1; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/nvidia-smi.txt"
 if has test; then
-  timeout 240 $C/test_gpu --gtest_filter="${TEST_FILTER:-*ClusterRung*:*TransposedARung*}" > "$OUT/test_gpu.log" 2>&1
+  timeout 300 $C/test_gpu --gtest_filter="${TEST_FILTER:-*ClusterRung*:*TransposedARung*}" > "$OUT/test_gpu.log" 2>&1
   echo "test_gpu: exit $?" | tee -a "$OUT/summary.txt"
 fi
 if has sanitize; then
   for s in M=257,N=513,K=127 M=384,N=512,K=192; do
     for tool in memcheck racecheck; do
-      for r in wgmma_cluster_bf16 double_buffer_at; do
+      for r in $SAN_RUNGS; do
         timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 $K run matmul --rung $r --size "$s" \
           --warmup 0 --reps 1 > "$OUT/sanitizer_${tool}_${r}_$s.txt" 2>&1
         echo "compute-sanitizer $tool $r $s: exit $? ($(grep -m1 -E '(ERROR|RACECHECK) SUMMARY' "$OUT/sanitizer_${tool}_${r}_$s.txt"))" | tee -a "$OUT/summary.txt"
@@ -35,13 +37,14 @@ run() {  # group rung size [params...]
   $K run matmul --rung "$r" --size "$s" "$@" --json "$OUT/parts/$name.json" >> "$OUT/run_$g.txt" 2>&1 ||
     echo "$g $s $r $*: failed" | tee -a "$OUT/summary.txt"
 }
-bf16_set() {  # group size [extra variants of rung 15...]
-  local g=$1 s=$2; shift 2
-  run "$g" cublas_bf16 "$s"; run "$g" wgmma_tma_bf16 "$s"; run "$g" wgmma_cluster_bf16 "$s"
-  for v in "$@"; do run "$g" wgmma_cluster_bf16 "$s" $v; done
-  run "$g" cublas_bf16 "$s"; run "$g" wgmma_cluster_bf16 "$s"  # again: the order's drift
+bf16_set() {  # group size [extra variants of the last rung of BF16_TOP...]
+  local g=$1 s=$2 last=${BF16_TOP##* }; shift 2
+  run "$g" cublas_bf16 "$s"; run "$g" wgmma_tma_bf16 "$s"
+  for r in $BF16_TOP; do run "$g" "$r" "$s"; done
+  for v in "$@"; do run "$g" "$last" "$s" $v; done
+  run "$g" cublas_bf16 "$s"; for r in $BF16_TOP; do run "$g" "$r" "$s"; done  # again: the order's drift
 }
-has big && bf16_set big M=4096,N=4096,K=4096 "-p CLUSTER=1" "-p STAGES=3" "-p BM=256 -p BN=128"
+has big && bf16_set big M=4096,N=4096,K=4096 "-p CLUSTER=1" "-p STAGES=4"
 has big8 && bf16_set big8 M=8192,N=8192,K=8192 "-p CLUSTER=1"
 if has odd; then
   for s in M=2047,N=2049,K=1023 M=4097,N=4097,K=4097; do

@@ -1,5 +1,5 @@
 // Hopper copy-engine and hand-over wrappers shared by the warp-specialized rungs (sm_90a only):
-// matmul 12, 13, 15 and 20, mlp 02 and 03, attention 06, 07 and 08. The tensor map the engine passes,
+// matmul 12, 13, 15, 17, 18 and 20, mlp 02, 03 and 04, attention 06, 07 and 08. The tensor map the engine passes,
 // mbarriers at CTA scope (init, arrive, arrive with a byte count, parity wait), one 2-D TMA box
 // load, the setmaxnreg register hand-over and the grouped tile order of matmul rung 11. Each is
 // one PTX instruction (or a loop around one) with the same semantics in every rung. What the

@@ -254,7 +254,8 @@ TEST(ArchGate, RunAllOnAnSm86ProfileSkipsExactlyTheHopperRungs) {
             EXPECT_NE(p.skip.find(p.rung->min_arch_why), std::string::npos) << p.skip;
         }
     EXPECT_EQ(skipped, (std::vector<std::string>{"wgmma_bf16", "wgmma_tma_bf16", "wgmma_streamk_bf16", "cublaslt_fp8",
-                                                 "wgmma_fp8", "wgmma_cluster_bf16"}));
+                                                 "wgmma_fp8", "wgmma_cluster_bf16", "wgmma_pingpong_bf16",
+                                                 "wgmma_tma_store_bf16"}));
     for (const char* id : {"elementwise", "transpose", "softmax"})
         for (const auto& p : kl::plan_run_all(ladder(id), d.cc())) EXPECT_EQ(p.skip, "") << id << "/" << p.rung->id;
     std::vector<std::string> attention_skipped;  // issue 19's wgmma/TMA rungs
@@ -274,7 +275,8 @@ TEST(ArchGate, OnTuringTheAmpereRungsAreSkippedToo) {
                   "wgmma_streamk_bf16: needs sm_90 (Hopper)", "double_buffer_streamk: needs sm_80 (Ampere)",
                   "cublaslt_fp8: needs sm_89 (Ada)", "wgmma_fp8: needs sm_90 (Hopper)",
                   "triton_matmul: needs sm_80 (Ampere)", "wgmma_cluster_bf16: needs sm_90 (Hopper)",
-                  "double_buffer_at: needs sm_80 (Ampere)", "double_buffer_at_streamk: needs sm_80 (Ampere)"}));
+                  "double_buffer_at: needs sm_80 (Ampere)", "wgmma_pingpong_bf16: needs sm_90 (Hopper)",
+                  "wgmma_tma_store_bf16: needs sm_90 (Hopper)", "double_buffer_at_streamk: needs sm_80 (Ampere)"}));
     // The L2 cache-policy rungs of the layernorm ladder: their PTX does not assemble for sm_75.
     std::vector<std::string> layernorm_skipped;
     for (const auto& p : kl::plan_run_all(ladder("layernorm"), 75))

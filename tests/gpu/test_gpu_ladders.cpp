@@ -393,15 +393,40 @@ TEST(GpuLadders, TransposedStreamKRungCorrectAcrossSchedulesDepthsAndOddSizes) {
 // Rung 15 pairs blocks into clusters that share B by multicast: both tiles of a pair, a pair whose
 // second tile lies past M (odd tile-row counts), both tile shapes, shallow and deep rings,
 // unpaired, and the padded path for rows that are not 16-byte aligned.
+// Rungs 15, 17 and 18 pair blocks into clusters that share B by multicast: both tiles of a pair, a
+// pair whose second tile lies past M (odd tile-row counts), tile shapes, shallow and deep rings,
+// unpaired, and the padded path for rows that are not 16-byte aligned. Rung 17's consumers take
+// the block's tiles in turn: sizes with one tile and with odd and even counts per block. Rung
+// 18's TMA stores clip edge tiles; N % 4 != 0 (1, 255, 1793, 4097) takes its direct stores.
 TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
     kl::Runner runner(gpu(), std::nullopt);
     const kl::Ladder* L = ladder_named("matmul");
     ASSERT_NE(L, nullptr);
     const kl::Rung* r = L->find_rung("wgmma_cluster_bf16");
+    const kl::Rung* pp = L->find_rung("wgmma_pingpong_bf16");   // rung 17: the same pairs, tiles in turn
+    const kl::Rung* ts = L->find_rung("wgmma_tma_store_bf16");  // rung 18: rung 15, C through TMA stores
     ASSERT_NE(r, nullptr);
+    ASSERT_NE(pp, nullptr);
+    ASSERT_NE(ts, nullptr);
     if (!kl::rung_arch_refusal(*r, gpu().device().cc()).empty()) GTEST_SKIP() << "wgmma_cluster_bf16 is sm_90a only";
-    const std::vector<kl::ParamValues> variants = {
-        {}, {{"CLUSTER", 1}}, {{"BM", 256}, {"BN", 128}}, {{"BN", 128}, {"STAGES", 2}}, {{"STAGES", 6}, {"BN", 128}},
+    const std::vector<std::pair<const kl::Rung*, kl::ParamValues>> variants = {
+        {r, {}},
+        {r, {{"CLUSTER", 1}}},
+        {r, {{"BM", 256}, {"BN", 128}}},
+        {r, {{"BN", 128}, {"STAGES", 2}}},
+        {r, {{"STAGES", 6}, {"BN", 128}}},
+        {pp, {}},
+        {pp, {{"CLUSTER", 1}}},
+        {pp, {{"STAGES", 2}}},
+        {pp, {{"STAGES", 7}, {"CLUSTER", 1}}},
+        {pp, {{"BM", 64}, {"BN", 256}, {"STAGES", 5}}},
+        {pp, {{"BM", 64}, {"BN", 256}, {"STAGES", 2}, {"CLUSTER", 1}, {"GROUP_M", 4}}},
+        {ts, {}},
+        {ts, {{"CLUSTER", 1}}},
+        {ts, {{"BM", 256}, {"BN", 128}, {"STAGES", 3}}},
+        {ts, {{"BN", 128}, {"STAGES", 2}}},
+        {ts, {{"BK", 32}, {"STAGES", 8}}},
+        {ts, {{"BK", 32}, {"STAGES", 5}, {"CLUSTER", 1}, {"GROUP_M", 16}}},
     };
     auto cube = [](int64_t n) { return std::map<std::string, int64_t>{{"M", n}, {"N", n}, {"K", n}}; };
     std::vector<std::map<std::string, int64_t>> sizes = sizes_for(*L);
@@ -409,8 +434,9 @@ TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
     sizes.push_back({{"M", 384}, {"N", 512}, {"K", 64}});     // three tile rows: the last pair is half empty
     sizes.push_back({{"M", 64}, {"N", 64}, {"K", 8192}});     // one tile, 128 K-tiles through the ring
     sizes.push_back({{"M", 8192}, {"N", 256}, {"K", 1024}});  // more pairs than clusters: each walks several
+    sizes.push_back({{"M", 515}, {"N", 1004}, {"K", 200}});   // padded A and B (N % 8 = 4), C still by TMA stores
     int checked = 0;
-    for (const auto& params : variants) {
+    for (const auto& [rung, params] : variants) {
         for (const auto& s : sizes) {
             kl::RunOptions o;
             o.sizes = s;
@@ -418,8 +444,8 @@ TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
             o.time = false;
             std::string p;
             for (const auto& [k, v] : params) p += " " + k + "=" + std::to_string(v);
-            SCOPED_TRACE("matmul/wgmma_cluster_bf16" + p + " " + describe(s));
-            kl::RunRecord rec = runner.run(*L, *r, o);
+            SCOPED_TRACE("matmul/" + rung->id + p + " " + describe(s));
+            kl::RunRecord rec = runner.run(*L, *rung, o);
             ASSERT_TRUE(rec.correctness.has_value());
             EXPECT_TRUE(rec.correctness->passed) << rec.correctness->summary();
             ASSERT_FALSE(runner.context_lost()) << "a rung faulted";
