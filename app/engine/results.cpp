@@ -364,8 +364,8 @@ std::string results_text(const nlohmann::json& j) {
 
 }  // namespace
 
-void save_results(const std::string& path, const ResultsFile& r) {
-    write_file_atomically(path, results_text(to_json(r)));
-}
+std::string results_to_text(const ResultsFile& r) { return results_text(to_json(r)); }
+
+void save_results(const std::string& path, const ResultsFile& r) { write_file_atomically(path, results_to_text(r)); }
 
 }  // namespace kl

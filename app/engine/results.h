@@ -112,6 +112,7 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& or
 RunRecord record_from_json(const nlohmann::json& j, const std::string& origin, const std::string& field);
 DeviceInfo device_from_json(const nlohmann::json& j, const std::string& origin);
 ResultsFile load_results(const std::string& path);
+std::string results_to_text(const ResultsFile& r);                 // the bytes save_results writes
 void save_results(const std::string& path, const ResultsFile& r);  // atomic
 
 std::string iso_now_utc();

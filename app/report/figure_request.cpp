@@ -31,7 +31,7 @@ LoadedResults load_results_for_export(const std::string& path) {
 LoadedResults results_in_memory(ResultsFile file, const std::string& name) {
     LoadedResults out;
     out.path = name;
-    out.bytes = to_json(file).dump(1) + "\n";  // as save_results writes it
+    out.bytes = results_to_text(file);  // as save_results writes it
     out.file = std::move(file);
     out.store.add_file(out.file, name);
     return out;
