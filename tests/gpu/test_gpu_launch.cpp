@@ -136,5 +136,10 @@ TEST(GpuLaunch, TimelineThenCountersInOneFreshRunner) {
     if (r.counters.is_null() && r.counters_note.find("ERR_NVGPUCTRPERM") != std::string::npos)
         GTEST_SKIP() << "counters not permitted on this device: " << r.counters_note;
     ASSERT_TRUE(r.counters.is_object() && r.counters.contains("dram_bytes")) << r.counters_note;
-    EXPECT_GT(r.counters["dram_bytes"].get<double>(), 3.0 * 4 * (1 << 22) * 0.9);  // three 16 MB arrays
+    // The two 16 MB inputs come from DRAM after the runner's L2 flush. The 16 MB output need not
+    // reach DRAM inside the counted window: H100's 50 MB L2 holds much of it dirty (38.97 MB
+    // counted of 50.3 MB moved, lead call 4, 2026-11-24), so only the reads bound it from below.
+    const double array_bytes = 4.0 * (1 << 22);
+    EXPECT_GT(r.counters["dram_bytes"].get<double>(), 2 * array_bytes * 0.9);
+    EXPECT_LT(r.counters["dram_bytes"].get<double>(), 3 * array_bytes * 1.5);
 }
