@@ -46,6 +46,7 @@
 
 #include "kl_tma.cuh"    // TMA box loads, mbarriers, setmaxnreg, the grouped tile order (kernels/common)
 #include "kl_wgmma.cuh"  // wgmma, its fences and the smem descriptor, shared with rungs 11 and 12
+#include "kl_flags.cuh"  // flag_acquire / flag_release between blocks (kernels/common)
 
 #if !defined(BM) || !defined(BN) || !defined(STAGES) || !defined(STREAMK)
 #error "BM, BN, STAGES and STREAMK must be defined, e.g. -DBM=128 -DBN=256 -DSTAGES=4 -DSTREAMK=1"
@@ -72,18 +73,8 @@ static_assert(BN == 64 || BN == 128 || BN == 256, "BN must be 64, 128 or 256 (th
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
 
 // ---------------------------------------------------------------------------------------------
-// PTX wrappers of this rung (rung 12's are in kl_tma.cuh): the flags between blocks
+// PTX wrappers of this rung (rung 12's are in kl_tma.cuh; the flags between blocks in kl_flags.cuh)
 // ---------------------------------------------------------------------------------------------
-// A flag in global memory, read and written with GPU-scope acquire/release: what a block wrote
-// before raising a flag is visible to a block that saw it raised.
-__device__ __forceinline__ int flag_acquire(const int* p) {
-    int v;
-    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ void flag_release(int* p, int v) {
-    asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
-}
 // A barrier for the 128 threads of one consumer warpgroup (ids 1..4; 0 is __syncthreads).
 __device__ __forceinline__ void warpgroup_sync(int id) { asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory"); }
 

@@ -26,6 +26,8 @@
 // STREAMK: 0 never, 1 when whole tiles would leave more than 1/8 of the SMs' time idle, 2 always.
 // The inner loop (fragments, serpentine FMAs, the hand-over before the last k-step) is rung 9's.
 
+#include "kl_flags.cuh"  // flag_acquire / flag_release between blocks (kernels/common)
+
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(WM) || !defined(WN) || !defined(TM) || !defined(TN) || \
     !defined(STAGES) || !defined(STREAMK)
 #error "BM, BN, BK, WM, WN, TM, TN, STAGES and STREAMK must be defined"
@@ -66,14 +68,6 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-}
-__device__ __forceinline__ int flag_acquire(const int* p) {
-    int v;
-    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ void flag_release(int* p, int v) {
-    asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
 }
 
 // ---------------------------------------------------------------------------------------------

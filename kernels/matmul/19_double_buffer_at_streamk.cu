@@ -25,6 +25,8 @@
 // 2047 x 2049 x 1023 (rung 14's, 12.1 us).
 // What to see: the defaults against BN = 128 with STREAMK 0 and 2 at the odd sizes; FMA_ORDER.
 
+#include "kl_flags.cuh"  // flag_acquire / flag_release between blocks (kernels/common)
+
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(WM) || !defined(WN) || !defined(TM) || !defined(TN) || \
     !defined(STAGES) || !defined(STREAMK)
 #error "BM, BN, BK, WM, WN, TM, TN, STAGES and STREAMK must be defined"
@@ -62,14 +64,6 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-}
-__device__ __forceinline__ int flag_acquire(const int* p) {
-    int v;
-    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-__device__ __forceinline__ void flag_release(int* p, int v) {
-    asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
 }
 
 // ---------------------------------------------------------------------------------------------
