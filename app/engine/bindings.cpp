@@ -344,6 +344,18 @@ bool holds_all(const std::map<std::string, int64_t>& have, const std::map<std::s
     return true;
 }
 
+// As holds_all for parameters, except that a run recorded before a parameter was added to its
+// rung does not list it: it ran the code the parameter's default keeps (a new parameter's default
+// is the old behaviour), so it matches that default and no other value.
+bool holds_params(const std::map<std::string, int64_t>& have, const std::map<std::string, int64_t>& want,
+                  const std::map<std::string, int64_t>& defaults) {
+    for (const auto& [k, n] : want) {
+        auto it = have.find(k);
+        if (it != have.end() ? it->second != n : defaults.count(k) == 0 || defaults.at(k) != n) return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 BoundValue NumberSources::resolve_run(const Binding& b) const {
@@ -372,6 +384,7 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     // What is wanted: the rung's defaults, overridden by the binding's keys.
     std::map<std::string, int64_t> sizes = own_axes(*R, {L->default_sizes.begin(), L->default_sizes.end()}), params;
     for (const auto& p : R->params) params[p.name] = p.default_value;
+    const std::map<std::string, int64_t> defaults = params;
     const std::vector<DType>& dts = R->dtypes.empty() ? L->dtypes : R->dtypes;
     std::string dtype = dts.empty() ? "fp32" : to_string(dts.front()), l2 = "cold", from, mode;
     int64_t blocks = 0;
@@ -416,7 +429,7 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
         if (!mode.empty() && r.mode != mode) return false;
         if (!r.error_kind.empty() || !r.timing) return false;
         if (!from.empty() && (run.live || stem_of(run.origin) != from)) return false;
-        return holds_all(r.sizes, sizes) && holds_all(r.params, params);
+        return holds_all(r.sizes, sizes) && holds_params(r.params, params, defaults);
     };
     const Run* found = nullptr;
     for (auto it = live_.rbegin(); it != live_.rend() && !found; ++it)

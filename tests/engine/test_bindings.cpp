@@ -1,5 +1,6 @@
 // Bound numbers: parsing `{{ ... }}`, formatting, and which run a binding resolves to (live
-// before recorded, newest recording first, `from=` pins a file, defaults fill unnamed keys).
+// before recorded, newest recording first, `from=` pins a file, defaults fill unnamed keys, a
+// parameter a recorded run does not list matches its default only).
 #include <gtest/gtest.h>
 
 #include "engine/bindings.h"
@@ -86,6 +87,22 @@ TEST(Bindings, NewestRecordingWinsAndFromPinsAFile) {
     EXPECT_EQ(v.device, "Test GPU");
     EXPECT_EQ(s.resolve(one("{{ tiny/one gbps from=old }}")).value, 100);
     EXPECT_EQ(s.resolve(one("{{ tiny/one ms TPB=32 }}")).shown, "4.00 ms");
+}
+
+// A run recorded before its rung had a parameter does not list it: it stands for the default
+// (the old behaviour), and for no other value.
+TEST(Bindings, ARunWithoutANewerParameterMatchesOnlyItsDefault) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    NumberSources s(&ladders);
+    RunRecord old_run = run(256, 100, 1);
+    old_run.params.clear();  // recorded before the rung had TPB
+    s.add_recorded(file("2026-01-01T00:00:00Z", {old_run}), "rec/old.json");
+    BoundValue v = s.resolve(one("{{ tiny/one gbps }}"));  // TPB's default, 256
+    ASSERT_TRUE(v.ok) << v.error;
+    EXPECT_EQ(v.value, 100);
+    EXPECT_TRUE(s.resolve(one("{{ tiny/one gbps TPB=256 }}")).ok);
+    EXPECT_FALSE(s.resolve(one("{{ tiny/one gbps TPB=32 }}")).ok);
 }
 
 TEST(Bindings, ASecondDevicesNewerRecordingsDoNotChangeTheLessonsDevice) {

@@ -422,6 +422,9 @@ TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
         {pp, {{"BM", 64}, {"BN", 256}, {"STAGES", 5}}},
         {pp, {{"BM", 64}, {"BN", 256}, {"STAGES", 2}, {"CLUSTER", 1}, {"GROUP_M", 4}}},
         {ts, {}},
+        {ts, {{"GROUP_M", 8}}},  // the order before the eighth session's (16 tile rows per group)
+        {ts, {{"BM", 256}, {"BN", 128}, {"CROWS", 128}}},  // two m64 wgmmas per consumer per step
+        {ts, {{"BM", 256}, {"BN", 128}, {"CROWS", 128}, {"CLUSTER", 1}, {"STAGES", 2}}},
         {ts, {{"CLUSTER", 1}}},
         {ts, {{"BM", 256}, {"BN", 128}, {"STAGES", 3}}},
         {ts, {{"BN", 128}, {"STAGES", 2}}},

@@ -1,0 +1,79 @@
+// GPU test of matmul rung 18's STREAMK = 1 (CTest label `gpu`, in test_gpu): the stacks left
+// after the whole rounds are cut by K-tiles, and a cut tile's pieces meet in C (TMA reduce-adds,
+// or atomic adds when no tensor map describes C). Sizes chosen so that the remainder is streamed
+// (all stacks at 1792^3, 1793^3 and 2048^3; 58 of 256 at 4096 x 4096 x 1024; a tile in four to
+// five pieces at 1024 x 1024 x 4096), one where it is too small to stream (2047 x 2049 x 1023),
+// and padded operands. Each run first takes the no-warm-up measurement (one launch), so the
+// checked launch finds the flags the previous one left: they must be back at zero.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "engine/device_profile.h"
+#include "engine/gpu_context.h"
+#include "engine/paths.h"
+#include "engine/runner.h"
+
+namespace {
+
+kl::GpuContext& gpu() {
+    static kl::GpuContext ctx;
+    return ctx;
+}
+
+const kl::Ladder& matmul() {
+    static std::vector<kl::Ladder> all = [] {
+        std::vector<std::string> errors;
+        auto v = kl::load_all_ladders(kl::kernels_dir(), &errors);
+        for (const auto& e : errors) ADD_FAILURE() << e;
+        return v;
+    }();
+    for (const auto& l : all)
+        if (l.id == "matmul") return l;
+    throw std::runtime_error("no matmul ladder");
+}
+
+}  // namespace
+
+TEST(GpuStreamK, CutTilesMeetInCAtOddSizesAndLeaveTheFlagsAtZero) {
+    const kl::Ladder& L = matmul();
+    const kl::Rung* ts = L.find_rung("wgmma_tma_store_bf16");
+    ASSERT_NE(ts, nullptr);
+    if (!kl::rung_arch_refusal(*ts, gpu().device().cc()).empty()) GTEST_SKIP() << "rung 18 is sm_90a only";
+    kl::Runner runner(gpu(), std::nullopt);
+    const std::vector<kl::ParamValues> variants = {
+        {{"STREAMK", 1}},
+        {{"STREAMK", 1}, {"CLUSTER", 1}},
+        {{"STREAMK", 1}, {"BN", 128}, {"GROUP_M", 8}},
+        {{"STREAMK", 1}, {"BK", 32}, {"STAGES", 8}},
+        {{"STREAMK", 1}, {"BM", 256}, {"BN", 128}, {"CROWS", 128}},
+    };
+    auto mnk = [](int64_t m, int64_t n, int64_t k) {
+        return std::map<std::string, int64_t>{{"M", m}, {"N", n}, {"K", k}};
+    };
+    const std::vector<std::map<std::string, int64_t>> sizes = {
+        mnk(1792, 1792, 1792), mnk(1793, 1793, 1793), mnk(2048, 2048, 2048), mnk(4096, 4096, 1024),
+        mnk(1024, 1024, 4096), mnk(2047, 2049, 1023), mnk(515, 1004, 200),   mnk(4097, 4097, 4097),
+    };
+    int checked = 0;
+    for (const auto& params : variants) {
+        for (const auto& s : sizes) {
+            kl::RunOptions o;
+            o.sizes = s;
+            o.params = params;
+            o.time = false;
+            o.mode = kl::RunMode::NoWarmup;  // one launch before the checked one
+            std::string p;
+            for (const auto& [k, v] : params) p += " " + k + "=" + std::to_string(v);
+            SCOPED_TRACE("matmul/wgmma_tma_store_bf16" + p + " M=" + std::to_string(s.at("M")) +
+                         " N=" + std::to_string(s.at("N")) + " K=" + std::to_string(s.at("K")));
+            kl::RunRecord rec = runner.run(L, *ts, o);
+            ASSERT_TRUE(rec.correctness.has_value()) << rec.error;
+            EXPECT_TRUE(rec.correctness->passed) << rec.correctness->summary();
+            ASSERT_FALSE(runner.context_lost()) << "a rung faulted";
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, int(variants.size() * sizes.size()));
+}
