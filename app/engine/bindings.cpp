@@ -290,7 +290,9 @@ const RunMetric kRunMetrics[] = {{"ms", "ms"},
                                  {"mode_ms", "ms"},
                                  {"mode_us", "µs"},
                                  {"us_per_step", "µs"},
-                                 {"clock_mhz", "MHz"}};
+                                 {"clock_mhz", "MHz"},
+                                 {"kernel1_ms", "ms"},
+                                 {"traced_ms", "ms"}};
 
 // The metric's value from a run, or nullopt when the run does not carry it.
 std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64_t blocks) {
@@ -319,6 +321,11 @@ std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64
     if (m == "mode_us" && r.mode_timing) return r.mode_timing->median_ms * 1e3;
     // [clock] the SM clock probed right after the timed repetitions (lesson 0: the power cap)
     if (m == "clock_mhz" && r.clock && r.clock->after_mhz > 0) return r.clock->after_mhz;
+    // [timeline] the traced repetition (after timing, at the clock it found): the first kernel's
+    // own time, and all kernels' summed
+    const Timeline* tl = r.timeline ? &*r.timeline : nullptr;
+    if (m == "kernel1_ms" && tl && !tl->kernels.empty()) return tl->kernels.front().duration_us() / 1e3;
+    if (m == "traced_ms" && tl && tl->kernel_sum_ms > 0) return tl->kernel_sum_ms;
     // [launch] time per dependent step of the launch ladder (its `steps` size axis)
     if (auto st = r.sizes.find("steps"); m == "us_per_step" && t && st != r.sizes.end() && st->second > 0)
         return t->median_ms * 1e3 / double(st->second);

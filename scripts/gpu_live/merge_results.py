@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Merge results files of one device call into one: the first file's header (device, calibration,
-date), every file's runs in order, and the commands joined.  merge_results.py OUT IN..."""
+date), every file's runs in order, and the commands joined; written as the engine writes results
+(docs/results-schema.md: one header field per line, one run per line).  merge_results.py OUT IN..."""
 import json, sys
 
 out, inputs = sys.argv[1], sys.argv[2:]
@@ -24,4 +25,8 @@ def short(c):  # "<carry>/kladder run ..." -> "kladder run ..."
 
 
 merged["command"] = " ; ".join(short(c) for c in commands)
-json.dump(merged, open(out, "w"), indent=1)
+runs = merged.pop("runs")
+lines = [f"{json.dumps(k)}: {json.dumps(v, separators=(',', ':'))}" for k, v in merged.items()]
+lines.append('"runs": [\n' + ",\n".join(json.dumps(r, separators=(",", ":")) for r in runs) + "\n]")
+with open(out, "w") as f:
+    f.write("{\n" + ",\n".join(lines) + "\n}\n")

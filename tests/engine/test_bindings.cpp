@@ -89,6 +89,22 @@ TEST(Bindings, NewestRecordingWinsAndFromPinsAFile) {
     EXPECT_EQ(s.resolve(one("{{ tiny/one ms TPB=32 }}")).shown, "4.00 ms");
 }
 
+// A run traced with --timeline offers its first kernel's own time and its kernels' summed time;
+// a run without a timeline does not resolve them.
+TEST(Bindings, TimelineMetricsComeFromTheTracedRepetition) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    NumberSources s(&ladders);
+    RunRecord traced = run(256, 100, 3);
+    traced.timeline = make_timeline({{"first", 0, 1400}, {"second", 1410, 2760}}, 2.8);
+    s.add_recorded(file("2026-01-01T00:00:00Z", {traced}), "rec/traced.json");
+    s.add_recorded(file("2026-01-01T00:00:00Z", {run(32, 100, 3)}), "rec/plain.json");
+    EXPECT_DOUBLE_EQ(s.resolve(one("{{ tiny/one kernel1_ms }}")).value, 1.4);
+    EXPECT_DOUBLE_EQ(s.resolve(one("{{ tiny/one traced_ms }}")).value, 2.75);
+    EXPECT_EQ(s.resolve(one("{{ tiny/one kernel1_ms }}")).shown, "1.40 ms");
+    EXPECT_FALSE(s.resolve(one("{{ tiny/one kernel1_ms TPB=32 }}")).ok);
+}
+
 // A run recorded before its rung had a parameter does not list it: it stands for the default
 // (the old behaviour), and for no other value.
 TEST(Bindings, ARunWithoutANewerParameterMatchesOnlyItsDefault) {

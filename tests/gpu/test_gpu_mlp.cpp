@@ -62,7 +62,8 @@ int check_rungs(const std::vector<std::string>& ids, const std::vector<Sizes>& s
                     << (rec.correctness ? rec.correctness->summary() : "no check");
                 if (rec.correctness && rec.correctness->passed) ++passed;
             } catch (const kl::InputError& e) {
-                EXPECT_TRUE((id == "gemm_gelu_epilogue" || id == "gelu_pingpong" || id == "gelu_tma_store") &&
+                EXPECT_TRUE((id == "gemm_gelu_epilogue" || id == "gelu_pingpong" || id == "gelu_tma_store" ||
+                             id == "gelu_cluster") &&
                             !is_hopper())
                     << "refused: " << e.what();
             }
@@ -90,8 +91,8 @@ std::optional<double> measured_dram_bytes(const std::string& id, const Sizes& si
 }  // namespace
 
 TEST(GpuMlp, EveryMlpRungCorrectAtAlignedAndOddSizes) {
-    const std::vector<std::string> ids = {"cublaslt_gelu", "unfused", "gemm_gelu_epilogue", "gelu_pingpong",
-                                          "gelu_tma_store"};
+    const std::vector<std::string> ids = {"cublaslt_gelu", "unfused",        "gemm_gelu_epilogue",
+                                          "gelu_pingpong", "gelu_tma_store", "gelu_cluster"};
     // One token of width 8; odd widths (TMA refused: element-wise copies; GeLU's scalar tail);
     // aligned, more tiles than SMs (persistent blocks walk several tiles); a partial last tile.
     const std::vector<Sizes> sizes = {{{"T", 1}, {"D", 8}, {"F", 8}},
@@ -100,7 +101,30 @@ TEST(GpuMlp, EveryMlpRungCorrectAtAlignedAndOddSizes) {
                                       {{"T", 2048}, {"D", 512}, {"F", 4096}},
                                       {{"T", 1000}, {"D", 264}, {"F", 1032}}};
     const int passed = check_rungs(ids, sizes);
-    EXPECT_GE(passed, is_hopper() ? 25 : 10);
+    EXPECT_GE(passed, is_hopper() ? 30 : 10);
+}
+
+// Rung 5's variants: unpaired blocks (CLUSTER = 1), 256-row tiles (four consumers), 128-column
+// tiles (each block of a pair fetches one 64-column box of W1), and GROUP_M = 2 (one stack per
+// group: the walk's edge case), and GeLU's tanh packed in fp16 pairs (TANH = 16). The sizes: odd widths (padded copies
+// in, direct stores out, an odd tile-row count so the last stack's second tile lies past T), 1000 x 264 x 1032 (TMA
+// both ways, partial tiles), and more stacks than pairs with F % 256 != 0.
+TEST(GpuMlp, ClusterRungVariantsCorrect) {
+    if (!is_hopper()) GTEST_SKIP() << "rung gelu_cluster needs sm_90a; this GPU is " << gpu().device().name;
+    const std::vector<Sizes> sizes = {{{"T", 127}, {"D", 65}, {"F", 259}},
+                                      {{"T", 1000}, {"D", 264}, {"F", 1032}},
+                                      {{"T", 2304}, {"D", 136}, {"F", 4224}}};
+    const std::vector<kl::ParamValues> variants = {{{"CLUSTER", 1}},
+                                                   {{"BM", 256}, {"BN", 128}, {"STAGES", 3}},
+                                                   {{"BN", 128}, {"STAGES", 6}},
+                                                   {{"GROUP_M", 2}, {"STAGES", 2}},
+                                                   {{"TANH", 16}}};
+    for (const auto& v : variants) {
+        std::string label;
+        for (const auto& [k, x] : v) label += k + "=" + std::to_string(x) + " ";
+        SCOPED_TRACE(label);
+        EXPECT_EQ(check_rungs({"gelu_cluster"}, sizes, v), 3);
+    }
 }
 
 // Rung 4's variants each take their own path: the next tile started one or two K-tiles early
@@ -148,8 +172,8 @@ TEST(GpuMlp, UnfusedRungMovesTheIntermediatesRoundTripMore) {
     auto unfused = measured_dram_bytes("unfused", sizes, &why);
     ASSERT_TRUE(unfused) << why;
     const double round_trip = 4.0 * 8192 * 8192;
-    std::string epilogue = "not run (needs sm_90a)", pingpong = epilogue, staged = epilogue;
-    std::optional<double> pp, ts;
+    std::string epilogue = "not run (needs sm_90a)", pingpong = epilogue, staged = epilogue, paired = epilogue;
+    std::optional<double> pp, ts, cl;
     if (is_hopper()) {
         if (auto e = measured_dram_bytes("gemm_gelu_epilogue", sizes, &why))
             epilogue = std::to_string(*e / (1 << 20)) + " MiB";
@@ -157,19 +181,22 @@ TEST(GpuMlp, UnfusedRungMovesTheIntermediatesRoundTripMore) {
         if (pp) pingpong = std::to_string(*pp / (1 << 20)) + " MiB";
         ts = measured_dram_bytes("gelu_tma_store", sizes, &why);
         if (ts) staged = std::to_string(*ts / (1 << 20)) + " MiB";
+        cl = measured_dram_bytes("gelu_cluster", sizes, &why);
+        if (cl) paired = std::to_string(*cl / (1 << 20)) + " MiB";
     }
     std::printf(
         "mlp counters: unfused %.1f MiB, cublaslt_gelu %.1f MiB, difference %.2f x U's round trip; epilogue rung %s; "
-        "ping-pong rung %s; tma-store rung %s\n",
+        "ping-pong rung %s; tma-store rung %s; cluster rung %s\n",
         *unfused / (1 << 20), *lt / (1 << 20), (*unfused - *lt) / round_trip, epilogue.c_str(), pingpong.c_str(),
-        staged.c_str());
+        staged.c_str(), paired.c_str());
     EXPECT_NEAR((*unfused - *lt) / round_trip, 1.0, 0.25);
     // The fused rungs of their own must show at least half of the round trip saved in their DRAM
     // bytes (their tiles re-read X and W1 panels in their own order, so not all of it).
     if (is_hopper()) {  // the rungs need sm_90a; where they run, their counters must be read
-        ASSERT_TRUE(pp && ts) << why;
+        ASSERT_TRUE(pp && ts && cl) << why;
         EXPECT_LT(*pp, *unfused - 0.5 * round_trip);
         EXPECT_LT(*ts, *unfused - 0.5 * round_trip);
+        EXPECT_LT(*cl, *unfused - 0.5 * round_trip);
     }
 }
 

@@ -1,0 +1,309 @@
+// The machinery of matmul rung 18's paired, persistent TMA + wgmma GEMM, shared by every kernel
+// built on it (matmul rung 18 itself, and the mlp ladder's rung 5, which puts GeLU in its
+// epilogue): the cluster PTX wrappers, the copy engine's store side, the walk of a persistent
+// cluster over stacks of tiles (grouped order, optionally stream-K), the stage ring, the
+// producer, and the padding launch for rows that are not 16-byte aligned. What a kernel adds is
+// its consumers' epilogue and its entry point. Read matmul rung 18's header comment first: the
+// why of each piece is there, and measured.
+//
+// The including file defines BM, BN, BK, STAGES, CLUSTER, GROUP_M, STREAMK and CROWS first.
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include "kl_tma.cuh"    // TMA box loads, mbarriers, setmaxnreg (kernels/common)
+#include "kl_wgmma.cuh"  // wgmma, its fences and the smem descriptor
+
+#if !defined(BM) || !defined(BN) || !defined(BK) || !defined(STAGES) || !defined(CLUSTER) || !defined(GROUP_M) || \
+    !defined(STREAMK) || !defined(CROWS)
+#error \
+    "BM, BN, BK, STAGES, CLUSTER, GROUP_M, STREAMK and CROWS must be defined, e.g. -DBM=128 -DBN=256 -DBK=64 -DSTAGES=4 -DCLUSTER=2 -DGROUP_M=16 -DSTREAMK=1 -DCROWS=64"
+#endif
+
+#define A_ROW_BYTES (BK * 2)        // a K-tile row of A: 128 bytes (BK = 64) or 64 (BK = 32), its swizzle span
+#define NUM_CONSUMERS (BM / CROWS)  // consumer warpgroups, CROWS rows of C each
+#define HALVES (CROWS / 64)         // m64 wgmmas per consumer per 16-deep step (1, or 2 as cuBLAS's "coop" tiles)
+#define NUM_THREADS (128 * (NUM_CONSUMERS + 1))  // + the producer warpgroup
+#define A_STAGE_BYTES (BM * BK * 2)
+#define B_STAGE_BYTES (BK * BN * 2)
+#define STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
+#define SMEM_ALIGN 1024                   // the 128-byte swizzle repeats every 8 rows = 1 KB
+#define B_BOXES (BN / 64)                 // 64-column boxes of one B tile
+#define B_BOXES_MINE (B_BOXES / CLUSTER)  // the boxes this block fetches (for both, when paired)
+#define SUB_BYTES (64 * 128)              // a store sub-tile: 64 rows of 128 bytes (32 fp32 or 64 bf16), 8 KB
+#define STORE_BYTES (NUM_CONSUMERS * 2 * SUB_BYTES)  // two sub-tile buffers per consumer warpgroup
+
+// Registers, as rung 12: setmaxnreg moves them from the producer to the consumers inside a block.
+#define PRODUCER_REGS 40
+#define LAUNCH_REGS ((65536 / NUM_THREADS) / 8 * 8)
+#define CONSUMER_REGS (LAUNCH_REGS + ((LAUNCH_REGS - PRODUCER_REGS) / NUM_CONSUMERS) / 8 * 8)
+static_assert((CONSUMER_REGS - LAUNCH_REGS) * NUM_CONSUMERS <= LAUNCH_REGS - PRODUCER_REGS,
+              "the consumers cannot take more registers than the producer gives back");
+static_assert(BM == 128 || BM == 256, "BM must be 128 or 256 (BM / CROWS consumer warpgroups)");
+static_assert(BN == 128 || BN == 256, "BN must be 128 or 256 (two or four 64-column boxes of B, split over the pair)");
+static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER must be 1 (no pairing) or 2");
+static_assert(HALVES * BN / 2 + 32 <= CONSUMER_REGS,
+              "a consumer's CROWS * BN / 128 accumulators must fit its registers");
+static_assert(CROWS == 64 || CROWS == 128, "CROWS must be 64 (one m64 wgmma per step) or 128 (two)");
+static_assert(BM % CROWS == 0, "BM must be a whole number of consumer warpgroups' rows");
+static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
+static_assert(GROUP_M % CLUSTER == 0, "GROUP_M tile rows must hold whole stacks of CLUSTER tiles");
+static_assert(BK == 32 || BK == 64, "BK must be 32 (64-byte swizzle of A) or 64 (128-byte swizzle)");
+
+// ---------------------------------------------------------------------------------------------
+// PTX wrappers of clusters (rung 12's are in kl_tma.cuh). These stay here: only this rung pairs
+// blocks, and the peer arrival and the multicast copy name the cluster, not the block.
+// ---------------------------------------------------------------------------------------------
+__device__ __forceinline__ unsigned cluster_rank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+// Every thread of both blocks arrives, then waits for all of them. Release / acquire order the
+// barrier initializations before the peer's first signal, and all remote signals before exit.
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+// One arrival on the barrier at the same offset in the peer block: mapa turns the local address
+// into the peer's window address. Default semantics (release at CTA scope), as for the local
+// arrival: what it orders is the wgmmas' reads, already complete (wgmma.wait_group), before the
+// peer's copy engine overwrites the stage. A first version asked .release.cluster here and
+// .acquire.cluster in the waits, and ran at 464 TFLOP/s unpaired against rung 12's 722.
+__device__ __forceinline__ void mbar_arrive_peer(unsigned bar, unsigned rank) {
+    asm volatile(
+        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+        "r"(rank)
+        : "memory");
+}
+// Like kl_tma.cuh's tma_load_2d, but into the same offset of every block in `mask`, signalling
+// the barrier at the same offset in each.
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TmaDescriptor* map, int x, int y,
+                                                      unsigned bar, unsigned short mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+        "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar), "h"(mask)
+        : "memory");
+}
+
+// The store side of the copy engine: one box of C from shared memory (laid out as the tensor map
+// says, here in the 128-byte swizzle) to global memory. Completion is tracked per issuing thread
+// in bulk groups: commit closes a group, wait_group.read N returns once at most N groups still
+// read shared memory, wait_group N once at most N are still writing.
+__device__ __forceinline__ void tma_store_2d(const TmaDescriptor* map, unsigned src, int x, int y) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
+                     reinterpret_cast<unsigned long long>(map)),
+                 "r"(x), "r"(y), "r"(src)
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
+}
+template <int kPending>
+__device__ __forceinline__ void bulk_wait() {
+    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+// A barrier for the 128 threads of one consumer warpgroup only (id 0 is __syncthreads').
+__device__ __forceinline__ void warpgroup_sync(int id) { asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory"); }
+
+// A's shared-memory descriptor. With BK = 64 this is kl_wgmma.cuh's make_desc (128-byte swizzle,
+// 8-row groups 1 KB apart); with BK = 32 a row of A is 64 bytes, so the copy engine writes it in
+// the 64-byte swizzle (layout type 2) and 8-row groups sit 512 bytes apart.
+__device__ __forceinline__ unsigned long long desc_a_k_major(unsigned addr) {
+    if (BK == 64) return make_desc(addr, 16, 1024);
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) | (1ull << 16) |
+           ((unsigned long long)((8 * A_ROW_BYTES) >> 4) << 32) | (2ull << 62);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Work distribution: the cluster walks stacks of CLUSTER tiles along M; block `rank` takes the
+// rank-th tile of each stack. With an odd tile-row count the last stack's second tile lies past
+// M: that block still fetches its half of B for its peer, and stores nothing.
+// A unit is K-tiles [kbeg, kend) of one stack. The rounds that give every cluster a stack hand
+// out whole stacks (cluster c: stacks c, c + G, ...; G clusters). With STREAMK = 1 the stacks
+// left over (fewer than G) are cut by K-tiles instead: laid end to end, their K-tiles are dealt
+// out in G contiguous shares, equal to within one, so every SM finishes at the same time.
+// ---------------------------------------------------------------------------------------------
+struct Unit {
+    int stack, kbeg, kend;
+};
+
+struct Walk {
+    int stacks_m, tiles_n, k_tiles, cluster, clusters;
+    int whole;             // stacks handed out whole (all of them unless the remainder is streamed)
+    long long q, r;        // streamed K-tiles per cluster: q, and one more for the first r clusters
+    long long it, it_end;  // this cluster's streamed K-tiles still to hand out
+    int next_whole;
+
+    __device__ void init(int stacks_m_, int tiles_n_, int k_tiles_, int cluster_, int clusters_) {
+        stacks_m = stacks_m_, tiles_n = tiles_n_, k_tiles = k_tiles_, cluster = cluster_, clusters = clusters_;
+        const int stacks = stacks_m * tiles_n, left = stacks % clusters;
+        // A share under 8 K-tiles would spend more on joining the pieces than the idle SMs cost.
+        const bool stream = STREAMK == 1 && left > 0 && (long long)left * k_tiles >= 8LL * clusters;
+        whole = stream ? stacks - left : stacks;
+        const long long streamed = (long long)(stacks - whole) * k_tiles;
+        q = streamed / clusters;
+        r = streamed % clusters;
+        it = first_iter(cluster);
+        it_end = first_iter(cluster + 1);
+        next_whole = cluster;
+    }
+    __device__ long long first_iter(long long c) const { return c * q + min(c, r); }
+    // The cluster whose share holds streamed K-tile i (the inverse of first_iter).
+    __device__ int owner(long long i) const {
+        const long long big = r * (q + 1);
+        return i < big ? int(i / (q + 1)) : int(r + (i - big) / q);
+    }
+    // How many clusters share streamed stack `stack`: the piece with its last K-tile stores, the
+    // others add.
+    __device__ int pieces(int stack) const {
+        const long long first = (long long)(stack - whole) * k_tiles;
+        return owner(first + k_tiles - 1) - owner(first) + 1;
+    }
+    __device__ bool next(Unit& u) {
+        if (next_whole < whole) {
+            u = Unit{next_whole, 0, k_tiles};
+            next_whole += clusters;
+            return true;
+        }
+        if (it < it_end) {
+            u.stack = whole + int(it / k_tiles);
+            u.kbeg = int(it % k_tiles);
+            u.kend = int(min((long long)k_tiles, u.kbeg + (it_end - it)));
+            it += u.kend - u.kbeg;
+            return true;
+        }
+        return false;
+    }
+    // Stack number -> origin of this block's tile (rung 12's grouped order, over stacks; not
+    // kl_tma.cuh's tile_origin, which walks single tiles).
+    __device__ void origin(int stack, int rank, int& m0, int& n0) const {
+        const int group_stacks = GROUP_M / CLUSTER;
+        const int group = stack / (group_stacks * tiles_n), first_m = group * group_stacks;
+        const int rows = min(stacks_m - first_m, group_stacks);
+        const int in_group = stack % (group_stacks * tiles_n);
+        m0 = ((first_m + in_group % rows) * CLUSTER + rank) * BM;
+        n0 = (in_group / rows) * BN;
+    }
+};
+
+struct Ring {
+    int stage = 0;
+    unsigned parity = 0;
+    __device__ __forceinline__ void advance() {
+        if (++stage == STAGES) {
+            stage = 0;
+            parity ^= 1;
+        }
+    }
+};
+
+struct Shared {
+    unsigned char* stages;  // STAGES x (A tile, then BN / 64 blocks of B), 1 KB aligned
+    unsigned char* store;   // NUM_CONSUMERS x 2 sub-tile buffers of C, 1 KB aligned (the swizzle's period)
+    unsigned full_bar;      // STAGES barriers: the stage's A and whole B have landed here
+    unsigned empty_bar;     // STAGES barriers: every consumer warp of the cluster is done with it
+    __device__ unsigned full(int s) const { return full_bar + 8 * s; }
+    __device__ unsigned empty(int s) const { return empty_bar + 8 * s; }
+    __device__ unsigned char* a(int s) const { return stages + s * STAGE_BYTES; }
+    __device__ unsigned char* b(int s) const { return stages + s * STAGE_BYTES + A_STAGE_BYTES; }
+    __device__ unsigned char* sub(int cg, int buf) const { return store + (cg * 2 + buf) * SUB_BYTES; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Producer (one thread): per K-tile, wait until the stage is free in both blocks, announce the
+// whole stage's bytes on this block's `full` (its A, its half of B and the peer's half), fetch A
+// and this block's boxes of B, the latter into both blocks.
+// ---------------------------------------------------------------------------------------------
+__device__ __forceinline__ void produce(const Shared& sh, const TmaDescriptor* map_a, const TmaDescriptor* map_b,
+                                        Walk w, int rank) {
+    Ring ring;
+    Unit u;
+    while (w.next(u)) {
+        int m0, n0;
+        w.origin(u.stack, rank, m0, n0);
+        for (int kt = u.kbeg; kt < u.kend; ++kt) {
+            mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
+            const unsigned full = sh.full(ring.stage);
+            mbar_arrive_expect_bytes(full, STAGE_BYTES);
+            tma_load_2d(smem_addr(sh.a(ring.stage)), map_a, kt * BK, m0, full);
+#pragma unroll
+            for (int i = 0; i < B_BOXES_MINE; ++i) {
+                const int j = rank * B_BOXES_MINE + i;  // block 0 the left half of B, block 1 the right
+                const unsigned dst = smem_addr(sh.b(ring.stage) + j * (BK * 128));
+                if (CLUSTER == 1)
+                    tma_load_2d(dst, map_b, n0 + j * 64, kt * BK, full);
+                else
+                    tma_load_2d_multicast(dst, map_b, n0 + j * 64, kt * BK, full, (1u << CLUSTER) - 1);
+            }
+            ring.advance();
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Consumers: rung 12's loop; a finished stage is handed back to the producers of both blocks.
+// ---------------------------------------------------------------------------------------------
+__device__ __forceinline__ void release(const Shared& sh, int stage, int rank) {
+    mbar_arrive(sh.empty(stage));
+    if (CLUSTER > 1) mbar_arrive_peer(sh.empty(stage), rank ^ 1);
+}
+
+__device__ __forceinline__ void fence_all(float (&d)[HALVES][BN / 2]) {
+#pragma unroll
+    for (int h = 0; h < HALVES; ++h) fence_accumulators(d[h]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launch 1 (only when K or N is not a multiple of 8): A and B into padded copies whose rows are
+// multiples of 8 elements, zeros in the padding. One thread per 16-byte chunk of the output.
+// ---------------------------------------------------------------------------------------------
+extern "C" __global__ void matmul_tma_store_pad(__nv_bfloat16* Ap, __nv_bfloat16* Bp, const __nv_bfloat16* A,
+                                                const __nv_bfloat16* B, int M, int N, int K) {
+    const int Kp = (K + 7) / 8 * 8, Np = (N + 7) / 8 * 8;
+    const long long a_chunks = (long long)M * (Kp / 8), total = a_chunks + (long long)K * (Np / 8);
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        const bool in_a = i < a_chunks;
+        const long long c = in_a ? i : i - a_chunks;
+        const int cols = in_a ? K : N, ld = in_a ? Kp : Np;
+        const long long row = c / (ld / 8);
+        const int col = int(c % (ld / 8)) * 8;
+        const unsigned short* src = reinterpret_cast<const unsigned short*>(in_a ? A : B) + row * cols;
+        unsigned v[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const unsigned lo = col + 2 * e < cols ? src[col + 2 * e] : 0u;
+            const unsigned hi = col + 2 * e + 1 < cols ? src[col + 2 * e + 1] : 0u;
+            v[e] = lo | (hi << 16);
+        }
+        unsigned short* dst = reinterpret_cast<unsigned short*>(in_a ? Ap : Bp) + row * ld + col;
+        *reinterpret_cast<uint4*>(dst) = make_uint4(v[0], v[1], v[2], v[3]);
+    }
+}
+
+// Thread 0 initializes the ring's barriers; then both blocks of a pair meet, so the peer's
+// barriers exist before anyone signals them.
+__device__ __forceinline__ void init_ring(const Shared& sh) {
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(sh.full(s), 1);                             // this block's expect_tx arrival
+            mbar_init(sh.empty(s), CLUSTER * NUM_CONSUMERS * 4);  // every consumer warp of the cluster
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        fence_proxy_async();
+    }
+    if (CLUSTER == 1)
+        __syncthreads();
+    else
+        cluster_sync();
+}
+
+#if CLUSTER > 1
+#define CLUSTER_DIMS __cluster_dims__(CLUSTER, 1, 1)
+#else
+#define CLUSTER_DIMS
+#endif

@@ -1,0 +1,193 @@
+// Rung 5 - GeLU in the epilogue of the matmul ladder's fastest GEMM (paired blocks, rung 18).
+//
+// What changes from rung 4: the GEMM underneath. Rung 4 grew from matmul rung 12 (one block per
+// SM, 128 x 192 tiles, every block fetching its own B), and its first product stayed 1.2-2%
+// slower than cuBLAS's plain GEMM at 8192 x 16384 x 4096, which is the whole margin the lesson's
+// line needs. Here the first product is matmul rung 18's kernel (kernels/common/kl_cluster_gemm.cuh):
+//  - blocks work in pairs (a thread-block cluster of 2) on two tiles stacked along M that need the
+//    same B: each block fetches half of the B tile and the copy engine multicasts it into both, so
+//    W1 is read from L2 half as often;
+//  - tiles are 128 x 256 (two consumer warpgroups, one m64n256k16 wgmma each per 16-deep step);
+//  - the pairs walk their stacks in the grouped order with GROUP_M = 16 tile rows, which rung 18
+//    measured reading a fifth less from DRAM than 8 at 4096^3 and 8192^3.
+// The epilogue is rung 4's idea at rung 18's grain: each consumer writes GeLU(acc) in bf16 into
+// 64 x 64 sub-tiles (8 KB, 128-byte swizzled), two buffers taking turns, and one thread per
+// warpgroup hands each to a TMA store, waiting only until the store two sub-tiles back has read
+// its buffer. The warpgroup then starts its next tile while the last stores drain.
+// Why it should be faster: per K-tile rung 18's loop is 3-4% faster than rung 4's 128 x 192 one
+// (docs/tuning/mlp.md). Against that, 128 x 256 tiles make 64 x 64 = 4,096 tiles at this shape,
+// 2,048 stacks for 66 pairs: 31.03 rounds, so the 32nd round is 3% full. Predicted: the first
+// product level with cuBLAS's plain GEMM (within 1%), so the MLP saves U's round trip, and rung 5
+// beats rung 4 by 1-2%.
+// Measured (H100, 2026-11-24, assets/recorded/h100_mlp_cluster_s9.json, docs/tuning/mlp.md): the
+// first product 1.432-1.438 ms (traced) against cuBLAS's plain GEMM 1.418-1.426 and rung 4's
+// 1.448-1.457: 1.2% faster than rung 4, still 0.8-1.2% behind cuBLAS (the 32nd round's 3% tail),
+// so the saving against unfused is 0.160-0.168 ms, short of U's 0.180 ms round trip. Under the
+// power limit its timed medians run at a lower clock than rung 4's (1.50-1.52 GHz against 1.53).
+// What to see: the first product's own time (the timeline) against the unfused plan's cuBLAS
+// GEMM; CLUSTER = 1 runs the same code unpaired, to see what the multicast is worth here.
+// TANH = 16 computes GeLU's tanh for two elements with one packed fp16 SFU instruction
+// (gelu.cuh), on the guess that the epilogue's 128 tanh per thread per tile wait on the SFU
+// (16 per clock per SM, about 1 us of a 45 us tile). Measured slower (1.444-1.449 ms) and less
+// exact (rel L2 9.4e-4 against 1.6e-4): the guess was wrong, the conversions cost more.
+// Error: as rung 4 (fp32 sums, one rounding of GeLU's result to bf16).
+// Edges and alignment: as matmul rung 18, a first launch pads X and W1 when D or F is not a
+// multiple of 8 (their rows are then not 16-byte aligned, which a tensor map needs); H's map
+// needs F % 8 == 0 too, and without it the consumers store GeLU(acc) element by element.
+
+#include <cuda_bf16.h>
+
+#include "gelu.cuh"  // the tanh-form GeLU on the SFU (this folder)
+
+#define BK 64                   // one 128-byte swizzled row of bf16 per K-tile, as rung 18's default
+#define CROWS 64                // one m64 wgmma per consumer per step
+#define STREAMK 0               // GeLU is not linear: a tile's sums cannot be finished in pieces
+#include "kl_cluster_gemm.cuh"  // rung 18's pair, walk, ring and producer (kernels/common)
+
+#define SUB_COLS 64  // a store sub-tile: 64 rows x 64 bf16 = one 128-byte swizzle row each
+static_assert(BN % SUB_COLS == 0, "a consumer's columns must be whole sub-tiles");
+#ifndef TANH
+#error "TANH must be defined: 32 (tanh.approx.f32 per element) or 16 (tanh.approx.f16x2 per pair)"
+#endif
+static_assert(TANH == 32 || TANH == 16, "TANH must be 32 (one SFU tanh per element) or 16 (one per pair)");
+
+// GeLU of one accumulator pair (two neighbouring columns), as TANH asks.
+__device__ __forceinline__ __nv_bfloat162 gelu_pair(float x0, float x1) {
+    float g0, g1;
+    if (TANH == 16) {
+        mlp_gelu2_f16_tanh(x0, x1, g0, g1);
+    } else {
+        g0 = mlp_gelu(x0);
+        g1 = mlp_gelu(x1);
+    }
+    return __floats2bfloat162_rn(g0, g1);
+}
+
+// One consumer warpgroup's epilogue: its 64 x BN accumulators as GeLU(acc) in bf16, sub-tile by
+// sub-tile through two shared-memory buffers to TMA stores. Accumulator layout (kl_wgmma.cuh): in
+// 8-column slice s, thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns 8s + 2(l%4)
+// (+1). One slice of a row is 16 bytes of bf16, so slice q of sub-tile j is chunk q of the
+// buffer's 128-byte row, placed at chunk q ^ (r % 8) (the swizzle); r % 8 = l / 4 for both of a
+// thread's rows, so one store instruction's 32 lanes cover 8 rows x 16 bytes in 32 banks.
+__device__ __forceinline__ void store_gelu_tile(const Shared& sh, const float (&d)[BN / 2], const TmaDescriptor* map_h,
+                                                int cg, int row0, int col0) {
+    const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
+    const bool issuer = threadIdx.x % 128 == 0;
+    const unsigned key = lane / 4;
+#pragma unroll
+    for (int j = 0; j < BN / SUB_COLS; ++j) {
+        const unsigned buf = smem_addr(sh.sub(cg, j % 2));
+        if (issuer) bulk_wait_read<1>();  // the store that last used this buffer (j - 2) has read it
+        warpgroup_sync(1 + cg);
+        const unsigned row_base = buf + (warp * 16 + lane / 4) * 128 + (lane % 4) * 4;
+#pragma unroll
+        for (int q = 0; q < SUB_COLS / 8; ++q)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int s = j * (SUB_COLS / 8) + q;
+                const __nv_bfloat162 v = gelu_pair(d[4 * s + 2 * h], d[4 * s + 2 * h + 1]);
+                const unsigned addr = row_base + h * 1024 + ((q ^ key) << 4);
+                asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(*reinterpret_cast<const unsigned*>(&v))
+                             : "memory");
+            }
+        fence_proxy_async();  // these writes, before the copy engine reads the buffer
+        warpgroup_sync(1 + cg);
+        if (issuer) {
+            tma_store_2d(map_h, buf, col0 + j * SUB_COLS, row0);
+            bulk_commit();
+        }
+    }
+}
+
+// Without a tensor map of H (F % 8 != 0) the same values go out element by element, with guards.
+__device__ __forceinline__ void store_gelu_direct(const float (&d)[BN / 2], __nv_bfloat16* H, int M, int N, int row0,
+                                                  int col0) {
+    const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
+#pragma unroll
+    for (int s = 0; s < BN / 8; ++s)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = row0 + warp * 16 + lane / 4 + h * 8, col = col0 + s * 8 + (lane % 4) * 2;
+            if (row >= M) continue;
+            const __nv_bfloat162 v = gelu_pair(d[4 * s + 2 * h], d[4 * s + 2 * h + 1]);
+            if (col < N) H[(size_t)row * N + col] = v.x;
+            if (col + 1 < N) H[(size_t)row * N + col + 1] = v.y;
+        }
+}
+
+// A consumer warpgroup: rung 18's loop over each unit's K-tiles (here always whole tiles), then
+// the GeLU epilogue.
+__device__ __forceinline__ void consume(const Shared& sh, __nv_bfloat16* H, int M, int N, int cg, Walk w, int rank,
+                                        const TmaDescriptor* map_h) {
+    const int lane = threadIdx.x % 32;
+    float d[BN / 2];  // not zeroed: each tile's first wgmma runs with accumulate = 0
+    Ring ring;
+    Unit u;
+    while (w.next(u)) {
+        int m0, n0;
+        w.origin(u.stack, rank, m0, n0);
+        int previous = -1;  // the stage whose batch may still be running
+        for (int kt = u.kbeg; kt < u.kend; ++kt) {
+            mbar_wait(sh.full(ring.stage), ring.parity);
+            const unsigned sA = smem_addr(sh.a(ring.stage)) + cg * (64 * A_ROW_BYTES);
+            const unsigned sB = smem_addr(sh.b(ring.stage));
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < BK / 16; ++kk)
+                wgmma_bf16(d, desc_a_k_major(sA + kk * 32), make_desc(sB + kk * 16 * 128, BK * 128, 1024),
+                           kt > u.kbeg || kk > 0);
+            wgmma_commit();
+            wgmma_wait<1>();  // the previous batch is done: its stage can be refilled
+            fence_accumulators(d);
+            if (previous >= 0 && lane == 0) release(sh, previous, rank);
+            previous = ring.stage;
+            ring.advance();
+        }
+        wgmma_wait<0>();
+        fence_accumulators(d);
+        if (lane == 0) release(sh, previous, rank);
+        const int row0 = m0 + cg * 64;
+        if (row0 >= M) continue;  // a stack's spare tile, or rows past M: nothing to store
+        if (N % 8 == 0)
+            store_gelu_tile(sh, d, map_h, cg, row0, n0);  // the copy engine clips the edges
+        else
+            store_gelu_direct(d, H, M, N, row0, n0);
+    }
+    if (threadIdx.x % 128 == 0) bulk_wait<0>();  // the last stores have written H before the block ends
+}
+
+// The first product with GeLU: H = GeLU(X W1), X T x D (M x K), W1 D x F (K x N), H T x F in
+// bf16. The grid is a whole number of clusters (the manifest rounds it); X and W1 are the
+// padded copies when rows were not aligned, so their tensor maps are always valid.
+extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
+    mlp_gemm_gelu_cluster(__nv_bfloat16* H, const __nv_bfloat16* X, const __nv_bfloat16* W1, int M, int N, int K,
+                          const __grid_constant__ TmaDescriptor map_x, const __grid_constant__ TmaDescriptor map_w1,
+                          const __grid_constant__ TmaDescriptor map_h) {
+    extern __shared__ unsigned char smem_raw[];
+    // The same offset in both blocks: the multicast writes and the remote arrivals rely on it.
+    unsigned char* base = smem_raw + ((SMEM_ALIGN - smem_addr(smem_raw) % SMEM_ALIGN) % SMEM_ALIGN);
+    Shared sh;
+    sh.stages = base;
+    sh.store = base + STAGES * STAGE_BYTES;
+    sh.full_bar = smem_addr(sh.store + STORE_BYTES);
+    sh.empty_bar = sh.full_bar + 8 * STAGES;
+    (void)X;
+    (void)W1;
+
+    const int rank = CLUSTER == 1 ? 0 : int(cluster_rank());
+    const int tiles_m = (M + BM - 1) / BM;
+    Walk w;
+    w.init((tiles_m + CLUSTER - 1) / CLUSTER, (N + BN - 1) / BN, (K + BK - 1) / BK, blockIdx.x / CLUSTER,
+           gridDim.x / CLUSTER);
+    init_ring(sh);
+
+    const int wg = threadIdx.x / 128;
+    if (wg == 0) {
+        regs_decrease<PRODUCER_REGS>();
+        if (threadIdx.x == 0) produce(sh, &map_x, &map_w1, w, rank);
+    } else {
+        regs_increase<CONSUMER_REGS>();
+        consume(sh, H, M, N, wg - 1, w, rank, &map_h);
+    }
+    if (CLUSTER > 1) cluster_sync();  // no block leaves while its peer may still signal it
+}
