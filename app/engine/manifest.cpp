@@ -126,7 +126,7 @@ std::vector<Expr> read_dims(TomlReader& r, const toml::table& t, const std::stri
 ParamSpec read_param(TomlReader& r, const std::string& name, const toml::node& n, const std::string& field) {
     const toml::table* t = n.as_table();
     if (!t) r.fail(line_of(n), field, "expected a table { default = ..., values = [...] or min/max }");
-    r.allow_only(*t, field, {"default", "values", "min", "max", "pow2", "help"});
+    r.allow_only(*t, field, {"default", "values", "min", "max", "pow2", "help", "before"});
     ParamSpec p;
     p.name = name;
     p.default_value = r.integer(*t, "default", field);
@@ -148,6 +148,12 @@ ParamSpec read_param(TomlReader& r, const std::string& name, const toml::node& n
     if (!p.accepts(p.default_value))
         r.fail(line_of(*t), field + ".default",
                std::to_string(p.default_value) + " is not allowed (" + p.describe_allowed() + ")");
+    if (t->get("before")) {
+        p.before = r.integer(*t, "before", field);
+        if (!p.accepts(*p.before))
+            r.fail(line_of(*t), field + ".before",
+                   std::to_string(*p.before) + " is not allowed (" + p.describe_allowed() + ")");
+    }
     return p;
 }
 

@@ -17,6 +17,9 @@ namespace kl {
 struct ParamSpec {
     std::string name;
     int64_t default_value = 0;
+    // What runs recorded before the parameter existed ran with, when that is not the default (the
+    // default changed after measuring): results that do not list the parameter stand for this value.
+    std::optional<int64_t> before;
     std::vector<int64_t> values;  // explicit list, or empty for a range
     int64_t min = 0, max = 0;
     bool pow2 = false;

@@ -24,8 +24,16 @@
 // 1.448-1.457: 1.2% faster than rung 4, still 0.8-1.2% behind cuBLAS (the 32nd round's 3% tail),
 // so the saving against unfused is 0.160-0.168 ms, short of U's 0.180 ms round trip. Under the
 // power limit its timed medians run at a lower clock than rung 4's (1.50-1.52 GHz against 1.53).
+// TAIL = 1 (the default since; TAIL = 0 is the code measured above) attacks that 32nd round: the
+// two stacks left after 31 whole rounds are cut into 64-column pieces, all of K (GeLU needs whole
+// sums), eight pieces for eight pairs, so the last round takes a quarter of a tile's time.
+// Predicted 2.3% off the first product; measured (two more calls, assets/recorded/
+// h100_mlp_cluster_tail{,2}_s9.json) 1.1-1.5%: 1.426-1.433 ms against TAIL = 0's 1.446-1.450 and
+// cuBLAS's 1.424-1.430 on one H100, 1.399-1.402 against 1.414-1.418 and 1.395-1.399 on another:
+// within 0.1-0.4% of cuBLAS's plain GEMM, a kernel-level saving of 0.171-0.177 ms against U's
+// 0.180. What is left is the epilogue, which no other warpgroup hides (docs/tuning/mlp.md).
 // What to see: the first product's own time (the timeline) against the unfused plan's cuBLAS
-// GEMM; CLUSTER = 1 runs the same code unpaired, to see what the multicast is worth here.
+// GEMM, with TAIL = 0 and 1; CLUSTER = 1 runs the same code unpaired (the multicast's worth).
 // TANH = 16 computes GeLU's tanh for two elements with one packed fp16 SFU instruction
 // (gelu.cuh), on the guess that the epilogue's 128 tanh per thread per tile wait on the SFU
 // (16 per clock per SM, about 1 us of a 45 us tile). Measured slower (1.444-1.449 ms) and less
@@ -69,14 +77,18 @@ __device__ __forceinline__ __nv_bfloat162 gelu_pair(float x0, float x1) {
 // (+1). One slice of a row is 16 bytes of bf16, so slice q of sub-tile j is chunk q of the
 // buffer's 128-byte row, placed at chunk q ^ (r % 8) (the swizzle); r % 8 = l / 4 for both of a
 // thread's rows, so one store instruction's 32 lanes cover 8 rows x 16 bytes in 32 banks.
-__device__ __forceinline__ void store_gelu_tile(const Shared& sh, const float (&d)[BN / 2], const TmaDescriptor* map_h,
-                                                int cg, int row0, int col0) {
+template <int kN>  // accumulators per thread: BN / 2 for a whole tile, 32 for a 64-column piece
+__device__ __forceinline__ void store_gelu_tile(const Shared& sh, const float (&d)[kN], const TmaDescriptor* map_h,
+                                                int cg, int row0, int col0, int first_buf) {
     const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
     const bool issuer = threadIdx.x % 128 == 0;
     const unsigned key = lane / 4;
 #pragma unroll
-    for (int j = 0; j < BN / SUB_COLS; ++j) {
-        const unsigned buf = smem_addr(sh.sub(cg, j % 2));
+    for (int j = 0; j < 2 * kN / SUB_COLS; ++j) {
+        // The buffers alternate over every sub-tile this warpgroup stores: a whole tile's four start
+        // at buffer 0; pieces (one sub-tile each, always after the whole tiles) alternate by
+        // first_buf, so the one written now is never the one the last store may still read.
+        const unsigned buf = smem_addr(sh.sub(cg, (first_buf + j) % 2));
         if (issuer) bulk_wait_read<1>();  // the store that last used this buffer (j - 2) has read it
         warpgroup_sync(1 + cg);
         const unsigned row_base = buf + (warp * 16 + lane / 4) * 128 + (lane % 4) * 4;
@@ -100,11 +112,12 @@ __device__ __forceinline__ void store_gelu_tile(const Shared& sh, const float (&
 }
 
 // Without a tensor map of H (F % 8 != 0) the same values go out element by element, with guards.
-__device__ __forceinline__ void store_gelu_direct(const float (&d)[BN / 2], __nv_bfloat16* H, int M, int N, int row0,
+template <int kN>
+__device__ __forceinline__ void store_gelu_direct(const float (&d)[kN], __nv_bfloat16* H, int M, int N, int row0,
                                                   int col0) {
     const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
 #pragma unroll
-    for (int s = 0; s < BN / 8; ++s)
+    for (int s = 0; s < kN / 4; ++s)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int row = row0 + warp * 16 + lane / 4 + h * 8, col = col0 + s * 8 + (lane % 4) * 2;
@@ -115,43 +128,153 @@ __device__ __forceinline__ void store_gelu_direct(const float (&d)[BN / 2], __nv
         }
 }
 
-// A consumer warpgroup: rung 18's loop over each unit's K-tiles (here always whole tiles), then
-// the GeLU epilogue.
-__device__ __forceinline__ void consume(const Shared& sh, __nv_bfloat16* H, int M, int N, int cg, Walk w, int rank,
-                                        const TmaDescriptor* map_h) {
-    const int lane = threadIdx.x % 32;
-    float d[BN / 2];  // not zeroed: each tile's first wgmma runs with accumulate = 0
+// ---------------------------------------------------------------------------------------------
+// The work of a cluster (TAIL): rung 18's walk hands out whole stacks, and with 128 x 256 tiles at
+// GPT's shape the last of 32 rounds holds 2 stacks for 66 pairs: 64 pairs idle for a whole tile's
+// time (3% of the kernel). With TAIL = 1 the stacks left after the whole rounds are cut into
+// 64-column pieces (four per tile), dealt out one per cluster in turn: the last round takes a
+// quarter of a tile's time. A piece is its tile's rows by 64 columns, all of K: GeLU needs the
+// whole sum, so cutting along K (rung 18's STREAMK) is not an option here.
+// ---------------------------------------------------------------------------------------------
+#ifndef TAIL
+#error "TAIL must be defined: 0 (whole tiles to the end) or 1 (left-over stacks cut into 64-column pieces)"
+#endif
+static_assert(TAIL == 0 || TAIL == 1, "TAIL must be 0 or 1");
+
+struct Job {
+    int stack, piece;  // piece: -1 for the whole tile, else its 64-column piece
+};
+
+struct Jobs {
+    Walk w;  // rung 18's walk: the grouped origin of each stack
+    int whole, pieces, next_whole, next_piece, clusters, n;
+    __device__ void init(int M, int N, int K, int cluster, int clusters_) {
+        const int tiles_m = (M + BM - 1) / BM;
+        w.init((tiles_m + CLUSTER - 1) / CLUSTER, (N + BN - 1) / BN, (K + BK - 1) / BK, cluster, clusters_);
+        const int stacks = w.stacks_m * w.tiles_n, left = TAIL ? stacks % clusters_ : 0;
+        whole = stacks - left;
+        pieces = left * (BN / 64);
+        next_whole = cluster;
+        next_piece = cluster;
+        clusters = clusters_;
+        n = N;
+    }
+    __device__ bool next(Job& j) {
+        if (next_whole < whole) {
+            j = Job{next_whole, -1};
+            next_whole += clusters;
+            return true;
+        }
+        for (; next_piece < pieces; next_piece += clusters) {
+            j = Job{whole + next_piece / (BN / 64), next_piece % (BN / 64)};
+            int m0, n0;
+            w.origin(j.stack, 0, m0, n0);
+            if (n0 + j.piece * 64 < n) {  // pieces wholly past N's edge (a partial last tile column) are skipped
+                next_piece += clusters;
+                return true;
+            }
+        }
+        return false;
+    }
+    __device__ void origin(const Job& j, int rank, int& m0, int& n0) const {
+        w.origin(j.stack, rank, m0, n0);
+        if (j.piece >= 0) n0 += j.piece * 64;
+    }
+};
+
+// The producer, as rung 18's (kl_cluster_gemm.cuh) for whole tiles; for a piece the stage holds A
+// and one 64-column box of B, which block 0 of a pair fetches into both.
+__device__ __forceinline__ void produce_jobs(const Shared& sh, const TmaDescriptor* map_a, const TmaDescriptor* map_b,
+                                             Jobs js, int rank) {
     Ring ring;
-    Unit u;
-    while (w.next(u)) {
+    Job j;
+    while (js.next(j)) {
         int m0, n0;
-        w.origin(u.stack, rank, m0, n0);
-        int previous = -1;  // the stage whose batch may still be running
-        for (int kt = u.kbeg; kt < u.kend; ++kt) {
-            mbar_wait(sh.full(ring.stage), ring.parity);
-            const unsigned sA = smem_addr(sh.a(ring.stage)) + cg * (64 * A_ROW_BYTES);
-            const unsigned sB = smem_addr(sh.b(ring.stage));
-            wgmma_fence();
+        js.origin(j, rank, m0, n0);
+        for (int kt = 0; kt < js.w.k_tiles; ++kt) {
+            mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
+            const unsigned full = sh.full(ring.stage);
+            if (!TAIL || j.piece < 0) {  // rung 18's whole tile: A and this block's boxes of B, the latter into both
+                mbar_arrive_expect_bytes(full, STAGE_BYTES);
+                tma_load_2d(smem_addr(sh.a(ring.stage)), map_a, kt * BK, m0, full);
 #pragma unroll
-            for (int kk = 0; kk < BK / 16; ++kk)
-                wgmma_bf16(d, desc_a_k_major(sA + kk * 32), make_desc(sB + kk * 16 * 128, BK * 128, 1024),
-                           kt > u.kbeg || kk > 0);
-            wgmma_commit();
-            wgmma_wait<1>();  // the previous batch is done: its stage can be refilled
-            fence_accumulators(d);
-            if (previous >= 0 && lane == 0) release(sh, previous, rank);
-            previous = ring.stage;
+                for (int i = 0; i < B_BOXES_MINE; ++i) {
+                    const int b = rank * B_BOXES_MINE + i;
+                    const unsigned dst = smem_addr(sh.b(ring.stage) + b * (BK * 128));
+                    if (CLUSTER == 1)
+                        tma_load_2d(dst, map_b, n0 + b * 64, kt * BK, full);
+                    else
+                        tma_load_2d_multicast(dst, map_b, n0 + b * 64, kt * BK, full, (1u << CLUSTER) - 1);
+                }
+            } else {  // a piece: A and one box of B, fetched by block 0
+                mbar_arrive_expect_bytes(full, A_STAGE_BYTES + BK * 128);
+                tma_load_2d(smem_addr(sh.a(ring.stage)), map_a, kt * BK, m0, full);
+                const unsigned dst = smem_addr(sh.b(ring.stage));
+                if (CLUSTER == 1)
+                    tma_load_2d(dst, map_b, n0, kt * BK, full);
+                else if (rank == 0)
+                    tma_load_2d_multicast(dst, map_b, n0, kt * BK, full, (1u << CLUSTER) - 1);
+            }
             ring.advance();
         }
-        wgmma_wait<0>();
+    }
+}
+
+// One tile (kN = BN / 2) or piece (kN = 32) of a consumer warpgroup: rung 18's loop over K.
+template <int kN>
+__device__ __forceinline__ void mma_tile(const Shared& sh, float (&d)[kN], Ring& ring, int k_tiles, int cg, int rank) {
+    const int lane = threadIdx.x % 32;
+    int previous = -1;  // the stage whose batch may still be running
+    for (int kt = 0; kt < k_tiles; ++kt) {
+        mbar_wait(sh.full(ring.stage), ring.parity);
+        const unsigned sA = smem_addr(sh.a(ring.stage)) + cg * (64 * A_ROW_BYTES);
+        const unsigned sB = smem_addr(sh.b(ring.stage));
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; ++kk)
+            wgmma_bf16(d, desc_a_k_major(sA + kk * 32), make_desc(sB + kk * 16 * 128, BK * 128, 1024),
+                       kt > 0 || kk > 0);
+        wgmma_commit();
+        wgmma_wait<1>();  // the previous batch is done: its stage can be refilled
         fence_accumulators(d);
-        if (lane == 0) release(sh, previous, rank);
+        if (previous >= 0 && lane == 0) release(sh, previous, rank);
+        previous = ring.stage;
+        ring.advance();
+    }
+    wgmma_wait<0>();
+    fence_accumulators(d);
+    if (lane == 0) release(sh, previous, rank);
+}
+
+template <int kN>
+__device__ __forceinline__ void store_gelu(const Shared& sh, const float (&d)[kN], const TmaDescriptor* map_h,
+                                           __nv_bfloat16* H, int M, int N, int cg, int row0, int col0, int first_buf) {
+    if (N % 8 == 0)
+        store_gelu_tile(sh, d, map_h, cg, row0, col0, first_buf);  // the copy engine clips the edges
+    else
+        store_gelu_direct(d, H, M, N, row0, col0);
+}
+
+// A consumer warpgroup: each job's K-tiles, then the GeLU epilogue.
+__device__ __forceinline__ void consume(const Shared& sh, __nv_bfloat16* H, int M, int N, int cg, Jobs js, int rank,
+                                        const TmaDescriptor* map_h) {
+    float d[BN / 2];  // not zeroed: each tile's first wgmma runs with accumulate = 0
+    // A piece's 64 columns use the first 32 accumulators (the same registers).
+    float(&d_piece)[32] = *reinterpret_cast<float(*)[32]>(&d[0]);
+    Ring ring;
+    Job j;
+    int pieces = 0;  // pieces stored so far: picks the store buffer of the next
+    while (js.next(j)) {
+        int m0, n0;
+        js.origin(j, rank, m0, n0);
         const int row0 = m0 + cg * 64;
-        if (row0 >= M) continue;  // a stack's spare tile, or rows past M: nothing to store
-        if (N % 8 == 0)
-            store_gelu_tile(sh, d, map_h, cg, row0, n0);  // the copy engine clips the edges
-        else
-            store_gelu_direct(d, H, M, N, row0, n0);
+        if (!TAIL || j.piece < 0) {  // (with TAIL = 0 the piece path is not compiled)
+            mma_tile(sh, d, ring, js.w.k_tiles, cg, rank);
+            if (row0 < M) store_gelu(sh, d, map_h, H, M, N, cg, row0, n0, 0);  // not a stack's spare tile
+        } else {
+            mma_tile(sh, d_piece, ring, js.w.k_tiles, cg, rank);
+            if (row0 < M) store_gelu(sh, d_piece, map_h, H, M, N, cg, row0, n0, pieces++ % 2);
+        }
     }
     if (threadIdx.x % 128 == 0) bulk_wait<0>();  // the last stores have written H before the block ends
 }
@@ -175,19 +298,17 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
     (void)W1;
 
     const int rank = CLUSTER == 1 ? 0 : int(cluster_rank());
-    const int tiles_m = (M + BM - 1) / BM;
-    Walk w;
-    w.init((tiles_m + CLUSTER - 1) / CLUSTER, (N + BN - 1) / BN, (K + BK - 1) / BK, blockIdx.x / CLUSTER,
-           gridDim.x / CLUSTER);
+    Jobs js;
+    js.init(M, N, K, blockIdx.x / CLUSTER, gridDim.x / CLUSTER);
     init_ring(sh);
 
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
         regs_decrease<PRODUCER_REGS>();
-        if (threadIdx.x == 0) produce(sh, &map_x, &map_w1, w, rank);
+        if (threadIdx.x == 0) produce_jobs(sh, &map_x, &map_w1, js, rank);
     } else {
         regs_increase<CONSUMER_REGS>();
-        consume(sh, H, M, N, wg - 1, w, rank, &map_h);
+        consume(sh, H, M, N, wg - 1, js, rank, &map_h);
     }
     if (CLUSTER > 1) cluster_sync();  // no block leaves while its peer may still signal it
 }

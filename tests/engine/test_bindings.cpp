@@ -89,6 +89,32 @@ TEST(Bindings, NewestRecordingWinsAndFromPinsAFile) {
     EXPECT_EQ(s.resolve(one("{{ tiny/one ms TPB=32 }}")).shown, "4.00 ms");
 }
 
+// A parameter whose default changed after runs were recorded without it names what they ran with
+// (`before`): those runs stand for that value, not for the new default.
+TEST(Bindings, BeforeNamesWhatRunsWithoutTheParameterRanWith) {
+    TempTree t;
+    t.write("kernels/tiny/01_one.cu", "extern \"C\" __global__ void one() {}\n");
+    std::string m = t.write("kernels/tiny/ladder.toml", kTinyLadderHead + R"TOML(
+  [rung.params.TPB]
+  default = 256
+  before  = 32
+  values = [32, 64, 128, 256]
+  [[rung.launch]]
+  entry = "one"
+  grid = ["1"]
+  block = ["TPB"]
+  args = []
+)TOML");
+    std::vector<Ladder> ladders = {load_ladder(m)};
+    EXPECT_EQ(ladders[0].rungs[0].params[0].before, 32);
+    NumberSources s(&ladders);
+    RunRecord old_run = run(32, 100, 1);
+    old_run.params.clear();  // recorded before the rung had TPB: it ran as TPB = 32
+    s.add_recorded(file("2026-01-01T00:00:00Z", {old_run}), "rec/old.json");
+    EXPECT_FALSE(s.resolve(one("{{ tiny/one gbps }}")).ok);  // the default, 256, was never run
+    EXPECT_EQ(s.resolve(one("{{ tiny/one gbps TPB=32 }}")).value, 100);
+}
+
 // A run traced with --timeline offers its first kernel's own time and its kernels' summed time;
 // a run without a timeline does not resolve them.
 TEST(Bindings, TimelineMetricsComeFromTheTracedRepetition) {

@@ -106,9 +106,10 @@ TEST(GpuMlp, EveryMlpRungCorrectAtAlignedAndOddSizes) {
 
 // Rung 5's variants: unpaired blocks (CLUSTER = 1), 256-row tiles (four consumers), 128-column
 // tiles (each block of a pair fetches one 64-column box of W1), and GROUP_M = 2 (one stack per
-// group: the walk's edge case), and GeLU's tanh packed in fp16 pairs (TANH = 16). The sizes: odd widths (padded copies
-// in, direct stores out, an odd tile-row count so the last stack's second tile lies past T), 1000 x 264 x 1032 (TMA
-// both ways, partial tiles), and more stacks than pairs with F % 256 != 0.
+// group: the walk's edge case), GeLU's tanh packed in fp16 pairs (TANH = 16), and the left-over
+// stacks cut into 64-column pieces (TAIL = 1; pieces past F's edge skipped, paired and not). The sizes: odd widths
+// (padded copies in, direct stores out, an odd tile-row count so the last stack's second tile lies past T), 1000 x 264
+// x 1032 (TMA both ways, partial tiles), and more stacks than pairs with F % 256 != 0.
 TEST(GpuMlp, ClusterRungVariantsCorrect) {
     if (!is_hopper()) GTEST_SKIP() << "rung gelu_cluster needs sm_90a; this GPU is " << gpu().device().name;
     const std::vector<Sizes> sizes = {{{"T", 127}, {"D", 65}, {"F", 259}},
@@ -118,7 +119,9 @@ TEST(GpuMlp, ClusterRungVariantsCorrect) {
                                                    {{"BM", 256}, {"BN", 128}, {"STAGES", 3}},
                                                    {{"BN", 128}, {"STAGES", 6}},
                                                    {{"GROUP_M", 2}, {"STAGES", 2}},
-                                                   {{"TANH", 16}}};
+                                                   {{"TANH", 16}},
+                                                   {{"TAIL", 1}},
+                                                   {{"TAIL", 1}, {"CLUSTER", 1}, {"BN", 128}, {"STAGES", 6}}};
     for (const auto& v : variants) {
         std::string label;
         for (const auto& [k, x] : v) label += k + "=" + std::to_string(x) + " ";
