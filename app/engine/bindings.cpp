@@ -363,6 +363,14 @@ bool holds_params(const std::map<std::string, int64_t>& have, const std::map<std
     return true;
 }
 
+// What a recorded run that does not list a parameter ran with: the value the manifest names as
+// `before` (a default changed since), else the default (docs/formats.md, section 3).
+std::map<std::string, int64_t> unlisted_params(const Rung& rung) {
+    std::map<std::string, int64_t> out;
+    for (const auto& p : rung.params) out[p.name] = p.before.value_or(p.default_value);
+    return out;
+}
+
 }  // namespace
 
 BoundValue NumberSources::resolve_run(const Binding& b) const {
@@ -391,11 +399,7 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     // What is wanted: the rung's defaults, overridden by the binding's keys.
     std::map<std::string, int64_t> sizes = own_axes(*R, {L->default_sizes.begin(), L->default_sizes.end()}), params;
     for (const auto& p : R->params) params[p.name] = p.default_value;
-    // What a recorded run that does not list a parameter ran with: the value the manifest names as
-    // `before` (a default changed since), else the default (docs/formats.md, section 3).
-    std::map<std::string, int64_t> defaults = params;
-    for (const auto& p : R->params)
-        if (p.before) defaults[p.name] = *p.before;
+    const std::map<std::string, int64_t> defaults = unlisted_params(*R);
     const std::vector<DType>& dts = R->dtypes.empty() ? L->dtypes : R->dtypes;
     std::string dtype = dts.empty() ? "fp32" : to_string(dts.front()), l2 = "cold", from, mode;
     int64_t blocks = 0;
