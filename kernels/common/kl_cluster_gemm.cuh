@@ -11,8 +11,9 @@
 
 #include <cuda_bf16.h>
 
-#include "kl_tma.cuh"    // TMA box loads, mbarriers, setmaxnreg (kernels/common)
-#include "kl_wgmma.cuh"  // wgmma, its fences and the smem descriptor
+#include "kl_cluster.cuh"  // cluster rank and barrier, peer arrivals, multicast loads (kernels/common)
+#include "kl_tma.cuh"      // TMA box loads, mbarriers, setmaxnreg (kernels/common)
+#include "kl_wgmma.cuh"    // wgmma, its fences and the smem descriptor
 
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(STAGES) || !defined(CLUSTER) || !defined(GROUP_M) || \
     !defined(STREAMK) || !defined(CROWS)
@@ -49,43 +50,6 @@ static_assert(BM % CROWS == 0, "BM must be a whole number of consumer warpgroups
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
 static_assert(GROUP_M % CLUSTER == 0, "GROUP_M tile rows must hold whole stacks of CLUSTER tiles");
 static_assert(BK == 32 || BK == 64, "BK must be 32 (64-byte swizzle of A) or 64 (128-byte swizzle)");
-
-// ---------------------------------------------------------------------------------------------
-// PTX wrappers of clusters (rung 12's are in kl_tma.cuh). These stay here: only this rung pairs
-// blocks, and the peer arrival and the multicast copy name the cluster, not the block.
-// ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ unsigned cluster_rank() {
-    unsigned r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-    return r;
-}
-// Every thread of both blocks arrives, then waits for all of them. Release / acquire order the
-// barrier initializations before the peer's first signal, and all remote signals before exit.
-__device__ __forceinline__ void cluster_sync() {
-    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
-}
-// One arrival on the barrier at the same offset in the peer block: mapa turns the local address
-// into the peer's window address. Default semantics (release at CTA scope), as for the local
-// arrival: what it orders is the wgmmas' reads, already complete (wgmma.wait_group), before the
-// peer's copy engine overwrites the stage. A first version asked .release.cluster here and
-// .acquire.cluster in the waits, and ran at 464 TFLOP/s unpaired against rung 12's 722.
-__device__ __forceinline__ void mbar_arrive_peer(unsigned bar, unsigned rank) {
-    asm volatile(
-        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-        "r"(rank)
-        : "memory");
-}
-// Like kl_tma.cuh's tma_load_2d, but into the same offset of every block in `mask`, signalling
-// the barrier at the same offset in each.
-__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TmaDescriptor* map, int x, int y,
-                                                      unsigned bar, unsigned short mask) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
-        " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
-        "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar), "h"(mask)
-        : "memory");
-}
 
 // The store side of the copy engine: one box of C from shared memory (laid out as the tensor map
 // says, here in the 128-byte swizzle) to global memory. Completion is tracked per issuing thread
@@ -218,6 +182,24 @@ struct Shared {
 // whole stage's bytes on this block's `full` (its A, its half of B and the peer's half), fetch A
 // and this block's boxes of B, the latter into both blocks.
 // ---------------------------------------------------------------------------------------------
+// One K-tile of a whole tile at (m0, n0) into the stage the ring points at (the caller has waited
+// for it to be free).
+__device__ __forceinline__ void load_stage(const Shared& sh, const TmaDescriptor* map_a, const TmaDescriptor* map_b,
+                                           const Ring& ring, int m0, int n0, int kt, int rank) {
+    const unsigned full = sh.full(ring.stage);
+    mbar_arrive_expect_bytes(full, STAGE_BYTES);
+    tma_load_2d(smem_addr(sh.a(ring.stage)), map_a, kt * BK, m0, full);
+#pragma unroll
+    for (int i = 0; i < B_BOXES_MINE; ++i) {
+        const int j = rank * B_BOXES_MINE + i;  // block 0 the left half of B, block 1 the right
+        const unsigned dst = smem_addr(sh.b(ring.stage) + j * (BK * 128));
+        if (CLUSTER == 1)
+            tma_load_2d(dst, map_b, n0 + j * 64, kt * BK, full);
+        else
+            tma_load_2d_multicast(dst, map_b, n0 + j * 64, kt * BK, full, (1u << CLUSTER) - 1);
+    }
+}
+
 __device__ __forceinline__ void produce(const Shared& sh, const TmaDescriptor* map_a, const TmaDescriptor* map_b,
                                         Walk w, int rank) {
     Ring ring;
@@ -227,18 +209,7 @@ __device__ __forceinline__ void produce(const Shared& sh, const TmaDescriptor* m
         w.origin(u.stack, rank, m0, n0);
         for (int kt = u.kbeg; kt < u.kend; ++kt) {
             mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
-            const unsigned full = sh.full(ring.stage);
-            mbar_arrive_expect_bytes(full, STAGE_BYTES);
-            tma_load_2d(smem_addr(sh.a(ring.stage)), map_a, kt * BK, m0, full);
-#pragma unroll
-            for (int i = 0; i < B_BOXES_MINE; ++i) {
-                const int j = rank * B_BOXES_MINE + i;  // block 0 the left half of B, block 1 the right
-                const unsigned dst = smem_addr(sh.b(ring.stage) + j * (BK * 128));
-                if (CLUSTER == 1)
-                    tma_load_2d(dst, map_b, n0 + j * 64, kt * BK, full);
-                else
-                    tma_load_2d_multicast(dst, map_b, n0 + j * 64, kt * BK, full, (1u << CLUSTER) - 1);
-            }
+            load_stage(sh, map_a, map_b, ring, m0, n0, kt, rank);
             ring.advance();
         }
     }
@@ -283,6 +254,17 @@ extern "C" __global__ void matmul_tma_store_pad(__nv_bfloat16* Ap, __nv_bfloat16
         unsigned short* dst = reinterpret_cast<unsigned short*>(in_a ? Ap : Bp) + row * ld + col;
         *reinterpret_cast<uint4*>(dst) = make_uint4(v[0], v[1], v[2], v[3]);
     }
+}
+
+// The block's shared memory: the stage ring, then the store buffers, then the barriers, from a
+// 1 KB aligned base at the same offset in both blocks of a pair (the multicast writes and the
+// remote arrivals rely on it).
+__device__ __forceinline__ void carve_shared(Shared& sh, unsigned char* smem_raw) {
+    unsigned char* base = smem_raw + ((SMEM_ALIGN - smem_addr(smem_raw) % SMEM_ALIGN) % SMEM_ALIGN);
+    sh.stages = base;
+    sh.store = base + STAGES * STAGE_BYTES;
+    sh.full_bar = smem_addr(sh.store + STORE_BYTES);
+    sh.empty_bar = sh.full_bar + 8 * STAGES;
 }
 
 // Thread 0 initializes the ring's barriers; then both blocks of a pair meet, so the peer's

@@ -37,8 +37,9 @@
 
 #include <cuda_bf16.h>
 
-#include "kl_tma.cuh"    // TMA box loads, mbarriers, setmaxnreg (kernels/common)
-#include "kl_wgmma.cuh"  // wgmma, its fences and the smem descriptor, shared with rungs 11-13
+#include "kl_cluster.cuh"  // cluster rank and barrier, peer arrivals, multicast loads (kernels/common)
+#include "kl_tma.cuh"      // TMA box loads, mbarriers, setmaxnreg (kernels/common)
+#include "kl_wgmma.cuh"    // wgmma, its fences and the smem descriptor, shared with rungs 11-13
 
 #if !defined(BM) || !defined(BN) || !defined(STAGES) || !defined(CLUSTER)
 #error "BM, BN, STAGES and CLUSTER must be defined, e.g. -DBM=128 -DBN=256 -DSTAGES=4 -DCLUSTER=2"
@@ -66,43 +67,6 @@ static_assert(BN == 128 || BN == 256, "BN must be 128 or 256 (two or four 64-col
 static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER must be 1 (no pairing) or 2");
 static_assert(BN / 2 + 32 <= CONSUMER_REGS, "a consumer's BN / 2 accumulators must fit its register budget");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
-
-// ---------------------------------------------------------------------------------------------
-// PTX wrappers of clusters (rung 12's are in kl_tma.cuh). These stay here: only this rung pairs
-// blocks, and the peer arrival and the multicast copy name the cluster, not the block.
-// ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ unsigned cluster_rank() {
-    unsigned r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-    return r;
-}
-// Every thread of both blocks arrives, then waits for all of them. Release / acquire order the
-// barrier initializations before the peer's first signal, and all remote signals before exit.
-__device__ __forceinline__ void cluster_sync() {
-    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
-}
-// One arrival on the barrier at the same offset in the peer block: mapa turns the local address
-// into the peer's window address. Default semantics (release at CTA scope), as for the local
-// arrival: what it orders is the wgmmas' reads, already complete (wgmma.wait_group), before the
-// peer's copy engine overwrites the stage. A first version asked .release.cluster here and
-// .acquire.cluster in the waits, and ran at 464 TFLOP/s unpaired against rung 12's 722.
-__device__ __forceinline__ void mbar_arrive_peer(unsigned bar, unsigned rank) {
-    asm volatile(
-        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-        "r"(rank)
-        : "memory");
-}
-// Like kl_tma.cuh's tma_load_2d, but into the same offset of every block in `mask`, signalling
-// the barrier at the same offset in each.
-__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TmaDescriptor* map, int x, int y,
-                                                      unsigned bar, unsigned short mask) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
-        " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
-        "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar), "h"(mask)
-        : "memory");
-}
 
 // ---------------------------------------------------------------------------------------------
 // Work distribution: the cluster walks stacks of CLUSTER tiles along M; block `rank` takes the

@@ -35,8 +35,9 @@
 
 #include <cuda_bf16.h>
 
-#include "kl_tma.cuh"    // TMA box loads, mbarriers, setmaxnreg (kernels/common)
-#include "kl_wgmma.cuh"  // wgmma, its fences and the smem descriptor, shared with rungs 11-13
+#include "kl_cluster.cuh"  // cluster rank and barrier, peer arrivals, multicast loads (kernels/common)
+#include "kl_tma.cuh"      // TMA box loads, mbarriers, setmaxnreg (kernels/common)
+#include "kl_wgmma.cuh"    // wgmma, its fences and the smem descriptor, shared with rungs 11-13
 
 #if !defined(BM) || !defined(BN) || !defined(STAGES) || !defined(CLUSTER) || !defined(GROUP_M)
 #error "BM, BN, STAGES, CLUSTER and GROUP_M must be defined, e.g. -DBM=128 -DBN=128 -DSTAGES=6 -DCLUSTER=2 -DGROUP_M=8"
@@ -67,39 +68,6 @@ static_assert((BM == 64 || BM == 128) && (BN == 128 || BN == 256) && BM * BN == 
 static_assert(BM * BN / 128 + 32 <= CONSUMER_REGS, "a consumer's BM * BN / 128 accumulators must fit its registers");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
 static_assert(GROUP_M % CLUSTER == 0, "GROUP_M tile rows must hold whole stacks of CLUSTER tiles");
-
-// ---------------------------------------------------------------------------------------------
-// PTX wrappers of clusters, as rung 15 (the block-scope ones are in kl_tma.cuh).
-// ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ unsigned cluster_rank() {
-    unsigned r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-    return r;
-}
-// Every thread of both blocks arrives, then waits for all of them. Release / acquire order the
-// barrier initializations before the peer's first signal, and all remote signals before exit.
-__device__ __forceinline__ void cluster_sync() {
-    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
-}
-// One arrival on the barrier at the same offset in the peer block (mapa: local address -> the
-// peer's window address), with the default CTA-scope semantics (rung 15 explains why).
-__device__ __forceinline__ void mbar_arrive_peer(unsigned bar, unsigned rank) {
-    asm volatile(
-        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-        "r"(rank)
-        : "memory");
-}
-// A box into the same offset of every block in `mask`, signalling the barrier at the same
-// offset in each.
-__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TmaDescriptor* map, int x, int y,
-                                                      unsigned bar, unsigned short mask) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
-        " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
-        "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar), "h"(mask)
-        : "memory");
-}
 
 // ---------------------------------------------------------------------------------------------
 // Work distribution: the cluster walks stacks of CLUSTER tiles along M; block `rank` takes the

@@ -225,13 +225,8 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
                                 const __grid_constant__ TmaDescriptor map_b,
                                 const __grid_constant__ TmaDescriptor map_c) {
     extern __shared__ unsigned char smem_raw[];
-    // The same offset in both blocks: the multicast writes and the remote arrivals rely on it.
-    unsigned char* base = smem_raw + ((SMEM_ALIGN - smem_addr(smem_raw) % SMEM_ALIGN) % SMEM_ALIGN);
     Shared sh;
-    sh.stages = base;
-    sh.store = base + STAGES * STAGE_BYTES;
-    sh.full_bar = smem_addr(sh.store + STORE_BYTES);
-    sh.empty_bar = sh.full_bar + 8 * STAGES;
+    carve_shared(sh, smem_raw);
     (void)A;
     (void)B;
 

@@ -193,20 +193,10 @@ __device__ __forceinline__ void produce_jobs(const Shared& sh, const TmaDescript
         js.origin(j, rank, m0, n0);
         for (int kt = 0; kt < js.w.k_tiles; ++kt) {
             mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
-            const unsigned full = sh.full(ring.stage);
-            if (!TAIL || j.piece < 0) {  // rung 18's whole tile: A and this block's boxes of B, the latter into both
-                mbar_arrive_expect_bytes(full, STAGE_BYTES);
-                tma_load_2d(smem_addr(sh.a(ring.stage)), map_a, kt * BK, m0, full);
-#pragma unroll
-                for (int i = 0; i < B_BOXES_MINE; ++i) {
-                    const int b = rank * B_BOXES_MINE + i;
-                    const unsigned dst = smem_addr(sh.b(ring.stage) + b * (BK * 128));
-                    if (CLUSTER == 1)
-                        tma_load_2d(dst, map_b, n0 + b * 64, kt * BK, full);
-                    else
-                        tma_load_2d_multicast(dst, map_b, n0 + b * 64, kt * BK, full, (1u << CLUSTER) - 1);
-                }
+            if (!TAIL || j.piece < 0) {  // rung 18's whole tile (kl_cluster_gemm.cuh)
+                load_stage(sh, map_a, map_b, ring, m0, n0, kt, rank);
             } else {  // a piece: A and one box of B, fetched by block 0
+                const unsigned full = sh.full(ring.stage);
                 mbar_arrive_expect_bytes(full, A_STAGE_BYTES + BK * 128);
                 tma_load_2d(smem_addr(sh.a(ring.stage)), map_a, kt * BK, m0, full);
                 const unsigned dst = smem_addr(sh.b(ring.stage));
@@ -287,13 +277,8 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
                           const __grid_constant__ TmaDescriptor map_x, const __grid_constant__ TmaDescriptor map_w1,
                           const __grid_constant__ TmaDescriptor map_h) {
     extern __shared__ unsigned char smem_raw[];
-    // The same offset in both blocks: the multicast writes and the remote arrivals rely on it.
-    unsigned char* base = smem_raw + ((SMEM_ALIGN - smem_addr(smem_raw) % SMEM_ALIGN) % SMEM_ALIGN);
     Shared sh;
-    sh.stages = base;
-    sh.store = base + STAGES * STAGE_BYTES;
-    sh.full_bar = smem_addr(sh.store + STORE_BYTES);
-    sh.empty_bar = sh.full_bar + 8 * STAGES;
+    carve_shared(sh, smem_raw);
     (void)X;
     (void)W1;
 

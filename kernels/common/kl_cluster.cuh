@@ -1,0 +1,40 @@
+// PTX wrappers of thread-block clusters, shared by the rungs that pair blocks (matmul rungs 15,
+// 17 and 18, mlp rung 5 through kl_cluster_gemm.cuh): the block's rank in its cluster, a barrier
+// of the whole cluster, an arrival on the peer block's mbarrier, and a TMA load multicast into
+// several blocks. kl_tma.cuh has the single-block forms. Needs sm_90.
+#pragma once
+
+#include "kl_tma.cuh"  // TmaDescriptor
+
+__device__ __forceinline__ unsigned cluster_rank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+// Every thread of both blocks arrives, then waits for all of them. Release / acquire order the
+// barrier initializations before the peer's first signal, and all remote signals before exit.
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+// One arrival on the barrier at the same offset in the peer block: mapa turns the local address
+// into the peer's window address. Default semantics (release at CTA scope), as for the local
+// arrival: what it orders is the wgmmas' reads, already complete (wgmma.wait_group), before the
+// peer's copy engine overwrites the stage. A first version asked .release.cluster here and
+// .acquire.cluster in the waits, and ran at 464 TFLOP/s unpaired against rung 12's 722.
+__device__ __forceinline__ void mbar_arrive_peer(unsigned bar, unsigned rank) {
+    asm volatile(
+        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+        "r"(rank)
+        : "memory");
+}
+// Like kl_tma.cuh's tma_load_2d, but into the same offset of every block in `mask`, signalling
+// the barrier at the same offset in each.
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TmaDescriptor* map, int x, int y,
+                                                      unsigned bar, unsigned short mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+        "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar), "h"(mask)
+        : "memory");
+}
