@@ -154,16 +154,7 @@ struct Walk {
     }
 };
 
-struct Ring {
-    int stage = 0;
-    unsigned parity = 0;
-    __device__ __forceinline__ void advance() {
-        if (++stage == STAGES) {
-            stage = 0;
-            parity ^= 1;
-        }
-    }
-};
+using Ring = StageRing<STAGES>;  // kl_tma.cuh
 
 struct Shared {
     unsigned char* stages;  // STAGES x (A tile, then BN / 64 blocks of B), 1 KB aligned

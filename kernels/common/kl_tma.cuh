@@ -75,6 +75,21 @@ __device__ __forceinline__ void regs_increase() {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
 }
 
+// The ring of pipeline stages that a producer and its consumers step through in the same order:
+// the stage index, and the parity of its current use (each stage's mbarriers change phase once
+// per trip round the ring).
+template <int kStages>
+struct StageRing {
+    int stage = 0;
+    unsigned parity = 0;
+    __device__ __forceinline__ void advance() {
+        if (++stage == kStages) {
+            stage = 0;
+            parity ^= 1;
+        }
+    }
+};
+
 // Tile number -> origin of its kBM x kBN patch of C, in matmul rung 11's grouped order:
 // consecutive numbers walk kGroupM tile rows column by column, so the tiles in flight at once
 // share their panels of A and B in L2. Template parameters, not arguments, so the divisions by

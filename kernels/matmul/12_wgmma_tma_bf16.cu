@@ -79,16 +79,7 @@ static_assert(STAGES >= 2, "at least two stages: one being filled while another 
 // ---------------------------------------------------------------------------------------------
 // The ring of stages: stage index and the parity of its current use. Producer and consumers
 // step through the same sequence (every tile has the same number of K-tiles).
-struct Ring {
-    int stage = 0;
-    unsigned parity = 0;
-    __device__ __forceinline__ void advance() {
-        if (++stage == STAGES) {
-            stage = 0;
-            parity ^= 1;
-        }
-    }
-};
+using Ring = StageRing<STAGES>;  // kl_tma.cuh
 
 struct Shared {
     unsigned char* stages;  // STAGES x (A tile, then BN / 64 blocks of B), 1 KB aligned

@@ -134,16 +134,7 @@ struct Schedule {
     }
 };
 
-struct Ring {
-    int stage = 0;
-    unsigned parity = 0;
-    __device__ __forceinline__ void advance() {
-        if (++stage == STAGES) {
-            stage = 0;
-            parity ^= 1;
-        }
-    }
-};
+using Ring = StageRing<STAGES>;  // kl_tma.cuh
 
 struct Shared {
     unsigned char* stages;
