@@ -6,7 +6,7 @@
 // its consumers' epilogue and its entry point. Read matmul rung 18's header comment first: the
 // why of each piece is there, and measured.
 //
-// The including file defines BM, BN, BK, STAGES, CLUSTER, GROUP_M, STREAMK and CROWS first.
+// The including file defines BM, BN, BK, STAGES, CLUSTER, GROUP_M, STREAMK, CROWS, LAG and PAIR_N first.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -16,9 +16,9 @@
 #include "kl_wgmma.cuh"    // wgmma, its fences and the smem descriptor
 
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(STAGES) || !defined(CLUSTER) || !defined(GROUP_M) || \
-    !defined(STREAMK) || !defined(CROWS)
+    !defined(STREAMK) || !defined(CROWS) || !defined(LAG) || !defined(PAIR_N)
 #error \
-    "BM, BN, BK, STAGES, CLUSTER, GROUP_M, STREAMK and CROWS must be defined, e.g. -DBM=128 -DBN=256 -DBK=64 -DSTAGES=4 -DCLUSTER=2 -DGROUP_M=16 -DSTREAMK=1 -DCROWS=64"
+    "BM, BN, BK, STAGES, CLUSTER, GROUP_M, STREAMK, CROWS, LAG and PAIR_N must be defined, e.g. -DBM=128 -DBN=256 -DBK=64 -DSTAGES=4 -DCLUSTER=2 -DGROUP_M=16 -DSTREAMK=1 -DCROWS=64 -DLAG=0 -DPAIR_N=0"
 #endif
 
 #define A_ROW_BYTES (BK * 2)        // a K-tile row of A: 128 bytes (BK = 64) or 64 (BK = 32), its swizzle span
@@ -28,10 +28,14 @@
 #define A_STAGE_BYTES (BM * BK * 2)
 #define B_STAGE_BYTES (BK * BN * 2)
 #define STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
-#define SMEM_ALIGN 1024                   // the 128-byte swizzle repeats every 8 rows = 1 KB
-#define B_BOXES (BN / 64)                 // 64-column boxes of one B tile
-#define B_BOXES_MINE (B_BOXES / CLUSTER)  // the boxes this block fetches (for both, when paired)
-#define SUB_BYTES (64 * 128)              // a store sub-tile: 64 rows of 128 bytes (32 fp32 or 64 bf16), 8 KB
+#define SMEM_ALIGN 1024    // the 128-byte swizzle repeats every 8 rows = 1 KB
+#define B_BOXES (BN / 64)  // 64-column boxes of one B tile
+// What one block of a pair fetches for both (the copy engine multicasts it): with PAIR_N = 0 the
+// pair is stacked along M and shares B, each block fetching half of B's boxes; with PAIR_N = 1 it
+// sits side by side along N and shares A, each block fetching half of A's rows.
+#define B_BOXES_MINE (PAIR_N ? B_BOXES : B_BOXES / CLUSTER)
+#define A_ROWS_MINE (PAIR_N ? BM / CLUSTER : BM)
+#define SUB_BYTES (64 * 128)  // a store sub-tile: 64 rows of 128 bytes (32 fp32 or 64 bf16), 8 KB
 #define STORE_BYTES (NUM_CONSUMERS * 2 * SUB_BYTES)  // two sub-tile buffers per consumer warpgroup
 
 // Registers, as rung 12: setmaxnreg moves them from the producer to the consumers inside a block.
@@ -49,7 +53,11 @@ static_assert(CROWS == 64 || CROWS == 128, "CROWS must be 64 (one m64 wgmma per 
 static_assert(BM % CROWS == 0, "BM must be a whole number of consumer warpgroups' rows");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
 static_assert(GROUP_M % CLUSTER == 0, "GROUP_M tile rows must hold whole stacks of CLUSTER tiles");
+static_assert(PAIR_N == 0 || PAIR_N == 1,
+              "PAIR_N must be 0 (pairs stacked along M, sharing B) or 1 (along N, sharing A)");
 static_assert(BK == 32 || BK == 64, "BK must be 32 (64-byte swizzle of A) or 64 (128-byte swizzle)");
+static_assert(LAG == 0 || NUM_CONSUMERS == 2, "LAG staggers two consumer warpgroups: it needs BM / CROWS == 2");
+static_assert(LAG < STAGES, "LAG must be under STAGES: the leading consumer's first LAG K-tiles need no stage back");
 
 // The store side of the copy engine: one box of C from shared memory (laid out as the tensor map
 // says, here in the 128-byte swizzle) to global memory. Completion is tracked per issuing thread
@@ -83,9 +91,10 @@ __device__ __forceinline__ unsigned long long desc_a_k_major(unsigned addr) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Work distribution: the cluster walks stacks of CLUSTER tiles along M; block `rank` takes the
-// rank-th tile of each stack. With an odd tile-row count the last stack's second tile lies past
-// M: that block still fetches its half of B for its peer, and stores nothing.
+// Work distribution: the cluster walks stacks of CLUSTER tiles, along M (PAIR_N = 0) or along N
+// (PAIR_N = 1); block `rank` takes the rank-th tile of each stack. With an odd tile count along
+// the stacking the last stack's second tile lies past M (or N): that block still fetches its half
+// of the shared operand for its peer, and stores nothing.
 // A unit is K-tiles [kbeg, kend) of one stack. The rounds that give every cluster a stack hand
 // out whole stacks (cluster c: stacks c, c + G, ...; G clusters). With STREAMK = 1 the stacks
 // left over (fewer than G) are cut by K-tiles instead: laid end to end, their K-tiles are dealt
@@ -96,15 +105,18 @@ struct Unit {
 };
 
 struct Walk {
-    int stacks_m, tiles_n, k_tiles, cluster, clusters;
+    int stacks_m, stacks_n, k_tiles, cluster, clusters;  // stacks_m x stacks_n stacks of tiles
     int whole;             // stacks handed out whole (all of them unless the remainder is streamed)
     long long q, r;        // streamed K-tiles per cluster: q, and one more for the first r clusters
     long long it, it_end;  // this cluster's streamed K-tiles still to hand out
     int next_whole;
 
-    __device__ void init(int stacks_m_, int tiles_n_, int k_tiles_, int cluster_, int clusters_) {
-        stacks_m = stacks_m_, tiles_n = tiles_n_, k_tiles = k_tiles_, cluster = cluster_, clusters = clusters_;
-        const int stacks = stacks_m * tiles_n, left = stacks % clusters;
+    // tiles_m x tiles_n tiles of C, grouped into stacks of CLUSTER along M or N.
+    __device__ void init(int tiles_m, int tiles_n, int k_tiles_, int cluster_, int clusters_) {
+        stacks_m = PAIR_N ? tiles_m : (tiles_m + CLUSTER - 1) / CLUSTER;
+        stacks_n = PAIR_N ? (tiles_n + CLUSTER - 1) / CLUSTER : tiles_n;
+        k_tiles = k_tiles_, cluster = cluster_, clusters = clusters_;
+        const int stacks = stacks_m * stacks_n, left = stacks % clusters;
         // A share under 8 K-tiles would spend more on joining the pieces than the idle SMs cost.
         const bool stream = STREAMK == 1 && left > 0 && (long long)left * k_tiles >= 8LL * clusters;
         whole = stream ? stacks - left : stacks;
@@ -144,13 +156,15 @@ struct Walk {
     }
     // Stack number -> origin of this block's tile (rung 12's grouped order, over stacks; not
     // kl_tma.cuh's tile_origin, which walks single tiles).
+    // A group holds GROUP_M tile rows: GROUP_M / CLUSTER rows of stacks along M, GROUP_M along N.
     __device__ void origin(int stack, int rank, int& m0, int& n0) const {
-        const int group_stacks = GROUP_M / CLUSTER;
-        const int group = stack / (group_stacks * tiles_n), first_m = group * group_stacks;
+        const int group_stacks = PAIR_N ? GROUP_M : GROUP_M / CLUSTER;
+        const int group = stack / (group_stacks * stacks_n), first_m = group * group_stacks;
         const int rows = min(stacks_m - first_m, group_stacks);
-        const int in_group = stack % (group_stacks * tiles_n);
-        m0 = ((first_m + in_group % rows) * CLUSTER + rank) * BM;
-        n0 = (in_group / rows) * BN;
+        const int in_group = stack % (group_stacks * stacks_n);
+        const int sm = first_m + in_group % rows, sn = in_group / rows;
+        m0 = (PAIR_N ? sm : sm * CLUSTER + rank) * BM;
+        n0 = (PAIR_N ? sn * CLUSTER + rank : sn) * BN;
     }
 };
 
@@ -170,8 +184,8 @@ struct Shared {
 
 // ---------------------------------------------------------------------------------------------
 // Producer (one thread): per K-tile, wait until the stage is free in both blocks, announce the
-// whole stage's bytes on this block's `full` (its A, its half of B and the peer's half), fetch A
-// and this block's boxes of B, the latter into both blocks.
+// whole stage's bytes on this block's `full` (its own operand, and both halves of the shared one),
+// fetch its own operand and its half of the shared one, the latter into both blocks.
 // ---------------------------------------------------------------------------------------------
 // One K-tile of a whole tile at (m0, n0) into the stage the ring points at (the caller has waited
 // for it to be free).
@@ -179,12 +193,16 @@ __device__ __forceinline__ void load_stage(const Shared& sh, const TmaDescriptor
                                            const Ring& ring, int m0, int n0, int kt, int rank) {
     const unsigned full = sh.full(ring.stage);
     mbar_arrive_expect_bytes(full, STAGE_BYTES);
-    tma_load_2d(smem_addr(sh.a(ring.stage)), map_a, kt * BK, m0, full);
+    if (PAIR_N && CLUSTER > 1)  // block 0 the top half of A's rows, block 1 the bottom half
+        tma_load_2d_multicast(smem_addr(sh.a(ring.stage)) + rank * (A_ROWS_MINE * A_ROW_BYTES), map_a, kt * BK,
+                              m0 + rank * A_ROWS_MINE, full, (1u << CLUSTER) - 1);
+    else
+        tma_load_2d(smem_addr(sh.a(ring.stage)), map_a, kt * BK, m0, full);
 #pragma unroll
     for (int i = 0; i < B_BOXES_MINE; ++i) {
-        const int j = rank * B_BOXES_MINE + i;  // block 0 the left half of B, block 1 the right
+        const int j = PAIR_N ? i : rank * B_BOXES_MINE + i;  // (paired along M) block 0 the left half of B
         const unsigned dst = smem_addr(sh.b(ring.stage) + j * (BK * 128));
-        if (CLUSTER == 1)
+        if (CLUSTER == 1 || PAIR_N)
             tma_load_2d(dst, map_b, n0 + j * 64, kt * BK, full);
         else
             tma_load_2d_multicast(dst, map_b, n0 + j * 64, kt * BK, full, (1u << CLUSTER) - 1);
@@ -218,6 +236,36 @@ __device__ __forceinline__ void fence_all(float (&d)[HALVES][BN / 2]) {
 #pragma unroll
     for (int h = 0; h < HALVES; ++h) fence_accumulators(d[h]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Staggered consumers (LAG > 0). Both consumer warpgroups of a block work on one tile and, left
+// alone, reach its epilogue together: the tensor cores then idle while both write their C. With
+// LAG = L, consumer 1 starts its first unit only once consumer 0 has finished L K-tiles (a named
+// barrier, once per kernel). The lag then keeps itself: while consumer 0 stores a tile, consumer 1
+// runs its last L K-tiles alone, at the tensor cores' full rate instead of half; while consumer 1
+// stores, consumer 0 runs the next tile's first K-tiles alone, and the lag is back. The ring's
+// depth as seen by the leading consumer shrinks by L stages (the producer waits for the trailing
+// one); L < STAGES, so the leader's first L K-tiles need no stage handed back.
+// ---------------------------------------------------------------------------------------------
+#define STAGGER_BARRIER 15  // a named barrier id (0 is __syncthreads', 1 + cg a warpgroup's own)
+struct Stagger {
+    bool wait, signal;  // consumer 1 still has to wait / consumer 0 still has to signal
+    __device__ explicit Stagger(int cg) : wait(LAG > 0 && cg == 1), signal(LAG > 0 && cg == 0) {}
+    // Consumer 1, before its first unit: until consumer 0 has done its first LAG K-tiles.
+    __device__ __forceinline__ void before_unit() {
+        if (LAG > 0 && wait) {
+            asm volatile("bar.sync %0, 256;\n" ::"n"(STAGGER_BARRIER) : "memory");
+            wait = false;
+        }
+    }
+    // Consumer 0, once `done` of its first unit's K-tiles are finished (or the unit is over).
+    __device__ __forceinline__ void after_ktiles(int done) {
+        if (LAG > 0 && signal && done >= LAG) {
+            asm volatile("bar.arrive %0, 256;\n" ::"n"(STAGGER_BARRIER) : "memory");
+            signal = false;
+        }
+    }
+};
 
 // ---------------------------------------------------------------------------------------------
 // Launch 1 (only when K or N is not a multiple of 8): A and B into padded copies whose rows are

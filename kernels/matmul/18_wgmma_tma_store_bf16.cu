@@ -46,6 +46,17 @@
 //  - CROWS = 128 (off): each consumer warpgroup takes 128 rows with two m64 wgmmas per step, as
 //    cuBLAS's kernel at 4096^3 does on 256 x 128 tiles. Measured there with BM = 256, BN = 128:
 //    727 TFLOP/s against the default's 745 (more L2 and DRAM reads: the pair still shares B).
+// Two parameters measured and left off (docs/tuning/matmul.md, ninth session; assets/recorded/
+// h100_matmul_lag_s10.json, h100_matmul_pair_n_s10.json; six alternated rounds each):
+//  - LAG = 1-3: consumer 1 starts that many K-tiles behind consumer 0 (kl_cluster_gemm.cuh's
+//    Stagger), so the two epilogues of a tile do not coincide. No gain: the kernel's own time
+//    against cuBLAS stayed 0.982-0.985 at 4096^3 and 1.002-1.005 at 8192^3 for every LAG.
+//  - PAIR_N = 1: the pair side by side along N, sharing A (each block fetches half of A's rows),
+//    with 128 x 256 tiles or with cuBLAS's own 256 x 128 "coop" arrangement. Slower than the
+//    default at both sizes (0.974-0.981 at 4096^3 and 0.986-0.995 at 8192^3, against 0.986 and
+//    1.002), so what cuBLAS gains at 4096^3 is not its arrangement. Counted in cycles (Nsight
+//    Compute, one launch each) rung 18 takes 0.8% more than cuBLAS at 4096^3 and 2.4% fewer at
+//    8192^3; the rest of each timed gap is the clock the power limit grants.
 // Compiled for sm_90a only. Error: as rung 12, ~1e-6 relative (a cut tile's sums are added in
 // L2 in the order the pieces arrive, so its last bits may differ from run to run).
 
@@ -154,8 +165,10 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, int* flags, 
     float d[HALVES][BN / 2];  // not zeroed: each unit's first wgmma runs with accumulate = 0 (rung 11)
     Ring ring;
     int* pending = nullptr;  // a stored piece's flag, raised once the next unit's first batch is issued
+    Stagger stagger(cg);     // LAG > 0: consumer 1 runs LAG K-tiles behind consumer 0
     Unit u;
     while (w.next(u)) {
+        stagger.before_unit();
         int m0, n0;
         w.origin(u.stack, rank, m0, n0);
         int previous = -1;  // the stage whose batch may still be running
@@ -182,12 +195,14 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, int* flags, 
             if (previous >= 0 && lane == 0) release(sh, previous, rank);
             previous = ring.stage;
             ring.advance();
+            stagger.after_ktiles(kt - u.kbeg);
         }
         wgmma_wait<0>();
         fence_all(d);
         if (lane == 0) release(sh, previous, rank);
+        stagger.after_ktiles(LAG);
         const int row0 = m0 + cg * CROWS;
-        if (row0 >= M) continue;  // a stack's spare tile, or rows past M: nothing to store
+        if (row0 >= M || n0 >= N) continue;  // a stack's spare tile, or rows past M: nothing to store
         const bool cut = u.kbeg > 0 || u.kend < w.k_tiles, adds = u.kend < w.k_tiles;
         int* flag = cut ? flags + ((u.stack - w.whole) * CLUSTER + rank) * NUM_CONSUMERS + cg : nullptr;
         if (N % 4 == 0) {  // the copy engine clips the edges
@@ -233,7 +248,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
     const int rank = CLUSTER == 1 ? 0 : int(cluster_rank());
     const int tiles_m = (M + BM - 1) / BM, k_tiles = (K + BK - 1) / BK;
     Walk w;
-    w.init((tiles_m + CLUSTER - 1) / CLUSTER, (N + BN - 1) / BN, k_tiles, blockIdx.x / CLUSTER, gridDim.x / CLUSTER);
+    w.init(tiles_m, (N + BN - 1) / BN, k_tiles, blockIdx.x / CLUSTER, gridDim.x / CLUSTER);
 
     init_ring(sh);
 

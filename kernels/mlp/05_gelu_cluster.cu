@@ -32,6 +32,13 @@
 // cuBLAS's 1.424-1.430 on one H100, 1.399-1.402 against 1.414-1.418 and 1.395-1.399 on another:
 // within 0.1-0.4% of cuBLAS's plain GEMM, a kernel-level saving of 0.171-0.177 ms against U's
 // 0.180. What is left is the epilogue, which no other warpgroup hides (docs/tuning/mlp.md).
+// TAIL = 2 (2026-11-25, assets/recorded/h100_mlp_tail_fill_s10.json) puts two of a piece's K-tiles
+// in each stage, on the model that a piece's pace is its loads in flight: predicted 12 us off the
+// first product, measured 2 us (1.400-1.405 ms against TAIL = 1's 1.402-1.407, 4 of 6 rounds
+// ahead). Its first version branched between wgmmas and ptxas serialized every wgmma of the
+// kernel (warning C7520): 6% slower; the fix multiplies the zero-filled K-tile past K instead.
+// LAG (kl_cluster_gemm.cuh's staggered consumers, 1-3 K-tiles) gained nothing here either:
+// 1.413-1.421 ms for every LAG (assets/recorded/h100_mlp_lag_s10.json).
 // What to see: the first product's own time (the timeline) against the unfused plan's cuBLAS
 // GEMM, with TAIL = 0 and 1; CLUSTER = 1 runs the same code unpaired (the multicast's worth).
 // TANH = 16 computes GeLU's tanh for two elements with one packed fp16 SFU instruction
@@ -50,6 +57,7 @@
 #define BK 64                   // one 128-byte swizzled row of bf16 per K-tile, as rung 18's default
 #define CROWS 64                // one m64 wgmma per consumer per step
 #define STREAMK 0               // GeLU is not linear: a tile's sums cannot be finished in pieces
+#define PAIR_N 0                // pairs stacked along M share W1's tile (the piece path relies on it)
 #include "kl_cluster_gemm.cuh"  // rung 18's pair, walk, ring and producer (kernels/common)
 
 #define SUB_COLS 64  // a store sub-tile: 64 rows x 64 bf16 = one 128-byte swizzle row each
@@ -136,10 +144,29 @@ __device__ __forceinline__ void store_gelu_direct(const float (&d)[kN], __nv_bfl
 // quarter of a tile's time. A piece is its tile's rows by 64 columns, all of K: GeLU needs the
 // whole sum, so cutting along K (rung 18's STREAMK) is not an option here.
 // ---------------------------------------------------------------------------------------------
+// A piece's K-tile needs A and one box of B, half a stage: its loads are few and small, and the
+// ring's STAGES of them in flight, not the tensor cores, set its pace (measured: the last round
+// took 0.55-0.65 of a tile's time, not a quarter). With TAIL = 2 a stage holds two of a piece's
+// K-tiles (A, A, B, B), so twice the bytes are in flight; that needs BN >= BM + 128.
 #ifndef TAIL
-#error "TAIL must be defined: 0 (whole tiles to the end) or 1 (left-over stacks cut into 64-column pieces)"
+#error \
+    "TAIL must be defined: 0 (whole tiles to the end), 1 (left-over stacks cut into 64-column pieces) or 2 (pieces, two K-tiles per stage)"
 #endif
-static_assert(TAIL == 0 || TAIL == 1, "TAIL must be 0 or 1");
+static_assert(TAIL == 0 || TAIL == 1 || TAIL == 2, "TAIL must be 0, 1 or 2");
+static_assert(TAIL < 2 || 2 * (A_STAGE_BYTES + BK * 128) <= STAGE_BYTES,
+              "TAIL = 2 puts two K-tiles of a piece (A and one box of B each) in one stage: BN >= BM + 128");
+#define PIECE_KTILES (TAIL == 2 ? 2 : 1)  // a piece's K-tiles per stage
+
+// Where K-tile h of a stage lies: one K-tile per stage (whole tiles; TAIL = 1 pieces) at a(s) and
+// b(s); two (TAIL = 2 pieces) as A, A, B, B.
+template <int kPerStage>
+__device__ __forceinline__ unsigned char* stage_a(const Shared& sh, int s, int h) {
+    return sh.a(s) + h * A_STAGE_BYTES;
+}
+template <int kPerStage>
+__device__ __forceinline__ unsigned char* stage_b(const Shared& sh, int s, int h) {
+    return kPerStage == 1 ? sh.b(s) : sh.a(s) + 2 * A_STAGE_BYTES + h * (BK * 128);
+}
 
 struct Job {
     int stack, piece;  // piece: -1 for the whole tile, else its 64-column piece
@@ -150,8 +177,8 @@ struct Jobs {
     int whole, pieces, next_whole, next_piece, clusters, n;
     __device__ void init(int M, int N, int K, int cluster, int clusters_) {
         const int tiles_m = (M + BM - 1) / BM;
-        w.init((tiles_m + CLUSTER - 1) / CLUSTER, (N + BN - 1) / BN, (K + BK - 1) / BK, cluster, clusters_);
-        const int stacks = w.stacks_m * w.tiles_n, left = TAIL ? stacks % clusters_ : 0;
+        w.init(tiles_m, (N + BN - 1) / BN, (K + BK - 1) / BK, cluster, clusters_);
+        const int stacks = w.stacks_m * w.stacks_n, left = TAIL ? stacks % clusters_ : 0;
         whole = stacks - left;
         pieces = left * (BN / 64);
         next_whole = cluster;
@@ -183,7 +210,7 @@ struct Jobs {
 };
 
 // The producer, as rung 18's (kl_cluster_gemm.cuh) for whole tiles; for a piece the stage holds A
-// and one 64-column box of B, which block 0 of a pair fetches into both.
+// and one 64-column box of B (twice, with TAIL = 2), which block 0 of a pair fetches into both.
 __device__ __forceinline__ void produce_jobs(const Shared& sh, const TmaDescriptor* map_a, const TmaDescriptor* map_b,
                                              Jobs js, int rank) {
     Ring ring;
@@ -191,49 +218,65 @@ __device__ __forceinline__ void produce_jobs(const Shared& sh, const TmaDescript
     while (js.next(j)) {
         int m0, n0;
         js.origin(j, rank, m0, n0);
-        for (int kt = 0; kt < js.w.k_tiles; ++kt) {
+        const int per_stage = TAIL && j.piece >= 0 ? PIECE_KTILES : 1;
+        for (int kt = 0; kt < js.w.k_tiles; kt += per_stage) {
             mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
             if (!TAIL || j.piece < 0) {  // rung 18's whole tile (kl_cluster_gemm.cuh)
                 load_stage(sh, map_a, map_b, ring, m0, n0, kt, rank);
-            } else {  // a piece: A and one box of B, fetched by block 0
+            } else {  // a piece: A and one box of B per K-tile, B fetched by block 0
+                // (with an odd K-tile count the last stage's second K-tile lies past K: the copy
+                // engine fills it with zeros and counts its bytes all the same)
                 const unsigned full = sh.full(ring.stage);
-                mbar_arrive_expect_bytes(full, A_STAGE_BYTES + BK * 128);
-                tma_load_2d(smem_addr(sh.a(ring.stage)), map_a, kt * BK, m0, full);
-                const unsigned dst = smem_addr(sh.b(ring.stage));
-                if (CLUSTER == 1)
-                    tma_load_2d(dst, map_b, n0, kt * BK, full);
-                else if (rank == 0)
-                    tma_load_2d_multicast(dst, map_b, n0, kt * BK, full, (1u << CLUSTER) - 1);
+                mbar_arrive_expect_bytes(full, PIECE_KTILES * (A_STAGE_BYTES + BK * 128));
+#pragma unroll
+                for (int h = 0; h < PIECE_KTILES; ++h) {
+                    tma_load_2d(smem_addr(stage_a<PIECE_KTILES>(sh, ring.stage, h)), map_a, (kt + h) * BK, m0, full);
+                    const unsigned dst = smem_addr(stage_b<PIECE_KTILES>(sh, ring.stage, h));
+                    if (CLUSTER == 1)
+                        tma_load_2d(dst, map_b, n0, (kt + h) * BK, full);
+                    else if (rank == 0)
+                        tma_load_2d_multicast(dst, map_b, n0, (kt + h) * BK, full, (1u << CLUSTER) - 1);
+                }
             }
             ring.advance();
         }
     }
 }
 
-// One tile (kN = BN / 2) or piece (kN = 32) of a consumer warpgroup: rung 18's loop over K.
-template <int kN>
-__device__ __forceinline__ void mma_tile(const Shared& sh, float (&d)[kN], Ring& ring, int k_tiles, int cg, int rank) {
+// One tile (kN = BN / 2) or piece (kN = 32) of a consumer warpgroup: rung 18's loop over K, a
+// stage at a time (kPerStage K-tiles each: 2 for TAIL = 2's pieces). With an odd K-tile count the
+// last stage's second K-tile lies past K: the copy engine filled it with zeros, and it is
+// multiplied all the same, because a branch between wgmmas makes ptxas serialize every wgmma of
+// the kernel (its warning C7520; measured: the first product 6% slower).
+template <int kN, int kPerStage>
+__device__ __forceinline__ void mma_tile(const Shared& sh, float (&d)[kN], Ring& ring, int k_tiles, int cg, int rank,
+                                         Stagger& stagger) {
     const int lane = threadIdx.x % 32;
     int previous = -1;  // the stage whose batch may still be running
-    for (int kt = 0; kt < k_tiles; ++kt) {
+    for (int kt = 0; kt < k_tiles; kt += kPerStage) {
         mbar_wait(sh.full(ring.stage), ring.parity);
-        const unsigned sA = smem_addr(sh.a(ring.stage)) + cg * (64 * A_ROW_BYTES);
-        const unsigned sB = smem_addr(sh.b(ring.stage));
         wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < BK / 16; ++kk)
-            wgmma_bf16(d, desc_a_k_major(sA + kk * 32), make_desc(sB + kk * 16 * 128, BK * 128, 1024),
-                       kt > 0 || kk > 0);
+        for (int h = 0; h < kPerStage; ++h) {
+            const unsigned sA = smem_addr(stage_a<kPerStage>(sh, ring.stage, h)) + cg * (64 * A_ROW_BYTES);
+            const unsigned sB = smem_addr(stage_b<kPerStage>(sh, ring.stage, h));
+#pragma unroll
+            for (int kk = 0; kk < BK / 16; ++kk)
+                wgmma_bf16(d, desc_a_k_major(sA + kk * 32), make_desc(sB + kk * 16 * 128, BK * 128, 1024),
+                           kt + h > 0 || kk > 0);
+        }
         wgmma_commit();
         wgmma_wait<1>();  // the previous batch is done: its stage can be refilled
         fence_accumulators(d);
         if (previous >= 0 && lane == 0) release(sh, previous, rank);
         previous = ring.stage;
         ring.advance();
+        stagger.after_ktiles(kt);
     }
     wgmma_wait<0>();
     fence_accumulators(d);
     if (lane == 0) release(sh, previous, rank);
+    stagger.after_ktiles(LAG);
 }
 
 template <int kN>
@@ -253,16 +296,18 @@ __device__ __forceinline__ void consume(const Shared& sh, __nv_bfloat16* H, int 
     float(&d_piece)[32] = *reinterpret_cast<float(*)[32]>(&d[0]);
     Ring ring;
     Job j;
-    int pieces = 0;  // pieces stored so far: picks the store buffer of the next
+    int pieces = 0;       // pieces stored so far: picks the store buffer of the next
+    Stagger stagger(cg);  // LAG > 0: consumer 1 runs LAG K-tiles behind consumer 0
     while (js.next(j)) {
+        stagger.before_unit();
         int m0, n0;
         js.origin(j, rank, m0, n0);
         const int row0 = m0 + cg * 64;
         if (!TAIL || j.piece < 0) {  // (with TAIL = 0 the piece path is not compiled)
-            mma_tile(sh, d, ring, js.w.k_tiles, cg, rank);
+            mma_tile<BN / 2, 1>(sh, d, ring, js.w.k_tiles, cg, rank, stagger);
             if (row0 < M) store_gelu(sh, d, map_h, H, M, N, cg, row0, n0, 0);  // not a stack's spare tile
         } else {
-            mma_tile(sh, d_piece, ring, js.w.k_tiles, cg, rank);
+            mma_tile<32, PIECE_KTILES>(sh, d_piece, ring, js.w.k_tiles, cg, rank, stagger);
             if (row0 < M) store_gelu(sh, d_piece, map_h, H, M, N, cg, row0, n0, pieces++ % 2);
         }
     }

@@ -430,6 +430,12 @@ TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
         {ts, {{"BN", 128}, {"STAGES", 2}}},
         {ts, {{"BK", 32}, {"STAGES", 8}}},
         {ts, {{"BK", 32}, {"STAGES", 5}, {"CLUSTER", 1}, {"GROUP_M", 16}}},
+        {ts, {{"LAG", 1}}},  // consumer 1 a K-tile behind consumer 0
+        {ts, {{"LAG", 3}, {"CLUSTER", 1}, {"BN", 128}}},
+        {ts, {{"LAG", 4}, {"BK", 32}, {"STAGES", 8}}},
+        {ts, {{"PAIR_N", 1}}},                                            // the pair side by side along N, sharing A
+        {ts, {{"PAIR_N", 1}, {"BM", 256}, {"BN", 128}, {"CROWS", 128}}},  // cuBLAS's 4096^3 arrangement
+        {ts, {{"PAIR_N", 1}, {"BK", 32}, {"STAGES", 8}, {"GROUP_M", 2}}},
     };
     auto cube = [](int64_t n) { return std::map<std::string, int64_t>{{"M", n}, {"N", n}, {"K", n}}; };
     std::vector<std::map<std::string, int64_t>> sizes = sizes_for(*L);
@@ -438,6 +444,7 @@ TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
     sizes.push_back({{"M", 64}, {"N", 64}, {"K", 8192}});     // one tile, 128 K-tiles through the ring
     sizes.push_back({{"M", 8192}, {"N", 256}, {"K", 1024}});  // more pairs than clusters: each walks several
     sizes.push_back({{"M", 515}, {"N", 1004}, {"K", 200}});   // padded A and B (N % 8 = 4), C still by TMA stores
+    sizes.push_back({{"M", 256}, {"N", 768}, {"K", 72}});     // three tile columns: paired along N, the last half empty
     int checked = 0;
     for (const auto& [rung, params] : variants) {
         for (const auto& s : sizes) {

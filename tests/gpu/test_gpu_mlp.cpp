@@ -121,7 +121,11 @@ TEST(GpuMlp, ClusterRungVariantsCorrect) {
                                                    {{"GROUP_M", 2}, {"STAGES", 2}},
                                                    {{"TANH", 16}},
                                                    {{"TAIL", 1}},
-                                                   {{"TAIL", 1}, {"CLUSTER", 1}, {"BN", 128}, {"STAGES", 6}}};
+                                                   {{"TAIL", 1}, {"CLUSTER", 1}, {"BN", 128}, {"STAGES", 6}},
+                                                   {{"TAIL", 2}},  // pieces with two K-tiles per stage
+                                                   {{"TAIL", 2}, {"CLUSTER", 1}, {"STAGES", 2}},
+                                                   {{"LAG", 2}},  // consumer 1 two K-tiles behind
+                                                   {{"LAG", 3}, {"TAIL", 0}, {"CLUSTER", 1}}};
     for (const auto& v : variants) {
         std::string label;
         for (const auto& [k, x] : v) label += k + "=" + std::to_string(x) + " ";

@@ -48,6 +48,8 @@ TEST(GpuStreamK, CutTilesMeetInCAtOddSizesAndLeaveTheFlagsAtZero) {
         {{"STREAMK", 1}, {"BN", 128}, {"GROUP_M", 8}},
         {{"STREAMK", 1}, {"BK", 32}, {"STAGES", 8}},
         {{"STREAMK", 1}, {"BM", 256}, {"BN", 128}, {"CROWS", 128}},
+        {{"STREAMK", 1}, {"LAG", 2}},  // staggered consumers on cut pieces (a piece may be shorter than LAG)
+        {{"STREAMK", 1}, {"PAIR_N", 1}},
     };
     auto mnk = [](int64_t m, int64_t n, int64_t k) {
         return std::map<std::string, int64_t>{{"M", m}, {"N", n}, {"K", k}};
