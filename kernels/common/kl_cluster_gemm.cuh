@@ -30,11 +30,19 @@
 #define STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
 #define SMEM_ALIGN 1024    // the 128-byte swizzle repeats every 8 rows = 1 KB
 #define B_BOXES (BN / 64)  // 64-column boxes of one B tile
-// What one block of a pair fetches for both (the copy engine multicasts it): with PAIR_N = 0 the
-// pair is stacked along M and shares B, each block fetching half of B's boxes; with PAIR_N = 1 it
-// sits side by side along N and shares A, each block fetching half of A's rows.
-#define B_BOXES_MINE (PAIR_N ? B_BOXES : B_BOXES / CLUSTER)
-#define A_ROWS_MINE (PAIR_N ? BM / CLUSTER : BM)
+// The cluster's blocks as a CM x CN grid of tiles: the CM blocks of a column share B's tile, the
+// CN blocks of a row share A's. A pair (CLUSTER = 2) is stacked along M (PAIR_N = 0: CM = 2) or
+// side by side along N (PAIR_N = 1: CN = 2); CLUSTER = 4 is a 2 x 2 square sharing both. Each
+// block fetches its share of what it shares, and the copy engine multicasts it: 1 / CM of B's
+// boxes into its column, 1 / CN of A's rows into its row. Block `rank` sits at row rank % CM,
+// column rank / CM.
+#define CM (CLUSTER == 4 ? 2 : PAIR_N ? 1 : CLUSTER)
+#define CN (CLUSTER / CM)
+#define B_BOXES_MINE (B_BOXES / CM)
+#define A_ROWS_MINE (BM / CN)
+// The block's row and column in the cluster's grid (written so that a pair's needs no arithmetic).
+__device__ __forceinline__ int cluster_row(int rank) { return CN == 1 ? rank : rank % CM; }
+__device__ __forceinline__ int cluster_col(int rank) { return CM == 1 ? rank : CN == 1 ? 0 : rank / CM; }
 #define SUB_BYTES (64 * 128)  // a store sub-tile: 64 rows of 128 bytes (32 fp32 or 64 bf16), 8 KB
 #define STORE_BYTES (NUM_CONSUMERS * 2 * SUB_BYTES)  // two sub-tile buffers per consumer warpgroup
 
@@ -46,13 +54,14 @@ static_assert((CONSUMER_REGS - LAUNCH_REGS) * NUM_CONSUMERS <= LAUNCH_REGS - PRO
               "the consumers cannot take more registers than the producer gives back");
 static_assert(BM == 128 || BM == 256, "BM must be 128 or 256 (BM / CROWS consumer warpgroups)");
 static_assert(BN == 128 || BN == 256, "BN must be 128 or 256 (two or four 64-column boxes of B, split over the pair)");
-static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER must be 1 (no pairing) or 2");
+static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4, "CLUSTER must be 1 (no pairing), 2 (a pair) or 4 (2 x 2)");
+static_assert(CLUSTER != 4 || PAIR_N == 0, "CLUSTER = 4 is a 2 x 2 square: PAIR_N must be 0");
 static_assert(HALVES * BN / 2 + 32 <= CONSUMER_REGS,
               "a consumer's CROWS * BN / 128 accumulators must fit its registers");
 static_assert(CROWS == 64 || CROWS == 128, "CROWS must be 64 (one m64 wgmma per step) or 128 (two)");
 static_assert(BM % CROWS == 0, "BM must be a whole number of consumer warpgroups' rows");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
-static_assert(GROUP_M % CLUSTER == 0, "GROUP_M tile rows must hold whole stacks of CLUSTER tiles");
+static_assert(GROUP_M % CM == 0, "GROUP_M tile rows must hold whole stacks of CM tile rows");
 static_assert(PAIR_N == 0 || PAIR_N == 1,
               "PAIR_N must be 0 (pairs stacked along M, sharing B) or 1 (along N, sharing A)");
 static_assert(BK == 32 || BK == 64, "BK must be 32 (64-byte swizzle of A) or 64 (128-byte swizzle)");
@@ -91,10 +100,10 @@ __device__ __forceinline__ unsigned long long desc_a_k_major(unsigned addr) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Work distribution: the cluster walks stacks of CLUSTER tiles, along M (PAIR_N = 0) or along N
-// (PAIR_N = 1); block `rank` takes the rank-th tile of each stack. With an odd tile count along
-// the stacking the last stack's second tile lies past M (or N): that block still fetches its half
-// of the shared operand for its peer, and stores nothing.
+// Work distribution: the cluster walks stacks of CM x CN tiles; block `rank` takes the tile at
+// (rank % CM, rank / CM) of each stack. With an odd tile count along M (or N) the last stacks'
+// second row (column) of tiles lies past M (N): those blocks still fetch their shares for their
+// peers, and store nothing.
 // A unit is K-tiles [kbeg, kend) of one stack. The rounds that give every cluster a stack hand
 // out whole stacks (cluster c: stacks c, c + G, ...; G clusters). With STREAMK = 1 the stacks
 // left over (fewer than G) are cut by K-tiles instead: laid end to end, their K-tiles are dealt
@@ -111,10 +120,10 @@ struct Walk {
     long long it, it_end;  // this cluster's streamed K-tiles still to hand out
     int next_whole;
 
-    // tiles_m x tiles_n tiles of C, grouped into stacks of CLUSTER along M or N.
+    // tiles_m x tiles_n tiles of C, grouped into stacks of CM x CN.
     __device__ void init(int tiles_m, int tiles_n, int k_tiles_, int cluster_, int clusters_) {
-        stacks_m = PAIR_N ? tiles_m : (tiles_m + CLUSTER - 1) / CLUSTER;
-        stacks_n = PAIR_N ? (tiles_n + CLUSTER - 1) / CLUSTER : tiles_n;
+        stacks_m = (tiles_m + CM - 1) / CM;
+        stacks_n = (tiles_n + CN - 1) / CN;
         k_tiles = k_tiles_, cluster = cluster_, clusters = clusters_;
         const int stacks = stacks_m * stacks_n, left = stacks % clusters;
         // A share under 8 K-tiles would spend more on joining the pieces than the idle SMs cost.
@@ -156,15 +165,15 @@ struct Walk {
     }
     // Stack number -> origin of this block's tile (rung 12's grouped order, over stacks; not
     // kl_tma.cuh's tile_origin, which walks single tiles).
-    // A group holds GROUP_M tile rows: GROUP_M / CLUSTER rows of stacks along M, GROUP_M along N.
+    // A group holds GROUP_M tile rows: GROUP_M / CM rows of stacks.
     __device__ void origin(int stack, int rank, int& m0, int& n0) const {
-        const int group_stacks = PAIR_N ? GROUP_M : GROUP_M / CLUSTER;
+        const int group_stacks = GROUP_M / CM;
         const int group = stack / (group_stacks * stacks_n), first_m = group * group_stacks;
         const int rows = min(stacks_m - first_m, group_stacks);
         const int in_group = stack % (group_stacks * stacks_n);
         const int sm = first_m + in_group % rows, sn = in_group / rows;
-        m0 = (PAIR_N ? sm : sm * CLUSTER + rank) * BM;
-        n0 = (PAIR_N ? sn * CLUSTER + rank : sn) * BN;
+        m0 = (sm * CM + cluster_row(rank)) * BM;
+        n0 = (sn * CN + cluster_col(rank)) * BN;
     }
 };
 
@@ -193,19 +202,22 @@ __device__ __forceinline__ void load_stage(const Shared& sh, const TmaDescriptor
                                            const Ring& ring, int m0, int n0, int kt, int rank) {
     const unsigned full = sh.full(ring.stage);
     mbar_arrive_expect_bytes(full, STAGE_BYTES);
-    if (PAIR_N && CLUSTER > 1)  // block 0 the top half of A's rows, block 1 the bottom half
-        tma_load_2d_multicast(smem_addr(sh.a(ring.stage)) + rank * (A_ROWS_MINE * A_ROW_BYTES), map_a, kt * BK,
-                              m0 + rank * A_ROWS_MINE, full, (1u << CLUSTER) - 1);
-    else
+    const int rm = cluster_row(rank), rn = cluster_col(rank);
+    if (CN > 1) {  // share rn of A's rows, into the blocks of this row (ranks rm, rm + CM, ...)
+        const unsigned row_mask = CM == 1 ? (1u << CN) - 1 : 0x5u << rm;
+        tma_load_2d_multicast(smem_addr(sh.a(ring.stage)) + rn * (A_ROWS_MINE * A_ROW_BYTES), map_a, kt * BK,
+                              m0 + rn * A_ROWS_MINE, full, row_mask);
+    } else {
         tma_load_2d(smem_addr(sh.a(ring.stage)), map_a, kt * BK, m0, full);
+    }
 #pragma unroll
     for (int i = 0; i < B_BOXES_MINE; ++i) {
-        const int j = PAIR_N ? i : rank * B_BOXES_MINE + i;  // (paired along M) block 0 the left half of B
+        const int j = rm * B_BOXES_MINE + i;  // share rm of B's boxes: block 0 of a column the left ones
         const unsigned dst = smem_addr(sh.b(ring.stage) + j * (BK * 128));
-        if (CLUSTER == 1 || PAIR_N)
+        if (CM == 1)
             tma_load_2d(dst, map_b, n0 + j * 64, kt * BK, full);
-        else
-            tma_load_2d_multicast(dst, map_b, n0 + j * 64, kt * BK, full, (1u << CLUSTER) - 1);
+        else  // into the blocks of this column (ranks CM rn ... CM rn + CM - 1)
+            tma_load_2d_multicast(dst, map_b, n0 + j * 64, kt * BK, full, ((1u << CM) - 1) << (CM * rn));
     }
 }
 
@@ -227,9 +239,15 @@ __device__ __forceinline__ void produce(const Shared& sh, const TmaDescriptor* m
 // ---------------------------------------------------------------------------------------------
 // Consumers: rung 12's loop; a finished stage is handed back to the producers of both blocks.
 // ---------------------------------------------------------------------------------------------
+// Every block whose producer writes into this one (its row and its column, itself included) is
+// told; in a 2 x 2 square that leaves out the diagonal block.
 __device__ __forceinline__ void release(const Shared& sh, int stage, int rank) {
     mbar_arrive(sh.empty(stage));
-    if (CLUSTER > 1) mbar_arrive_peer(sh.empty(stage), rank ^ 1);
+    if (CLUSTER == 2) mbar_arrive_peer(sh.empty(stage), rank ^ 1);
+    if (CLUSTER == 4) {
+        mbar_arrive_peer(sh.empty(stage), rank ^ 1);  // the other row of this column (shares B)
+        mbar_arrive_peer(sh.empty(stage), rank ^ 2);  // the other column of this row (shares A)
+    }
 }
 
 __device__ __forceinline__ void fence_all(float (&d)[HALVES][BN / 2]) {
@@ -311,8 +329,8 @@ __device__ __forceinline__ void carve_shared(Shared& sh, unsigned char* smem_raw
 __device__ __forceinline__ void init_ring(const Shared& sh) {
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(sh.full(s), 1);                             // this block's expect_tx arrival
-            mbar_init(sh.empty(s), CLUSTER * NUM_CONSUMERS * 4);  // every consumer warp of the cluster
+            mbar_init(sh.full(s), 1);                                   // this block's expect_tx arrival
+            mbar_init(sh.empty(s), (CM + CN - 1) * NUM_CONSUMERS * 4);  // every consumer warp of row and column
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         fence_proxy_async();

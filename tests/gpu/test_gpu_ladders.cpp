@@ -436,6 +436,9 @@ TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
         {ts, {{"PAIR_N", 1}}},                                            // the pair side by side along N, sharing A
         {ts, {{"PAIR_N", 1}, {"BM", 256}, {"BN", 128}, {"CROWS", 128}}},  // cuBLAS's 4096^3 arrangement
         {ts, {{"PAIR_N", 1}, {"BK", 32}, {"STAGES", 8}, {"GROUP_M", 2}}},
+        {ts, {{"CLUSTER", 4}}},  // a 2 x 2 square of tiles sharing A along N and B along M
+        {ts, {{"CLUSTER", 4}, {"BM", 256}, {"BN", 128}, {"CROWS", 128}, {"GROUP_M", 4}}},
+        {ts, {{"CLUSTER", 4}, {"BK", 32}, {"STAGES", 8}, {"LAG", 2}}},
     };
     auto cube = [](int64_t n) { return std::map<std::string, int64_t>{{"M", n}, {"N", n}, {"K", n}}; };
     std::vector<std::map<std::string, int64_t>> sizes = sizes_for(*L);
