@@ -58,8 +58,9 @@
 //    Compute, one launch each) rung 18 takes 0.8% more than cuBLAS at 4096^3 and 2.4% fewer at
 //    8192^3; the rest of each timed gap is the clock the power limit grants.
 //  - CLUSTER = 4: a 2 x 2 square of tiles sharing A along its rows and B along its columns, a
-//    quarter fewer L2 reads than the pair. Correct, but 0.55-0.65x of cuBLAS, not yet understood
-//    (assets/recorded/h100_matmul_cluster4_s10.json).
+//    quarter fewer L2 reads than the pair. Correct, but 0.55-0.65x of cuBLAS: a cluster lives in
+//    one GPC, and only 30 clusters of 4 fit an H100 at once (66 pairs), so 3 of 33 wait for the
+//    others to finish (assets/recorded/h100_matmul_cluster4_s10.json, h100_2026-11-25_s10/call14).
 // Compiled for sm_90a only. Error: as rung 12, ~1e-6 relative (a cut tile's sums are added in
 // L2 in the order the pieces arrive, so its last bits may differ from run to run).
 
