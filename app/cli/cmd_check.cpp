@@ -3,8 +3,10 @@
 // the rung's constraints, for each architecture of --arch (a list). A rung that needs a newer
 // architecture than the target (its manifest's min_arch, or an "a" target such as sm_90a) is
 // skipped by design, with its declared reason, not failed. Needs no GPU. Exit 0 when every
-// compilation succeeds. Triton rungs compile through the Triton helper (triton_rung.h) when the
-// learner's python3 has Triton, and are listed as skipped, with what to install, when not.
+// compilation succeeds and no rung at its defaults draws a ptxas "Potential Performance Loss"
+// (wgmmas serialized, C7510 / C7520: a rung that ships so runs at a fraction of its speed); the
+// same note on another combination is printed as a warning. Triton rungs compile through the Triton helper
+// (triton_rung.h) when the learner's python3 has Triton, and are listed as skipped, with what to install, when not.
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -15,6 +17,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "engine/atomic_file.h"
+#include "engine/compile_diagnostics.h"
 #include "engine/compiler.h"
 #include "engine/device_profile.h"
 #include "engine/errors.h"
@@ -33,7 +36,7 @@ struct CheckOptions {
 };
 
 struct Counts {
-    int compiled = 0, failed = 0, skipped = 0, by_design = 0, no_triton = 0;
+    int compiled = 0, failed = 0, skipped = 0, by_design = 0, no_triton = 0, slow = 0;  // slow: ptxas notes
 };
 
 // Parameter sets to try: defaults, then each parameter at the ends of its range.
@@ -99,6 +102,19 @@ void check_triton_variant(const CheckOptions& opt, const Ladder& L, const Rung& 
         }
     }
 }
+// ptxas's "Potential Performance Loss" notes of one compiled variant: a failure at the rung's
+// defaults (index 0 of variants()), a warning elsewhere.
+void report_performance_notes(const Rung& r, const CompiledCode& c, bool defaults, const CompileRequest& req, DType dt,
+                              const ParamValues& pv, Counts& n) {
+    for (const auto& d : diagnostics_of_compile(c.log, r.source_path)) {
+        if (d.message.rfind("ptxas: ", 0) != 0) continue;
+        if (defaults) ++n.failed;
+        ++n.slow;
+        std::printf("%s  %s %s %s %s: %s\n", defaults ? "FAIL" : "WARN", req.label.c_str(), to_string(dt).c_str(),
+                    req.arch.c_str(), describe(pv).c_str(), d.message.c_str());
+    }
+}
+
 // Every rung variant of the ladders for one target architecture.
 void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, const std::string& arch, Counts& n) {
     const int cc = parse_arch(arch).cc;
@@ -117,7 +133,9 @@ void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, co
                             r.id.c_str(), arch.c_str());
                 continue;
             }
-            for (const auto& pv : variants(r)) {
+            const std::vector<ParamValues> vs = variants(r);
+            for (size_t vi = 0; vi < vs.size(); ++vi) {
+                const ParamValues& pv = vs[vi];
                 for (DType dt : r.dtypes) {
                     // Constraints are checked at the ladder's default sizes.
                     RunOptions ro;
@@ -152,6 +170,7 @@ void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, co
                             continue;
                         }
                         ++n.compiled;
+                        report_performance_notes(r, c, vi == 0, req, dt, pv, n);
                         if (opt.verbose)
                             std::printf("ok    %s %s %s %s%s\n", req.label.c_str(), to_string(dt).c_str(),
                                         req.arch.c_str(), describe(pv).c_str(), c.from_cache ? " (cached)" : "");
@@ -233,9 +252,10 @@ Action add_check_kernels_command(CLI::App& app) {
         std::string archs;
         for (const auto& a : opt->archs) archs += (archs.empty() ? "" : ",") + a;
         std::printf(
-            "check-kernels (%s): %d compiled, %d failed, %d skipped by constraints, %d rung-targets skipped by design "
+            "check-kernels (%s): %d compiled, %d failed, %d ptxas performance notes, %d skipped by constraints, %d "
+            "rung-targets skipped by design "
             "(need a newer architecture) (%.1f s, NVRTC %s)\n",
-            archs.c_str(), n.compiled, n.failed, n.skipped, n.by_design, s, nvrtc_version_string().c_str());
+            archs.c_str(), n.compiled, n.failed, n.slow, n.skipped, n.by_design, s, nvrtc_version_string().c_str());
         return n.failed ? static_cast<int>(ExitCode::BadInput) : 0;
     };
 }

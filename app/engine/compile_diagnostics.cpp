@@ -93,6 +93,11 @@ bool parse_instantiation(const std::string& line, CompileDiagnostic* d, std::str
 
 }  // namespace
 
+bool is_ptxas_performance_note(const std::string& line) {
+    return line.rfind("ptxas", 0) == 0 && line.find(" : ") != std::string::npos &&
+           line.find("Potential Performance Loss") != std::string::npos;
+}
+
 const char* severity_name(Severity s) {
     switch (s) {
         case Severity::Error: return "error";
@@ -127,6 +132,12 @@ std::vector<CompileDiagnostic> parse_nvrtc_log(const std::string& log, const std
             out.push_back(d);
         } else if (lines[i].rfind("nvrtc: error: ", 0) == 0) {
             d.message = lines[i].substr(14);
+            out.push_back(d);
+        } else if (is_ptxas_performance_note(lines[i])) {
+            // About the compiled kernel, not a line: named by the program, at line 0.
+            d.file = shown_name;
+            d.severity = Severity::Warning;
+            d.message = "ptxas: " + lines[i].substr(lines[i].find(':') + 2);
             out.push_back(d);
         }
     }

@@ -23,6 +23,10 @@
 //   inc.cu(1): catastrophic error: cannot open source file "nothere.cuh"
 //             detected during instantiation of "void f<N>() [with N=3]" at line 3   <- a note
 //   nvrtc: error: failed to open libnvrtc-builtins.so.13.0.
+//   ptxas info    : (C7510) Potential Performance Loss: wgmma.mma_async instructions are serialized
+//     due to ... in the function 'k'      <- the assembler's note on a kernel that compiled: read
+//     as a warning about the whole file (line 0), "ptxas: (C7510) Potential Performance Loss: ...".
+//     A rung that hits it (a branch or a call between wgmmas) runs every wgmma one at a time.
 // The caret line repeats the tabs of the source line, so the caret's offset (minus the 2 of
 // indentation) is the column in characters, a tab counting as one.
 #pragma once
@@ -52,6 +56,8 @@ constexpr size_t kMaxDiagnostics = 200;
 
 std::vector<CompileDiagnostic> parse_nvrtc_log(const std::string& log, const std::string& program_name,
                                                const std::string& shown_name);
+// A line of the log in which ptxas reports a "Potential Performance Loss" (C7510, C7520, ...).
+bool is_ptxas_performance_note(const std::string& line);
 // The log of compile_kernel for the source at `source_path`, its messages named by that path.
 std::vector<CompileDiagnostic> diagnostics_of_compile(const std::string& log, const std::string& source_path);
 std::string format_diagnostic(const CompileDiagnostic& d);

@@ -114,8 +114,12 @@ CompiledCode compile_kernel(const CompileRequest& req) {
     out.cache_key = hex(h);
     const bool ptx = req.output == CompileRequest::Output::Ptx;
     const std::string cache_path = cache_dir("kernels") + "/" + out.cache_key + (ptx ? ".ptx" : ".cubin");
-    if (fs::exists(cache_path, ec)) {
+    // The log is cached beside the code, so its warnings (ptxas's performance notes among them)
+    // reach every compile; an entry without its log (written before the log was kept) is redone.
+    const std::string log_path = cache_path + ".log";
+    if (fs::exists(cache_path, ec) && fs::exists(log_path, ec)) {
         out.code = read_file(cache_path);
+        out.log = read_file(log_path);
         out.from_cache = true;
         return out;
     }
@@ -154,6 +158,7 @@ CompiledCode compile_kernel(const CompileRequest& req) {
     nvrtcDestroyProgram(&prog);
     out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     try {
+        write_file_atomically(log_path, out.log);  // first: code found without its log is recompiled
         write_file_atomically(cache_path, out.code);
     } catch (const Error&) {
         // A read-only cache folder costs a recompile next time, nothing more.

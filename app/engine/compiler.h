@@ -17,7 +17,7 @@ struct CompileRequest {
 
 struct CompiledCode {
     std::string code;  // CUBIN bytes, or PTX text
-    std::string log;   // NVRTC's log (warnings too)
+    std::string log;   // NVRTC's log (warnings too, ptxas's included; kept in the cache beside the code)
     std::string cache_key;
     bool from_cache = false;
     double compile_ms = 0;

@@ -33,6 +33,22 @@ TEST(CompileDiagnostics, ErrorsAndWarningsOfARealLogAtTheirLineAndCaretColumn) {
     EXPECT_EQ(count_diagnostics(ds), "2 errors, 2 warnings");
 }
 
+// ptxas's note on a kernel that compiled but whose wgmmas it serialized (captured from NVRTC 13.0
+// compiling mlp rung 5 with a printf added at its end): a warning about the whole file.
+TEST(CompileDiagnostics, PtxasPerformanceLossIsAWarningAboutTheFile) {
+    auto ds = parse_nvrtc_log(log_file("ptxas13_serialized.log"), "05_gelu_cluster.cu", "/home/me/mine.cu");
+    ASSERT_EQ(ds.size(), 1u);
+    EXPECT_EQ(ds[0].file, "/home/me/mine.cu");
+    EXPECT_EQ(ds[0].line, 0);
+    EXPECT_EQ(ds[0].severity, Severity::Warning);
+    EXPECT_EQ(ds[0].message.rfind(
+                  "ptxas: (C7510) Potential Performance Loss: wgmma.mma_async instructions are serialized", 0),
+              0u)
+        << ds[0].message;
+    EXPECT_EQ(count_diagnostics(ds), "0 errors, 1 warning");
+    EXPECT_FALSE(is_ptxas_performance_note("ptxas info    : Used 168 registers, used 16 barriers"));
+}
+
 TEST(CompileDiagnostics, ColumnsCountATabAsOneCharacter) {
     auto ds = parse_nvrtc_log(log_file("nvrtc13_tab.log"), "tab.cu", "tab.cu");
     ASSERT_EQ(ds.size(), 1u);

@@ -1,6 +1,7 @@
 // Ladder manifests: the real ones load; broken ones fail with file, line and field.
 #include <gtest/gtest.h>
 
+#include "engine/compile_diagnostics.h"
 #include "engine/compiler.h"
 #include "engine/errors.h"
 #include "engine/manifest.h"
@@ -294,6 +295,38 @@ TEST(Compiler, EditedHeaderChangesTheCacheKey) {
     EXPECT_EQ(kl::compile_kernel(req).cache_key, before);  // nothing changed: the same key
     t.write("rung/local.cuh", "#define SCALE 3.0f\n");
     EXPECT_NE(kl::compile_kernel(req).cache_key, before);
+}
+
+// A call between two wgmmas makes ptxas serialize them, and say so in the log: the note must reach
+// the learner on every compile, the cached ones included (the log is cached beside the code).
+TEST(Compiler, PtxasPerformanceNoteSurvivesTheCache) {
+    TempTree t;
+    std::string src = t.write("rung/01_serialized.cu",
+                              "#include \"kl_wgmma.cuh\"\n"
+                              "extern \"C\" __global__ void k(float* y, unsigned long long a, unsigned long long b) {\n"
+                              "    float d[32];\n"
+                              "    wgmma_fence();\n"
+                              "    wgmma_bf16(d, a, b, false);\n"
+                              "    printf(\"between\\n\");\n"
+                              "    wgmma_bf16(d, a, b, true);\n"
+                              "    wgmma_commit();\n"
+                              "    wgmma_wait<0>();\n"
+                              "    y[threadIdx.x] = d[0];\n"
+                              "}\n");
+    kl::CompileRequest req;
+    req.source_path = src;
+    req.arch = "sm_90a";
+    req.label = "tiny/serialized";
+    for (int pass = 0; pass < 2; ++pass) {
+        kl::CompiledCode c = kl::compile_kernel(req);
+        EXPECT_EQ(c.from_cache, pass == 1);
+        auto ds = kl::diagnostics_of_compile(c.log, src);
+        ASSERT_EQ(ds.size(), 1u) << "pass " << pass << ": " << c.log;
+        EXPECT_EQ(ds[0].severity, kl::Severity::Warning);
+        EXPECT_NE(ds[0].message.find("Potential Performance Loss: wgmma.mma_async instructions are serialized"),
+                  std::string::npos)
+            << ds[0].message;
+    }
 }
 
 TEST(Compiler, MissingSourceIsAnInputError) {
