@@ -78,16 +78,7 @@ struct Shared {
     __device__ unsigned empty(int s) const { return bar + 8 * (1 + 2 * STAGES + s); }
 };
 
-struct Ring {
-    int stage = 0;
-    unsigned parity = 0;
-    __device__ __forceinline__ void advance() {
-        if (++stage == STAGES) {
-            stage = 0;
-            parity ^= 1;
-        }
-    }
-};
+using Ring = StageRing<STAGES>;  // kl_tma.cuh
 
 // Key tiles query block qb walks: all of them, or up to its last row when causal.
 __device__ __forceinline__ int key_tiles(int qb, int N, int causal) {

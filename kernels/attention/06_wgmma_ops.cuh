@@ -92,13 +92,7 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[64], const unsigned (&a)[4],
 // ---------------------------------------------------------------------------------------------
 // Named barriers, conversions
 // ---------------------------------------------------------------------------------------------
-// Named barrier among `threads` threads (a multiple of 32); id 0 is __syncthreads'.
-__device__ __forceinline__ void named_sync(int id, int threads) {
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-__device__ __forceinline__ void named_arrive(int id, int threads) {
-    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
+// (named_sync and named_arrive, the named barriers, are kl_tma.cuh's.)
 
 // Two floats -> one register of two bf16 (lo in the low half), round to nearest.
 __device__ __forceinline__ unsigned pack_bf16x2(float lo, float hi) {

@@ -83,16 +83,7 @@ struct Shared {
     __device__ unsigned vempty(int s) const { return bar + 8 * (2 + 3 * STAGES + s); }  // P V read this V tile
 };
 
-struct Ring {
-    int stage = 0;
-    unsigned parity = 0;
-    __device__ __forceinline__ void advance() {
-        if (++stage == STAGES) {
-            stage = 0;
-            parity ^= 1;
-        }
-    }
-};
+using Ring = StageRing<STAGES>;  // kl_tma.cuh
 
 // Work item t (0 .. cdiv(N, BM) * B*H - 1) -> query block and head. Consecutive items are the
 // query blocks of one head, so the blocks running at once share K and V in L2; causal: the

@@ -87,16 +87,7 @@ struct Shared {
     __device__ unsigned vempty(int s) const { return bar + 8 * (2 + 3 * STAGES + s); }  // P V read this V tile
 };
 
-struct Ring {
-    int stage = 0;
-    unsigned parity = 0;
-    __device__ __forceinline__ void advance() {
-        if (++stage == STAGES) {
-            stage = 0;
-            parity ^= 1;
-        }
-    }
-};
+using Ring = StageRing<STAGES>;  // kl_tma.cuh
 
 // Work item t (0 .. cdiv(N, BM) * B*H - 1) -> query block and head, as rung 7.
 template <int BM>
@@ -253,16 +244,9 @@ __device__ __forceinline__ void turn_end(int cg, bool last) {
 // ---------------------------------------------------------------------------------------------
 // Epilogue
 // ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ void tma_store_2d(const TmaDescriptor* map, unsigned src, int x, int y) {
-    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
-                     reinterpret_cast<unsigned long long>(map)),
-                 "r"(x), "r"(y), "r"(src)
-                 : "memory");
-}
-__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
-// Waits until the copy engine has read (not necessarily written out) every committed store.
-__device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
-__device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+// (The TMA store and its bulk-group waits are kl_tma.cuh's: tma_store_2d, bulk_commit,
+// bulk_wait_read<0> until the copy engine has read every committed store, bulk_wait<0> until
+// it has written them out.)
 __device__ __forceinline__ void st_shared_u32(unsigned addr, unsigned v) {
     asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
 }
@@ -307,7 +291,7 @@ __device__ __forceinline__ void store_tile(unsigned tile, const TmaDescriptor* m
                                            const float (&inv)[2], int first_row, int cg) {
     const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
     const bool issuer = threadIdx.x % 128 == 0;
-    if (issuer) bulk_wait_read();
+    if (issuer) bulk_wait_read<0>();
     named_sync(EPILOGUE_BAR + cg, 128);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -487,7 +471,7 @@ __device__ __forceinline__ void flash_fa3(__nv_bfloat16* O, float* lse, int N, i
         unsigned q_parity = 0;
         for (int t = blockIdx.x; t < items; t += gridDim.x, q_parity ^= 1)
             consume_item<D, NC>(sh, O, lse, mo, Work<C::kBM>(t, N, causal), N, causal, wg - 1, ring, q_parity);
-        if (TMA_STORE && threadIdx.x % 128 == 0) bulk_wait_all();  // shared memory outlives the last store
+        if (TMA_STORE && threadIdx.x % 128 == 0) bulk_wait<0>();  // shared memory outlives the last store
     }
 }
 

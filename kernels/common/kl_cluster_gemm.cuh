@@ -68,27 +68,8 @@ static_assert(BK == 32 || BK == 64, "BK must be 32 (64-byte swizzle of A) or 64 
 static_assert(LAG == 0 || NUM_CONSUMERS == 2, "LAG staggers two consumer warpgroups: it needs BM / CROWS == 2");
 static_assert(LAG < STAGES, "LAG must be under STAGES: the leading consumer's first LAG K-tiles need no stage back");
 
-// The store side of the copy engine: one box of C from shared memory (laid out as the tensor map
-// says, here in the 128-byte swizzle) to global memory. Completion is tracked per issuing thread
-// in bulk groups: commit closes a group, wait_group.read N returns once at most N groups still
-// read shared memory, wait_group N once at most N are still writing.
-__device__ __forceinline__ void tma_store_2d(const TmaDescriptor* map, unsigned src, int x, int y) {
-    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
-                     reinterpret_cast<unsigned long long>(map)),
-                 "r"(x), "r"(y), "r"(src)
-                 : "memory");
-}
-__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
-template <int kPending>
-__device__ __forceinline__ void bulk_wait_read() {
-    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
-}
-template <int kPending>
-__device__ __forceinline__ void bulk_wait() {
-    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
 // A barrier for the 128 threads of one consumer warpgroup only (id 0 is __syncthreads').
-__device__ __forceinline__ void warpgroup_sync(int id) { asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory"); }
+__device__ __forceinline__ void warpgroup_sync(int id) { named_sync(id, 128); }
 
 // A's shared-memory descriptor. With BK = 64 this is kl_wgmma.cuh's make_desc (128-byte swizzle,
 // 8-row groups 1 KB apart); with BK = 32 a row of A is 64 bytes, so the copy engine writes it in
@@ -272,14 +253,14 @@ struct Stagger {
     // Consumer 1, before its first unit: until consumer 0 has done its first LAG K-tiles.
     __device__ __forceinline__ void before_unit() {
         if (LAG > 0 && wait) {
-            asm volatile("bar.sync %0, 256;\n" ::"n"(STAGGER_BARRIER) : "memory");
+            named_sync(STAGGER_BARRIER, 256);
             wait = false;
         }
     }
     // Consumer 0, once `done` of its first unit's K-tiles are finished (or the unit is over).
     __device__ __forceinline__ void after_ktiles(int done) {
         if (LAG > 0 && signal && done >= LAG) {
-            asm volatile("bar.arrive %0, 256;\n" ::"n"(STAGGER_BARRIER) : "memory");
+            named_arrive(STAGGER_BARRIER, 256);
             signal = false;
         }
     }

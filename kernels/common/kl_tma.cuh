@@ -1,7 +1,9 @@
 // Hopper copy-engine and hand-over wrappers shared by the warp-specialized rungs (sm_90a only):
 // matmul 12, 13, 15, 17, 18 and 20, mlp 02, 03 and 04, attention 06, 07 and 08. The tensor map the engine passes,
 // mbarriers at CTA scope (init, arrive, arrive with a byte count, parity wait), one 2-D TMA box
-// load, the setmaxnreg register hand-over and the grouped tile order of matmul rung 11. Each is
+// load, the 2-D TMA store with its bulk-group commit and waits (matmul 18, mlp 04 and 05,
+// attention 08), the stage ring, the setmaxnreg register hand-over and the grouped tile order
+// of matmul rung 11. Each is
 // one PTX instruction (or a loop around one) with the same semantics in every rung. What the
 // rungs teach (who copies, how stages are handed over, the producer and consumer loops, the
 // epilogue) stays in their own files; a rung whose variant differs on purpose (cluster scope,
@@ -73,6 +75,36 @@ __device__ __forceinline__ void regs_decrease() {
 template <int kRegs>
 __device__ __forceinline__ void regs_increase() {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+
+// Named barrier among `threads` threads (a multiple of 32); id 0 is __syncthreads'. Arrive signals
+// without waiting (a producer telling consumers), sync signals and waits.
+__device__ __forceinline__ void named_sync(int id, int threads) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_arrive(int id, int threads) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// The store side of the copy engine: one box of shared memory (laid out as the tensor map says)
+// to global memory at column x, row y; the engine skips the parts past the tensor's edges.
+// Completion is tracked per issuing thread in bulk groups: commit closes a group, bulk_wait_read<N>
+// returns once at most N groups still read shared memory (their buffers may be overwritten),
+// bulk_wait<N> once at most N are still writing to global memory.
+__device__ __forceinline__ void tma_store_2d(const TmaDescriptor* map, unsigned src, int x, int y) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
+                     reinterpret_cast<unsigned long long>(map)),
+                 "r"(x), "r"(y), "r"(src)
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
+}
+template <int kPending>
+__device__ __forceinline__ void bulk_wait() {
+    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
 // The ring of pipeline stages that a producer and its consumers step through in the same order:

@@ -168,25 +168,8 @@ __device__ __forceinline__ void produce_elementwise(const Shared& sh, const __nv
 // ---------------------------------------------------------------------------------------------
 // The epilogue: through shared memory and the copy engine (the change from rung 2)
 // ---------------------------------------------------------------------------------------------
-// One box of shared memory (64 x 64 bf16, 128-byte swizzled as the map says) to H at column x,
-// row y; the copy engine skips the parts of the box past H's edges. The store joins this
-// thread's current bulk group.
-__device__ __forceinline__ void tma_store_2d(const TmaDescriptor* map, unsigned src, int x, int y) {
-    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
-                     reinterpret_cast<unsigned long long>(map)),
-                 "r"(src), "r"(x), "r"(y)
-                 : "memory");
-}
-__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
-// Waits until the copy engine has *read* this thread's committed stores (the patch may be
-// overwritten), or, with kRead false, until their writes to H are complete.
-template <bool kRead>
-__device__ __forceinline__ void bulk_wait_all() {
-    if (kRead)
-        asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
-    else
-        asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
-}
+// The boxes of H (64 x 64 bf16, 128-byte swizzled as the map says) leave through kl_tma.cuh's
+// tma_store_2d; bulk_wait_read<0> lets the patch be overwritten, bulk_wait<0> waits for H itself.
 // The 128 threads of consumer warpgroup cg meet (named barrier 1 + cg; 0 is __syncthreads).
 __device__ __forceinline__ void warpgroup_sync(int cg) { asm volatile("bar.sync %0, 128;\n" ::"r"(1 + cg) : "memory"); }
 
@@ -230,8 +213,8 @@ __device__ __forceinline__ void epilogue_staged(const float (&d)[BN / 2], unsign
                                                 const TmaDescriptor* map_h, __nv_bfloat16* H, bool tma_store, int M,
                                                 int N, int row0, int col0, int cg) {
     const bool leader = threadIdx.x % 128 == 0;
-    if (leader && tma_store) bulk_wait_all<true>();  // the previous tile's boxes have left the patch
-    warpgroup_sync(cg);                              // (and, without TMA, every thread's copy_patch is done)
+    if (leader && tma_store) bulk_wait_read<0>();  // the previous tile's boxes have left the patch
+    warpgroup_sync(cg);                            // (and, without TMA, every thread's copy_patch is done)
     stage_gelu_bf16(d, smem_addr(patch));
     if (tma_store) fence_proxy_async();  // this thread's shared stores, visible to the copy engine
     warpgroup_sync(cg);
@@ -361,7 +344,7 @@ __device__ __forceinline__ void consume(const Shared& sh, __nv_bfloat16* H, cons
         finish_tile(d, sh, ring, pending, cg, 0, k_tiles);
         epilogue(d, sh, H, map_h, tma_store, M, N, cg, tile, tiles_m, tiles_n);
     }
-    if (EPILOGUE == 1 && tma_store && threadIdx.x % 128 == 0) bulk_wait_all<false>();  // H written before exit
+    if (EPILOGUE == 1 && tma_store && threadIdx.x % 128 == 0) bulk_wait<0>();  // H written before exit
 }
 #else
 // Starts a tile in accumulator set d: its first OVERLAP K-tiles (fewer if K is short), the first
@@ -399,7 +382,7 @@ __device__ __forceinline__ void consume(const Shared& sh, __nv_bfloat16* H, cons
         epilogue(db, sh, H, map_h, tma_store, M, N, cg, tile, tiles_m, tiles_n);
         if ((tile += step) >= tiles) break;
     }
-    if (EPILOGUE == 1 && tma_store && threadIdx.x % 128 == 0) bulk_wait_all<false>();  // H written before exit
+    if (EPILOGUE == 1 && tma_store && threadIdx.x % 128 == 0) bulk_wait<0>();  // H written before exit
 }
 #endif
 

@@ -66,12 +66,13 @@ file = "01_one.cu"
 
 // The tiny ladder, loaded, its rung "one" taking TPB (32..256, default 256) and launching the
 // empty kernel of 01_one.cu: for tests of what reads results of a rung (bindings, predictions).
-inline std::vector<kl::Ladder> tiny_ladder_with_tpb(const TempTree& t) {
+// `tpb_keys`: more keys of TPB's table, one per line ("  before  = 32\n").
+inline std::vector<kl::Ladder> tiny_ladder_with_tpb(const TempTree& t, const std::string& tpb_keys = "") {
     t.write("kernels/tiny/01_one.cu", "extern \"C\" __global__ void one() {}\n");
     std::string m = t.write("kernels/tiny/ladder.toml", kTinyLadderHead + R"TOML(
   [rung.params.TPB]
   default = 256
-  values = [32, 64, 128, 256]
+)TOML" + tpb_keys + R"TOML(  values = [32, 64, 128, 256]
   [[rung.launch]]
   entry = "one"
   grid = ["1"]

@@ -93,19 +93,7 @@ TEST(Bindings, NewestRecordingWinsAndFromPinsAFile) {
 // (`before`): those runs stand for that value, not for the new default.
 TEST(Bindings, BeforeNamesWhatRunsWithoutTheParameterRanWith) {
     TempTree t;
-    t.write("kernels/tiny/01_one.cu", "extern \"C\" __global__ void one() {}\n");
-    std::string m = t.write("kernels/tiny/ladder.toml", kTinyLadderHead + R"TOML(
-  [rung.params.TPB]
-  default = 256
-  before  = 32
-  values = [32, 64, 128, 256]
-  [[rung.launch]]
-  entry = "one"
-  grid = ["1"]
-  block = ["TPB"]
-  args = []
-)TOML");
-    std::vector<Ladder> ladders = {load_ladder(m)};
+    std::vector<Ladder> ladders = tiny_ladder_with_tpb(t, "  before  = 32\n");
     EXPECT_EQ(ladders[0].rungs[0].params[0].before, 32);
     NumberSources s(&ladders);
     RunRecord old_run = run(32, 100, 1);
