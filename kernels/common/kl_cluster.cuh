@@ -1,7 +1,7 @@
 // PTX wrappers of thread-block clusters, shared by the rungs that pair blocks (matmul rungs 15,
 // 17 and 18, mlp rung 5 through kl_cluster_gemm.cuh): the block's rank in its cluster, a barrier
-// of the whole cluster, an arrival on the peer block's mbarrier, and a TMA load multicast into
-// several blocks. kl_tma.cuh has the single-block forms. Needs sm_90.
+// of the whole cluster, an arrival on the peer block's mbarrier, a word handed to the peer, and a
+// TMA load multicast into several blocks. kl_tma.cuh has the single-block forms. Needs sm_90.
 #pragma once
 
 #include "kl_tma.cuh"  // TmaDescriptor
@@ -27,6 +27,35 @@ __device__ __forceinline__ void mbar_arrive_peer(unsigned bar, unsigned rank) {
         "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
         "r"(rank)
         : "memory");
+}
+// The tail queue's hand-off (kl_cluster_gemm.cuh, QUEUE): a word written into the peer's shared
+// memory, then an arrival on the peer's barrier that orders it (release at cluster scope), and
+// the wait that sees it (acquire at cluster scope). Once per job, not per K-tile, so the cost of
+// the cluster scope measured above does not matter here.
+__device__ __forceinline__ void st_peer_u32(unsigned addr, unsigned rank, int value) {
+    asm volatile(
+        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+        "st.shared::cluster.u32 [remote], %2;\n}\n" ::"r"(addr),
+        "r"(rank), "r"(value)
+        : "memory");
+}
+__device__ __forceinline__ void mbar_arrive_peer_cluster(unsigned bar, unsigned rank) {
+    asm volatile(
+        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+        "r"(rank)
+        : "memory");
+}
+__device__ __forceinline__ void mbar_wait_cluster(unsigned bar, unsigned parity) {
+    unsigned done = 0;
+    do {
+        asm volatile(
+            "{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+            "selp.u32 %0, 1, 0, p;\n}\n"
+            : "=r"(done)
+            : "r"(bar), "r"(parity)
+            : "memory");
+    } while (!done);
 }
 // Like kl_tma.cuh's tma_load_2d, but into the same offset of every block in `mask`, signalling
 // the barrier at the same offset in each.

@@ -6,7 +6,8 @@
 // its consumers' epilogue and its entry point. Read matmul rung 18's header comment first: the
 // why of each piece is there, and measured.
 //
-// The including file defines BM, BN, BK, STAGES, CLUSTER, GROUP_M, STREAMK, CROWS, LAG and PAIR_N first.
+// The including file defines BM, BN, BK, STAGES, CLUSTER, GROUP_M, STREAMK, CROWS, LAG, PAIR_N and
+// QUEUE first (and STAMPS, the block timeline, when it wants one).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -16,9 +17,9 @@
 #include "kl_wgmma.cuh"    // wgmma, its fences and the smem descriptor
 
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(STAGES) || !defined(CLUSTER) || !defined(GROUP_M) || \
-    !defined(STREAMK) || !defined(CROWS) || !defined(LAG) || !defined(PAIR_N)
+    !defined(STREAMK) || !defined(CROWS) || !defined(LAG) || !defined(PAIR_N) || !defined(QUEUE)
 #error \
-    "BM, BN, BK, STAGES, CLUSTER, GROUP_M, STREAMK, CROWS, LAG and PAIR_N must be defined, e.g. -DBM=128 -DBN=256 -DBK=64 -DSTAGES=4 -DCLUSTER=2 -DGROUP_M=16 -DSTREAMK=1 -DCROWS=64 -DLAG=0 -DPAIR_N=0"
+    "BM, BN, BK, STAGES, CLUSTER, GROUP_M, STREAMK, CROWS, LAG, PAIR_N and QUEUE must be defined, e.g. -DBM=128 -DBN=256 -DBK=64 -DSTAGES=4 -DCLUSTER=2 -DGROUP_M=16 -DSTREAMK=1 -DCROWS=64 -DLAG=0 -DPAIR_N=0 -DQUEUE=0"
 #endif
 
 #define A_ROW_BYTES (BK * 2)        // a K-tile row of A: 128 bytes (BK = 64) or 64 (BK = 32), its swizzle span
@@ -67,6 +68,9 @@ static_assert(PAIR_N == 0 || PAIR_N == 1,
 static_assert(BK == 32 || BK == 64, "BK must be 32 (64-byte swizzle of A) or 64 (128-byte swizzle)");
 static_assert(LAG == 0 || NUM_CONSUMERS == 2, "LAG staggers two consumer warpgroups: it needs BM / CROWS == 2");
 static_assert(LAG < STAGES, "LAG must be under STAGES: the leading consumer's first LAG K-tiles need no stage back");
+static_assert(QUEUE == 0 || QUEUE == 1 || QUEUE == 2,
+              "QUEUE must be 0 (dealt in turn), 1 (the last round queued) or 2 (all)");
+static_assert(QUEUE == 0 || STREAMK == 0, "QUEUE and STREAMK both reshape the last round: one at a time");
 
 // A barrier for the 128 threads of one consumer warpgroup only (id 0 is __syncthreads').
 __device__ __forceinline__ void warpgroup_sync(int id) { named_sync(id, 128); }
@@ -89,6 +93,8 @@ __device__ __forceinline__ unsigned long long desc_a_k_major(unsigned addr) {
 // out whole stacks (cluster c: stacks c, c + G, ...; G clusters). With STREAMK = 1 the stacks
 // left over (fewer than G) are cut by K-tiles instead: laid end to end, their K-tiles are dealt
 // out in G contiguous shares, equal to within one, so every SM finishes at the same time.
+// With QUEUE = 1 the left-over stacks are not dealt out but queued (below): whichever cluster
+// finishes its whole rounds first takes the next. With QUEUE = 2 every stack is queued.
 // ---------------------------------------------------------------------------------------------
 struct Unit {
     int stack, kbeg, kend;
@@ -96,7 +102,8 @@ struct Unit {
 
 struct Walk {
     int stacks_m, stacks_n, k_tiles, cluster, clusters;  // stacks_m x stacks_n stacks of tiles
-    int whole;             // stacks handed out whole (all of them unless the remainder is streamed)
+    int whole;             // stacks dealt out whole (all of them unless the remainder is streamed or queued)
+    int queued;            // stacks whole + 0 ... whole + queued - 1 are taken from the queue (QUEUE)
     long long q, r;        // streamed K-tiles per cluster: q, and one more for the first r clusters
     long long it, it_end;  // this cluster's streamed K-tiles still to hand out
     int next_whole;
@@ -109,8 +116,9 @@ struct Walk {
         const int stacks = stacks_m * stacks_n, left = stacks % clusters;
         // A share under 8 K-tiles would spend more on joining the pieces than the idle SMs cost.
         const bool stream = STREAMK == 1 && left > 0 && (long long)left * k_tiles >= 8LL * clusters;
-        whole = stream ? stacks - left : stacks;
-        const long long streamed = (long long)(stacks - whole) * k_tiles;
+        queued = QUEUE == 0 ? 0 : QUEUE == 1 ? left : stacks;
+        whole = stream ? stacks - left : stacks - queued;
+        const long long streamed = stream ? (long long)(stacks - whole) * k_tiles : 0;  // (queued stacks are not)
         q = streamed / clusters;
         r = streamed % clusters;
         it = first_iter(cluster);
@@ -161,10 +169,14 @@ struct Walk {
 using Ring = StageRing<STAGES>;  // kl_tma.cuh
 
 struct Shared {
-    unsigned char* stages;  // STAGES x (A tile, then BN / 64 blocks of B), 1 KB aligned
-    unsigned char* store;   // NUM_CONSUMERS x 2 sub-tile buffers of C, 1 KB aligned (the swizzle's period)
-    unsigned full_bar;      // STAGES barriers: the stage's A and whole B have landed here
-    unsigned empty_bar;     // STAGES barriers: every consumer warp of the cluster is done with it
+    unsigned char* stages;   // STAGES x (A tile, then BN / 64 blocks of B), 1 KB aligned
+    unsigned char* store;    // NUM_CONSUMERS x 2 sub-tile buffers of C, 1 KB aligned (the swizzle's period)
+    unsigned full_bar;       // STAGES barriers: the stage's A and whole B have landed here
+    unsigned empty_bar;      // STAGES barriers: every consumer warp of the cluster is done with it
+    unsigned job_full;       // QUEUE: block 0's producer has handed this block the next job (job_slot)
+    unsigned job_empty;      // QUEUE: (block 0) every other block's producer has read its job_slot
+    volatile int* job_slot;  // QUEUE: the job handed over (-1: none left)
+    volatile int* tags;      // QUEUE: STAGES words, the queued job whose first K-tile a stage holds
     __device__ unsigned full(int s) const { return full_bar + 8 * s; }
     __device__ unsigned empty(int s) const { return empty_bar + 8 * s; }
     __device__ unsigned char* a(int s) const { return stages + s * STAGE_BYTES; }
@@ -202,19 +214,110 @@ __device__ __forceinline__ void load_stage(const Shared& sh, const TmaDescriptor
     }
 }
 
+// Every K-tile of one unit.
+__device__ __forceinline__ void produce_unit(const Shared& sh, const TmaDescriptor* map_a, const TmaDescriptor* map_b,
+                                             Ring& ring, const Walk& w, const Unit& u, int rank) {
+    int m0, n0;
+    w.origin(u.stack, rank, m0, n0);
+    for (int kt = u.kbeg; kt < u.kend; ++kt) {
+        mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
+        load_stage(sh, map_a, map_b, ring, m0, n0, kt, rank);
+        ring.advance();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The queue (QUEUE > 0). The walk deals stacks out in turn, so each cluster's share is fixed
+// before anything runs; but the SMs do not keep one pace. The block timeline (STAMPS) of mlp rung 5
+// at 8192 x 4096 x 16384 on an H100: the slowest pair took 1.6% longer per tile than the fastest,
+// so after 31 rounds the pairs finished 22 us apart, and the last round's work, dealt in turn,
+// ran on pairs that finished late. Queued, it goes to whichever clusters come free first.
+// Block 0's producer takes a job number from a counter in global memory (one atomicAdd), hands it
+// to the other blocks' producers through their shared memory (job_slot, job_full; job_empty
+// says they have read it), and each producer writes it beside the stage of the job's first K-tile
+// (tags), where its consumers read it once that stage has landed. -1: none left. The counter
+// counts every take; the launch's last (jobs + clusters takes: each cluster's final one finds
+// nothing) sets it back to zero for the next launch.
+// ---------------------------------------------------------------------------------------------
+struct TailQueue {
+    int* counter;
+    int jobs, clusters;
+    unsigned parity;
+    __device__ TailQueue(int* counter_, int jobs_, int clusters_)
+        : counter(counter_), jobs(jobs_), clusters(clusters_), parity(0) {}
+    // The producers of a cluster, in step: the next job number, or -1.
+    __device__ int take(const Shared& sh, int rank) {
+        int job;
+        if (rank == 0) {
+            const int i = atomicAdd(counter, 1);
+            if (i == jobs + clusters - 1) atomicExch(counter, 0);
+            job = i < jobs ? i : -1;
+            if (CLUSTER > 1) {
+                mbar_wait_cluster(sh.job_empty, parity ^ 1);  // the last job handed over has been read
+                for (int r = 1; r < CLUSTER; ++r) {
+                    st_peer_u32(smem_addr(const_cast<int*>(sh.job_slot)), r, job);
+                    mbar_arrive_peer_cluster(sh.job_full, r);
+                }
+            }
+        } else {
+            mbar_wait_cluster(sh.job_full, parity);
+            job = *sh.job_slot;
+            mbar_arrive_peer_cluster(sh.job_empty, 0);
+        }
+        parity ^= 1;
+        return job;
+    }
+};
+
+// The producer's side: take jobs until none is left, writing each beside the stage of its first
+// K-tile (produce_job issues its loads, or nothing for a job it skips: the stage then stays free
+// and takes the next tag); at the end, the next stage is tagged -1 and its barrier completed
+// without loads, which lets the consumers leave.
+template <class ProduceJob>
+__device__ __forceinline__ void produce_queued(const Shared& sh, Ring& ring, TailQueue q, int rank,
+                                               ProduceJob produce_job) {
+    for (;;) {
+        const int job = q.take(sh, rank);
+        mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
+        sh.tags[ring.stage] = job;
+        if (job < 0) {
+            mbar_arrive(sh.full(ring.stage));
+            return;
+        }
+        produce_job(job);
+    }
+}
+// The consumers' side: the job written beside the stage they are about to read (-1: none left).
+__device__ __forceinline__ int queued_job(const Shared& sh, const Ring& ring) {
+    mbar_wait(sh.full(ring.stage), ring.parity);
+    return sh.tags[ring.stage];
+}
+
+// The queue's counter: one int after the stream-K flags (the manifest allocates one more), past
+// every flag a stack of this launch can use.
+__device__ __forceinline__ int* queue_counter(int* flags, const Walk& w) {
+    return flags + w.stacks_m * w.stacks_n * CLUSTER * (BM / 64);
+}
+
 __device__ __forceinline__ void produce(const Shared& sh, const TmaDescriptor* map_a, const TmaDescriptor* map_b,
-                                        Walk w, int rank) {
+                                        Walk w, int rank, int* flags) {
     Ring ring;
     Unit u;
-    while (w.next(u)) {
-        int m0, n0;
-        w.origin(u.stack, rank, m0, n0);
-        for (int kt = u.kbeg; kt < u.kend; ++kt) {
-            mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
-            load_stage(sh, map_a, map_b, ring, m0, n0, kt, rank);
-            ring.advance();
-        }
-    }
+    while (w.next(u)) produce_unit(sh, map_a, map_b, ring, w, u, rank);
+    if (QUEUE)
+        produce_queued(sh, ring, TailQueue(queue_counter(flags, w), w.queued, w.clusters), rank, [&](int job) {
+            produce_unit(sh, map_a, map_b, ring, w, Unit{w.whole + job, 0, w.k_tiles}, rank);
+        });
+}
+
+// The consumers' next unit: the walk's, then (QUEUE) the queued stack their producer tagged.
+__device__ __forceinline__ bool next_unit(Walk& w, const Shared& sh, const Ring& ring, Unit& u) {
+    if (w.next(u)) return true;
+    if (QUEUE == 0) return false;
+    const int job = queued_job(sh, ring);
+    if (job < 0) return false;
+    u = Unit{w.whole + job, 0, w.k_tiles};
+    return true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -294,15 +397,21 @@ extern "C" __global__ void matmul_tma_store_pad(__nv_bfloat16* Ap, __nv_bfloat16
     }
 }
 
-// The block's shared memory: the stage ring, then the store buffers, then the barriers, from a
+// The block's shared memory: the stage ring, then the store buffers, then the barriers and the
+// queue's words (16 STAGES + 16 + 8 + 4 STAGES bytes: the manifests count 16 STAGES + 64), from a
 // 1 KB aligned base at the same offset in both blocks of a pair (the multicast writes and the
 // remote arrivals rely on it).
 __device__ __forceinline__ void carve_shared(Shared& sh, unsigned char* smem_raw) {
     unsigned char* base = smem_raw + ((SMEM_ALIGN - smem_addr(smem_raw) % SMEM_ALIGN) % SMEM_ALIGN);
     sh.stages = base;
     sh.store = base + STAGES * STAGE_BYTES;
-    sh.full_bar = smem_addr(sh.store + STORE_BYTES);
+    unsigned char* bars = sh.store + STORE_BYTES;
+    sh.full_bar = smem_addr(bars);
     sh.empty_bar = sh.full_bar + 8 * STAGES;
+    sh.job_full = sh.empty_bar + 8 * STAGES;
+    sh.job_empty = sh.job_full + 8;
+    sh.job_slot = reinterpret_cast<volatile int*>(bars + 16 * STAGES + 16);
+    sh.tags = sh.job_slot + 2;
 }
 
 // Thread 0 initializes the ring's barriers; then both blocks of a pair meet, so the peer's
@@ -313,6 +422,10 @@ __device__ __forceinline__ void init_ring(const Shared& sh) {
             mbar_init(sh.full(s), 1);                                   // this block's expect_tx arrival
             mbar_init(sh.empty(s), (CM + CN - 1) * NUM_CONSUMERS * 4);  // every consumer warp of row and column
         }
+        if (QUEUE) {
+            mbar_init(sh.job_full, 1);                               // block 0's producer
+            mbar_init(sh.job_empty, CLUSTER > 1 ? CLUSTER - 1 : 1);  // the other blocks' producers
+        }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         fence_proxy_async();
     }
@@ -320,6 +433,92 @@ __device__ __forceinline__ void init_ring(const Shared& sh) {
         __syncthreads();
     else
         cluster_sync();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The block timeline (STAMPS = n > 0: a measuring form, not one to time). Each block records its
+// SM, the global nanosecond timer when it starts and when it leaves, and its SM's cycle counter
+// at the start and when each unit's last wgmma has finished (consumer 0); a second launch of the same
+// module, cluster_gemm_print_stamps, prints the records of the n-th launch. It answers where a
+// persistent kernel's SMs wait: before their first tile, between tiles, or after their last while
+// other SMs finish (docs/tuning/mlp.md; scripts/gpu_gemm/stamps_table.py reads the lines). The
+// records are plain global stores by one thread, a few per tile; no printf in the GEMM itself,
+// since a call there makes ptxas serialize its wgmmas.
+// ---------------------------------------------------------------------------------------------
+#ifndef STAMPS
+#define STAMPS 0
+#endif
+#define STAMP_BLOCKS 1024  // blocks recorded (an H100 runs 132)
+#define STAMP_UNITS 64     // units recorded per block (the last slot takes any beyond)
+struct StampRecord {
+    unsigned smid, units;
+    unsigned long long ns_start, ns_end, cycle_start, cycle_end;
+    unsigned long long cycle_unit[STAMP_UNITS];
+};
+#if STAMPS > 0
+__device__ StampRecord kl_stamp_records[STAMP_BLOCKS];
+__device__ unsigned kl_stamp_prints;
+#endif
+__device__ __forceinline__ unsigned long long global_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+__device__ __forceinline__ unsigned sm_id() {
+    unsigned id;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+    return id;
+}
+// Thread 0, first thing and last thing.
+__device__ __forceinline__ void stamp_block(bool start) {
+#if STAMPS > 0
+    if (threadIdx.x != 0 || blockIdx.x >= STAMP_BLOCKS) return;
+    StampRecord& r = kl_stamp_records[blockIdx.x];
+    if (start) {
+        r.smid = sm_id();
+        r.cycle_start = clock64();
+        r.ns_start = global_ns();
+    } else {
+        r.cycle_end = clock64();
+        r.ns_end = global_ns();
+    }
+#else
+    (void)start;
+#endif
+}
+// Consumer 0's first thread, when the last wgmma of its `done`-th unit (1, 2, ...) has finished.
+__device__ __forceinline__ void stamp_unit(int cg, int done) {
+#if STAMPS > 0
+    if (cg != 0 || threadIdx.x % 128 != 0 || blockIdx.x >= STAMP_BLOCKS) return;
+    StampRecord& r = kl_stamp_records[blockIdx.x];
+    r.cycle_unit[min(done, STAMP_UNITS) - 1] = clock64();
+    r.units = done;
+#else
+    (void)cg;
+    (void)done;
+#endif
+}
+// One thread prints launch STAMPS's records, one line per block, then one per eight units:
+//   stamp <block> sm <smid> ns <start> <end> cycles <start> <end> units <n>
+//   stamp_units <block> <first index> <cycles after the start> x 8
+// (Compiled empty when STAMPS = 0: every launch entry a manifest names must exist in the module.)
+extern "C" __global__ void cluster_gemm_print_stamps() {
+#if STAMPS > 0
+    if (threadIdx.x != 0 || ++kl_stamp_prints != STAMPS) return;
+    for (int b = 0; b < STAMP_BLOCKS; ++b) {
+        const StampRecord& r = kl_stamp_records[b];
+        if (r.ns_start == 0) continue;  // no block of that number ran
+        printf("stamp %d sm %u ns %llu %llu cycles %llu %llu units %u\n", b, r.smid, r.ns_start, r.ns_end,
+               r.cycle_start, r.cycle_end, r.units);
+        const int n = min(int(r.units), STAMP_UNITS);
+        for (int i = 0; i < n; i += 8) {
+            unsigned long long c[8];
+            for (int k = 0; k < 8; ++k) c[k] = i + k < n ? r.cycle_unit[i + k] - r.cycle_start : 0;
+            printf("stamp_units %d %d %llu %llu %llu %llu %llu %llu %llu %llu\n", b, i, c[0], c[1], c[2], c[3], c[4],
+                   c[5], c[6], c[7]);
+        }
+    }
+#endif
 }
 
 #if CLUSTER > 1

@@ -61,6 +61,14 @@
 //    quarter fewer L2 reads than the pair. Correct, but 0.55-0.65x of cuBLAS: a cluster lives in
 //    one GPC, and only 30 clusters of 4 fit an H100 at once (66 pairs), so 3 of 33 wait for the
 //    others to finish (assets/recorded/h100_matmul_cluster4_s10.json, h100_2026-11-25_s10/call14).
+//  - QUEUE = 1 / 2 (tenth session, assets/recorded/h100_matmul_queue_s11.json): the last round's
+//    stacks, or all of them, taken from an atomic counter by the pairs that come free first
+//    (kl_cluster_gemm.cuh's TailQueue). The block timeline (STAMPS) shows why it could pay: SMs
+//    differ in pace by about 2%, so after 15 rounds at 8192^3 the pairs finish 24 us apart.
+//    QUEUE 1: 1.009 of cuBLAS at 8192^3 against the default's 1.005, but 0.983 against 0.987 at
+//    4096^3 (3 rounds: no spread to recover, and the take costs an atomic and a hand-off);
+//    QUEUE 2 0.967 at 4096^3 (every pair's first job waits on the queue with an empty ring).
+// STAMPS = n records the block timeline of the n-th launch (a measuring form, not one to time).
 // Compiled for sm_90a only. Error: as rung 12, ~1e-6 relative (a cut tile's sums are added in
 // L2 in the order the pieces arrive, so its last bits may differ from run to run).
 
@@ -170,8 +178,9 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, int* flags, 
     Ring ring;
     int* pending = nullptr;  // a stored piece's flag, raised once the next unit's first batch is issued
     Stagger stagger(cg);     // LAG > 0: consumer 1 runs LAG K-tiles behind consumer 0
+    int done = 0;            // units finished (STAMPS: the block timeline)
     Unit u;
-    while (w.next(u)) {
+    while (next_unit(w, sh, ring, u)) {
         stagger.before_unit();
         int m0, n0;
         w.origin(u.stack, rank, m0, n0);
@@ -205,6 +214,7 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, int* flags, 
         fence_all(d);
         if (lane == 0) release(sh, previous, rank);
         stagger.after_ktiles(LAG);
+        stamp_unit(cg, ++done);
         const int row0 = m0 + cg * CROWS;
         if (row0 >= M || n0 >= N) continue;  // a stack's spare tile, or rows past M: nothing to store
         const bool cut = u.kbeg > 0 || u.kend < w.k_tiles, adds = u.kend < w.k_tiles;
@@ -243,6 +253,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
                                 float* flags_f, const __grid_constant__ TmaDescriptor map_a,
                                 const __grid_constant__ TmaDescriptor map_b,
                                 const __grid_constant__ TmaDescriptor map_c) {
+    stamp_block(true);
     extern __shared__ unsigned char smem_raw[];
     Shared sh;
     carve_shared(sh, smem_raw);
@@ -259,10 +270,11 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
         regs_decrease<PRODUCER_REGS>();
-        if (threadIdx.x == 0) produce(sh, &map_a, &map_b, w, rank);
+        if (threadIdx.x == 0) produce(sh, &map_a, &map_b, w, rank, reinterpret_cast<int*>(flags_f));
     } else {
         regs_increase<CONSUMER_REGS>();
         consume(sh, C, reinterpret_cast<int*>(flags_f), M, N, wg - 1, w, rank, &map_c);
     }
     if (CLUSTER > 1) cluster_sync();  // no block leaves while its peer may still signal it
+    stamp_block(false);
 }

@@ -39,8 +39,17 @@
 // kernel (warning C7520): 6% slower; the fix multiplies the zero-filled K-tile past K instead.
 // LAG (kl_cluster_gemm.cuh's staggered consumers, 1-3 K-tiles) gained nothing here either:
 // 1.413-1.421 ms for every LAG (assets/recorded/h100_mlp_lag_s10.json).
+// QUEUE = 1 (the default since 2026-11-25): the block timeline (STAMPS = n, kl_cluster_gemm.cuh)
+// showed the SMs keep different paces (1.6% between the slowest and fastest pair, every tile),
+// so after 31 rounds the pairs finish their whole tiles 20 us apart, while the last round's
+// pieces had been dealt in advance to clusters 0-7. Queued, they go to the pairs that come free
+// first (an atomic counter, kl_cluster_gemm.cuh's TailQueue). Predicted 18 us off the first
+// product; measured 9-23 us over 12 rounds on two H100s, which puts it 0.3-1.0% ahead of cuBLAS's
+// plain GEMM: the kernel-level saving against unfused (0.1825-0.1930 ms) now clears U's round
+// trip (0.180) in every round (assets/recorded/h100_mlp_queue_s11.json, h100_mlp_queue2_s11.json).
+// QUEUE = 2 queues every job: no better (whole tiles are too coarse to even out the paces).
 // What to see: the first product's own time (the timeline) against the unfused plan's cuBLAS
-// GEMM, with TAIL = 0 and 1; CLUSTER = 1 runs the same code unpaired (the multicast's worth).
+// GEMM, with QUEUE = 0 and 1, TAIL = 0 and 1; CLUSTER = 1 runs the same code unpaired (the multicast's worth).
 // TANH = 16 computes GeLU's tanh for two elements with one packed fp16 SFU instruction
 // (gelu.cuh), on the guess that the epilogue's 128 tanh per thread per tile wait on the SFU
 // (16 per clock per SM, about 1 us of a 45 us tile). Measured slower (1.444-1.449 ms) and less
@@ -172,35 +181,52 @@ struct Job {
     int stack, piece;  // piece: -1 for the whole tile, else its 64-column piece
 };
 
+// The jobs of a launch, numbered: the stacks run whole (0 ... whole_all - 1, in rung 18's walk
+// order), then the pieces of the stacks left over (TAIL). The first `whole` are dealt out in turn
+// (cluster c: c, c + G, ...); from there on, with QUEUE, jobs come from kl_cluster_gemm.cuh's
+// queue in number order (QUEUE = 1: the last round's stacks, or TAIL's pieces; 2: all); without
+// it the pieces are dealt out in turn as well.
 struct Jobs {
     Walk w;  // rung 18's walk: the grouped origin of each stack
-    int whole, pieces, next_whole, next_piece, clusters, n;
+    int whole_all, whole, pieces, next_whole, next_piece, clusters, n;
     __device__ void init(int M, int N, int K, int cluster, int clusters_) {
         const int tiles_m = (M + BM - 1) / BM;
         w.init(tiles_m, (N + BN - 1) / BN, (K + BK - 1) / BK, cluster, clusters_);
-        const int stacks = w.stacks_m * w.stacks_n, left = TAIL ? stacks % clusters_ : 0;
-        whole = stacks - left;
-        pieces = left * (BN / 64);
+        const int stacks = w.stacks_m * w.stacks_n, left = stacks % clusters_;
+        whole_all = stacks - (TAIL ? left : 0);
+        whole = QUEUE == 2 ? 0 : QUEUE == 1 && !TAIL ? stacks - left : whole_all;
+        pieces = TAIL ? left * (BN / 64) : 0;
         next_whole = cluster;
         next_piece = cluster;
         clusters = clusters_;
         n = N;
     }
+    __device__ int queued() const { return whole_all - whole + pieces; }
+    // Job number i as a stack and piece; false for a piece wholly past N's edge (a partial last
+    // tile column), which is skipped.
+    __device__ bool decode(int i, Job& j) const {
+        if (i < whole_all) {
+            j = Job{i, -1};
+            return true;
+        }
+        const int p = i - whole_all;
+        j = Job{whole_all + p / (BN / 64), p % (BN / 64)};
+        int m0, n0;
+        w.origin(j.stack, 0, m0, n0);
+        return n0 + j.piece * 64 < n;
+    }
+    // The jobs dealt out in turn (all of them without QUEUE).
     __device__ bool next(Job& j) {
         if (next_whole < whole) {
             j = Job{next_whole, -1};
             next_whole += clusters;
             return true;
         }
-        for (; next_piece < pieces; next_piece += clusters) {
-            j = Job{whole + next_piece / (BN / 64), next_piece % (BN / 64)};
-            int m0, n0;
-            w.origin(j.stack, 0, m0, n0);
-            if (n0 + j.piece * 64 < n) {  // pieces wholly past N's edge (a partial last tile column) are skipped
+        for (; !QUEUE && next_piece < pieces; next_piece += clusters)
+            if (decode(whole_all + next_piece, j)) {
                 next_piece += clusters;
                 return true;
             }
-        }
         return false;
     }
     __device__ void origin(const Job& j, int rank, int& m0, int& n0) const {
@@ -211,36 +237,52 @@ struct Jobs {
 
 // The producer, as rung 18's (kl_cluster_gemm.cuh) for whole tiles; for a piece the stage holds A
 // and one 64-column box of B (twice, with TAIL = 2), which block 0 of a pair fetches into both.
+__device__ __forceinline__ void produce_job(const Shared& sh, const TmaDescriptor* map_a, const TmaDescriptor* map_b,
+                                            Ring& ring, const Jobs& js, const Job& j, int rank) {
+    int m0, n0;
+    js.origin(j, rank, m0, n0);
+    const int per_stage = TAIL && j.piece >= 0 ? PIECE_KTILES : 1;
+    for (int kt = 0; kt < js.w.k_tiles; kt += per_stage) {
+        mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
+        if (!TAIL || j.piece < 0) {  // rung 18's whole tile (kl_cluster_gemm.cuh)
+            load_stage(sh, map_a, map_b, ring, m0, n0, kt, rank);
+        } else {  // a piece: A and one box of B per K-tile, B fetched by block 0
+            // (with an odd K-tile count the last stage's second K-tile lies past K: the copy
+            // engine fills it with zeros and counts its bytes all the same)
+            const unsigned full = sh.full(ring.stage);
+            mbar_arrive_expect_bytes(full, PIECE_KTILES * (A_STAGE_BYTES + BK * 128));
+#pragma unroll
+            for (int h = 0; h < PIECE_KTILES; ++h) {
+                tma_load_2d(smem_addr(stage_a<PIECE_KTILES>(sh, ring.stage, h)), map_a, (kt + h) * BK, m0, full);
+                const unsigned dst = smem_addr(stage_b<PIECE_KTILES>(sh, ring.stage, h));
+                if (CLUSTER == 1)
+                    tma_load_2d(dst, map_b, n0, (kt + h) * BK, full);
+                else if (rank == 0)
+                    tma_load_2d_multicast(dst, map_b, n0, (kt + h) * BK, full, (1u << CLUSTER) - 1);
+            }
+        }
+        ring.advance();
+    }
+}
+
 __device__ __forceinline__ void produce_jobs(const Shared& sh, const TmaDescriptor* map_a, const TmaDescriptor* map_b,
-                                             Jobs js, int rank) {
+                                             Jobs js, int rank, int* queue) {
     Ring ring;
     Job j;
-    while (js.next(j)) {
-        int m0, n0;
-        js.origin(j, rank, m0, n0);
-        const int per_stage = TAIL && j.piece >= 0 ? PIECE_KTILES : 1;
-        for (int kt = 0; kt < js.w.k_tiles; kt += per_stage) {
-            mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
-            if (!TAIL || j.piece < 0) {  // rung 18's whole tile (kl_cluster_gemm.cuh)
-                load_stage(sh, map_a, map_b, ring, m0, n0, kt, rank);
-            } else {  // a piece: A and one box of B per K-tile, B fetched by block 0
-                // (with an odd K-tile count the last stage's second K-tile lies past K: the copy
-                // engine fills it with zeros and counts its bytes all the same)
-                const unsigned full = sh.full(ring.stage);
-                mbar_arrive_expect_bytes(full, PIECE_KTILES * (A_STAGE_BYTES + BK * 128));
-#pragma unroll
-                for (int h = 0; h < PIECE_KTILES; ++h) {
-                    tma_load_2d(smem_addr(stage_a<PIECE_KTILES>(sh, ring.stage, h)), map_a, (kt + h) * BK, m0, full);
-                    const unsigned dst = smem_addr(stage_b<PIECE_KTILES>(sh, ring.stage, h));
-                    if (CLUSTER == 1)
-                        tma_load_2d(dst, map_b, n0, (kt + h) * BK, full);
-                    else if (rank == 0)
-                        tma_load_2d_multicast(dst, map_b, n0, (kt + h) * BK, full, (1u << CLUSTER) - 1);
-                }
-            }
-            ring.advance();
-        }
-    }
+    while (js.next(j)) produce_job(sh, map_a, map_b, ring, js, j, rank);
+    if (QUEUE)
+        produce_queued(sh, ring, TailQueue(queue, js.queued(), js.clusters), rank, [&](int i) {
+            Job q;
+            if (js.decode(js.whole + i, q)) produce_job(sh, map_a, map_b, ring, js, q, rank);
+        });
+}
+
+// The consumers' next job: dealt in turn, then (QUEUE) the one their producer tagged.
+__device__ __forceinline__ bool next_job(Jobs& js, const Shared& sh, const Ring& ring, Job& j) {
+    if (js.next(j)) return true;
+    if (QUEUE == 0) return false;
+    const int i = queued_job(sh, ring);
+    return i >= 0 && js.decode(js.whole + i, j);
 }
 
 // One tile (kN = BN / 2) or piece (kN = 32) of a consumer warpgroup: rung 18's loop over K, a
@@ -297,17 +339,20 @@ __device__ __forceinline__ void consume(const Shared& sh, __nv_bfloat16* H, int 
     Ring ring;
     Job j;
     int pieces = 0;       // pieces stored so far: picks the store buffer of the next
+    int done = 0;         // jobs finished (STAMPS: the block timeline)
     Stagger stagger(cg);  // LAG > 0: consumer 1 runs LAG K-tiles behind consumer 0
-    while (js.next(j)) {
+    while (next_job(js, sh, ring, j)) {
         stagger.before_unit();
         int m0, n0;
         js.origin(j, rank, m0, n0);
         const int row0 = m0 + cg * 64;
         if (!TAIL || j.piece < 0) {  // (with TAIL = 0 the piece path is not compiled)
             mma_tile<BN / 2, 1>(sh, d, ring, js.w.k_tiles, cg, rank, stagger);
+            stamp_unit(cg, ++done);
             if (row0 < M) store_gelu(sh, d, map_h, H, M, N, cg, row0, n0, 0);  // not a stack's spare tile
         } else {
             mma_tile<32, PIECE_KTILES>(sh, d_piece, ring, js.w.k_tiles, cg, rank, stagger);
+            stamp_unit(cg, ++done);
             if (row0 < M) store_gelu(sh, d_piece, map_h, H, M, N, cg, row0, n0, pieces++ % 2);
         }
     }
@@ -320,7 +365,8 @@ __device__ __forceinline__ void consume(const Shared& sh, __nv_bfloat16* H, int 
 extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
     mlp_gemm_gelu_cluster(__nv_bfloat16* H, const __nv_bfloat16* X, const __nv_bfloat16* W1, int M, int N, int K,
                           const __grid_constant__ TmaDescriptor map_x, const __grid_constant__ TmaDescriptor map_w1,
-                          const __grid_constant__ TmaDescriptor map_h) {
+                          const __grid_constant__ TmaDescriptor map_h, float* queue) {
+    stamp_block(true);
     extern __shared__ unsigned char smem_raw[];
     Shared sh;
     carve_shared(sh, smem_raw);
@@ -335,10 +381,11 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
         regs_decrease<PRODUCER_REGS>();
-        if (threadIdx.x == 0) produce_jobs(sh, &map_x, &map_w1, js, rank);
+        if (threadIdx.x == 0) produce_jobs(sh, &map_x, &map_w1, js, rank, reinterpret_cast<int*>(queue));
     } else {
         regs_increase<CONSUMER_REGS>();
         consume(sh, H, M, N, wg - 1, js, rank, &map_h);
     }
     if (CLUSTER > 1) cluster_sync();  // no block leaves while its peer may still signal it
+    stamp_block(false);
 }

@@ -42,7 +42,7 @@ first = lambda r: r["kernels"][0][1] if r and r["kernels"] else None
 for n, forms in sorted(rounds.items()):
     u, r4 = forms.get("unfused"), forms.get("r4")
     for name, r5 in forms.items():
-        if not name.startswith("r5") or not (u and u["ms"] and r5["ms"]):
+        if r5["rung"] != "gelu_cluster" or not (u and u["ms"] and r5["ms"]):
             continue
         save = u["ms"] - r5["ms"]
         k_save = (sum(t for _, t in u["kernels"][:2]) - first(r5)) if len(u["kernels"]) >= 2 and first(r5) else None
