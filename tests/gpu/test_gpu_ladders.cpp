@@ -439,6 +439,8 @@ TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
         {ts, {{"CLUSTER", 4}}},  // a 2 x 2 square of tiles sharing A along N and B along M
         {ts, {{"CLUSTER", 4}, {"BM", 256}, {"BN", 128}, {"CROWS", 128}, {"GROUP_M", 4}}},
         {ts, {{"CLUSTER", 4}, {"BK", 32}, {"STAGES", 8}, {"LAG", 2}}},
+        {ts, {{"FULL_ROUNDS", 1}}},  // the fewest pairs that keep the rounds: 4097^3's 289 stacks on 58
+        {ts, {{"FULL_ROUNDS", 1}, {"STREAMK", 1}, {"CLUSTER", 1}}},
     };
     auto cube = [](int64_t n) { return std::map<std::string, int64_t>{{"M", n}, {"N", n}, {"K", n}}; };
     std::vector<std::map<std::string, int64_t>> sizes = sizes_for(*L);
