@@ -70,7 +70,7 @@
 //    QUEUE 2 0.967 at 4096^3 (every pair's first job waits on the queue with an empty ring).
 // FULL_ROUNDS = 1 (the default since 2026-11-25, assets/recorded/h100_matmul_full_rounds_s11.json):
 // the grid is the fewest pairs that keep the number of rounds (64 at 4096^3 and 8192^3, not 66),
-// so every round is full. Predicted level; measured 0.7-1.1% faster at 8192^3 in the kernel's own
+// so every round is full. Predicted level; measured 0.6-1.3% faster at 8192^3 in the kernel's own
 // time (1.010-1.011 of cuBLAS in 12 of 12 rounds on two H100s), level at 4096^3, +3% at 4097^3.
 // STAMPS = n records the block timeline of the n-th launch (a measuring form, not one to time).
 // Compiled for sm_90a only. Error: as rung 12, ~1e-6 relative (a cut tile's sums are added in
