@@ -16,35 +16,30 @@ __device__ __forceinline__ unsigned cluster_rank() {
 __device__ __forceinline__ void cluster_sync() {
     asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
-// One arrival on the barrier at the same offset in the peer block: mapa turns the local address
-// into the peer's window address. Default semantics (release at CTA scope), as for the local
-// arrival: what it orders is the wgmmas' reads, already complete (wgmma.wait_group), before the
-// peer's copy engine overwrites the stage. A first version asked .release.cluster here and
-// .acquire.cluster in the waits, and ran at 464 TFLOP/s unpaired against rung 12's 722.
+// The address of the same shared-memory offset in block `rank` of the cluster (its window address).
+__device__ __forceinline__ unsigned peer_addr(unsigned addr, unsigned rank) {
+    unsigned remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(addr), "r"(rank));
+    return remote;
+}
+// One arrival on the barrier at the same offset in the peer block. Default semantics (release at
+// CTA scope), as for the local arrival: what it orders is the wgmmas' reads, already complete
+// (wgmma.wait_group), before the peer's copy engine overwrites the stage. A first version asked
+// .release.cluster here and .acquire.cluster in the waits, and ran at 464 TFLOP/s unpaired against
+// rung 12's 722.
 __device__ __forceinline__ void mbar_arrive_peer(unsigned bar, unsigned rank) {
-    asm volatile(
-        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-        "r"(rank)
-        : "memory");
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(peer_addr(bar, rank)) : "memory");
 }
 // The tail queue's hand-off (kl_cluster_gemm.cuh, QUEUE): a word written into the peer's shared
 // memory, then an arrival on the peer's barrier that orders it (release at cluster scope), and
 // the wait that sees it (acquire at cluster scope). Once per job, not per K-tile, so the cost of
 // the cluster scope measured above does not matter here.
 __device__ __forceinline__ void st_peer_u32(unsigned addr, unsigned rank, int value) {
-    asm volatile(
-        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-        "st.shared::cluster.u32 [remote], %2;\n}\n" ::"r"(addr),
-        "r"(rank), "r"(value)
-        : "memory");
+    asm volatile("st.shared::cluster.u32 [%0], %1;\n" ::"r"(peer_addr(addr, rank)), "r"(value) : "memory");
 }
 __device__ __forceinline__ void mbar_arrive_peer_cluster(unsigned bar, unsigned rank) {
-    asm volatile(
-        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-        "r"(rank)
-        : "memory");
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(peer_addr(bar, rank))
+                 : "memory");
 }
 __device__ __forceinline__ void mbar_wait_cluster(unsigned bar, unsigned parity) {
     unsigned done = 0;
