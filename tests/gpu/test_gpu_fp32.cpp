@@ -8,23 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "engine/gpu_context.h"
-#include "engine/paths.h"
-#include "engine/runner.h"
+#include "gpu_matmul_support.h"
 
 namespace {
 
 using Sizes = std::map<std::string, int64_t>;
 
-kl::GpuContext& gpu() {
-    static kl::GpuContext ctx;
-    return ctx;
-}
-
-const kl::Ladder& matmul() {
-    static kl::Ladder L = kl::load_ladder(kl::kernels_dir() + "/matmul/ladder.toml");
-    return L;
-}
+using kl_test::gpu;
+using kl_test::matmul;
 
 Sizes mnk(int64_t m, int64_t n, int64_t k) { return {{"M", m}, {"N", n}, {"K", k}}; }
 

@@ -12,21 +12,12 @@
 #include <vector>
 
 #include "engine/device_profile.h"
-#include "engine/gpu_context.h"
-#include "engine/paths.h"
-#include "engine/runner.h"
+#include "gpu_matmul_support.h"
 
 namespace {
 
-kl::GpuContext& gpu() {
-    static kl::GpuContext ctx;
-    return ctx;
-}
-
-const kl::Ladder& matmul() {
-    static kl::Ladder L = kl::load_ladder(kl::kernels_dir() + "/matmul/ladder.toml");
-    return L;
-}
+using kl_test::gpu;
+using kl_test::matmul;
 
 // Checks rung 18 with each of `variants` at each size, the checked launch after one unchecked
 // launch, and returns how many passed.

@@ -1,0 +1,21 @@
+// What the matmul GPU tests of test_gpu share (test_gpu_streamk.cpp, test_gpu_fp32.cpp): one CUDA
+// context for the whole program and the matmul manifest, loaded once.
+#pragma once
+
+#include "engine/gpu_context.h"
+#include "engine/paths.h"
+#include "engine/runner.h"
+
+namespace kl_test {
+
+inline kl::GpuContext& gpu() {
+    static kl::GpuContext ctx;
+    return ctx;
+}
+
+inline const kl::Ladder& matmul() {
+    static kl::Ladder L = kl::load_ladder(kl::kernels_dir() + "/matmul/ladder.toml");
+    return L;
+}
+
+}  // namespace kl_test
