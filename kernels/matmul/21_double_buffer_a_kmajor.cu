@@ -114,8 +114,9 @@ __device__ __forceinline__ void copy_tile_async(float (*As)[A_LD], float (*Bs)[B
     }
 }
 
-// One k-step: acc += a (column: component q of each row's four k) x b (row), in serpentine order
-// as rung 16 (consecutive FMAs share their A operand, which ptxas keeps in the reuse cache).
+// One k-step: acc += a (column: component q of each row's four k) x b (row), written in rung 16's
+// serpentine order (consecutive FMAs share their A operand); ptxas schedules them its own way
+// (the header: it also reuses B, and that is where the bank conflicts come from).
 template <int q>
 __device__ __forceinline__ void outer_product(float (&acc)[RM][RN], const float4 (&a)[RM], const float4 (&b)[RN4]) {
 #pragma unroll
