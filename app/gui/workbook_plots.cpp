@@ -183,8 +183,10 @@ void Workbook::draw_plots() {
         ImGui::TextDisabled("%s", plots_.export_message.c_str());
         ImGui::PopFont();
     }
-    draw_mode_figure(view.rung_run);   // [modes]
-    draw_run_timeline(view.rung_run);  // [timeline]
+    if (!measurements_folded()) {          // the clock and the kernels' times are the measurement too
+        draw_mode_figure(view.rung_run);   // [modes]
+        draw_run_timeline(view.rung_run);  // [timeline]
+    }
     ImVec2 avail = ImGui::GetContentRegionAvail();
     if (!draw_plot_fold()) draw_plot_canvas(avail.x, std::max(120.0f * s, avail.y));
 }
