@@ -48,7 +48,7 @@ for n in ("r16", "r21"):
     rows = list(csv.reader(open(f"{sys.argv[1]}/ncu/{n}_raw.csv")))
     if len(rows) < 3: print(n, "no raw metrics"); continue
     head, val = rows[0], rows[2]
-    keep = [(h, v) for h, v in zip(head, val) if "warp_issue_stalled" in h and h.endswith("per_warp_active.pct")]
+    keep = [(h, v) for h, v in zip(head, val) if "issue_stalled" in h and h.endswith("per_issue_active.ratio")]
     keep.sort(key=lambda hv: -float(hv[1].replace(",", "") or 0))
-    print(n, "stall reasons (% of active warp cycles):", ", ".join(f"{h.split('stalled_')[1].split('_per')[0]} {float(v.replace(',', '')):.1f}" for h, v in keep[:8]))
+    print(n, "warps stalled per issued instruction:", ", ".join(f"{h.split('stalled_')[1].split('_per')[0]} {float(v.replace(',', '')):.3f}" for h, v in keep[:9]))
 PY
