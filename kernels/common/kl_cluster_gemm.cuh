@@ -16,6 +16,11 @@
 #include "kl_tma.cuh"      // TMA box loads, mbarriers, setmaxnreg (kernels/common)
 #include "kl_wgmma.cuh"    // wgmma, its fences and the smem descriptor
 
+#ifndef NARROW
+#define NARROW 0  // matmul rung 18's last round re-cut into narrow pieces (kl_narrow_tail.cuh); off elsewhere
+#endif
+#include "kl_narrow_tail.cuh"  // NarrowTail: the plan of those pieces
+
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(STAGES) || !defined(CLUSTER) || !defined(GROUP_M) || \
     !defined(STREAMK) || !defined(CROWS) || !defined(LAG) || !defined(PAIR_N) || !defined(QUEUE)
 #error \
@@ -71,6 +76,11 @@ static_assert(LAG < STAGES, "LAG must be under STAGES: the leading consumer's fi
 static_assert(QUEUE == 0 || QUEUE == 1 || QUEUE == 2,
               "QUEUE must be 0 (dealt in turn), 1 (the last round queued) or 2 (all)");
 static_assert(QUEUE == 0 || STREAMK == 0, "QUEUE and STREAMK both reshape the last round: one at a time");
+static_assert(NARROW == 0 || (QUEUE == 0 && STREAMK == 0),
+              "NARROW, QUEUE and STREAMK all reshape the last round: one at a time");
+static_assert(
+    NARROW == 0 || (BN == 256 && CROWS == 64 && CN == 1),
+    "NARROW re-cuts 256-column stacks of one tile column (BN = 256, PAIR_N = 0) for one m64 wgmma (CROWS = 64)");
 
 // A barrier for the 128 threads of one consumer warpgroup only (id 0 is __syncthreads').
 __device__ __forceinline__ void warpgroup_sync(int id) { named_sync(id, 128); }
@@ -98,6 +108,7 @@ __device__ __forceinline__ unsigned long long desc_a_k_major(unsigned addr) {
 // ---------------------------------------------------------------------------------------------
 struct Unit {
     int stack, kbeg, kend;
+    int piece = -1;  // NARROW: the last round's piece this unit is (stack unused), or -1
 };
 
 struct Walk {
@@ -107,6 +118,8 @@ struct Walk {
     long long q, r;        // streamed K-tiles per cluster: q, and one more for the first r clusters
     long long it, it_end;  // this cluster's streamed K-tiles still to hand out
     int next_whole;
+    NarrowTail tail;  // NARROW: the left-over stacks as narrow pieces (tail.units of them)
+    int next_piece;
 
     // tiles_m x tiles_n tiles of C, grouped into stacks of CM x CN.
     __device__ void init(int tiles_m, int tiles_n, int k_tiles_, int cluster_, int clusters_) {
@@ -124,6 +137,14 @@ struct Walk {
         it = first_iter(cluster);
         it_end = first_iter(cluster + 1);
         next_whole = cluster;
+        next_piece = cluster;
+    }
+    // NARROW: the left-over stacks as pieces, when they fit one round (kl_narrow_tail.cuh); N is
+    // C's width, which the walk does not otherwise need.
+    __device__ void plan_narrow(int N) {
+        const int stacks = stacks_m * stacks_n, left = stacks % clusters;
+        tail.plan(stacks_m, stacks_n, GROUP_M / CM, left, clusters, N, CN * BN);
+        if (tail.units > 0) whole = stacks - left;
     }
     __device__ long long first_iter(long long c) const { return c * q + min(c, r); }
     // The cluster whose share holds streamed K-tile i (the inverse of first_iter).
@@ -150,6 +171,11 @@ struct Walk {
             it += u.kend - u.kbeg;
             return true;
         }
+        if (NARROW && next_piece < tail.units) {
+            u = Unit{-1, 0, k_tiles, next_piece};
+            next_piece += clusters;
+            return true;
+        }
         return false;
     }
     // Stack number -> origin of this block's tile (rung 12's grouped order, over stacks; not
@@ -163,6 +189,21 @@ struct Walk {
         const int sm = first_m + in_group % rows, sn = in_group / rows;
         m0 = (sm * CM + cluster_row(rank)) * BM;
         n0 = (sn * CN + cluster_col(rank)) * BN;
+    }
+    // A unit's origin, a narrow piece's included (its width: narrow_width).
+    __device__ void origin(const Unit& u, int rank, int& m0, int& n0) const {
+        if (NARROW && u.piece >= 0) {
+            int band, width;
+            tail.piece(u.piece, band, n0, width);
+            m0 = ((tail.first_m + band) * CM + cluster_row(rank)) * BM;
+        } else {
+            origin(u.stack, rank, m0, n0);
+        }
+    }
+    __device__ int narrow_width(const Unit& u) const {
+        int band, n0, width;
+        tail.piece(u.piece, band, n0, width);
+        return width;
     }
 };
 
@@ -218,7 +259,7 @@ __device__ __forceinline__ void load_stage(const Shared& sh, const TmaDescriptor
 __device__ __forceinline__ void produce_unit(const Shared& sh, const TmaDescriptor* map_a, const TmaDescriptor* map_b,
                                              Ring& ring, const Walk& w, const Unit& u, int rank) {
     int m0, n0;
-    w.origin(u.stack, rank, m0, n0);
+    w.origin(u, rank, m0, n0);
     for (int kt = u.kbeg; kt < u.kend; ++kt) {
         mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
         load_stage(sh, map_a, map_b, ring, m0, n0, kt, rank);

@@ -72,6 +72,14 @@
 // the grid is the fewest pairs that keep the number of rounds (64 at 4096^3 and 8192^3, not 66),
 // so every round is full. Predicted level; measured 0.6-1.3% faster at 8192^3 in the kernel's own
 // time (1.010-1.011 of cuBLAS in 12 of 12 rounds on two H100s), level at 4096^3, +3% at 4097^3.
+// NARROW = 1 (off; 2026-11-25, assets/recorded/h100_matmul_narrow_s13.json, kl_narrow_tail.cuh):
+// the 58 stacks left after three whole rounds at 4096^3 re-cut along N into 66 pieces of at most
+// 232 columns, one per pair, each all of K (an m64n232k16 wgmma on a whole tile's loads), so the
+// last round needs 232 / 256 of a tile's work. Predicted 2% at 4096^3; measured level or behind:
+// 0.988 of cuBLAS against FULL_ROUNDS = 1's 0.996 (six rounds, traced). The block timeline says why:
+// a piece took 66.3k cycles against a whole tile's 71k (0.93, its loads are a whole tile's), and
+// on 132 SMs every tile ran at a 1% lower clock than on FULL_ROUNDS' 128 with the same cycles per
+// tile: under the power limit, 4 more SMs took back in clock what the shorter round saved.
 // STAMPS = n records the block timeline of the n-th launch (a measuring form, not one to time).
 // Compiled for sm_90a only. Error: as rung 12, ~1e-6 relative (a cut tile's sums are added in
 // L2 in the order the pieces arrive, so its last bits may differ from run to run).
@@ -110,12 +118,18 @@ __device__ __forceinline__ void wait_flag(const int* p) {
 // buffer, row r's 16-byte chunk c sits at chunk c ^ (r % 8) of its 128-byte row (the swizzle).
 // With `after` (a piece of a cut tile that does not hold its last K-tile) the boxes are added to
 // C instead, once the flag says the storing piece's boxes have landed.
+// A narrow piece (kNarrow, NARROW = 1) stores only its `width` columns: whole sub-tiles through the
+// buffers, then its last 8-column slices (width % 32) straight from the registers, since a box
+// would spill into the next piece's columns.
+template <bool kNarrow>
 __device__ __forceinline__ void store_tile(const Shared& sh, const float (&d)[BN / 2], const TmaDescriptor* map_c,
-                                           int cg, int row0, int col0, const int* after) {
+                                           int cg, int row0, int col0, const int* after, float* C, int M, int N,
+                                           int width) {
     const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
     const bool issuer = threadIdx.x % 128 == 0;
 #pragma unroll
     for (int j = 0; j < BN / SUB_COLS; ++j) {
+        if (kNarrow && (j + 1) * SUB_COLS > width) break;
         unsigned char* buf = sh.sub(cg, j % 2);
         if (issuer) bulk_wait_read<1>();  // the store that last used this buffer (j - 2) has read it
         warpgroup_sync(1 + cg);
@@ -143,6 +157,17 @@ __device__ __forceinline__ void store_tile(const Shared& sh, const float (&d)[BN
             bulk_commit();
         }
     }
+    if (kNarrow)
+#pragma unroll
+        for (int s = 0; s < BN / 8; ++s)
+            if (s * 8 >= width / SUB_COLS * SUB_COLS && s * 8 < width)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int row = row0 + warp * 16 + lane / 4 + h * 8, col = col0 + s * 8 + (lane % 4) * 2;
+                    if (row < M && col < N)  // N % 8 == 0 for a narrow plan: the pair is whole
+                        *reinterpret_cast<float2*>(&C[(size_t)row * N + col]) =
+                            make_float2(d[4 * s + 2 * h], d[4 * s + 2 * h + 1]);
+                }
 }
 
 // Without a tensor map of C (N % 4 != 0) a piece that adds does it element by element, in L2.
@@ -174,9 +199,59 @@ __device__ __forceinline__ void count_piece(int* flag, int pieces) {
     if (atomicAdd(flag, 1) == pieces - 1) atomicExch(flag, 0);
 }
 
+// The wgmma kN columns wide on kRegs accumulators per thread (a template, so that the width
+// not used by a build is never compiled).
+template <int kN, int kRegs>
+__device__ __forceinline__ void wgmma_cols(float (&d)[kRegs], unsigned long long desc_a, unsigned long long desc_b,
+                                           int accumulate) {
+    if constexpr (kN == 2 * kRegs)
+        wgmma_bf16(d, desc_a, desc_b, accumulate);
+    else
+        wgmma_bf16_n232(d, desc_a, desc_b, accumulate);
+}
+
+// One unit's K-tiles on the tensor cores, its wgmmas kN columns wide: BN for a whole tile,
+// NARROW_N for a narrow piece of the last round (the loop is written once per width, so no branch
+// sits between wgmmas: one there made ptxas serialize every wgmma of mlp rung 5's kernel).
+template <int kN>
+__device__ __forceinline__ void run_ktiles(const Shared& sh, float (&d)[HALVES][BN / 2], Ring& ring, const Unit& u,
+                                           int cg, int rank, int*& pending, Stagger& stagger) {
+    const int lane = threadIdx.x % 32;
+    const bool issuer = threadIdx.x % 128 == 0;
+    int previous = -1;  // the stage whose batch may still be running
+    for (int kt = u.kbeg; kt < u.kend; ++kt) {
+        mbar_wait(sh.full(ring.stage), ring.parity);
+        const unsigned sA = smem_addr(sh.a(ring.stage)) + cg * (CROWS * A_ROW_BYTES);
+        const unsigned sB = smem_addr(sh.b(ring.stage));
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; ++kk) {
+            const unsigned long long desc_b = make_desc(sB + kk * 16 * 128, BK * 128, 1024);
+#pragma unroll
+            for (int h = 0; h < HALVES; ++h) {  // rows h * 64 .. + 63 of this consumer's part of A
+                const unsigned long long desc_a = desc_a_k_major(sA + h * 64 * A_ROW_BYTES + kk * 32);
+                wgmma_cols<kN>(d[h], desc_a, desc_b, kt > u.kbeg || kk > 0);
+            }
+        }
+        wgmma_commit();
+        if (pending && kt == min(u.kbeg + 2, u.kend - 1)) {  // three batches queued: wait for the boxes to land
+            if (issuer) raise_flag(pending);
+            pending = nullptr;
+        }
+        wgmma_wait<1>();  // the previous batch is done: its stage can be refilled
+        fence_all(d);
+        if (previous >= 0 && lane == 0) release(sh, previous, rank);
+        previous = ring.stage;
+        ring.advance();
+        stagger.after_ktiles(kt - u.kbeg);
+    }
+    wgmma_wait<0>();
+    fence_all(d);
+    if (lane == 0) release(sh, previous, rank);
+}
+
 __device__ __forceinline__ void consume(const Shared& sh, float* C, int* flags, int M, int N, int cg, Walk w, int rank,
                                         const TmaDescriptor* map_c) {
-    const int lane = threadIdx.x % 32;
     const bool issuer = threadIdx.x % 128 == 0;
     float d[HALVES][BN / 2];  // not zeroed: each unit's first wgmma runs with accumulate = 0 (rung 11)
     Ring ring;
@@ -187,46 +262,27 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, int* flags, 
     while (next_unit(w, sh, ring, u)) {
         stagger.before_unit();
         int m0, n0;
-        w.origin(u.stack, rank, m0, n0);
-        int previous = -1;  // the stage whose batch may still be running
-        for (int kt = u.kbeg; kt < u.kend; ++kt) {
-            mbar_wait(sh.full(ring.stage), ring.parity);
-            const unsigned sA = smem_addr(sh.a(ring.stage)) + cg * (CROWS * A_ROW_BYTES);
-            const unsigned sB = smem_addr(sh.b(ring.stage));
-            wgmma_fence();
-#pragma unroll
-            for (int kk = 0; kk < BK / 16; ++kk) {
-                const unsigned long long desc_b = make_desc(sB + kk * 16 * 128, BK * 128, 1024);
-#pragma unroll
-                for (int h = 0; h < HALVES; ++h)  // rows h * 64 .. + 63 of this consumer's part of A
-                    wgmma_bf16(d[h], desc_a_k_major(sA + h * 64 * A_ROW_BYTES + kk * 32), desc_b,
-                               kt > u.kbeg || kk > 0);
-            }
-            wgmma_commit();
-            if (pending && kt == min(u.kbeg + 2, u.kend - 1)) {  // three batches queued: wait for the boxes to land
-                if (issuer) raise_flag(pending);
-                pending = nullptr;
-            }
-            wgmma_wait<1>();  // the previous batch is done: its stage can be refilled
-            fence_all(d);
-            if (previous >= 0 && lane == 0) release(sh, previous, rank);
-            previous = ring.stage;
-            ring.advance();
-            stagger.after_ktiles(kt - u.kbeg);
-        }
-        wgmma_wait<0>();
-        fence_all(d);
-        if (lane == 0) release(sh, previous, rank);
+        w.origin(u, rank, m0, n0);
+        const bool narrow = NARROW && u.piece >= 0;
+        if (narrow)
+            run_ktiles<NARROW ? NARROW_N : BN>(sh, d, ring, u, cg, rank, pending, stagger);
+        else
+            run_ktiles<BN>(sh, d, ring, u, cg, rank, pending, stagger);
         stagger.after_ktiles(LAG);
         stamp_unit(cg, ++done);
         const int row0 = m0 + cg * CROWS;
         if (row0 >= M || n0 >= N) continue;  // a stack's spare tile, or rows past M: nothing to store
+        if (narrow) {                        // never cut, and N % 4 == 0: C has a tensor map
+            store_tile<true>(sh, d[0], map_c, cg, row0, n0, nullptr, C, M, N, w.narrow_width(u));
+            continue;
+        }
         const bool cut = u.kbeg > 0 || u.kend < w.k_tiles, adds = u.kend < w.k_tiles;
         int* flag = cut ? flags + ((u.stack - w.whole) * CLUSTER + rank) * NUM_CONSUMERS + cg : nullptr;
         if (N % 4 == 0) {  // the copy engine clips the edges
 #pragma unroll
             for (int h = 0; h < HALVES; ++h)
-                if (row0 + h * 64 < M) store_tile(sh, d[h], map_c, cg, row0 + h * 64, n0, adds ? flag : nullptr);
+                if (row0 + h * 64 < M)
+                    store_tile<false>(sh, d[h], map_c, cg, row0 + h * 64, n0, adds ? flag : nullptr, C, M, N, BN);
             if (cut && !adds) pending = flag;
         } else if (!adds) {  // no tensor map describes C: rung 15's stores
 #pragma unroll
@@ -268,6 +324,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
     const int tiles_m = (M + BM - 1) / BM, k_tiles = (K + BK - 1) / BK;
     Walk w;
     w.init(tiles_m, (N + BN - 1) / BN, k_tiles, blockIdx.x / CLUSTER, gridDim.x / CLUSTER);
+    if (NARROW) w.plan_narrow(N);
 
     init_ring(sh);
 

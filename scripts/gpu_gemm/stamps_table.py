@@ -68,6 +68,13 @@ def table(path):
         print("slowest blocks (block sm tile-us):", "  ".join(f"{k}/{blocks[k]['sm']}/{pace[k] / 1e3:.2f}" for k in slow))
         fast = sorted(pace, key=pace.get)[:6]
         print("fastest blocks (block sm tile-us):", "  ".join(f"{k}/{blocks[k]['sm']}/{pace[k] / 1e3:.2f}" for k in fast))
+    # Each unit's own length in SM cycles (clock-free: a narrow last-round piece against a whole tile).
+    most = max(len(b["units"]) for b in blocks.values())
+    per_unit = []
+    for i in range(most):
+        c = [b["units"][i] - (b["units"][i - 1] if i else 0) for b in blocks.values() if len(b["units"]) > i]
+        per_unit.append(f"{i + 1}: {st.median(c) / 1e3:.1f}k ({len(c)})")
+    print("cycles per unit, median over blocks (blocks):", "  ".join(per_unit))
     last = sorted(b["ends"][-1] for b in blocks.values() if b["ends"])
     print(f"end of the last unit (us): min {last[0] / 1e3:.1f}  median {st.median(last) / 1e3:.1f}  max {last[-1] / 1e3:.1f}")
     extra = {k: b for k, b in blocks.items() if b["n"] > whole}
