@@ -80,6 +80,11 @@
 // a piece took 66.3k cycles against a whole tile's 71k (0.93, its loads are a whole tile's), and
 // on 132 SMs every tile ran at a 1% lower clock than on FULL_ROUNDS' 128 with the same cycles per
 // tile: under the power limit, 4 more SMs took back in clock what the shorter round saved.
+// Where a tile's cycles go (same day, docs/tuning/matmul.md, thirteenth session): 71k per tile at
+// 4096^3, of which the wgmmas are 65.5k and the main loop 66.0k (99% of the tensor cores' rate);
+// this epilogue is the other 4.8k, and both consumers spend it at once. Buffers of two sub-tiles
+// need shared memory the ring cannot spare (3 stages cost more than they save), and ptxas keeps
+// no wgmma in flight on one half of the accumulators while the other half is stored.
 // STAMPS = n records the block timeline of the n-th launch (a measuring form, not one to time).
 // Compiled for sm_90a only. Error: as rung 12, ~1e-6 relative (a cut tile's sums are added in
 // L2 in the order the pieces arrive, so its last bits may differ from run to run).
