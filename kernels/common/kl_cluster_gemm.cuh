@@ -200,6 +200,9 @@ struct Walk {
             origin(u.stack, rank, m0, n0);
         }
     }
+    // A narrow piece's width, worked out again after its K-tiles (a few integer operations, once
+    // per piece) rather than kept from origin(), which would hold a register through the main loop
+    // and changed the machine code of the form that was measured.
     __device__ int narrow_width(const Unit& u) const {
         int band, n0, width;
         tail.piece(u.piece, band, n0, width);
