@@ -12,12 +12,19 @@
 // parsed diagnostics (protocol 3).
 //
 //   fake_runner [--delay-ms N] [--crash-on-size N] [--hang-on-size N] [--no-gpu] [--protocol N]
-//               [--fault-on-rung ID]
+//               [--fault-on-rung ID] [--die-once-on-request N MARKER]
 //     --fault-on-rung ID  answer a run of rung ID with a "fault" record (a trap), then exit as the
 //                         real runner does after its CUDA context is lost
 //     --crash-on-size N   abort() while handling a run request whose size n is N
 //     --hang-on-size N    never answer a run request whose size n is N
 //     --protocol N        say hello with protocol version N (a runner from another build)
+//     --die-once-on-request N MARKER
+//                         SIGKILL itself while its Nth run request is in flight (after the
+//                         "running" progress line), unless the file MARKER exists, which it
+//                         creates first: one death per test, the request in flight by construction
+//                         (a kill from the window's side races the runner's replies under load)
+#include <signal.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -120,7 +127,8 @@ int main(int argc, char** argv) {
     int delay_ms = 100, protocol = kl::kServeProtocol;
     long long crash_on = -1, hang_on = -1;
     bool gpu = true;
-    std::string fault_rung;
+    std::string fault_rung, die_marker;
+    long long die_on_request = -1, run_requests = 0;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--delay-ms" && i + 1 < argc)
@@ -133,7 +141,10 @@ int main(int argc, char** argv) {
             protocol = std::atoi(argv[++i]);
         else if (a == "--fault-on-rung" && i + 1 < argc)
             fault_rung = argv[++i];
-        else if (a == "--no-gpu")
+        else if (a == "--die-once-on-request" && i + 2 < argc) {
+            die_on_request = std::atoll(argv[++i]);
+            die_marker = argv[++i];
+        } else if (a == "--no-gpu")
             gpu = false;
     }
     kl::Hello hello;
@@ -170,6 +181,13 @@ int main(int argc, char** argv) {
         reply.label = req.run.rung;
         out(reply);
         if (n_size == crash_on) std::abort();
+        if (++run_requests == die_on_request && !die_marker.empty()) {
+            if (std::FILE* f = std::fopen(die_marker.c_str(), "wx")) {  // "x": only the first runner dies
+                std::fclose(f);
+                std::fflush(stdout);
+                ::raise(SIGKILL);
+            }
+        }
         if (n_size == hang_on) {
             for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
         }

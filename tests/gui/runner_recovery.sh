@@ -1,27 +1,27 @@
 #!/bin/sh
 # runner_recovery.sh GUI FAKE_RUNNER OUT_DIR: the window runs a sweep on a test double of the
-# runner, the runner is killed (SIGKILL) after two results, and the window must recover: a fresh
-# runner finishes the sweep, the failure is shown, the frame build time stays under 16.7 ms at
-# the 99th percentile, and the final screenshot is not blank. No GPU needed.
-# The build time judged is the UI thread's own (build_own: wall time less the time it waited for
-# a CPU that another process held, app/gui/frame_stats.h): on CI's two cores under the
-# sanitizers, the restarted runner's start-up takes a core, and a wall-clock frame of 17.5 ms
-# there said nothing about the window. A UI thread that blocks (a waitpid, a sleep, a pipe
-# read) is not waiting for a CPU, so it still counts in full. Both figures are printed.
+# runner; the runner dies (SIGKILL) while its third request is in flight, and the window must
+# recover: a fresh runner finishes the sweep, exactly the request in flight fails, the failure is
+# shown, and the final screenshot is not blank. No GPU needed.
+# Deterministic: the test double kills itself with the request in flight (--die-once-on-request),
+# so no frame or reply timing decides the outcome. (The window's test hook --kill-runner-after
+# killed from the window's side, and under CI's sanitizers the runner could answer before the
+# kill landed: two failed runs.) The frame build times are printed, not judged: frame time under
+# load is the load's, and the headless GPU tests (gpu.gui_frame_time_*) judge it on a quiet machine.
 gui=$1
 fake=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/window_test.sh"
 fresh_out "$3"
-export KLADDER_SERVE="$fake --delay-ms 150"
-run_gui "$gui" --no-save --size 1280x800 --lesson first_kernel --step 4 --run sweep --kill-runner-after 2 --exit-when-idle \
+export KLADDER_SERVE="$fake --delay-ms 150 --die-once-on-request 3 $out/runner_died"
+run_gui "$gui" --no-save --size 1280x800 --lesson first_kernel --step 4 --run sweep --exit-when-idle \
     --max-seconds 120 --screenshot "$out/recovery.png" --report "$out/report.json"
+[ -f "$out/runner_died" ] || { echo "FAIL: the test double never died (no request 3 reached it)"; exit 1; }
 python3 - "$out/report.json" <<'PY' || exit 1
 import json, sys
 r = json.load(open(sys.argv[1]))
 run = r["runner"]
 problems = []
-if not run["killed_by_test"]: problems.append("the runner was never killed")
 if run["exits"] < 1: problems.append("no runner exit seen")
 if run["restarts"] < 1: problems.append("no fresh runner started")
 if run["job_active"]: problems.append("the sweep never finished")
@@ -29,7 +29,6 @@ if run["failures"] != 1: problems.append(f"expected exactly the killed request t
 if run["results"] < 4: problems.append(f"only {run['results']} results after the restart")
 if not any("died" in e or "killed" in e for e in r["errors_shown"]): problems.append("the failure was not shown: %s" % r["errors_shown"])
 p99 = r["frame_build_own_ms"]["p99"]
-if p99 > 1000 / 60: problems.append(f"frame build (own) p99 {p99:.2f} ms is over 16.7 ms")
 print(f"runner recovery: {run['results']} results, {run['failures']} failed, {run['exits']} exit(s), {run['restarts']} restart(s); "
       f"frame build (own) p50 {r['frame_build_own_ms']['p50']:.2f} ms, p99 {p99:.2f} ms over {r['frames']} frames "
       f"(wall p99 {r['frame_build_ms']['p99']:.2f} ms, of which waiting for a CPU: max {r['frame_build_wait_ms']['max']:.2f} ms)")
