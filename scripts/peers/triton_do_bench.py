@@ -10,7 +10,7 @@ by zeroing a buffer larger than it, so the timing is cold-L2 like the runner's).
 check against PyTorch makes sure the launch computed the right thing.
 
 It runs on the GPU machine only (python3 with torch and triton). Usage:
-  python3 scripts/triton_do_bench.py [--out FILE] CASE...
+  python3 scripts/peers/triton_do_bench.py [--out FILE] CASE...
   CASE = ladder/rung[:key=value,...]   e.g. softmax/triton_softmax:rows=8192,cols=8192
 Sizes not given take the ladder's defaults; parameters (BLOCK_M=64, num_warps=4) too.
 Prints one line per case and writes a JSON list ({"tool": "triton.testing.do_bench", ...}).
@@ -29,7 +29,7 @@ import torch
 import triton
 import triton.testing
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/peers/ -> the repository
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 
 
