@@ -3,7 +3,7 @@
 # small enough to travel with the device tool's `carry`. They find kernels/ and lessons/ by
 # walking up from their own folder.
 #   scripts/pack_for_gpu.sh          the CLI runner and the GPU test programs
-#   scripts/pack_for_gpu.sh --gui    also the workbook for headless runs (scripts/gpu_gui.sh):
+#   scripts/pack_for_gpu.sh --gui    also the workbook for headless runs (scripts/plans/gui.plan):
 #                                    kernel-ladder, the shared libraries it needs that are not
 #                                    the C/C++ runtime, CUDA or OpenGL/EGL (.carry/lib), and the
 #                                    DejaVu fonts (.carry/fonts). The GL/EGL loaders travel

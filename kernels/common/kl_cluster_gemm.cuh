@@ -485,7 +485,7 @@ __device__ __forceinline__ void init_ring(const Shared& sh) {
 // at the start and when each unit's last wgmma has finished (consumer 0); a second launch of the same
 // module, cluster_gemm_print_stamps, prints the records of the n-th launch. It answers where a
 // persistent kernel's SMs wait: before their first tile, between tiles, or after their last while
-// other SMs finish (docs/tuning/mlp.md; scripts/gpu_gemm/stamps_table.py reads the lines). The
+// other SMs finish (docs/tuning/mlp.md; scripts/stamps_table.py reads the lines). The
 // records are plain global stores by one thread, a few per tile; no printf in the GEMM itself,
 // since a call there makes ptxas serialize its wgmmas.
 // ---------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@
 // Why it should be faster: fewer instructions per K-tile in a loop that issues one FFMA per
 // cycle at best. The transpose costs 2 x 4 MK bytes once (~45 us at 4096^3, 1.7% of the GEMM).
 // What was measured (H100, 2026-11-24, assets/recorded/h100_matmul_at_4096.json and the SASS
-// in assets/recorded/h100_2026-11-24_gemm_cluster/sass_loops.txt): the interior loop falls from
+// in ff809fc:assets/recorded/h100_2026-11-24_gemm_cluster/sass_loops.txt): the interior loop falls from
 // 1,194 to 1,162 instructions per K-tile (FFMA share 85.8% -> 88.1%: rung 9's A copies were
 // already cheap, 10 LDGSTS and ~60 address instructions), and the rung runs 50.7 TFLOP/s against
 // rung 9's 50.5 and cuBLAS SGEMM's 51.6: the transpose's cost eats most of the gain, and the

@@ -60,7 +60,8 @@
 //  - CLUSTER = 4: a 2 x 2 square of tiles sharing A along its rows and B along its columns, a
 //    quarter fewer L2 reads than the pair. Correct, but 0.55-0.65x of cuBLAS: a cluster lives in
 //    one GPC, and only 30 clusters of 4 fit an H100 at once (66 pairs), so 3 of 33 wait for the
-//    others to finish (assets/recorded/h100_matmul_cluster4_s10.json, h100_2026-11-25_s10/call14).
+//    others to finish (assets/recorded/h100_matmul_cluster4_s10.json;
+//    ff809fc:assets/recorded/h100_2026-11-25_s10/call14).
 //  - QUEUE = 1 / 2 (tenth session, assets/recorded/h100_matmul_queue_s11.json): the last round's
 //    stacks, or all of them, taken from an atomic counter by the pairs that come free first
 //    (kl_cluster_gemm.cuh's TailQueue). The block timeline (STAMPS) shows why it could pay: SMs

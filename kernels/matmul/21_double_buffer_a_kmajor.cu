@@ -13,7 +13,7 @@
 // eight 16-byte reads fall in eight different bank groups (a stride of 3, 5 or 9 units of 16
 // bytes). A lane's B float4s are 16 columns apart: four lanes read 64 contiguous bytes.
 // What was measured (H100, 2026-11-25, assets/recorded/h100_matmul_fp32_kmajor_s12.json and
-// assets/recorded/h100_2026-11-25_s12/): 3.23 ms at 4096^3 (0.82x cuBLAS SGEMM; rung 16 0.98x),
+// ff809fc:assets/recorded/h100_2026-11-25_s12/): 3.23 ms at 4096^3 (0.82x cuBLAS SGEMM; rung 16 0.98x),
 // 3.57 ms with PREFETCH = 1. The loop has rung 16's length (1,172 against 1,164 instructions per
 // K-tile, 1,024 FFMA) and no shared-memory bank conflicts, but Nsight Compute counts 0.65 dispatch
 // stalls per issued instruction against rung 16's 0.15, and issue slots busy 68% against 91%:
