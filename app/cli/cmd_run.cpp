@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "cli_common.h"
 #include "commands.h"
@@ -134,13 +135,100 @@ void print_runs(const std::vector<RunRecord>& runs, const std::string& first_col
                           .c_str());
 }
 
-// Runs the list of (rung, options) on one GPU context, recording errors per rung. Returns the
-// exit code: 3 on a GPU error, 2 on bad input, 1 when a rung failed its check, else 0.
-int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions>>& jobs, const MeasureOptions& mo,
-            const std::string& first_column) {
-    // Each run resolved once, before the GPU is touched: bad input is one clear line, exit 2.
-    std::vector<ResolvedRun> runs;
-    for (const auto& [rung, ro] : jobs) runs.push_back(resolve_run(L, *rung, ro, 0));
+using Jobs = std::vector<std::pair<const Rung*, RunOptions>>;
+
+// One job of measure(), resolved before the GPU is touched: its run, or (a run over many rungs or
+// points) why its sizes do not fit its rung. `key` names it in listings: the rung, or "N=1025".
+struct Slot {
+    ResolvedRun run;
+    std::string unfit, key;
+};
+
+std::string job_key(const Rung& r, const RunOptions& ro, const std::string& first_column) {
+    if (first_column == "rung") return r.id;
+    const auto p = ro.params.find(first_column);
+    const auto z = ro.sizes.find(first_column);
+    const int64_t v = p != ro.params.end() ? p->second : z != ro.sizes.end() ? z->second : 0;
+    return first_column + "=" + std::to_string(v);
+}
+
+// Each job resolved once, before the GPU is touched: bad input is one clear line, exit 2. With
+// skip_unfit (a run of every rung, a sweep) a job whose sizes its rung cannot take is kept as a
+// skip while the others run; sizes that no job can take are bad input.
+std::vector<Slot> resolve_jobs(const Ladder& L, const Jobs& jobs, bool skip_unfit, const std::string& first_column) {
+    std::vector<Slot> slots;
+    for (const auto& [rung, ro] : jobs) {
+        Slot s;
+        s.key = job_key(*rung, ro, first_column);
+        if (skip_unfit) {
+            LadderRung lr = resolve_ladder_rung(L, *rung, ro, 0);
+            s.run = std::move(lr.run);
+            s.unfit = std::move(lr.unfit);
+        } else {
+            s.run = resolve_run(L, *rung, ro, 0);
+        }
+        slots.push_back(std::move(s));
+    }
+    if (slots.empty() || std::any_of(slots.begin(), slots.end(), [](const Slot& s) { return s.unfit.empty(); }))
+        return slots;
+    const Slot& first = slots.front();
+    const size_t n = slots.size() - 1;  // the others, all refused too
+    const std::string others =
+        std::to_string(n) + (first_column == "rung" ? " other rung" : " other value") + (n == 1 ? "" : "s") + " too";
+    if (first_column == "rung")
+        throw InputError("no rung of ladder " + L.id + " takes " + sizes_text(first.run.problem.sizes) + ": " +
+                         first.key + ": " + first.unfit + (n ? " (" + others + ")" : ""));
+    throw InputError("no value of " + first_column + " fits rung " + first.run.rung->id + ": " + first.key + ": " +
+                     first.unfit + (n ? " (" + others + ")" : ""));
+}
+
+// The skipped runs, each listed once in a block after the table rather than as an error.
+struct SkipLists {
+    std::string arch;                      // rungs `run all` leaves out by design on this device
+    std::string unfit;                     // jobs at sizes their rung cannot take
+    std::string no_triton, no_triton_why;  // Triton rungs, skipped where Python has no Triton: one line
+    std::vector<bool> listed;              // per record: shown in a block, so not on stderr
+};
+
+// Runs one job, or records its skip. `run all` skips the rungs this device's architecture cannot
+// run (whatever the sizes) and those that cannot take the sizes; a named rung fails instead.
+RunRecord record_slot(Runner& runner, const Slot& slot, bool ladder_run, int device_cc, SkipLists& lists) {
+    const Rung& rung = *slot.run.rung;
+    if (!slot.unfit.empty()) {
+        const std::string need = ladder_run ? rung_arch_refusal(rung, device_cc) : "";
+        (need.empty() ? lists.unfit : lists.arch) += "\n  " + slot.key + ": " + (need.empty() ? slot.unfit : need);
+        lists.listed.push_back(true);
+        return skipped_record(slot.run, need.empty() ? slot.unfit : need);
+    }
+    std::string compile_log;
+    RunRecord rec = runner.record(slot.run, {ladder_run, &compile_log});
+    if (!compile_log.empty()) std::fprintf(stderr, "%s\n", compile_log.c_str());
+    bool listed = false;
+    if (rec.error_kind == "skipped" && rec.error.rfind("needs ", 0) == 0) {
+        lists.arch += "\n  " + rec.rung + ": " + rec.error;
+        listed = true;
+    } else if (rec.error_kind == "skipped" && rung.is_triton()) {
+        lists.no_triton += (lists.no_triton.empty() ? "" : ", ") + rec.rung;
+        lists.no_triton_why = rec.error;
+        listed = true;
+    }
+    lists.listed.push_back(listed);
+    return rec;
+}
+
+void print_skips(const SkipLists& lists, const DeviceInfo& device) {
+    if (!lists.arch.empty())
+        std::printf("skipped on this GPU (%s, %s), recorded results show them:%s\n", device.name.c_str(),
+                    device.arch().c_str(), lists.arch.c_str());
+    if (!lists.unfit.empty()) std::printf("skipped at sizes they cannot take:%s\n", lists.unfit.c_str());
+    if (!lists.no_triton.empty()) std::printf("skipped %s: %s\n", lists.no_triton.c_str(), lists.no_triton_why.c_str());
+}
+
+// Runs the jobs on one GPU context, recording errors and skips per job. Returns the exit code: 3
+// on a GPU error, 2 on bad input, 1 when a rung failed its check, else 0 (skips included).
+int measure(const Ladder& L, const Jobs& jobs, const MeasureOptions& mo, const std::string& first_column,
+            bool skip_unfit) {
+    const std::vector<Slot> slots = resolve_jobs(L, jobs, skip_unfit, first_column);
     GpuContext gpu;  // throws GpuError "no CUDA GPU found on this machine" -> exit 3
     Calibration cal = load_or_measure_calibration(gpu);
     Runner runner(gpu, cal);
@@ -156,17 +244,9 @@ int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions
         human_bytes(double(gpu.device().l2_bytes)).c_str(), cal.copy_gbps, cal.sgemm_tflops, cal.bf16_tflops,
         cal.measured_at.c_str());
     int code = 0;
-    std::string skipped;                   // rungs `run all` leaves out by design on this device
-    std::string no_triton, no_triton_why;  // Triton rungs, skipped where Python has no Triton: one line
-    for (const auto& run : runs) {
-        std::string compile_log;
-        // `run all` skips the rungs this device's architecture cannot run; one named rung fails.
-        RunRecord rec = runner.record(run, {mo.rung == "all", &compile_log});
-        if (!compile_log.empty()) std::fprintf(stderr, "%s\n", compile_log.c_str());
-        if (rec.error_kind == "skipped" && rec.error.rfind("needs ", 0) == 0)
-            skipped += "\n  " + rec.rung + ": " + rec.error;
-        else if (rec.error_kind == "skipped" && run.rung->is_triton())
-            no_triton += (no_triton.empty() ? "" : ", ") + rec.rung, no_triton_why = rec.error;
+    SkipLists lists;
+    for (const auto& slot : slots) {
+        RunRecord rec = record_slot(runner, slot, mo.rung == "all", gpu.device().cc(), lists);
         code = std::max(code, static_cast<int>(exit_code_of(rec)));
         out.runs.push_back(std::move(rec));
     }
@@ -181,31 +261,39 @@ int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions
                 std::printf("counters %s: %s\n", r.rung.c_str(), counters_summary(r.counters, r.counters_note).c_str());
     for (const auto& r : out.runs)  // [modes] [timeline] [clock]
         for (const auto& line : timing_notes(r)) std::printf("%s\n", line.c_str());
-    if (!skipped.empty())
-        std::printf("skipped on this GPU (%s, %s), recorded results show them:%s\n", gpu.device().name.c_str(),
-                    gpu.device().arch().c_str(), skipped.c_str());
-    if (!no_triton.empty()) std::printf("skipped %s: %s\n", no_triton.c_str(), no_triton_why.c_str());
+    print_skips(lists, gpu.device());
     if (!mo.json_path.empty()) {
         save_results(mo.json_path, out);
         std::printf("results written to %s\n", mo.json_path.c_str());
     }
-    for (const auto& r : out.runs)
-        if (!r.error.empty() && !(r.error_kind == "skipped" && r.error.rfind("needs ", 0) == 0) &&
-            !(r.error_kind == "skipped" && r.error == no_triton_why))
+    for (size_t i = 0; i < out.runs.size(); ++i)
+        if (const RunRecord& r = out.runs[i]; !r.error.empty() && !lists.listed[i])
             std::fprintf(stderr, "kladder: %s/%s: %s\n", r.ladder.c_str(), r.rung.c_str(), r.error.c_str());
     return code;
 }
 
-// `run --plan-on PROFILE`: the rungs `run all` would run on that device, and the skipped ones.
-int print_plan(const Ladder& L, const DeviceInfo& d) {
-    std::printf("ladder %s on %s (%s, %d SMs):\n", L.id.c_str(), d.name.c_str(), d.arch().c_str(), d.sm_count);
+// `run --plan-on PROFILE`: what `run` would do on that device with these options, without a GPU:
+// the rungs it would run, and those it would skip (for a newer GPU, or at sizes they cannot take).
+// A named rung that could not run there is an error, as `run` would make it.
+int print_plan(const Ladder& L, const Jobs& jobs, const DeviceInfo& d, bool ladder_run) {
+    const std::vector<Slot> slots = resolve_jobs(L, jobs, ladder_run, "rung");
+    const std::string asked = jobs.empty() ? "" : sizes_text(jobs.front().second.sizes);
+    std::printf("ladder %s on %s (%s, %d SMs)%s:\n", L.id.c_str(), d.name.c_str(), d.arch().c_str(), d.sm_count,
+                asked.empty() ? "" : (" at " + asked).c_str());
     int skipped = 0;
-    for (const auto& p : plan_run_all(L, d.cc())) {
-        std::printf("  %-5s %-16s%s%s\n", p.skip.empty() ? "run" : "skip", p.rung->id.c_str(),
-                    p.skip.empty() ? "" : " ", p.skip.c_str());
-        skipped += !p.skip.empty();
+    for (const auto& s : slots) {
+        std::string skip = rung_arch_refusal(*s.run.rung, d.cc());
+        if (!skip.empty() && !ladder_run)
+            throw InputError(L.id + "/" + s.run.rung->id + ": " + skip + "; " + d.name + " is " + d.arch());
+        if (skip.empty()) skip = s.unfit;
+        if (skip.empty())
+            std::printf("  run   %s\n", s.run.rung->id.c_str());
+        else
+            std::printf("  skip  %-16s %s\n", s.run.rung->id.c_str(), skip.c_str());
+        skipped += !skip.empty();
     }
-    std::printf("%zu rungs: %zu run, %d skipped\n", L.rungs.size(), L.rungs.size() - skipped, skipped);
+    std::printf("%zu rung%s: %zu run, %d skipped\n", slots.size(), slots.size() == 1 ? "" : "s", slots.size() - skipped,
+                skipped);
     return 0;
 }
 
@@ -219,14 +307,15 @@ Action add_run_command(CLI::App& app) {
     app.add_option("--rung,-r", mo->rung, "rung id, or all (default)");
     auto plan_on = std::make_shared<std::string>();
     app.add_option("--plan-on", *plan_on,
-                   "print which rungs would run and which are skipped on the device of this profile "
-                   "(assets/devices/*.json), then exit; needs no GPU");
+                   "print which rungs would run and which are skipped (for a newer GPU, or at sizes they "
+                   "cannot take) on the device of this profile (assets/devices/*.json), then exit; needs no GPU");
     return [mo, plan_on] {
         auto ladders = load_ladders_or_throw();
         const Ladder& L = find_ladder_or_throw(ladders, mo->ladder);
-        if (!plan_on->empty()) return print_plan(L, load_device_profile(*plan_on));
+        std::optional<DeviceInfo> profile;
+        if (!plan_on->empty()) profile = load_device_profile(*plan_on);
         RunOptions base = to_run_options(*mo);
-        std::vector<std::pair<const Rung*, RunOptions>> jobs;
+        Jobs jobs;
         for (const auto& r : L.rungs) {
             if (mo->rung != "all" && r.id != mo->rung) continue;
             RunOptions ro = base;
@@ -247,7 +336,9 @@ Action add_run_command(CLI::App& app) {
             }
             throw InputError("no rung of ladder " + L.id + " supports dtype " + mo->dtype);
         }
-        return measure(L, jobs, *mo, "rung");
+        // A run of every rung skips those that cannot take the sizes; a named rung fails instead.
+        if (profile) return print_plan(L, jobs, *profile, mo->rung == "all");
+        return measure(L, jobs, *mo, "rung", mo->rung == "all");
     };
 }
 
@@ -299,14 +390,15 @@ Action add_sweep_command(CLI::App& app) {
             if (!is_size(t) || is_param || t == *axis)
                 throw InputError("--tie: '" + t + "' is not another size axis of " + L.id +
                                  " (ties follow a size axis)");
-        std::vector<std::pair<const Rung*, RunOptions>> jobs;
+        Jobs jobs;
         for (int64_t x : xs) {
             RunOptions ro = base;
             (is_param ? ro.params : ro.sizes)[*axis] = x;
             for (const auto& t : tied) ro.sizes[t] = x;
             jobs.emplace_back(r, ro);
         }
-        return measure(L, jobs, *mo, *axis);
+        // Points at sizes the rung cannot take are skipped with their reason (as nvbench does).
+        return measure(L, jobs, *mo, *axis, true);
     };
 }
 

@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "serve.h"
 #include "engine/calibration.h"
+#include "engine/device_profile.h"
 #include "engine/errors.h"
 #include "engine/gpu_context.h"
 #include "engine/paths.h"
@@ -97,6 +98,7 @@ Ladder load_requested_ladder(const std::string& id) {
 // Returns false when the runner must exit (its CUDA context is gone).
 bool handle_run(ServeState& st, const RunRequest& req) {
     std::optional<ResolvedRun> run;
+    std::string unfit;  // with skip_unfit: why the rung cannot take the sizes
     Ladder L;
     try {
         L = load_requested_ladder(req.ladder);
@@ -106,9 +108,24 @@ bool handle_run(ServeState& st, const RunRequest& req) {
         if (!rung && !workspace_error.empty()) throw InputError(workspace_error);
         if (!rung) throw InputError("ladder " + L.id + " has no rung '" + req.rung + "'");
         // The run's one resolution: input problems surface here, before the GPU is touched.
-        run = resolve_run(L, *rung, run_options_of(req), st.gpu ? st.gpu->device().sm_count : 0);
+        const int num_sms = st.gpu ? st.gpu->device().sm_count : 0;
+        if (req.skip_unfit) {
+            LadderRung lr = resolve_ladder_rung(L, *rung, run_options_of(req), num_sms);
+            run = std::move(lr.run);
+            unfit = std::move(lr.unfit);
+        } else {
+            run = resolve_run(L, *rung, run_options_of(req), num_sms);
+        }
     } catch (const Error& e) {
         reply_error(req.id, "input", e.what());
+        return true;
+    }
+    if (!unfit.empty()) {  // a skip needs no GPU: the window shows it on the rung's card
+        RunEvent skipped;
+        skipped.id = req.id;
+        const std::string need = st.gpu ? rung_arch_refusal(*run->rung, st.gpu->device().cc()) : "";
+        skipped.record = skipped_record(*run, need.empty() ? unfit : need);
+        reply(skipped);
         return true;
     }
     if (!st.runner) {
@@ -125,7 +142,7 @@ bool handle_run(ServeState& st, const RunRequest& req) {
     std::string compile_log;
     RunEvent result;
     result.id = req.id;
-    result.record = st.runner->record(*run, {false, &compile_log});
+    result.record = st.runner->record(*run, {req.skip_unfit, &compile_log});
     if (!compile_log.empty()) std::fprintf(stderr, "%s\n", compile_log.c_str());
     if (!compile_log.empty()) result.diagnostics = diagnostics_of_compile(compile_log, run->rung->source_path);
     reply(result);

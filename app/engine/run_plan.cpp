@@ -1,6 +1,7 @@
 #include "run_plan.h"
 
 #include <algorithm>
+#include <exception>
 
 namespace kl {
 
@@ -41,6 +42,15 @@ Problem resolve_problem(const Ladder& ladder, const Rung& rung, const RunOptions
     return p;
 }
 
+namespace {
+// "elementwise/vector_add TPB=128 n=1048576 fp32"
+std::string run_label(const ResolvedRun& run) {
+    std::string label = run.ladder->id + "/" + run.rung->id;
+    for (const auto& [k, v] : run.params) label += " " + k + "=" + std::to_string(v);
+    return label + " " + run.problem.describe();
+}
+}  // namespace
+
 ResolvedRun resolve_run(const Ladder& ladder, const Rung& rung, const RunOptions& opt, int num_sms) {
     ResolvedRun run;
     run.ladder = &ladder;
@@ -49,10 +59,37 @@ ResolvedRun resolve_run(const Ladder& ladder, const Rung& rung, const RunOptions
     run.problem = resolve_problem(ladder, rung, opt);
     run.params = resolve_params(rung, opt.params);
     check_constraints(rung, make_scope(run.problem.sizes, run.params, run.problem.dtype, num_sms));
-    run.label = ladder.id + "/" + rung.id;
-    for (const auto& [k, v] : run.params) run.label += " " + k + "=" + std::to_string(v);
-    run.label += " " + run.problem.describe();
+    run.label = run_label(run);
     return run;
+}
+
+LadderRung resolve_ladder_rung(const Ladder& ladder, const Rung& rung, const RunOptions& opt, int num_sms) {
+    try {
+        return {resolve_run(ladder, rung, opt, num_sms), ""};
+    } catch (const InputError& at_these_sizes) {
+        // An axis the ladder lacks is a malformed size, for every rung alike: never a skip.
+        for (const auto& [axis, v] : opt.sizes)
+            if (std::none_of(ladder.default_sizes.begin(), ladder.default_sizes.end(),
+                             [&](const auto& d) { return d.first == axis; }))
+                throw;
+        const std::exception_ptr refusal = std::current_exception();
+        RunOptions at_defaults = opt;
+        at_defaults.sizes.clear();
+        LadderRung out;
+        try {
+            out.run = resolve_run(ladder, rung, at_defaults, num_sms);
+        } catch (const InputError&) {
+            std::rethrow_exception(refusal);  // refused at any size: the parameters or the dtype
+        }
+        out.run.options = opt;
+        for (auto& [axis, v] : out.run.problem.sizes)
+            if (auto it = opt.sizes.find(axis); it != opt.sizes.end()) v = it->second;
+        out.run.label = run_label(out.run);
+        out.unfit = at_these_sizes.what();
+        const std::string prefix = "rung " + rung.id + ": ";  // the record and every listing name the rung
+        if (out.unfit.rfind(prefix, 0) == 0) out.unfit.erase(0, prefix.size());
+        return out;
+    }
 }
 
 // [SECTION] Records of runs that did not measure

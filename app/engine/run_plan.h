@@ -56,6 +56,18 @@ struct ResolvedRun {
 // naming the size, parameter, dtype or constraint: all bad input surfaces here.
 ResolvedRun resolve_run(const Ladder& ladder, const Rung& rung, const RunOptions& opt, int num_sms);
 
+// One rung of a run over many (`kladder run` without --rung, a sweep's points, the window's Run
+// ladder): the rung resolved, or why it cannot take the asked sizes. A rung cannot take them when
+// it resolves at the ladder's default sizes, with the same parameters and dtype, but not at these
+// (a constraint, its operation's range, no launch that applies): such a rung is skipped and the
+// others run. Anything else (a size axis the ladder lacks, a parameter or dtype the rung refuses
+// at any size) throws the InputError resolve_run throws, as for a rung named alone.
+struct LadderRung {
+    ResolvedRun run;    // with `unfit`: only the rung's identity at the asked sizes (for its record)
+    std::string unfit;  // "" when the rung runs; else the refusal, without its "rung ID: " prefix
+};
+LadderRung resolve_ladder_rung(const Ladder& ladder, const Rung& rung, const RunOptions& opt, int num_sms);
+
 // [SECTION] Records of runs that did not measure
 
 // The one mapping from an engine error to a record's error kind: "compile" (NVRTC refused

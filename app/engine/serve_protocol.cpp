@@ -84,6 +84,7 @@ RunRequest decode_run(const json& req) {
         r.mode = opt["mode"].get<std::string>();
         if (!parse_run_mode(r.mode)) bad_field("options.mode", "'" + r.mode + "' is not " + run_mode_names());
     }
+    r.skip_unfit = bool_option(opt, "skip_unfit").value_or(false);
     if (opt.contains("seed") && !opt["seed"].is_null()) {
         if (!opt["seed"].is_number_unsigned()) bad_field("options.seed", "expected a non-negative integer");
         r.seed = opt["seed"].get<uint64_t>();
@@ -105,6 +106,7 @@ std::string encode_line(const RunRequest& r) {
     if (r.counters) options["counters"] = true;
     if (!r.mode.empty()) options["mode"] = r.mode;
     if (r.timeline) options["timeline"] = true;
+    if (r.skip_unfit) options["skip_unfit"] = true;
     json j = {{"type", "run"},  {"id", r.id},       {"ladder", r.ladder},
               {"rung", r.rung}, {"sizes", r.sizes}, {"params", r.params}};
     if (r.dtype) j["dtype"] = to_string(*r.dtype);

@@ -16,7 +16,11 @@
 //      "options":{"warmup":2,"reps":10,"cold_l2":true,"check":true,"seed":20261122,"counters":true}}
 //       sizes, params, dtype and every option may be left out (the rung's defaults); reps sets
 //       min = max repetitions (0: the runner's 10..300, about 0.4 s); counters asks for a
-//       hardware-counters replay pass after timing (docs/counters.md).
+//       hardware-counters replay pass after timing (docs/counters.md). "skip_unfit":true (one
+//       rung of a whole-ladder run, as `kladder run` without --rung) answers a rung that cannot
+//       take these sizes (run_plan.h, resolve_ladder_rung), or that this GPU's architecture
+//       cannot run, with a result whose record has error kind "skipped" and the reason, not with
+//       an error; without it (one rung asked for by name) such a request is an "input" error.
 //     {"type":"ping","id":8}     {"type":"quit"}
 //     "id" is a non-negative integer chosen by the window; replies carry it back.
 //   runner -> window, for each request exactly one terminal reply (result, error or pong), and
@@ -25,7 +29,8 @@
 //     {"type":"result","id":7,"record":{...RunRecord, as in results files...},
 //      "diagnostics":[{"file":"/home/me/.local/share/kernel-ladder/workspace/elementwise/mine_vector_add.cu",
 //                      "line":4,"column":37,"severity":"error","message":"identifier \"x\" is undefined"}]}
-//        record.error is set when the rung ran and failed (compile, input, gpu, fault);
+//        record.error is set when the rung ran and failed (compile, input, gpu, fault), or
+//        was skipped (kind "skipped": only for a request with skip_unfit);
 //        diagnostics (version 3; left out when empty) is NVRTC's log of a rung that did not
 //        compile, parsed (engine/compile_diagnostics.h), its file named by the rung's full path
 //     {"type":"error","id":7,"kind":"input","message":"..."}   the request was not run: a
@@ -41,6 +46,8 @@
 // line naming both versions (decode_runner_line sets version_mismatch). Version 2 had no
 // diagnostics in results (a window of version 2 would drop them). Version 1 differed in the
 // hello (it listed every ladder's load errors) and accepted any JSON value as an id.
+// options.skip_unfit came within version 3 without a bump: a window that does not send it never
+// gets a skipped record, and a runner that does not know it answers with the error it always did.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -73,6 +80,9 @@ struct RunRequest {
     bool counters = false;
     std::string mode;       // [modes] run_modes.h; "" for none
     bool timeline = false;  // [timeline] trace one repetition's kernels (timeline.h)
+    // Part of a whole-ladder run: sizes the rung cannot take, or an architecture this GPU is not,
+    // come back as a skipped record (error kind "skipped") instead of an error reply.
+    bool skip_unfit = false;
 };
 
 struct Request {

@@ -545,6 +545,18 @@ nlohmann::json Workbook::report() const {
                   {"frame_overlay", settings_.show_frame_overlay},
                   {"zoom", settings_.zoom},
                   {"font_scale", fonts_.scale}};
+    // What each card of the ladder strip showed in the last frame: its state and its small line.
+    nlohmann::json strip = nlohmann::json::array();
+    for (size_t i = 0; ladder_ && i < strip_.cards.size() && i < ladder_->rungs.size(); ++i) {
+        const StripCard& c = strip_.cards[i];
+        const RunRecord* rec = c.run && !c.elsewhere ? &c.run->record : nullptr;
+        const std::string shows = !rec                           ? "no result"
+                                  : rec->error_kind == "skipped" ? "skipped"
+                                  : !rec->error.empty()          ? "failed"
+                                                                 : "measured";
+        strip.push_back({{"rung", ladder_->rungs[i].id}, {"shows", shows}, {"detail", c.detail}});
+    }
+    j["strip"] = strip;
     return j;
 }
 

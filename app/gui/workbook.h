@@ -78,6 +78,7 @@ struct Job {
     std::vector<uint64_t> requests;
     std::set<uint64_t> open;
     int done = 0, failed = 0;
+    int skipped = 0;  // of done: rungs the runner skipped (sizes they cannot take)
     bool cancelled = false;
     std::chrono::steady_clock::time_point started;
 };
@@ -231,7 +232,8 @@ class Workbook {
     void run_ladder();
     void run_sweep(const std::string& axis);
     void cancel_job();
-    void submit_to(Job& job, const Rung& r, const ParamValues& params, const Sizes& sizes);
+    // skip_unfit: one rung of a whole-ladder run (sizes it cannot take come back as a skip).
+    void submit_to(Job& job, const Rung& r, const ParamValues& params, const Sizes& sizes, bool skip_unfit = false);
     void start_job(Job job, const std::string& why_empty);  // why_empty: shown when it has no request
     RunRequest make_request(const Rung& r, const ParamValues& params, const Sizes& sizes) const;
     std::vector<int64_t> sweep_values(const std::string& axis) const;

@@ -75,6 +75,8 @@ std::string card_tooltip(const Rung& r, bool usable, const std::string& dtype, c
             tip += resources_long(res->record);
             if (res != run) tip += "\n(from the " + res->device + " recording: the same compiled code)";
         }
+    } else if (run && !card.elsewhere && run->record.error_kind == "skipped") {
+        tip += "\n\nSkipped at these settings: " + run->record.error;
     } else if (run && !card.elsewhere && !run->record.error.empty()) {
         tip += "\n\n" + run->record.error_kind + ": " + run->record.error;
     } else if (card.elsewhere) {
@@ -126,6 +128,8 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
                     std::string(run->live ? "live" : "recorded") + (card.other_params ? " \xC2\xB7 other params" : "");
                 if (const StoredRun* res_run = store_.resources_for(*run))
                     card.source += " \xC2\xB7 " + resources_short(res_run->record);
+            } else if (run && !card.elsewhere && run->record.error_kind == "skipped") {
+                card.detail = run->record.error;  // why, under "skipped"
             } else if (run && !card.elsewhere && !run->record.error.empty()) {
                 card.detail = run->record.error_kind + ": " + run->record.error;
             } else if (card.elsewhere) {
@@ -296,9 +300,13 @@ void Workbook::draw_strip_card_text(const Rung& r, const StripCard& card, ImVec2
         dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x + cs.x + 20 * s, y),
                     card.other_params ? pal.warn : pal.faint, card.fit_source.c_str());
     } else if (run && !elsewhere && !run->record.error.empty()) {
-        dl->AddText(fonts_.bold, fonts_.bold->FontSize, ImVec2(x, y), pal.bad, "failed");
+        // A skip (sizes the rung cannot take) is not a failure: said in the warning colour.
+        const bool skipped = run->record.error_kind == "skipped";
+        dl->AddText(fonts_.bold, fonts_.bold->FontSize, ImVec2(x, y), skipped ? pal.warn : pal.bad,
+                    skipped ? "skipped" : "failed");
         y += fonts_.bold->FontSize + 3 * s;
-        dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.bad, card.fit_detail.c_str());
+        dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), skipped ? pal.muted : pal.bad,
+                    card.fit_detail.c_str());
     } else {
         dl->AddText(fonts_.body, fonts_.body->FontSize, ImVec2(x, y + 2 * s), pal.faint, "no result yet");
         y += fonts_.body->FontSize + 6 * s;

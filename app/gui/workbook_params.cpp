@@ -334,6 +334,7 @@ void Workbook::draw_size_widgets(const Rung& r, float label_w, float widget_w) {
         if (ImGui::InputScalar("##size", ImGuiDataType_S64, &v, nullptr, nullptr, "%lld",
                                ImGuiInputTextFlags_EnterReturnsTrue))
             value = std::clamp(v, lo, hi);
+        test_target("input:size:" + axis);
         ImGui::SameLine(0, 4 * s);
         if (ImGui::Button("\xC3\x97"
                           "2") &&

@@ -76,8 +76,10 @@ Job new_job(Job::Kind kind, std::string label) {
 }
 }  // namespace
 
-void Workbook::submit_to(Job& job, const Rung& r, const ParamValues& params, const Sizes& sizes) {
-    uint64_t id = runner_.client->submit(make_request(r, params, sizes));
+void Workbook::submit_to(Job& job, const Rung& r, const ParamValues& params, const Sizes& sizes, bool skip_unfit) {
+    RunRequest req = make_request(r, params, sizes);
+    req.skip_unfit = skip_unfit;
+    uint64_t id = runner_.client->submit(req);
     job.requests.push_back(id);
     job.open.insert(id);
 }
@@ -111,15 +113,17 @@ void Workbook::run_ladder() {
     Job job = new_job(Job::Kind::Ladder, "the " + ladder_->title + " ladder");
     for (const auto& r : ladder_->rungs) {
         if (!supports_dtype(r, dtype_)) continue;
-        ParamValues p = resolved_params(r);
-        if (auto broken = broken_constraint(r, sizes_, p)) {
-            log("skipped " + r.id + ": " + *broken);
+        // A rung this GPU cannot run keeps its recorded results on its card ("needs sm_90").
+        if (std::string need = arch_refusal_here(r); !need.empty()) {
+            log("skipped " + r.id + ": " + need + " (recorded results show it)");
             continue;
         }
-        submit_to(job, r, p, sizes_);
+        // The runner resolves each rung: one that cannot take these sizes comes back skipped,
+        // with the reason its card shows, and the others run.
+        submit_to(job, r, resolved_params(r), sizes_, true);
     }
     size_t submitted = job.requests.size();
-    start_job(std::move(job), "no rung of this ladder can run with " + dtype_ + " at these sizes");
+    start_job(std::move(job), "no rung of this ladder runs " + dtype_ + " on this GPU");
     if (!submitted) return;
     log("run ladder " + ladder_->id + " (" + std::to_string(submitted) + " rungs) at " + format_sizes(sizes_));
 }
@@ -239,7 +243,11 @@ void Workbook::on_runner_result(const RunnerEvent& e) {
     store_.add_live(rec);
     ++runner_.results_received;
     on_learner_record(e, rec);  // the learner's panel says what became of their rung
-    if (!rec.error.empty()) {
+    if (rec.error_kind == "skipped") {
+        // Not a failure: the rung cannot take these sizes (its card says why); the others run.
+        log(rec.ladder + "/" + rec.rung + " skipped: " + rec.error);
+        if (runner_.job && runner_.job->open.count(e.request_id)) ++runner_.job->skipped;
+    } else if (!rec.error.empty()) {
         runner_.last_error_title = rec.title.empty() ? rec.rung : rec.title;
         runner_.last_error = rec.error_kind + ": " + rec.error;
         log(rec.ladder + "/" + rec.rung + " failed: " + runner_.last_error, true);
@@ -313,6 +321,7 @@ void Workbook::finish_job_if_answered() {
         std::snprintf(buf, sizeof buf, " in %.1f s", secs);
         std::string summary =
             j.label + ": " + std::to_string(j.done) + " of " + std::to_string(j.requests.size()) + " done" +
+            (j.skipped ? ", " + std::to_string(j.skipped) + " skipped" : "") +
             (j.failed ? ", " + std::to_string(j.failed) + (j.cancelled ? " cancelled" : " failed") : "") + buf;
         log(summary);
         runner_.status =

@@ -11,6 +11,9 @@
 // (error_kind "compile", NVRTC's first message naming the learner's file and line) with the
 // parsed diagnostics (protocol 3).
 //
+// A request of a whole-ladder run (options.skip_unfit) is resolved by the engine as the real
+// runner resolves it: a rung that cannot take the sizes is answered with its skipped record.
+//
 //   fake_runner [--delay-ms N] [--crash-on-size N] [--hang-on-size N] [--no-gpu] [--protocol N]
 //               [--fault-on-rung ID] [--die-once-on-request N MARKER]
 //     --fault-on-rung ID  answer a run of rung ID with a "fault" record (a trap), then exit as the
@@ -121,6 +124,30 @@ std::optional<kl::RunRecord> compile_learner_rung(const kl::RunRequest& req,
     return std::nullopt;
 }
 
+// As `kladder serve` answers a request of a whole-ladder run (options.skip_unfit): the engine's
+// resolution of the rung, so that a rung that cannot take the sizes comes back as the real
+// runner's skipped record. nullopt when the rung takes them; a request the engine refuses
+// outright gets the runner's "input" error reply.
+std::optional<kl::RunEvent> skip_if_unfit(const kl::RunRequest& req) {
+    if (!req.skip_unfit) return std::nullopt;
+    kl::RunEvent reply;
+    reply.id = req.id;
+    try {
+        kl::Ladder ladder = kl::load_ladder(kl::kernels_dir() + "/" + req.ladder + "/ladder.toml");
+        const kl::Rung* rung = ladder.find_rung(req.rung);
+        if (!rung) throw kl::InputError("ladder " + ladder.id + " has no rung '" + req.rung + "'");
+        kl::LadderRung lr = kl::resolve_ladder_rung(ladder, *rung, kl::run_options_of(req), 132);
+        if (lr.unfit.empty()) return std::nullopt;
+        reply.type = kl::RunEvent::Type::Result;
+        reply.record = kl::skipped_record(lr.run, lr.unfit);
+    } catch (const kl::Error& e) {
+        reply.type = kl::RunEvent::Type::Error;
+        reply.error_kind = "input";
+        reply.message = e.what();
+    }
+    return reply;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -172,6 +199,10 @@ int main(int argc, char** argv) {
         if (req.type == kl::Request::Type::Ping) {
             reply.type = kl::RunEvent::Type::Pong;
             out(reply);
+            continue;
+        }
+        if (auto skipped = skip_if_unfit(req.run)) {
+            out(*skipped);
             continue;
         }
         auto n = req.run.sizes.find("n");
