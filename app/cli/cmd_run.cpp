@@ -11,6 +11,7 @@
 #include "engine/device_profile.h"
 #include "engine/errors.h"
 #include "engine/paths.h"
+#include "engine/printable.h"
 #include "engine/sweep_spec.h"
 #include "engine/gpu_context.h"
 #include "engine/run_modes.h"
@@ -152,7 +153,7 @@ int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions
     out.calibration = cal;
     std::printf(
         "device: %s (%s, %d SMs, %s L2); copy %.0f GB/s, cuBLAS fp32 %.1f / bf16 %.0f TFLOP/s (calibrated %s)\n",
-        gpu.device().name.c_str(), gpu.device().arch().c_str(), gpu.device().sm_count,
+        printable(gpu.device().name, kDeviceNameChars).c_str(), gpu.device().arch().c_str(), gpu.device().sm_count,
         human_bytes(double(gpu.device().l2_bytes)).c_str(), cal.copy_gbps, cal.sgemm_tflops, cal.bf16_tflops,
         cal.measured_at.c_str());
     int code = 0;
@@ -162,9 +163,9 @@ int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions
         std::string compile_log;
         // `run all` skips the rungs this device's architecture cannot run; one named rung fails.
         RunRecord rec = runner.record(run, {mo.rung == "all", &compile_log});
-        if (!compile_log.empty()) std::fprintf(stderr, "%s\n", compile_log.c_str());
+        if (!compile_log.empty()) std::fprintf(stderr, "%s\n", printable_lines(compile_log).c_str());
         if (rec.error_kind == "skipped" && rec.error.rfind("needs ", 0) == 0)
-            skipped += "\n  " + rec.rung + ": " + rec.error;
+            skipped += "\n  " + rec.rung + ": " + printable(rec.error);
         else if (rec.error_kind == "skipped" && run.rung->is_triton())
             no_triton += (no_triton.empty() ? "" : ", ") + rec.rung, no_triton_why = rec.error;
         code = std::max(code, static_cast<int>(exit_code_of(rec)));
@@ -172,37 +173,42 @@ int measure(const Ladder& L, const std::vector<std::pair<const Rung*, RunOptions
     }
     fill_reference_ratios(out.runs);
     if (!out.runs.empty())
-        std::printf("ladder %s, %s, L2 %s\n", L.id.c_str(), sizes_text(out.runs.front().sizes).c_str(),
+        std::printf("ladder %s, %s, L2 %s\n", L.id.c_str(), printable(sizes_text(out.runs.front().sizes)).c_str(),
                     mo.warm_l2 ? "warm" : "cold (flushed)");
     print_runs(out.runs, first_column);
     if (mo.counters)  // [counters] one line per run: the traffic, or why it could not be read
         for (const auto& r : out.runs)
             if (r.error.empty())
-                std::printf("counters %s: %s\n", r.rung.c_str(), counters_summary(r.counters, r.counters_note).c_str());
+                std::printf("counters %s: %s\n", r.rung.c_str(),
+                            printable(counters_summary(r.counters, r.counters_note)).c_str());
     for (const auto& r : out.runs)  // [modes] [timeline] [clock]
-        for (const auto& line : timing_notes(r)) std::printf("%s\n", line.c_str());
+        for (const auto& line : timing_notes(r)) std::printf("%s\n", printable(line).c_str());
     if (!skipped.empty())
-        std::printf("skipped on this GPU (%s, %s), recorded results show them:%s\n", gpu.device().name.c_str(),
-                    gpu.device().arch().c_str(), skipped.c_str());
-    if (!no_triton.empty()) std::printf("skipped %s: %s\n", no_triton.c_str(), no_triton_why.c_str());
+        std::printf("skipped on this GPU (%s, %s), recorded results show them:%s\n",
+                    printable(gpu.device().name, kDeviceNameChars).c_str(), gpu.device().arch().c_str(),
+                    skipped.c_str());
+    if (!no_triton.empty()) std::printf("skipped %s: %s\n", no_triton.c_str(), printable(no_triton_why).c_str());
     if (!mo.json_path.empty()) {
         save_results(mo.json_path, out);
-        std::printf("results written to %s\n", mo.json_path.c_str());
+        std::printf("results written to %s\n", printable(mo.json_path).c_str());
     }
     for (const auto& r : out.runs)
         if (!r.error.empty() && !(r.error_kind == "skipped" && r.error.rfind("needs ", 0) == 0) &&
             !(r.error_kind == "skipped" && r.error == no_triton_why))
-            std::fprintf(stderr, "kladder: %s/%s: %s\n", r.ladder.c_str(), r.rung.c_str(), r.error.c_str());
+            std::fprintf(stderr, "kladder: %s/%s: %s\n", r.ladder.c_str(), r.rung.c_str(),
+                         printable(r.error, kMessageChars).c_str());
     return code;
 }
 
 // `run --plan-on PROFILE`: the rungs `run all` would run on that device, and the skipped ones.
 int print_plan(const Ladder& L, const DeviceInfo& d) {
-    std::printf("ladder %s on %s (%s, %d SMs):\n", L.id.c_str(), d.name.c_str(), d.arch().c_str(), d.sm_count);
+    // The profile is a file: its device name is shown capped, control characters visible.
+    std::printf("ladder %s on %s (%s, %d SMs):\n", L.id.c_str(), printable(d.name, kDeviceNameChars).c_str(),
+                d.arch().c_str(), d.sm_count);
     int skipped = 0;
     for (const auto& p : plan_run_all(L, d.cc())) {
         std::printf("  %-5s %-16s%s%s\n", p.skip.empty() ? "run" : "skip", p.rung->id.c_str(),
-                    p.skip.empty() ? "" : " ", p.skip.c_str());
+                    p.skip.empty() ? "" : " ", printable(p.skip).c_str());
         skipped += !p.skip.empty();
     }
     std::printf("%zu rungs: %zu run, %d skipped\n", L.rungs.size(), L.rungs.size() - skipped, skipped);
