@@ -7,6 +7,7 @@
 #include "engine/checked_int.h"
 #include "engine/errors.h"
 #include "engine/paths.h"
+#include "engine/printable.h"
 
 namespace kl::cli {
 
@@ -89,7 +90,15 @@ std::map<std::string, int64_t> parse_assignments(const std::vector<std::string>&
     return out;
 }
 
-std::string format_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+std::string format_table(const std::vector<std::string>& header,
+                         const std::vector<std::vector<std::string>>& raw_rows) {
+    // Cells hold titles, names and messages from files: each is made printable (one line, no
+    // control sequences) before the columns are measured.
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : raw_rows) {
+        rows.emplace_back();
+        for (const auto& c : r) rows.back().push_back(printable(c, kMessageChars));
+    }
     std::vector<size_t> width(header.size(), 0);
     for (size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
     for (const auto& r : rows)

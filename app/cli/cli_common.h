@@ -20,7 +20,8 @@ const Ladder& find_ladder_or_throw(const std::vector<Ladder>& ladders, const std
 std::map<std::string, int64_t> parse_assignments(const std::vector<std::string>& items, const std::string& what);
 int64_t parse_integer(const std::string& text, const std::string& what);
 
-// A plain text table: header row, then rows; columns padded, numbers right-aligned.
+// A plain text table: header row, then rows; columns padded, numbers right-aligned. Every cell
+// is shown through printable() (engine/printable.h); callers cap titles themselves.
 std::string format_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
 std::string fmt(double v, int precision = 3);
 std::string human_bytes(double bytes);

@@ -22,6 +22,7 @@
 #include "engine/device_profile.h"
 #include "engine/errors.h"
 #include "engine/paths.h"
+#include "engine/printable.h"
 #include "engine/operation.h"
 #include "engine/runner.h"
 #include "engine/triton_rung.h"
@@ -75,7 +76,7 @@ bool blank_source(const std::string& path) {
 std::string describe(const ParamValues& pv) {
     std::string s;
     for (const auto& [k, v] : pv) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
-    return s.empty() ? "(no parameters)" : s;
+    return s.empty() ? "(no parameters)" : printable(s);  // parameter names come from ladder.toml
 }
 
 // One variant of a Triton rung, every launch that applies at the ladder's default sizes, through
@@ -98,7 +99,7 @@ void check_triton_variant(const CheckOptions& opt, const Ladder& L, const Rung& 
         } catch (const Error& e) {
             ++n.failed;
             std::printf("FAIL  %s %s sm_%d %s\n%s\n", label.c_str(), to_string(dt).c_str(), cc, describe(pv).c_str(),
-                        e.what());
+                        printable_lines(e.what()).c_str());
         }
     }
 }
@@ -111,7 +112,7 @@ void report_performance_notes(const Rung& r, const CompiledCode& c, bool default
         if (defaults) ++n.failed;
         ++n.slow;
         std::printf("%s  %s %s %s %s: %s\n", defaults ? "FAIL" : "WARN", req.label.c_str(), to_string(dt).c_str(),
-                    req.arch.c_str(), describe(pv).c_str(), d.message.c_str());
+                    req.arch.c_str(), describe(pv).c_str(), printable(d.message).c_str());
     }
 }
 
@@ -124,7 +125,8 @@ void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, co
             if (r.source_path.empty()) continue;  // library rungs (cuBLAS) have nothing to compile
             if (std::string need = rung_arch_refusal(r, cc); !need.empty()) {
                 ++n.by_design;
-                std::printf("skip  %s/%s on %s: %s\n", L.id.c_str(), r.id.c_str(), arch.c_str(), need.c_str());
+                std::printf("skip  %s/%s on %s: %s\n", L.id.c_str(), r.id.c_str(), arch.c_str(),
+                            printable(need).c_str());
                 continue;
             }
             if (r.is_triton() && !triton_availability().available) {
@@ -147,7 +149,7 @@ void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, co
                         ++n.skipped;
                         if (opt.verbose)
                             std::printf("skip  %s/%s %s: %s\n", L.id.c_str(), r.id.c_str(), describe(pv).c_str(),
-                                        e.what());
+                                        printable(e.what()).c_str());
                         continue;
                     }
                     if (r.is_triton()) {
@@ -165,7 +167,7 @@ void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, co
                             ++n.failed;
                             std::printf("FAIL  %s %s %s %s\n%s: no kernel '%s' (launch entry)%s\n", req.label.c_str(),
                                         to_string(dt).c_str(), req.arch.c_str(), describe(pv).c_str(),
-                                        r.source_path.c_str(), miss.front().c_str(),
+                                        printable(r.source_path).c_str(), miss.front().c_str(),
                                         blank_source(r.source_path) ? ": the file is empty" : "");
                             continue;
                         }
@@ -174,11 +176,11 @@ void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, co
                         if (opt.verbose)
                             std::printf("ok    %s %s %s %s%s\n", req.label.c_str(), to_string(dt).c_str(),
                                         req.arch.c_str(), describe(pv).c_str(), c.from_cache ? " (cached)" : "");
-                        if (opt.verbose && !c.log.empty()) std::printf("%s\n", c.log.c_str());
+                        if (opt.verbose && !c.log.empty()) std::printf("%s\n", printable_lines(c.log).c_str());
                     } catch (const CompileError& e) {
                         ++n.failed;
                         std::printf("FAIL  %s %s %s %s\n%s\n", req.label.c_str(), to_string(dt).c_str(),
-                                    req.arch.c_str(), describe(pv).c_str(), e.log().c_str());
+                                    req.arch.c_str(), describe(pv).c_str(), printable_lines(e.log()).c_str());
                     }
                 }
             }
@@ -206,15 +208,16 @@ void check_helpers(const CheckOptions& opt, const std::vector<Ladder>& ladders, 
         try {
             if (blank_source(h)) {
                 ++n.failed;
-                std::printf("FAIL  %s (helper): the file is empty\n", req.label.c_str());
+                std::printf("FAIL  %s (helper): the file is empty\n", printable(req.label).c_str());
                 continue;
             }
             compile_kernel(req);
             ++n.compiled;
-            if (opt.verbose) std::printf("ok    %s %s (helper)\n", req.label.c_str(), arch.c_str());
+            if (opt.verbose) std::printf("ok    %s %s (helper)\n", printable(req.label).c_str(), arch.c_str());
         } catch (const CompileError& e) {
             ++n.failed;
-            std::printf("FAIL  %s %s (helper)\n%s\n", req.label.c_str(), arch.c_str(), e.log().c_str());
+            std::printf("FAIL  %s %s (helper)\n%s\n", printable(req.label).c_str(), arch.c_str(),
+                        printable_lines(e.log()).c_str());
         }
     }
 }
@@ -244,9 +247,10 @@ Action add_check_kernels_command(CLI::App& app) {
         }
         double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (n.no_triton)
-            std::printf("skipped %d Triton rung-targets: %s\n", n.no_triton, triton_availability().reason.c_str());
+            std::printf("skipped %d Triton rung-targets: %s\n", n.no_triton,
+                        printable(triton_availability().reason).c_str());
         for (const auto& e : load_errors()) {
-            std::printf("FAIL  %s\n", e.c_str());
+            std::printf("FAIL  %s\n", printable(e, kMessageChars).c_str());
             ++n.failed;
         }
         std::string archs;

@@ -8,6 +8,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "engine/errors.h"
+#include "engine/printable.h"
 #include "engine/figure_vocabulary.h"
 #include "engine/paths.h"
 #include "report/figure_files.h"
@@ -131,8 +132,8 @@ Action add_export_command(CLI::App& app) {
         report::LoadedResults results = report::load_results_for_export(o->results);
         report::ExportFigure fig = report::build_export_figure(results, ladders, req, o->page.caption);
         report::write_figure_with_results(fig.built.figure, o->output, format, export_options(o->page), results.bytes);
-        std::printf("wrote %s (%s) and %s\n", o->output.c_str(), plot::format_name(format),
-                    report::results_copy_path(o->output).c_str());
+        std::printf("wrote %s (%s) and %s\n", printable(o->output).c_str(), plot::format_name(format),
+                    printable(report::results_copy_path(o->output)).c_str());
         return static_cast<int>(ExitCode::Ok);
     };
 }
@@ -165,9 +166,9 @@ Action add_export_lesson_command(CLI::App& app) {
         report::LoadedResults results = report::load_results_for_export(o->results);
         report::LessonExportSummary s =
             report::export_lesson(*lesson, results, ladders, o->output, export_options(o->page), o->page.caption);
-        for (const auto& skip : s.skipped) std::printf("no figure for %s\n", skip.c_str());
+        for (const auto& skip : s.skipped) std::printf("no figure for %s\n", printable(skip, kMessageChars).c_str());
         std::printf("wrote %d figure%s (SVG, PDF, PNG), results.json, handout.md and handout.html to %s\n", s.figures,
-                    s.figures == 1 ? "" : "s", o->output.c_str());
+                    s.figures == 1 ? "" : "s", printable(o->output).c_str());
         return static_cast<int>(ExitCode::Ok);
     };
 }

@@ -15,6 +15,7 @@
 #include "engine/errors.h"
 #include "engine/lesson_check.h"
 #include "engine/paths.h"
+#include "engine/printable.h"
 
 namespace fs = std::filesystem;
 
@@ -49,7 +50,7 @@ int check_lessons_main(const LessonCheckOptions& o) {
     std::string root = data_root() + "/";
     for (auto line : offences) {
         for (size_t at; (at = line.find(root)) != std::string::npos;) line.erase(at, root.size());
-        std::printf("%s\n", line.c_str());
+        std::printf("%s\n", printable(line, kMessageChars).c_str());  // lines quote the lessons' text
     }
     size_t bindings = 0;
     for (const auto& l : lessons)
@@ -75,7 +76,7 @@ int make_cards_main(const std::string& recorded_arg) {
     for (const auto& [slug, doc] : cards) {
         std::string path = (dir / (slug + ".json")).string();
         write_file_atomically(path, doc.dump(2) + "\n");
-        std::printf("%s\n", path.c_str());
+        std::printf("%s\n", printable(path).c_str());
     }
     return 0;
 }

@@ -8,6 +8,7 @@
 #include "engine/errors.h"
 #include "engine/operation.h"
 #include "engine/paths.h"
+#include "engine/printable.h"
 
 namespace kl::cli {
 
@@ -24,7 +25,8 @@ constexpr size_t kTerminalColumns = 120;  // `kladder list` fits a 120-column te
 std::string wrapped_params(const Rung& r, size_t indent, size_t width) {
     std::string out, line;
     for (const auto& p : r.params) {
-        std::string item = p.name + "=" + std::to_string(p.default_value) + " (" + p.describe_allowed() + ")";
+        std::string item =
+            printable(p.name) + "=" + std::to_string(p.default_value) + " (" + printable(p.describe_allowed()) + ")";
         if (!line.empty() && indent + line.size() + 2 + item.size() > width) {
             out += std::string(indent, ' ') + line + ";\n";
             line.clear();
@@ -37,14 +39,16 @@ std::string wrapped_params(const Rung& r, size_t indent, size_t width) {
 
 // One table row per rung (number, id, dtypes, title), its parameters wrapped on the lines below.
 void print_rungs(const Ladder& L) {
-    std::printf("\nladder %s: %s  [operation %s; sizes", L.id.c_str(), L.title.c_str(), L.operation.c_str());
-    for (const auto& [k, v] : L.default_sizes) std::printf(" %s=%lld", k.c_str(), static_cast<long long>(v));
+    std::printf("\nladder %s: %s  [operation %s; sizes", L.id.c_str(), printable(L.title, kTitleChars).c_str(),
+                printable(L.operation).c_str());
+    for (const auto& [k, v] : L.default_sizes) std::printf(" %s=%lld", printable(k).c_str(), static_cast<long long>(v));
     std::printf("]\n");
     std::vector<std::vector<std::string>> rows;
     for (const auto& r : L.rungs) {
         std::string dtypes;
         for (DType d : r.dtypes) dtypes += (dtypes.empty() ? "" : ",") + to_string(d);
-        rows.push_back({std::to_string(r.index + 1), r.id + (r.reference ? " (reference)" : ""), dtypes, r.title});
+        rows.push_back({std::to_string(r.index + 1), r.id + (r.reference ? " (reference)" : ""), dtypes,
+                        printable(r.title, kTitleChars)});
     }
     // format_table gives the header, a rule, then one line per row, in order.
     std::istringstream table(format_table({"#", "rung", "dtypes", "title (parameters below: default, allowed)"}, rows));
@@ -66,7 +70,8 @@ Action add_list_command(CLI::App& app) {
         const bool all = opt->what == "all";
         if (all || opt->what == "ladders") {
             std::vector<std::vector<std::string>> rows;
-            for (const auto& L : ladders) rows.push_back({L.id, std::to_string(L.rungs.size()), L.operation, L.title});
+            for (const auto& L : ladders)
+                rows.push_back({L.id, std::to_string(L.rungs.size()), L.operation, printable(L.title, kTitleChars)});
             std::printf("%s", format_table({"ladder", "rungs", "operation", "title"}, rows).c_str());
         }
         if (all || opt->what == "rungs") {
@@ -81,13 +86,15 @@ Action add_list_command(CLI::App& app) {
             std::vector<std::vector<std::string>> rows;
             for (const auto& l : lessons)
                 rows.push_back({std::to_string(l.number), l.id, std::to_string(l.steps.size()),
-                                std::to_string(l.checks.size()), std::to_string(l.cards.size()), l.title});
+                                std::to_string(l.checks.size()), std::to_string(l.cards.size()),
+                                printable(l.title, kTitleChars)});
             std::printf("\n%s", format_table({"#", "lesson", "steps", "checks", "cards", "title"}, rows).c_str());
             for (const auto& e : errors)
-                std::fprintf(stderr, "kladder: lesson %s not loaded: %s\n", e.folder.c_str(), e.message.c_str());
+                std::fprintf(stderr, "kladder: lesson %s not loaded: %s\n", printable(e.folder).c_str(),
+                             printable(e.message, kMessageChars).c_str());
             if (!errors.empty()) return static_cast<int>(ExitCode::BadInput);
         }
-        for (const auto& e : load_errors()) std::fprintf(stderr, "kladder: %s\n", e.c_str());
+        for (const auto& e : load_errors()) std::fprintf(stderr, "kladder: %s\n", printable(e, kMessageChars).c_str());
         if (!load_errors().empty()) return static_cast<int>(ExitCode::BadInput);
         if (opt->what == "operations") {
             std::vector<std::vector<std::string>> rows;

@@ -15,6 +15,7 @@
 #include "engine/device_profile.h"
 #include "engine/dtype.h"
 #include "engine/errors.h"
+#include "engine/printable.h"
 #include "engine/manifest.h"
 #include "engine/operation.h"
 #include "engine/run_plan.h"
@@ -43,11 +44,11 @@ int print_triton_ptx(const PtxOptions& opt, const Ladder& L, const Rung& r, DTyp
     try {
         TritonCompiled c =
             compile_triton(triton_request(r, *applicable_launches(r, scope).front(), pv, scope, dtypes, cc, label));
-        const std::string& text = opt.stage == "ttgir" ? c.ttgir : c.ptx;
+        const std::string text = printable_lines(opt.stage == "ttgir" ? c.ttgir : c.ptx);
         std::fwrite(text.data(), 1, text.size(), stdout);
         return 0;
     } catch (const CompileError& e) {
-        std::fprintf(stderr, "%s\n%s\n", e.what(), e.log().c_str());
+        std::fprintf(stderr, "%s\n%s\n", printable(e.what(), kMessageChars).c_str(), printable_lines(e.log()).c_str());
         return static_cast<int>(ExitCode::BadInput);
     }
 }
@@ -80,10 +81,11 @@ int print_ptx(const PtxOptions& opt) {
     req.label = L.id + "/" + r->id;
     try {
         CompiledCode c = compile_kernel(req);
-        std::fwrite(c.code.data(), 1, c.code.size(), stdout);
+        const std::string text = printable_lines(c.code);  // PTX names the source files it came from
+        std::fwrite(text.data(), 1, text.size(), stdout);
         return 0;
     } catch (const CompileError& e) {
-        std::fprintf(stderr, "%s\n%s\n", e.what(), e.log().c_str());
+        std::fprintf(stderr, "%s\n%s\n", printable(e.what(), kMessageChars).c_str(), printable_lines(e.log()).c_str());
         return static_cast<int>(ExitCode::BadInput);
     }
 }

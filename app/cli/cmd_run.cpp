@@ -12,6 +12,7 @@
 #include "engine/device_profile.h"
 #include "engine/errors.h"
 #include "engine/paths.h"
+#include "engine/printable.h"
 #include "engine/sweep_spec.h"
 #include "engine/gpu_context.h"
 #include "engine/run_modes.h"
@@ -196,16 +197,17 @@ RunRecord record_slot(Runner& runner, const Slot& slot, bool ladder_run, int dev
     const Rung& rung = *slot.run.rung;
     if (!slot.unfit.empty()) {
         const std::string need = ladder_run ? rung_arch_refusal(rung, device_cc) : "";
-        (need.empty() ? lists.unfit : lists.arch) += "\n  " + slot.key + ": " + (need.empty() ? slot.unfit : need);
+        (need.empty() ? lists.unfit : lists.arch) +=
+            "\n  " + slot.key + ": " + printable(need.empty() ? slot.unfit : need);
         lists.listed.push_back(true);
         return skipped_record(slot.run, need.empty() ? slot.unfit : need);
     }
     std::string compile_log;
     RunRecord rec = runner.record(slot.run, {ladder_run, &compile_log});
-    if (!compile_log.empty()) std::fprintf(stderr, "%s\n", compile_log.c_str());
+    if (!compile_log.empty()) std::fprintf(stderr, "%s\n", printable_lines(compile_log).c_str());
     bool listed = false;
     if (rec.error_kind == "skipped" && rec.error.rfind("needs ", 0) == 0) {
-        lists.arch += "\n  " + rec.rung + ": " + rec.error;
+        lists.arch += "\n  " + rec.rung + ": " + printable(rec.error);
         listed = true;
     } else if (rec.error_kind == "skipped" && rung.is_triton()) {
         lists.no_triton += (lists.no_triton.empty() ? "" : ", ") + rec.rung;
@@ -218,10 +220,11 @@ RunRecord record_slot(Runner& runner, const Slot& slot, bool ladder_run, int dev
 
 void print_skips(const SkipLists& lists, const DeviceInfo& device) {
     if (!lists.arch.empty())
-        std::printf("skipped on this GPU (%s, %s), recorded results show them:%s\n", device.name.c_str(),
-                    device.arch().c_str(), lists.arch.c_str());
+        std::printf("skipped on this GPU (%s, %s), recorded results show them:%s\n",
+                    printable(device.name, kDeviceNameChars).c_str(), device.arch().c_str(), lists.arch.c_str());
     if (!lists.unfit.empty()) std::printf("skipped at sizes they cannot take:%s\n", lists.unfit.c_str());
-    if (!lists.no_triton.empty()) std::printf("skipped %s: %s\n", lists.no_triton.c_str(), lists.no_triton_why.c_str());
+    if (!lists.no_triton.empty())
+        std::printf("skipped %s: %s\n", lists.no_triton.c_str(), printable(lists.no_triton_why).c_str());
 }
 
 // Runs the jobs on one GPU context, recording errors and skips per job. Returns the exit code: 3
@@ -240,7 +243,7 @@ int measure(const Ladder& L, const Jobs& jobs, const MeasureOptions& mo, const s
     out.calibration = cal;
     std::printf(
         "device: %s (%s, %d SMs, %s L2); copy %.0f GB/s, cuBLAS fp32 %.1f / bf16 %.0f TFLOP/s (calibrated %s)\n",
-        gpu.device().name.c_str(), gpu.device().arch().c_str(), gpu.device().sm_count,
+        printable(gpu.device().name, kDeviceNameChars).c_str(), gpu.device().arch().c_str(), gpu.device().sm_count,
         human_bytes(double(gpu.device().l2_bytes)).c_str(), cal.copy_gbps, cal.sgemm_tflops, cal.bf16_tflops,
         cal.measured_at.c_str());
     int code = 0;
@@ -252,23 +255,25 @@ int measure(const Ladder& L, const Jobs& jobs, const MeasureOptions& mo, const s
     }
     fill_reference_ratios(out.runs);
     if (!out.runs.empty())
-        std::printf("ladder %s, %s, L2 %s\n", L.id.c_str(), sizes_text(out.runs.front().sizes).c_str(),
+        std::printf("ladder %s, %s, L2 %s\n", L.id.c_str(), printable(sizes_text(out.runs.front().sizes)).c_str(),
                     mo.warm_l2 ? "warm" : "cold (flushed)");
     print_runs(out.runs, first_column);
     if (mo.counters)  // [counters] one line per run: the traffic, or why it could not be read
         for (const auto& r : out.runs)
             if (r.error.empty())
-                std::printf("counters %s: %s\n", r.rung.c_str(), counters_summary(r.counters, r.counters_note).c_str());
+                std::printf("counters %s: %s\n", r.rung.c_str(),
+                            printable(counters_summary(r.counters, r.counters_note)).c_str());
     for (const auto& r : out.runs)  // [modes] [timeline] [clock]
-        for (const auto& line : timing_notes(r)) std::printf("%s\n", line.c_str());
+        for (const auto& line : timing_notes(r)) std::printf("%s\n", printable(line).c_str());
     print_skips(lists, gpu.device());
     if (!mo.json_path.empty()) {
         save_results(mo.json_path, out);
-        std::printf("results written to %s\n", mo.json_path.c_str());
+        std::printf("results written to %s\n", printable(mo.json_path).c_str());
     }
     for (size_t i = 0; i < out.runs.size(); ++i)
         if (const RunRecord& r = out.runs[i]; !r.error.empty() && !lists.listed[i])
-            std::fprintf(stderr, "kladder: %s/%s: %s\n", r.ladder.c_str(), r.rung.c_str(), r.error.c_str());
+            std::fprintf(stderr, "kladder: %s/%s: %s\n", r.ladder.c_str(), r.rung.c_str(),
+                         printable(r.error, kMessageChars).c_str());
     return code;
 }
 
@@ -278,8 +283,9 @@ int measure(const Ladder& L, const Jobs& jobs, const MeasureOptions& mo, const s
 int print_plan(const Ladder& L, const Jobs& jobs, const DeviceInfo& d, bool ladder_run) {
     const std::vector<Slot> slots = resolve_jobs(L, jobs, ladder_run, "rung");
     const std::string asked = jobs.empty() ? "" : sizes_text(jobs.front().second.sizes);
-    std::printf("ladder %s on %s (%s, %d SMs)%s:\n", L.id.c_str(), d.name.c_str(), d.arch().c_str(), d.sm_count,
-                asked.empty() ? "" : (" at " + asked).c_str());
+    // The profile is a file: its device name is shown capped, control characters visible.
+    std::printf("ladder %s on %s (%s, %d SMs)%s:\n", L.id.c_str(), printable(d.name, kDeviceNameChars).c_str(),
+                d.arch().c_str(), d.sm_count, asked.empty() ? "" : (" at " + asked).c_str());
     int skipped = 0;
     for (const auto& s : slots) {
         std::string skip = rung_arch_refusal(*s.run.rung, d.cc());
@@ -289,7 +295,7 @@ int print_plan(const Ladder& L, const Jobs& jobs, const DeviceInfo& d, bool ladd
         if (skip.empty())
             std::printf("  run   %s\n", s.run.rung->id.c_str());
         else
-            std::printf("  skip  %-16s %s\n", s.run.rung->id.c_str(), skip.c_str());
+            std::printf("  skip  %-16s %s\n", s.run.rung->id.c_str(), printable(skip).c_str());
         skipped += !skip.empty();
     }
     std::printf("%zu rung%s: %zu run, %d skipped\n", slots.size(), slots.size() == 1 ? "" : "s", slots.size() - skipped,

@@ -16,6 +16,7 @@
 #include "engine/calibration.h"
 #include "engine/device_profile.h"
 #include "engine/errors.h"
+#include "engine/printable.h"
 #include "engine/gpu_context.h"
 #include "engine/paths.h"
 #include "engine/runner.h"
@@ -143,7 +144,7 @@ bool handle_run(ServeState& st, const RunRequest& req) {
     RunEvent result;
     result.id = req.id;
     result.record = st.runner->record(*run, {req.skip_unfit, &compile_log});
-    if (!compile_log.empty()) std::fprintf(stderr, "%s\n", compile_log.c_str());
+    if (!compile_log.empty()) std::fprintf(stderr, "%s\n", printable_lines(compile_log).c_str());
     if (!compile_log.empty()) result.diagnostics = diagnostics_of_compile(compile_log, run->rung->source_path);
     reply(result);
     return !st.runner->context_lost();

@@ -40,6 +40,7 @@
 #include "engine/gpu_context.h"
 #include "engine/lesson.h"
 #include "engine/paths.h"
+#include "engine/printable.h"
 #include "engine/runner.h"
 #include "engine/version.h"
 #include "engine/workspace.h"
@@ -255,15 +256,15 @@ nlohmann::json to_json(const TryOutcome& o) {
 }
 
 void print_text(const TryOutcome& o) {
-    for (const auto& d : o.diagnostics) std::fprintf(stderr, "%s\n", format_diagnostic(d).c_str());
+    for (const auto& d : o.diagnostics) std::fprintf(stderr, "%s\n", printable(format_diagnostic(d)).c_str());
     if (!o.compiled) {
-        std::fprintf(stderr, "kladder: %s did not compile (%s)\n", o.file.c_str(),
+        std::fprintf(stderr, "kladder: %s did not compile (%s)\n", printable(o.file).c_str(),
                      count_diagnostics(o.diagnostics).c_str());
         return;
     }
     if (!o.gpu) {
-        std::printf("%s compiled as a rung of %s like %s; %s: no GPU to check and time it\n", o.file.c_str(),
-                    o.ladder.c_str(), o.like.c_str(), o.no_gpu_reason.c_str());
+        std::printf("%s compiled as a rung of %s like %s; %s: no GPU to check and time it\n", printable(o.file).c_str(),
+                    o.ladder.c_str(), o.like.c_str(), printable(o.no_gpu_reason).c_str());
         return;
     }
     std::vector<std::vector<std::string>> rows;
@@ -281,24 +282,25 @@ void print_text(const TryOutcome& o) {
                         r.timing ? fmt(r.timing->median_ms, 4) : "-", r.timing ? fmt(r.gbps, 4) : "-",
                         r.timing && flops ? fmt(r.tflops, 3) : "-", i == 0 ? "1x" : ratio});
     }
-    std::printf("device: %s; ladder %s\n", o.results.device ? o.results.device->name.c_str() : "?", o.ladder.c_str());
+    std::printf("device: %s; ladder %s\n",
+                o.results.device ? printable(o.results.device->name, kDeviceNameChars).c_str() : "?", o.ladder.c_str());
     std::printf("%s", format_table({"rung", "check", "median ms", "GB/s", "TFLOP/s", "speed vs like"}, rows).c_str());
     for (size_t i = 2; i < runs.size(); ++i) {
         std::string size;
         for (const auto& [k, v] : runs[i].sizes) size += (size.empty() ? "" : " ") + k + "=" + std::to_string(v);
         std::printf("hidden size %s: %s\n", size.c_str(),
-                    !runs[i].error.empty() ? (runs[i].error_kind + ": " + runs[i].error).c_str()
+                    !runs[i].error.empty() ? printable(runs[i].error_kind + ": " + runs[i].error).c_str()
                     : runs[i].correctness  ? runs[i].correctness->summary().c_str()
                                            : "not checked");
     }
     if (runs.size() > 1 && runs[1].correctness && !runs[1].correctness->passed)
-        std::printf("%s: %lld mismatches of %lld elements\n", o.file.c_str(),
+        std::printf("%s: %lld mismatches of %lld elements\n", printable(o.file).c_str(),
                     static_cast<long long>(runs[1].correctness->mismatches),
                     static_cast<long long>(runs[1].correctness->elements));
     if (o.verdict) {
-        std::printf("exercise %s: %s\n", o.exercise.c_str(), o.goal.c_str());
-        for (const auto& l : o.verdict->lines) std::printf("  %s\n", l.c_str());
-        std::printf("%s\n", o.verdict->summary.c_str());
+        std::printf("exercise %s: %s\n", printable(o.exercise).c_str(), printable(o.goal).c_str());
+        for (const auto& l : o.verdict->lines) std::printf("  %s\n", printable(l).c_str());
+        std::printf("%s\n", printable(o.verdict->summary).c_str());
     }
 }
 
@@ -410,9 +412,10 @@ int fork_command(const ForkOptions& o) {
     }
     if (rung.empty()) throw InputError("fork: name the rung to fork, or --exercise LESSON/STEP");
     const ForkedRung f = fork_rung(L, rung, workspace_root(), starter);
-    std::printf("%s/%s: \"%s\", forked from %s%s\n  %s\n  %s\n", L.id.c_str(), f.id.c_str(), f.title.c_str(),
-                rung.c_str(), starter.empty() ? "" : (" with the starter " + starter).c_str(), f.source_path.c_str(),
-                f.manifest_path.c_str());
+    std::printf("%s/%s: \"%s\", forked from %s%s\n  %s\n  %s\n", L.id.c_str(), f.id.c_str(),
+                printable(f.title, kTitleChars).c_str(), rung.c_str(),
+                starter.empty() ? "" : printable(" with the starter " + starter).c_str(),
+                printable(f.source_path).c_str(), printable(f.manifest_path).c_str());
     return 0;
 }
 

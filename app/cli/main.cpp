@@ -8,6 +8,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "engine/errors.h"
+#include "engine/printable.h"
 #include "engine/version.h"
 
 int main(int argc, char** argv) {
@@ -51,21 +52,23 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
         // One line, like every other error (CLI11's own output adds a second "Run with --help").
-        std::fprintf(stderr, "kladder: %s (see kladder --help)\n", e.what());
+        std::fprintf(stderr, "kladder: %s (see kladder --help)\n", kl::printable(e.what(), kl::kMessageChars).c_str());
         return static_cast<int>(kl::ExitCode::BadInput);
     }
     try {
         for (auto& [sub, action] : actions)
             if (sub->parsed()) return action();
     } catch (const kl::Error& e) {
-        std::fprintf(stderr, "kladder: %s\n", e.what());
+        // Messages quote values from files: printable() keeps them on one line, free of
+        // terminal control sequences.
+        std::fprintf(stderr, "kladder: %s\n", kl::printable(e.what(), kl::kMessageChars).c_str());
         return static_cast<int>(e.code());
     } catch (const std::filesystem::filesystem_error& e) {
         // A path the user gave (or a file in the data tree) that cannot be used: bad input.
-        std::fprintf(stderr, "kladder: %s\n", e.what());
+        std::fprintf(stderr, "kladder: %s\n", kl::printable(e.what(), kl::kMessageChars).c_str());
         return static_cast<int>(kl::ExitCode::BadInput);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "kladder: internal error: %s\n", e.what());
+        std::fprintf(stderr, "kladder: internal error: %s\n", kl::printable(e.what(), kl::kMessageChars).c_str());
         return static_cast<int>(kl::ExitCode::GpuError);
     }
     return 0;

@@ -19,12 +19,6 @@ namespace {
 
 std::string in_quotes(const std::string& s) { return "'" + s + "'"; }
 
-mode_t default_file_mode() {
-    mode_t mask = umask(0);
-    umask(mask);
-    return 0666 & ~mask;
-}
-
 volatile std::sig_atomic_t g_signal = 0;
 struct sigaction g_old[3];
 const int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
@@ -81,7 +75,7 @@ void FileSet::stage(const std::string& path, std::string_view bytes, const std::
         }
         done += static_cast<size_t>(n);
     }
-    ::fchmod(fd, default_file_mode());
+    ::fchmod(fd, usual_mode(0666));
     if (::fsync(fd) != 0) {
         int err = errno;
         ::close(fd);
@@ -162,6 +156,12 @@ InterruptGuard::InterruptGuard() {
 
 InterruptGuard::~InterruptGuard() {
     for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &g_old[i], nullptr);
+}
+
+mode_t usual_mode(mode_t full) {
+    mode_t mask = umask(0);
+    umask(mask);
+    return full & ~mask;
 }
 
 void check_interrupted() {

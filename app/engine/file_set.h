@@ -4,6 +4,8 @@
 // renames succeeded, and puts them back if one fails. A FileSet that is destroyed without a
 // commit removes its temporaries. Nothing it did not create is ever removed.
 #pragma once
+#include <sys/types.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,5 +49,9 @@ class InterruptGuard {
 };
 // Throws kl::Error (exit 2) "interrupted by signal N: nothing was written" after a signal.
 void check_interrupted();
+
+// The permissions a plain new file (`full` 0666) or folder (0777) gets: `full` minus the umask.
+// A folder made private while it is staged (mkdtemp gives 0700) gets these before it is shown.
+mode_t usual_mode(mode_t full);
 
 }  // namespace kl

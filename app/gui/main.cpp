@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "engine/lesson.h"
+#include "engine/printable.h"
 #include "engine/paths.h"
 #include "gui/surface.h"
 #include "gui/test_driver.h"
@@ -103,9 +104,11 @@ int list_steps() {
     auto ladders = kl::load_all_ladders(kl::kernels_dir(), &ladder_errors);
     auto lessons = kl::load_all_lessons(kl::lessons_dir(), ladders, &lesson_errors);
     for (const auto& l : lessons) std::printf("%s\t%zu\n", l.id.c_str(), l.steps.size());
-    for (const auto& e : ladder_errors) std::fprintf(stderr, "kernel-ladder: %s\n", e.c_str());
+    for (const auto& e : ladder_errors)
+        std::fprintf(stderr, "kernel-ladder: %s\n", kl::printable(e, kl::kMessageChars).c_str());
     for (const auto& e : lesson_errors)
-        std::fprintf(stderr, "kernel-ladder: lesson %s: %s\n", e.folder.c_str(), e.message.c_str());
+        std::fprintf(stderr, "kernel-ladder: lesson %s: %s\n", kl::printable(e.folder).c_str(),
+                     kl::printable(e.message, kl::kMessageChars).c_str());
     return ladder_errors.empty() && lesson_errors.empty() ? 0 : 2;
 }
 
@@ -113,7 +116,8 @@ int list_steps() {
 Settings saved_settings(const AppOptions& opt) {
     std::string warning;
     Settings settings = opt.no_save ? Settings{} : load_settings(settings_path(), &warning);
-    if (!warning.empty()) std::fprintf(stderr, "kernel-ladder: %s\n", warning.c_str());
+    if (!warning.empty())
+        std::fprintf(stderr, "kernel-ladder: %s\n", kl::printable(warning, kl::kMessageChars).c_str());
     if (opt.dark) settings.dark = *opt.dark;
     return settings;
 }

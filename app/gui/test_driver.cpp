@@ -11,6 +11,7 @@
 
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
+#include "engine/printable.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
 
@@ -210,8 +211,10 @@ int TestDriver::finish(const Workbook& workbook) {
             if (exit_code_ == 0) exit_code_ = 3;
         }
     }
-    for (const auto& e : workbook.logged_errors()) std::fprintf(stderr, "kernel-ladder: error shown: %s\n", e.c_str());
-    for (const auto& e : script_.errors()) std::fprintf(stderr, "kernel-ladder: script: %s\n", e.c_str());
+    for (const auto& e : workbook.logged_errors())
+        std::fprintf(stderr, "kernel-ladder: error shown: %s\n", printable(e, kMessageChars).c_str());
+    for (const auto& e : script_.errors())
+        std::fprintf(stderr, "kernel-ladder: script: %s\n", printable(e, kMessageChars).c_str());
     if (!script_.errors().empty() && exit_code_ == 0) exit_code_ = 3;
     return exit_code_;
 }

@@ -519,6 +519,7 @@ nlohmann::json Workbook::report() const {
     j["lesson_errors"] = le;
     j["ladder_errors"] = ladder_errors_;
     j["results_errors"] = results_errors_;
+    j["banner_lines"] = banner_lines_;
     int live = 0;
     for (const auto& r : store_.runs()) live += r.live;
     j["live_results"] = live;

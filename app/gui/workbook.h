@@ -149,6 +149,7 @@ class Workbook {
     std::vector<LessonLoadError> lesson_errors_;
     ResultsStore store_;
     std::vector<std::string> results_errors_;
+    float banner_lines_ = 0;  // the banner's height in text lines, last frame (report: it must not fill the window)
     FrameStats frame_stats_, job_frame_stats_;
     std::string renderer_;  // GL_RENDERER and surface: who drew the frames (report, overlay)
     bool quit_ = false;

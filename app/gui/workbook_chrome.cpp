@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "engine/paths.h"
+#include "engine/printable.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
 
@@ -95,15 +96,21 @@ void Workbook::draw_top_bar() {
 
 // [SECTION] Banner
 
+// Device names and errors come from results files: each is cut short here (the store keeps
+// kDeviceNameChars of a name), so that the banner stays a line or two whatever the files hold.
+constexpr size_t kBannerDeviceChars = 60, kBannerErrorChars = 240;
+
 void Workbook::draw_banner() {
     const Palette& pal = palette();
+    banner_lines_ = 0;
     if (runner_.gpu) return;  // live runs: the device is in the status bar
     std::string text;
     std::vector<std::string> measured;
     for (const auto& src : store_.sources()) {
-        std::string date = src.created.substr(0, 10);
-        std::string item = (src.device.empty() ? std::string("an unnamed device") : src.device) + " on " +
-                           (date.empty() ? "an unknown date" : date);
+        std::string date = printable(src.created.substr(0, 10), 10);
+        std::string item =
+            (src.device.empty() ? std::string("an unnamed device") : printable(src.device, kBannerDeviceChars)) +
+            " on " + (date.empty() ? "an unknown date" : date);
         if (std::find(measured.begin(), measured.end(), item) == measured.end()) measured.push_back(item);
     }
     std::string why = !runner_.no_gpu_reason.empty() ? "No GPU: " + runner_.no_gpu_reason + "."
@@ -120,8 +127,9 @@ void Workbook::draw_banner() {
         text = why + (why.empty() ? "" : "  ") +
                "No recorded results are installed: the lessons read, but plots stay empty until a GPU runs them.";
     }
-    for (const auto& e : results_errors_) text += "  " + e;
+    for (const auto& e : results_errors_) text += "  " + printable(e, kBannerErrorChars);
     ImGui::Spacing();
+    const float top = ImGui::GetCursorScreenPos().y;
     begin_callout("##banner");
     ImGui::PushFont(fonts_.bold);
     ImGui::TextUnformatted(measured.empty() ? "No results to show" : "Recorded results");
@@ -129,6 +137,7 @@ void Workbook::draw_banner() {
     ImGui::SameLine();
     ImGui::TextWrapped("%s", text.c_str());
     end_callout(pal.warn, with_alpha(pal.warn, 0.13f));
+    banner_lines_ = (ImGui::GetCursorScreenPos().y - top) / ImGui::GetTextLineHeightWithSpacing();
 }
 
 // [SECTION] Status bar and log window

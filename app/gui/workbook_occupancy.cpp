@@ -14,6 +14,7 @@
 #include "engine/launch_geometry.h"
 #include "engine/occupancy.h"
 #include "engine/paths.h"
+#include "engine/printable.h"
 #include "engine/resources_json.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
@@ -291,8 +292,9 @@ void Workbook::draw_occupancy() {
     ImGui::TextDisabled("limited by %s", o.blocks_per_sm ? o.limiter.c_str() : "(cannot launch)");
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
     ImGui::TextWrapped("%s (%s, limits %s): %d warps, %d blocks, %d registers, %s shared memory per SM",
-                       in.device.name.c_str(), in.device.arch().c_str(), in.device_from.c_str(), d.max_warps_per_sm(),
-                       d.max_blocks_per_sm, d.regs_per_sm, (std::to_string(d.smem_per_sm / 1024) + " KB").c_str());
+                       printable(in.device.name, kDeviceNameChars).c_str(), in.device.arch().c_str(),
+                       in.device_from.c_str(), d.max_warps_per_sm(), d.max_blocks_per_sm, d.regs_per_sm,
+                       (std::to_string(d.smem_per_sm / 1024) + " KB").c_str());
     const std::string kernel = in.entry + (in.when.empty() ? "" : " (runs when " + in.when + ")");
     if (in.measured)
         ImGui::TextWrapped("Kernel %s: %d registers per thread, %lld B static shared memory (measured at %s on %s)",

@@ -9,6 +9,7 @@
 #include "engine/counters.h"
 #include "engine/errors.h"
 #include "engine/operation.h"
+#include "engine/printable.h"
 #include "gui/workbook.h"
 
 namespace kl::gui {
@@ -218,7 +219,7 @@ void Workbook::on_runner_hello(const Hello& h) {
     runner_.hello = true;
     runner_.gpu = h.gpu;
     if (runner_.gpu && h.device) {
-        runner_.device = h.device->name;
+        runner_.device = printable(h.device->name, kDeviceNameChars);  // as the store shows recorded names
         runner_.device_info = h.device;
         runner_.num_sms = h.device->sm_count;
         runner_.device_arch = h.device->arch();
@@ -305,7 +306,7 @@ void Workbook::poll_runner() {
                 runner_.unavailable = e.message;
                 runner_.status = "live runs unavailable: " + e.message;
                 log(runner_.status, true);
-                std::fprintf(stderr, "kernel-ladder: %s\n", e.message.c_str());
+                std::fprintf(stderr, "kernel-ladder: %s\n", printable(e.message, kMessageChars).c_str());
                 break;
             case RunnerEvent::Kind::Log: log("runner: " + e.message); break;
         }

@@ -37,7 +37,34 @@ std::string category_of(const Axis& axis, double x) {
 
 }  // namespace
 
-std::string csv_field(const std::string& text) {
+bool is_plain_number(const std::string& text) {
+    size_t i = 0, digits = 0;
+    auto skip_digits = [&] {
+        size_t start = i;
+        while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+        return i - start;
+    };
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    digits += skip_digits();
+    if (i < text.size() && text[i] == '.') ++i, digits += skip_digits();
+    if (digits == 0) return false;
+    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+        ++i;
+        if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+        if (skip_digits() == 0) return false;
+    }
+    return i == text.size();
+}
+
+std::string csv_neutralised(const std::string& text) {
+    if (text.empty() || is_plain_number(text)) return text;
+    const char first = text.front();
+    bool formula = first == '=' || first == '+' || first == '-' || first == '@' || first == '\t' || first == '\r';
+    return formula ? "'" + text : text;
+}
+
+std::string csv_field(const std::string& raw) {
+    const std::string text = csv_neutralised(raw);
     bool needs_quotes = text.find_first_of(",\"\r\n") != std::string::npos ||
                         (!text.empty() && (text.front() == ' ' || text.back() == ' '));
     if (!needs_quotes) return text;

@@ -7,6 +7,7 @@
 #include "engine/json_input.h"
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
+#include "engine/printable.h"
 #include "plot/plot_model.h"
 
 namespace kl::report {
@@ -174,7 +175,7 @@ PlotContext resolve_context(const LoadedResults& results, const Ladder& L, const
         }
     }
     ctx.calibration = results.store.calibration();
-    ctx.device = results.file.device ? results.file.device->name : std::string();
+    ctx.device = results.file.device ? printable(results.file.device->name, kDeviceNameChars) : std::string();
     for (const auto& t : req.tie) {
         if (!ctx.sizes.count(t) || !ctx.sizes.count(req.axis))
             throw InputError("--tie: '" + t + "' is not a size axis of '" + L.id + "' tied to a size sweep");

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "engine/errors.h"
+#include "report/markdown_text.h"
 
 namespace kl::report {
 
@@ -31,44 +32,25 @@ std::string demote_headings(const std::string& markdown, int levels) {
     return out;
 }
 
-namespace {
-
-// A title interpolated into a heading or list item: one line, so it cannot start blocks of
-// its own (md4c still renders its inline Markdown; raw HTML is off).
-std::string one_line(const std::string& s) {
-    std::string out = s;
-    for (char& c : out)
-        if (c == '\n' || c == '\r') c = ' ';
-    return out;
-}
-
-// Alt text and link text must not close their brackets early.
-std::string bracket_safe(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '[' || c == ']' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out;
-}
-
-}  // namespace
-
 // [SECTION] Markdown
 
+// Lesson prose stays Markdown with its raw HTML escaped (markdown_prose); titles, and everything
+// a results file or the program's figures supply, are text and never become Markdown
+// (markdown_text): handout.md is pasted into renderers that allow HTML and load images.
 std::string handout_markdown(const HandoutInput& in) {
     const Lesson& L = *in.lesson;
     std::ostringstream md;
-    md << "# Lesson " << L.number << ": " << one_line(L.title) << "\n\n";
-    if (!L.summary.empty()) md << L.summary << "\n\n";
-    md << "*Measurements: " << one_line(in.source) << ". The figures and key numbers are in [" << in.results_name
+    md << "# Lesson " << L.number << ": " << markdown_text(L.title) << "\n\n";
+    if (!L.summary.empty()) md << markdown_prose(L.summary) << "\n\n";
+    md << "*Measurements: " << markdown_text(in.source) << ". The figures and key numbers are in [" << in.results_name
        << "](" << in.results_name << ")"
        << (in.number_sources.empty() ? "" : "; each number quoted in the text names its run at the end") << ".*\n\n";
 
     if (!in.tables.empty()) {
         md << "## Key numbers\n\n";
         for (const auto& t : in.tables) {
-            md << "**" << t.ladder_title << "** (`" << t.ladder << "`), " << t.problem << "\n\n";
+            md << "**" << markdown_text(t.ladder_title) << "** (`" << t.ladder << "`), " << markdown_text(t.problem)
+               << "\n\n";
             md << key_table_markdown(t) << "\n";
         }
         md << "Rates are ideal bytes (or FLOPs) over the median time; \"% of reference\" is the reference rung's time "
@@ -80,40 +62,42 @@ std::string handout_markdown(const HandoutInput& in) {
     std::vector<std::pair<size_t, const LessonStep*>> answered;
     for (size_t i = 0; i < L.steps.size(); ++i) {
         const LessonStep& s = L.steps[i];
-        md << "### " << (i + 1) << ". " << one_line(s.title) << "\n\n";
-        if (!s.text.empty()) md << demote_headings(s.text, 3) << "\n";
+        md << "### " << (i + 1) << ". " << markdown_text(s.title) << "\n\n";
+        if (!s.text.empty()) md << markdown_prose(demote_headings(s.text, 3)) << "\n";
         const HandoutFigure* fig =
             i < in.step_figures.size() && !in.step_figures[i].title.empty() ? &in.step_figures[i] : nullptr;
         if (fig && fig->missing.empty()) {
-            md << "![" << bracket_safe(fig->title) << "](" << fig->png << ")\n\n";
-            md << "*Figure " << (i + 1) << ": " << fig->title << ".";
-            if (!fig->caption.empty()) md << " " << fig->caption << ".";
+            md << "![" << markdown_text(fig->title) << "](" << fig->png << ")\n\n";
+            md << "*Figure " << (i + 1) << ": " << markdown_text(fig->title) << ".";
+            if (!fig->caption.empty()) md << " " << markdown_text(fig->caption) << ".";
             md << " [SVG](" << fig->svg << ") · [PDF](" << fig->pdf << ")*\n\n";
         } else if (fig) {
-            md << "*No figure for this step: " << fig->missing << "*\n\n";
+            md << "*No figure for this step: " << markdown_text(fig->missing) << "*\n\n";
         }
-        if (!s.look_at.empty()) md << "**Look at:** " << s.look_at << "\n\n";
+        if (!s.look_at.empty()) md << "**Look at:** " << markdown_prose(s.look_at, false) << "\n\n";
         if (i < in.step_timelines.size() && !in.step_timelines[i].empty()) {  // [timeline]
             md << "**Kernels of one repetition** ([CSV](" << in.step_timeline_csv[i] << ")):\n\n"
                << in.step_timelines[i] << "\n";
         }
         if (s.tool == "calculator")  // [calculator] the window's table, at its defaults
             md << "**Calculator** (GPT-2 small on " << in.calculator.gpus
-               << " GPUs; rates: " << one_line(in.calculator_source) << "):\n\n"
+               << " GPUs; rates: " << markdown_text(in.calculator_source) << "):\n\n"
                << calculator_markdown(in.calculator) << "\n";
         if (!s.question.empty()) {
-            md << "**Predict:** " << s.question << "\n\n";
+            md << "**Predict:** " << markdown_prose(s.question, false) << "\n\n";
             if (!s.answer.empty()) answered.push_back({i, &s});
         }
     }
     if (!answered.empty()) {
         md << "## Answers\n\n";
-        for (const auto& [i, s] : answered) md << "- **Step " << (i + 1) << ".** " << s->answer << "\n";
+        for (const auto& [i, s] : answered)
+            md << "- **Step " << (i + 1) << ".** " << markdown_prose(s->answer, false) << "\n";
         md << "\n";
     }
     if (!in.number_sources.empty()) {
         md << "## Where the numbers in the text come from\n\n";
-        for (size_t i = 0; i < in.number_sources.size(); ++i) md << (i + 1) << ". " << in.number_sources[i] << "\n";
+        for (size_t i = 0; i < in.number_sources.size(); ++i)
+            md << (i + 1) << ". " << markdown_text(in.number_sources[i]) << "\n";
         md << "\n";
     }
     return md.str();

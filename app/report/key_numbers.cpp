@@ -1,6 +1,7 @@
 #include "report/key_numbers.h"
 
 #include "plot/ticks.h"
+#include "report/markdown_text.h"
 
 namespace kl::report {
 
@@ -45,11 +46,6 @@ namespace {
 std::string cell(const std::optional<double>& v, const char* suffix = "") {
     return v ? plot::format_value(*v, 3) + suffix : "–";
 }
-std::string escape_cell(std::string s) {
-    std::string out;
-    for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
-    return out;
-}
 }  // namespace
 
 std::string key_table_markdown(const KeyTable& t) {
@@ -57,14 +53,14 @@ std::string key_table_markdown(const KeyTable& t) {
         "| rung | median time (ms) | " + t.rate_unit + " | " + t.roof_name + " | % of reference | check |\n";
     md += "|---|---:|---:|---:|---:|---|\n";
     for (const auto& r : t.rows) {
-        md += "| " + escape_cell(r.title) + " (`" + r.rung + "`) | ";
+        md += "| " + markdown_text(r.title) + " (`" + r.rung + "`) | ";  // text, never Markdown: | < ! [ escaped
         if (r.measured) {
             md += plot::format_value(r.median_ms, 3) + " | " + plot::format_value(r.rate, 3) + " | " +
                   cell(r.pct_roof, " %") + " | " + cell(r.pct_reference, " %") + " | ";
         } else {
             md += "– | – | – | – | ";
         }
-        md += (r.check.empty() ? std::string("not measured") : r.check) + " |\n";
+        md += (r.check.empty() ? std::string("not measured") : markdown_text(r.check)) + " |\n";
     }
     return md;
 }

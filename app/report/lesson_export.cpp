@@ -1,6 +1,7 @@
 // [SECTION] index: staging folder / figures / handout / export
 #include "report/lesson_export.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "engine/errors.h"
 #include "engine/file_set.h"
 #include "engine/paths.h"
+#include "engine/printable.h"
 #include "plot/file_write.h"
 #include "report/figure_files.h"
 #include "report/handout.h"
@@ -78,6 +80,11 @@ class Staging {
     void commit() {
         files_.commit();
         if (new_dir_.empty()) return;
+        // mkdtemp made the staging folder private (0700); the lesson folder gets the mode any new
+        // folder would, so that the people it is shared with can open it.
+        if (::chmod(new_dir_.c_str(), usual_mode(0777)) != 0)
+            throw InputError("cannot create folder '" + out_dir_ + "': " + std::strerror(errno) +
+                             " (nothing was written)");
         if (::rename(new_dir_.c_str(), final_dir_.c_str()) != 0)
             throw InputError("cannot create folder '" + out_dir_ + "': " + std::strerror(errno) +
                              " (nothing was written)");
@@ -92,6 +99,11 @@ class Staging {
     bool moved_ = false;
 };
 
+// The device a results file names, as shown: at most kDeviceNameChars, control characters visible.
+std::string shown_device(const LoadedResults& results) {
+    return results.file.device ? printable(results.file.device->name, kDeviceNameChars) : "unknown device";
+}
+
 // The lesson's texts with bound numbers filled in from the exported results first, then the
 // recordings; each number is followed by "[k]", k indexing `sources` (one entry per run).
 Lesson bind_numbers(const Lesson& lesson, const LoadedResults& results, const std::vector<Ladder>& ladders,
@@ -99,7 +111,7 @@ Lesson bind_numbers(const Lesson& lesson, const LoadedResults& results, const st
     NumberSources numbers(&ladders);
     std::vector<std::string> errors;  // a recording that does not load leaves its numbers unresolved
     numbers.load_recorded(assets_dir() + "/recorded", &errors);
-    std::string device = results.file.device ? results.file.device->name : "unknown device";
+    std::string device = shown_device(results);
     for (const auto& r : results.file.runs) numbers.add_run(r, true, device, results.file.created, results.path);
     if (results.file.calibration)
         numbers.set_live_calibration(*results.file.calibration, device, results.path + " (calibration)");
@@ -138,7 +150,7 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
     HandoutInput handout;
     handout.lesson = &lesson;
     handout.results_name = "results.json";
-    std::string device = results.file.device ? results.file.device->name : "unknown device";
+    std::string device = shown_device(results);
     handout.source = device + ", measured " + date_of(results.file.created) +
                      (results.file.tool.empty() ? "" : " with " + results.file.tool);
     handout.step_figures.resize(lesson.steps.size());
@@ -204,8 +216,8 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
     handout.lesson = &bound;
     std::string md = handout_markdown(handout);
     staging.write("handout.md", md);
-    staging.write("handout.html",
-                  markdown_to_html(md, "Lesson " + std::to_string(lesson.number) + ": " + lesson.title));
+    staging.write("handout.html", markdown_to_html(md, "Lesson " + std::to_string(lesson.number) + ": " +
+                                                           printable(lesson.title, kTitleChars)));
     staging.commit();
     summary.written = staging.names();
     return summary;

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "engine/errors.h"
+#include "engine/printable.h"
 
 namespace kl::report {
 
@@ -30,7 +31,9 @@ void ResultsStore::load_recorded_file(const std::string& path) { add_file(load_r
 void ResultsStore::add_file(const ResultsFile& file, const std::string& origin) {
     RecordedSource src;
     src.path = origin;
-    src.device = file.device ? file.device->name : std::string();
+    // Shown in banners, legends and captions: capped, control characters visible (a device name
+    // of a million characters once took a second a frame to lay out).
+    src.device = file.device ? printable(file.device->name, kDeviceNameChars) : std::string();
     src.created = file.created;
     src.calibration = file.calibration;
     src.runs = file.runs.size();

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "plot/csv_export.h"
+#include "report/markdown_text.h"
+
 namespace kl::report {
 
 namespace {
@@ -11,8 +14,10 @@ std::string num(double v, const char* fmt = "%.2f") {
     std::snprintf(b, sizeof b, fmt, v);
     return b;
 }
-// Commas and quotes would break a CSV row; kernel names (C++ templates) can hold both.
-std::string csv_field(const std::string& s) {
+// Commas and quotes would break a CSV row; kernel names (C++ templates) can hold both. A name
+// from a results file that reads as a formula is neutralised like every CSV text cell.
+std::string csv_field(const std::string& text) {
+    const std::string s = plot::csv_neutralised(text);
     std::string out = "\"";
     for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
@@ -27,8 +32,8 @@ std::string timeline_markdown(const RunRecord& run, size_t max_rows) {
     for (size_t i = 0; i < t.kernels.size() && i < max_rows; ++i) {
         const KernelSpan& k = t.kernels[i];
         const double gap = i == 0 ? 0 : k.start_us - prev_end;
-        md += "| " + std::to_string(i + 1) + " | `" + k.name + "` | " + num(k.start_us) + " | " + num(k.duration_us()) +
-              " | " + (i == 0 ? "-" : num(gap)) + " |\n";
+        md += "| " + std::to_string(i + 1) + " | " + markdown_code_cell(k.name) + " | " + num(k.start_us) + " | " +
+              num(k.duration_us()) + " | " + (i == 0 ? "-" : num(gap)) + " |\n";
         prev_end = std::max(prev_end, k.end_us);
     }
     if (t.kernels.size() > max_rows)
