@@ -24,6 +24,10 @@ WriteResult failure(const std::string& path, const std::string& why) {
 
 std::string errno_text(int err) { return std::strerror(err); }
 
+std::string size_text(long long bytes) {
+    return bytes % (1LL << 20) == 0 ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes) + " bytes";
+}
+
 // Permissions a plain new file would get (0666 minus the umask): mkstemp makes 0600 files.
 // umask can only be read by setting it, so it is read once (the lesson export writes from a
 // thread of its own; a second reader in between would see 0).
@@ -98,9 +102,14 @@ void write_file_atomically(const std::string& path, std::string_view content) {
     if (!r.ok()) throw InputError(r.error);
 }
 
-std::string read_file(const std::string& path) {
-    // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses anything that is
-    // not a regular file (FIFOs, devices such as /dev/zero, folders), whose reads never end.
+std::string read_file(const std::string& path, long long max_bytes) {
+    // Anything that is not a regular file (FIFOs, devices such as /dev/zero, folders), whose
+    // reads may block or never end, is refused before it is opened: opening some devices acts.
+    // O_NONBLOCK: should a FIFO take the file's place in between, opening it does not wait for a
+    // writer, and fstat refuses it.
+    struct stat before {};
+    if (::stat(path.c_str(), &before) == 0 && !S_ISREG(before.st_mode))
+        throw InputError("cannot read " + path + ": not a regular file");
     int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) throw InputError("cannot read " + path + ": " + std::strerror(errno));
     struct stat st {};
@@ -108,10 +117,10 @@ std::string read_file(const std::string& path) {
         ::close(fd);
         throw InputError("cannot read " + path + ": not a regular file");
     }
-    if (st.st_size > kMaxReadBytes) {
+    if (st.st_size > max_bytes) {
         ::close(fd);
         throw InputError("cannot read " + path + ": " + std::to_string(st.st_size) + " bytes is more than the " +
-                         std::to_string(kMaxReadBytes >> 20) + " MiB limit");
+                         size_text(max_bytes) + " limit");
     }
     std::string out;
     char buf[65536];
@@ -125,7 +134,7 @@ std::string read_file(const std::string& path) {
         }
         if (n == 0) break;
         out.append(buf, static_cast<size_t>(n));
-        if (out.size() > static_cast<size_t>(kMaxReadBytes)) {  // the file grew while being read
+        if (out.size() > static_cast<size_t>(max_bytes)) {  // the file grew while being read
             ::close(fd);
             throw InputError("cannot read " + path + ": more than the size limit");
         }

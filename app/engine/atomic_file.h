@@ -28,8 +28,8 @@ WriteResult try_write_file_atomically(const std::string& path, std::string_view 
 void write_file_atomically(const std::string& path, std::string_view content);
 
 // Reads a whole regular file (never a FIFO, device or folder: those could block or never end)
-// of at most kMaxReadBytes. Throws InputError naming the path.
+// of at most max_bytes. Throws InputError naming the path.
 constexpr long long kMaxReadBytes = 256LL << 20;
-std::string read_file(const std::string& path);
+std::string read_file(const std::string& path, long long max_bytes = kMaxReadBytes);
 
 }  // namespace kl

@@ -12,6 +12,7 @@
 #include "device_card.h"
 #include "dtype.h"
 #include "errors.h"
+#include "json_input.h"
 #include "operation.h"
 #include "paths.h"
 #include "run_modes.h"
@@ -192,7 +193,7 @@ void NumberSources::load_recorded(const std::string& recorded_dir, std::vector<s
     }
     for (const auto& f : json_files(fs::path(recorded_dir) / "peers")) {
         try {
-            nlohmann::json j = nlohmann::json::parse(read_file(f));
+            nlohmann::json j = parse_json_limited(read_file(f), f);
             if (!j.is_array()) throw InputError(f + ": expected an array of peer figures");
             PeerFile p{f, "", "", j};
             for (const auto& e : j)

@@ -8,6 +8,7 @@
 
 #include "atomic_file.h"
 #include "errors.h"
+#include "json_input.h"
 
 namespace fs = std::filesystem;
 
@@ -105,10 +106,9 @@ std::vector<std::pair<std::string, nlohmann::json>> make_device_cards(const Reco
 DeviceCard load_device_card(const std::string& path) {
     DeviceCard c;
     c.path = path;
-    try {
-        c.doc = nlohmann::json::parse(read_file(path));
-    } catch (const nlohmann::json::exception& e) { throw InputError(path + ": not JSON: " + e.what()); }
-    if (!c.doc.is_object() || c.doc.value("schema", "") != kDeviceCardSchema)
+    c.doc = parse_json_limited(read_file(path), path);
+    // Compared as JSON values: value("schema", "") would throw type_error on a number.
+    if (!c.doc.is_object() || !c.doc.contains("schema") || c.doc["schema"] != kDeviceCardSchema)
         throw InputError(path + ": schema: expected \"" + std::string(kDeviceCardSchema) + "\"");
     if (!c.doc.contains("device") || !c.doc["device"].is_string())
         throw InputError(path + ": device: expected a string");

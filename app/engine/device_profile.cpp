@@ -6,6 +6,7 @@
 
 #include "atomic_file.h"
 #include "errors.h"
+#include "json_input.h"
 #include "manifest.h"
 
 namespace kl {
@@ -100,12 +101,7 @@ struct ProfileReader {
 }  // namespace
 
 DeviceInfo device_profile_from_json_text(const std::string& text, const std::string& origin) {
-    json j;
-    try {
-        j = json::parse(text);
-    } catch (const json::parse_error& e) {
-        throw InputError(origin + ": not valid JSON (" + std::string(e.what()) + ")");
-    }
+    json j = parse_json_limited(text, origin);
     ProfileReader rd{origin};
     if (!j.is_object()) rd.fail("(top level)", "expected a JSON object");
     if (!j.contains("schema") || j["schema"] != "kernel-ladder/device-profile")

@@ -8,6 +8,7 @@
 #include "atomic_file.h"
 #include "bindings.h"
 #include "errors.h"
+#include "json_input.h"
 #include "paths.h"
 
 namespace kl {
@@ -107,7 +108,7 @@ void PredictionStore::load(std::string* warning) {
     std::error_code ec;
     if (!std::filesystem::exists(path_, ec)) return;
     try {
-        nlohmann::json j = nlohmann::json::parse(read_file(path_));
+        nlohmann::json j = parse_json_limited(read_file(path_), path_);
         const nlohmann::json& p = j.at("predictions");
         for (const auto& [lesson, steps] : p.items())
             for (const auto& [step, value] : steps.items())

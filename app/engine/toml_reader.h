@@ -1,6 +1,7 @@
 // Typed reads from a parsed TOML file that fail with "<file>:<line>: <field>: <problem>".
 // Shared by the ladder and lesson loaders; include only from their .cpp files (toml++ is a
-// large header-only library).
+// large header-only library). The file is read by read_file() (a regular file of bounded size,
+// opened without blocking): toml::parse_file would wait forever on a FIFO named ladder.toml.
 #pragma once
 #include <initializer_list>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include <toml++/toml.h>
 
+#include "atomic_file.h"
 #include "errors.h"
 
 namespace kl {
@@ -18,8 +20,9 @@ inline int line_of(const toml::node& n) { return static_cast<int>(n.source().beg
 class TomlReader {
   public:
     explicit TomlReader(std::string path) : path_(std::move(path)) {
+        const std::string text = read_file(path_);  // throws InputError naming the path
         try {
-            root_ = toml::parse_file(path_);
+            root_ = toml::parse(text, path_);
         } catch (const toml::parse_error& e) {
             throw InputError(path_ + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
         } catch (const std::exception& e) { throw InputError(path_ + ": cannot read: " + e.what()); }

@@ -3,9 +3,10 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
+#include "engine/atomic_file.h"
+#include "engine/errors.h"
 #include "gui/widgets.h"
 
 namespace kl::gui {
@@ -39,11 +40,14 @@ std::string format_seconds(double s) {
 }  // namespace
 
 bool ScriptPlayer::load(const std::string& path, std::string* error) {
-    std::ifstream in(path);
-    if (!in) {
-        *error = "cannot read " + path;
+    std::string text;
+    try {
+        text = read_file(path);  // a regular file of bounded size: never waits on a FIFO
+    } catch (const Error& e) {
+        *error = e.what();
         return false;
     }
+    std::istringstream in(text);
     std::string line;
     while (std::getline(in, line)) {
         size_t hash = line.find('#');

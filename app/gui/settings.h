@@ -1,7 +1,9 @@
 // What the workbook remembers between sessions: theme, window and panel sizes, where the reader
 // was, and progress (steps visited, self-check answers, flashcards known). Kept as JSON in
 // kl::config_dir()/workbook.json, written atomically; a damaged file is set aside with a
-// warning, never a crash.
+// warning, never a crash. The file is read only when it is a regular file of at most
+// kMaxSettingsBytes (a FIFO there blocked start-up; a link to /dev/zero grew the window to
+// gigabytes), nested at most 64 levels, every field typed.
 #pragma once
 #include <map>
 #include <set>
@@ -29,11 +31,25 @@ struct Settings {
     std::map<std::string, LessonProgress> progress;  // by lesson id
 };
 
+// Far more than years of progress take (a few KiB per lesson).
+constexpr long long kMaxSettingsBytes = 4LL << 20;
+// The largest window side kept in settings or taken from --size.
+constexpr int kMaxWindowSide = 8192;
+
 std::string settings_path();
-// Missing file: defaults. Unreadable or malformed: defaults and a one-line warning.
+// Missing file: defaults. Unreadable (not a regular file, too large) or malformed: the file is
+// set aside as PATH.bad, defaults are used, and *warning is one line naming the file.
 Settings load_settings(const std::string& path, std::string* warning);
+// The settings in `text`; out-of-range numbers are clamped. Throws kl::InputError
+// "<origin>: <field>: <problem>" for anything else (wrong types, bad JSON, deep nesting).
+Settings settings_from_json_text(const std::string& text, const std::string& origin);
 // Throws kl::InputError naming the path when the file cannot be written.
 void save_settings(const std::string& path, const Settings& s);
 std::string settings_to_json(const Settings& s);
+
+// Shrinks *width x *height to at most max_width x max_height (a display's work area, the GL
+// framebuffer limit). Returns one line saying what was asked and what is used, naming `limit`,
+// or "" when the size fits.
+std::string fit_window_size(int* width, int* height, int max_width, int max_height, const std::string& limit);
 
 }  // namespace kl::gui

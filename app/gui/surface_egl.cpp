@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "gui/settings.h"
 #include "gui/surface.h"
 
 namespace kl::gui {
@@ -133,6 +134,7 @@ class EglSurface final : public Surface {
         if (!eglMakeCurrent(display_, pbuffer_, pbuffer_, context_))
             return fail(egl_error_text("eglMakeCurrent"), error);
 
+        fit_to_gl_limits();
         glGenRenderbuffers(1, &colour_);
         glBindRenderbuffer(GL_RENDERBUFFER, colour_);
         glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width_, height_);
@@ -200,6 +202,19 @@ class EglSurface final : public Surface {
     void shutdown_imgui_backend() override {}
 
   private:
+    // A framebuffer beyond the driver's limits (--size 100000x100000) would be incomplete; it is
+    // shrunk to them (and to kMaxWindowSide: a 1 GiB frame read back per screenshot), with a note.
+    void fit_to_gl_limits() {
+        GLint max_renderbuffer = 0, max_viewport[2] = {0, 0};
+        glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &max_renderbuffer);
+        glGetIntegerv(GL_MAX_VIEWPORT_DIMS, max_viewport);
+        int max_w = kMaxWindowSide, max_h = kMaxWindowSide;
+        if (max_renderbuffer > 0) max_w = std::min(max_w, max_renderbuffer), max_h = std::min(max_h, max_renderbuffer);
+        if (max_viewport[0] > 0) max_w = std::min(max_w, max_viewport[0]);
+        if (max_viewport[1] > 0) max_h = std::min(max_h, max_viewport[1]);
+        std::string note = fit_window_size(&width_, &height_, max_w, max_h, "the OpenGL limit");
+        if (!note.empty()) std::fprintf(stderr, "kernel-ladder: %s\n", note.c_str());
+    }
     bool fail(const std::string& message, std::string* error) {
         *error = message;
         return false;

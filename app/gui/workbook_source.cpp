@@ -5,9 +5,9 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 
+#include "engine/atomic_file.h"
 #include "engine/errors.h"
 #include "engine/paths.h"
 #include "gui/child_process.h"
@@ -22,16 +22,16 @@ namespace {
 
 // [SECTION] Loading
 
+// read_file: a regular file of bounded size only (the source may have become a FIFO since the
+// ladder was loaded).
 bool read_lines(const std::string& path, std::vector<std::string>* lines, std::string* error) {
-    std::ifstream in(path);
-    if (!in) {
-        *error = "cannot read " + path;
+    try {
+        *lines = split_lines(read_file(path));
+        return true;
+    } catch (const Error& e) {
+        *error = e.what();
         return false;
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    *lines = split_lines(ss.str());
-    return true;
 }
 
 // A Triton rung's source is Python.

@@ -31,7 +31,8 @@ fail() {
     fails=$((fails + 1))
 }
 
-# expect NAME CODE REGEX CMD...: runs CMD (in $cwd, KLADDER_ROOT=$root, 120 s limit). Passes when
+# expect NAME CODE REGEX CMD...: runs CMD (in $cwd, KLADDER_ROOT=$root, within $case_seconds, 120 s
+# unless the script sets it lower so that a hang costs seconds). Passes when
 # the exit code is CODE, stderr is one line matching REGEX (when CODE is not 0 and REGEX is not
 # empty), stderr holds no sanitizer report, and $cwd and $root hold no leftovers.
 expect() {
@@ -41,11 +42,11 @@ expect() {
     local before after
     before=$(ls -A "$cwd")
     # bash -c: CMD may be a function of the calling script (exported with export -f).
-    (cd "$cwd" && KLADDER_ROOT="$root" timeout -k 5 120 bash -c '"$@"' bash "$@" \
+    (cd "$cwd" && KLADDER_ROOT="$root" timeout -k 5 "${case_seconds:-120}" bash -c '"$@"' bash "$@" \
         >"$work/out.txt" 2>"$work/err.txt" <"${stdin:-/dev/null}")
     got=$?
     after=$(ls -A "$cwd")
-    if [ "$got" -eq 124 ] || [ "$got" -eq 137 ]; then fail "did not finish within 120 s (hang)"; return; fi
+    if [ "$got" -eq 124 ] || [ "$got" -eq 137 ]; then fail "did not finish within ${case_seconds:-120} s (hang)"; return; fi
     if [ "$got" -gt 3 ]; then fail "exit code $got is outside 0-3"; fi
     if [ "$got" -ne "$want" ]; then fail "expected exit $want, got $got"; fi
     if grep -Eq 'Sanitizer|runtime error:|internal error' "$work/err.txt"; then
