@@ -75,6 +75,8 @@ Action add_list_command(CLI::App& app) {
             else
                 for (const auto& L : ladders) print_rungs(L);
         }
+        // A broken manifest first: the lessons that name its ladder fail because of it.
+        for (const auto& e : load_errors()) std::fprintf(stderr, "kladder: %s\n", e.c_str());
         if (all || opt->what == "lessons") {
             std::vector<LessonLoadError> errors;
             auto lessons = load_all_lessons(lessons_dir(), ladders, &errors);
@@ -87,7 +89,6 @@ Action add_list_command(CLI::App& app) {
                 std::fprintf(stderr, "kladder: lesson %s not loaded: %s\n", e.folder.c_str(), e.message.c_str());
             if (!errors.empty()) return static_cast<int>(ExitCode::BadInput);
         }
-        for (const auto& e : load_errors()) std::fprintf(stderr, "kladder: %s\n", e.c_str());
         if (!load_errors().empty()) return static_cast<int>(ExitCode::BadInput);
         if (opt->what == "operations") {
             std::vector<std::vector<std::string>> rows;

@@ -58,7 +58,8 @@ int main(int argc, char** argv) {
         for (auto& [sub, action] : actions)
             if (sub->parsed()) return action();
     } catch (const kl::Error& e) {
-        std::fprintf(stderr, "kladder: %s\n", e.what());
+        // A ladder that failed to load is named before what it broke (a lesson, a figure).
+        std::fprintf(stderr, "kladder: %s\n", kl::cli::with_ladder_cause(e.what()).c_str());
         return static_cast<int>(e.code());
     } catch (const std::filesystem::filesystem_error& e) {
         // A path the user gave (or a file in the data tree) that cannot be used: bad input.
