@@ -29,15 +29,33 @@ std::vector<Ladder> load_ladders_or_throw() {
     return ladders;
 }
 
+namespace {
+// The load error of the manifest in kernels/<id>/ (a ladder's id is its folder's name), or null.
+const std::string* load_error_of(const std::string& id) {
+    for (const auto& e : load_errors())
+        if (e.find("/" + id + "/ladder.toml") != std::string::npos) return &e;
+    return nullptr;
+}
+}  // namespace
+
 const Ladder& find_ladder_or_throw(const std::vector<Ladder>& ladders, const std::string& id) {
     std::string known;
     for (const auto& l : ladders) {
         if (l.id == id) return l;
         known += (known.empty() ? "" : ", ") + l.id;
     }
-    for (const auto& e : load_errors())
-        if (e.find("/" + id + "/ladder.toml") != std::string::npos) throw InputError(e);
+    if (const std::string* e = load_error_of(id)) throw InputError(*e);
     throw InputError("unknown ladder '" + id + "' (ladders: " + known + ")");
+}
+
+std::string with_ladder_cause(const std::string& message) {
+    const std::string mark = "unknown ladder '";
+    const size_t at = message.find(mark);
+    if (at == std::string::npos) return message;
+    const size_t begin = at + mark.size(), end = message.find('\'', begin);
+    if (end == std::string::npos || end == begin) return message;
+    const std::string* cause = load_error_of(message.substr(begin, end - begin));
+    return cause ? *cause + "; so " + message : message;
 }
 
 int64_t parse_integer(const std::string& text, const std::string& what) {

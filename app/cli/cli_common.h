@@ -15,6 +15,10 @@ namespace kl::cli {
 std::vector<Ladder> load_ladders_or_throw();
 const std::vector<std::string>& load_errors();
 const Ladder& find_ladder_or_throw(const std::vector<Ladder>& ladders, const std::string& id);
+// A lesson, results file or request naming a ladder whose manifest failed to load fails with
+// "unknown ladder 'X'"; the thing to fix is the manifest. Such a message comes back with the
+// ladder's own load error (file:line: field) first; any other message comes back as it is.
+std::string with_ladder_cause(const std::string& message);
 
 // "n=1024,m=3" or repeated "K=V" items -> map; values accept 2^k and k suffixes (4k = 4096).
 std::map<std::string, int64_t> parse_assignments(const std::vector<std::string>& items, const std::string& what);

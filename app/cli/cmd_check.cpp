@@ -116,6 +116,14 @@ void report_performance_notes(const Rung& r, const CompiledCode& c, bool default
     }
 }
 
+void fail_uncompiled_rung(const Ladder& L, const Rung& r, const std::string& arch, int skipped, Counts& n) {
+    ++n.failed;
+    std::printf(
+        "FAIL  %s/%s on %s: no variant was compiled (%d skipped by the rung's constraints at the ladder's "
+        "default sizes)%s\n",
+        L.id.c_str(), r.id.c_str(), arch.c_str(), skipped, blank_source(r.source_path) ? "; its file is empty" : "");
+}
+
 // Every rung variant of the ladders for one target architecture.
 void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, const std::string& arch, Counts& n) {
     const int cc = parse_arch(arch).cc;
@@ -135,6 +143,8 @@ void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, co
                             r.id.c_str(), arch.c_str());
                 continue;
             }
+            const int compiled_before = n.compiled, failed_before = n.failed, skipped_before = n.skipped;
+            std::set<std::string> manifest_errors;  // one line each, not one per variant
             const std::vector<ParamValues> vs = variants(r);
             for (size_t vi = 0; vi < vs.size(); ++vi) {
                 const ParamValues& pv = vs[vi];
@@ -145,6 +155,9 @@ void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, co
                     Problem p = resolve_problem(L, r, ro);
                     try {
                         check_constraints(r, make_scope(p.sizes, pv, dt, 132));
+                    } catch (const ManifestError& e) {
+                        if (manifest_errors.insert(e.what()).second) std::printf("FAIL  %s\n", e.what());
+                        continue;
                     } catch (const InputError& e) {
                         ++n.skipped;
                         if (opt.verbose)
@@ -184,6 +197,11 @@ void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, co
                     }
                 }
             }
+            n.failed += static_cast<int>(manifest_errors.size());
+            // A rung that no variant compiled for (every one skipped by its constraints, or no
+            // dtype) would pass unchecked, even an empty file: that fails.
+            if (n.compiled == compiled_before && n.failed == failed_before)
+                fail_uncompiled_rung(L, r, arch, n.skipped - skipped_before, n);
         }
     }
 }
@@ -240,6 +258,10 @@ Action add_check_kernels_command(CLI::App& app) {
         auto ladders = load_ladders_or_throw();
         if (!opt->ladder.empty()) find_ladder_or_throw(ladders, opt->ladder);  // --ladder must name one
         Counts n;
+        for (const auto& e : load_errors()) {  // first: a broken manifest is the thing to fix
+            std::printf("FAIL  %s\n", printable(e, kMessageChars).c_str());
+            ++n.failed;
+        }
         auto t0 = std::chrono::steady_clock::now();
         for (const auto& arch : opt->archs) {
             check_rungs(*opt, ladders, arch, n);
@@ -249,10 +271,6 @@ Action add_check_kernels_command(CLI::App& app) {
         if (n.no_triton)
             std::printf("skipped %d Triton rung-targets: %s\n", n.no_triton,
                         printable(triton_availability().reason).c_str());
-        for (const auto& e : load_errors()) {
-            std::printf("FAIL  %s\n", printable(e, kMessageChars).c_str());
-            ++n.failed;
-        }
         std::string archs;
         for (const auto& a : opt->archs) archs += (archs.empty() ? "" : ",") + a;
         std::printf(

@@ -9,10 +9,10 @@
 
 #include "cli_common.h"
 #include "commands.h"
-#include "engine/atomic_file.h"
 #include "engine/bindings.h"
 #include "engine/device_card.h"
 #include "engine/errors.h"
+#include "engine/file_set.h"
 #include "engine/lesson_check.h"
 #include "engine/paths.h"
 #include "engine/printable.h"
@@ -36,7 +36,8 @@ int check_lessons_main(const LessonCheckOptions& o) {
     std::error_code ec;
     if (!fs::is_directory(lessons_root, ec)) throw InputError(lessons_root + ": no such lessons folder");
     if (!fs::is_directory(recorded, ec)) throw InputError(recorded + ": no such recordings folder");
-    std::vector<std::string> offences;
+    // A broken manifest first: every lesson and recording that names its ladder fails because of it.
+    std::vector<std::string> offences = cli::load_errors();
     std::vector<LessonLoadError> load_errors;
     std::vector<Lesson> lessons = load_all_lessons(lessons_root, ladders, &load_errors);
     for (const auto& e : load_errors) offences.push_back(e.message);
@@ -71,13 +72,19 @@ int make_cards_main(const std::string& recorded_arg) {
     if (cards.empty()) throw InputError(recorded + ": no recordings with a device to make a card from");
     fs::path dir = fs::path(recorded) / "cards";
     std::error_code ec;
-    fs::create_directories(dir, ec);
+    const bool made_dir = fs::create_directories(dir, ec);
     if (ec) throw InputError(dir.string() + ": cannot create: " + ec.message());
-    for (const auto& [slug, doc] : cards) {
-        std::string path = (dir / (slug + ".json")).string();
-        write_file_atomically(path, doc.dump(2) + "\n");
-        std::printf("%s\n", printable(path).c_str());
+    // All cards or none: a card that cannot be written leaves every card as it was.
+    try {
+        InterruptGuard interrupts;  // Ctrl-C stops at the next card and removes what was staged
+        FileSet cards_out;
+        for (const auto& [slug, doc] : cards) cards_out.stage((dir / (slug + ".json")).string(), doc.dump(2) + "\n");
+        cards_out.commit();
+    } catch (const Error&) {
+        if (made_dir) fs::remove(dir, ec);  // only when empty: it was made for these cards
+        throw;
     }
+    for (const auto& [slug, doc] : cards) std::printf("%s\n", printable((dir / (slug + ".json")).string()).c_str());
     return 0;
 }
 }  // namespace

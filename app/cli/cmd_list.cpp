@@ -80,6 +80,8 @@ Action add_list_command(CLI::App& app) {
             else
                 for (const auto& L : ladders) print_rungs(L);
         }
+        // A broken manifest first: the lessons that name its ladder fail because of it.
+        for (const auto& e : load_errors()) std::fprintf(stderr, "kladder: %s\n", printable(e, kMessageChars).c_str());
         if (all || opt->what == "lessons") {
             std::vector<LessonLoadError> errors;
             auto lessons = load_all_lessons(lessons_dir(), ladders, &errors);
@@ -94,7 +96,6 @@ Action add_list_command(CLI::App& app) {
                              printable(e.message, kMessageChars).c_str());
             if (!errors.empty()) return static_cast<int>(ExitCode::BadInput);
         }
-        for (const auto& e : load_errors()) std::fprintf(stderr, "kladder: %s\n", printable(e, kMessageChars).c_str());
         if (!load_errors().empty()) return static_cast<int>(ExitCode::BadInput);
         if (opt->what == "operations") {
             std::vector<std::vector<std::string>> rows;

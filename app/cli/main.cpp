@@ -59,9 +59,11 @@ int main(int argc, char** argv) {
         for (auto& [sub, action] : actions)
             if (sub->parsed()) return action();
     } catch (const kl::Error& e) {
-        // Messages quote values from files: printable() keeps them on one line, free of
-        // terminal control sequences.
-        std::fprintf(stderr, "kladder: %s\n", kl::printable(e.what(), kl::kMessageChars).c_str());
+        // A ladder that failed to load is named before what it broke (a lesson, a figure). Messages
+        // quote values from files: printable() keeps them on one line, free of terminal control
+        // sequences.
+        std::fprintf(stderr, "kladder: %s\n",
+                     kl::printable(kl::cli::with_ladder_cause(e.what()), kl::kMessageChars).c_str());
         return static_cast<int>(e.code());
     } catch (const std::filesystem::filesystem_error& e) {
         // A path the user gave (or a file in the data tree) that cannot be used: bad input.

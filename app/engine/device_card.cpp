@@ -96,9 +96,17 @@ std::vector<std::pair<std::string, nlohmann::json>> make_device_cards(const Reco
     for (const auto& [p, f] : files)
         if (f.device && !f.device->name.empty()) by_device[f.device->name].emplace_back(p, &f);
     std::vector<std::pair<std::string, nlohmann::json>> out;
+    // Card file stem -> the device and one recording of it. Two names with one stem ("NVIDIA
+    // H100", "nvidia-h100") would write one card over the other: refused, naming both.
+    std::map<std::string, std::pair<std::string, std::string>> owner;
     for (auto& [device, list] : by_device) {
         std::sort(list.begin(), list.end());
-        out.emplace_back(device_slug(device), card_for(device, list));
+        const std::string slug = device_slug(device);
+        if (auto [it, fresh] = owner.try_emplace(slug, device, list.front().first); !fresh)
+            throw InputError("devices '" + it->second.first + "' (" + it->second.second + ") and '" + device + "' (" +
+                             list.front().first + ") would both be card " + slug +
+                             ".json: rename the device in one of the recordings");
+        out.emplace_back(slug, card_for(device, list));
     }
     return out;
 }

@@ -19,7 +19,8 @@ constexpr const char* kDeviceCardSchema = "kernel-ladder/device-card";
 
 // One card per device name found in `files` (origin path, parsed file). The result is a
 // function of the files' contents only (file names without folders, no clock), so that a
-// regenerated card equals the committed one unless a recording changed.
+// regenerated card equals the committed one unless a recording changed. Throws InputError naming
+// both devices when two device names have one slug (one card would overwrite the other).
 std::vector<std::pair<std::string, nlohmann::json>> make_device_cards(const RecordedFiles& files);
 
 // "NVIDIA H100 80GB HBM3" -> "nvidia_h100_80gb_hbm3" (the card's file stem).

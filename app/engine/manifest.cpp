@@ -1,5 +1,5 @@
-// Ladder manifest loading and validation. toml++ is used header-only; this is the one
-// translation unit that includes it for manifests (lesson.cpp is the other), to keep builds fast.
+// Ladder manifest loading and validation (resolving a rung: manifest_resolve.cpp). toml++ is used
+// header-only; this is the one file that includes it for manifests (lesson.cpp is the other): fast builds.
 #include "manifest.h"
 
 #include <algorithm>
@@ -279,6 +279,7 @@ LaunchSpec read_launch(TomlReader& r, const toml::table& t, const std::string& f
     if (const toml::node* w = t.get("when")) {
         if (!w->is_string()) r.fail(line_of(*w), field + ".when", "expected a condition in quotes, e.g. \"d == 64\"");
         l.when = read_expr(r, *w, field + ".when");
+        l.when_where = r.path() + ":" + std::to_string(line_of(*w)) + ": " + field + ".when";
     }
     if (const toml::node* n = t.get("repeat")) l.repeat = read_expr(r, *n, field + ".repeat");
     const toml::array* args = t.get("args") ? t.get("args")->as_array() : nullptr;
@@ -322,6 +323,7 @@ void read_constraints(TomlReader& r, const toml::table& t, const std::string& fi
             Constraint c;
             c.line = line_of(*ct);
             if (!ct->get("expr")) r.fail(c.line, f + ".expr", "missing");
+            c.where = r.path() + ":" + std::to_string(line_of(*ct->get("expr"))) + ": " + f + ".expr";
             c.expr = read_expr(r, *ct->get("expr"), f + ".expr");
             c.message = r.string(*ct, "message", f);
             rung.constraints.push_back(c);
@@ -593,7 +595,5 @@ std::vector<Ladder> load_all_ladders(const std::string& kernels_root, std::vecto
     }
     return out;
 }
-
-// [SECTION] Resolving a rung: manifest_resolve.cpp
 
 }  // namespace kl

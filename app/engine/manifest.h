@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dtype.h"
+#include "errors.h"
 #include "expr.h"
 
 namespace kl {
@@ -33,6 +34,14 @@ struct Constraint {
     Expr expr;
     std::string message;
     int line = 0;
+    std::string where;  // "<ladder.toml>:<line>: rung[i].constraint[j].expr": names it when it cannot be evaluated
+};
+
+// A manifest expression that parsed and passed the load checks but cannot be evaluated for a
+// problem (x / 0, an overflow): an error of the manifest, naming its file, line and field, not
+// a problem the rung declines (a false constraint, an InputError without the manifest's place).
+struct ManifestError : InputError {
+    explicit ManifestError(const std::string& m) : InputError(m) {}
 };
 
 // "tmap(A, rows=M, cols=K, box_rows=BM, box_cols=64, swizzle=128)": a TMA tensor map over a
@@ -68,7 +77,9 @@ struct LaunchSpec {
     // waiting for the one before (launch_modes.h); empty: once.
     Expr repeat;
     int line = 0;
-    bool applies(const Scope& scope) const { return when.empty() || when.eval(scope) != 0; }
+    std::string when_where;  // "<ladder.toml>:<line>: rung[i].launch[j].when"
+    // Throws ManifestError (naming when_where) when `when` cannot be evaluated.
+    bool applies(const Scope& scope) const;
 };
 
 struct ScratchSpec {
@@ -148,7 +159,8 @@ ParamValues resolve_params(const Rung& rung, const ParamValues& overrides);
 Scope make_scope(const std::map<std::string, int64_t>& sizes, const ParamValues& params, DType dtype, int num_sms);
 // Checks constraints (InputError with the message and the values involved), and that at least one
 // launch applies when the rung's launches carry `when` conditions (InputError naming the rung,
-// the conditions and the values they saw).
+// the conditions and the values they saw). A constraint or condition that cannot be evaluated
+// (x / 0, an overflow) throws ManifestError naming ladder.toml:LINE and the field.
 void check_constraints(const Rung& rung, const Scope& scope);
 // The launches that run for this problem, in manifest order (those whose `when` holds).
 std::vector<const LaunchSpec*> applicable_launches(const Rung& rung, const Scope& scope);

@@ -46,11 +46,31 @@ std::string values_of(const std::set<std::string>& names, const Scope& scope) {
     }
     return values;
 }
+
+// An expression of the manifest that cannot be evaluated here (x / 0, an overflow) is the
+// manifest's fault, not a problem the rung declines: it names the file, line and field, and the
+// values it saw, so that check-kernels fails on it instead of counting a skip.
+[[noreturn]] void throw_unevaluable(const std::string& where, const Expr& e, const InputError& why,
+                                    const Scope& scope) {
+    throw ManifestError((where.empty() ? "expression" : where) + ": " + why.what() + " (with " +
+                        values_of(e.names(), scope) + ")");
+}
 }  // namespace
+
+bool LaunchSpec::applies(const Scope& scope) const {
+    if (when.empty()) return true;
+    try {
+        return when.eval(scope) != 0;
+    } catch (const InputError& e) { throw_unevaluable(when_where, when, e, scope); }
+}
 
 void check_constraints(const Rung& rung, const Scope& scope) {
     for (const auto& c : rung.constraints) {
-        if (c.expr.eval(scope)) continue;
+        int64_t holds = 0;
+        try {
+            holds = c.expr.eval(scope);
+        } catch (const InputError& e) { throw_unevaluable(c.where, c.expr, e, scope); }
+        if (holds) continue;
         throw InputError("rung " + rung.id + ": " + c.message + " (" + c.expr.text() + " fails with " +
                          values_of(c.expr.names(), scope) + ")");
     }

@@ -8,6 +8,7 @@
 #include "errors.h"
 #include "json_input.h"
 #include "resources_json.h"
+#include "results_values.h"
 #include "run_modes.h"
 
 namespace kl {
@@ -182,7 +183,11 @@ Correctness correctness_from_json(const Reader& rd, const json& j, const std::st
     c.mismatches = rd.integer(j, "mismatches", f, 0, kI64);
     c.nan_count = rd.int_or(j, "nan_count", 0, f, 0, kI64);
     c.unwritten = rd.int_or(j, "unwritten", 0, f, 0, kI64);
-    if (j.contains("tolerance") && j["tolerance"].is_object()) {
+    if (j.contains("tolerance") && !j["tolerance"].is_null()) {
+        const json& tol = j["tolerance"];
+        if (!tol.is_object())  // "NaN" as a string, say: never read as no tolerance at all
+            rd.fail(f + ".tolerance", "expected an object { abs, rel }, found " +
+                                          (tol.is_string() ? tol.dump().substr(0, 40) : std::string(tol.type_name())));
         c.tolerance.abs = rd.num_or(j["tolerance"], "abs", 0.0, f + ".tolerance");
         c.tolerance.rel = rd.num_or(j["tolerance"], "rel", 0.0, f + ".tolerance");
     }
@@ -281,6 +286,7 @@ RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f) {
         r.error_kind = rd.str_or(j["error"], "kind", "", f + ".error");
         r.error = rd.str_or(j["error"], "message", "", f + ".error");
     }
+    check_run_values(rd, r, f);
     return r;
 }
 
@@ -295,6 +301,7 @@ Calibration calibration_from_json(const json& j, const std::string& origin) {
     c.sgemm_tflops = rd.num(j, "sgemm_tflops", "calibration");
     c.bf16_tflops = rd.num(j, "bf16_tflops", "calibration");
     c.fp32_peak_tflops = rd.num_or(j, "fp32_peak_tflops", 0.0, "calibration");
+    check_calibration_values(rd, c);
     return c;
 }
 

@@ -44,7 +44,7 @@ void draw_load_problems(const Palette& pal, const Fonts& fonts, const std::vecto
         ImGui::PopFont();
         end_callout(pal.bad, with_alpha(pal.bad, 0.10f));
     };
-    for (const auto& e : lesson_errors) error_entry(e.folder.substr(e.folder.find_last_of('/') + 1), e.message);
+    // Ladders first: a lesson that names a ladder whose manifest failed fails because of it.
     for (const auto& e : ladder_errors) {
         // "<path>/kernels/<ladder>/ladder.toml:13: ..." -> "ladder <ladder>"
         std::string name = "ladder";
@@ -52,6 +52,7 @@ void draw_load_problems(const Palette& pal, const Fonts& fonts, const std::vecto
         if (k != std::string::npos) name = "ladder " + e.substr(k + 9, e.find('/', k + 9) - (k + 9));
         error_entry(name, e);
     }
+    for (const auto& e : lesson_errors) error_entry(e.folder.substr(e.folder.find_last_of('/') + 1), e.message);
     for (const auto& e : results_errors) {
         // "<path>/x.json: runs[0].timing: ..." -> "results x.json"
         std::string file = e.substr(0, e.find(": "));
