@@ -66,6 +66,8 @@ ResolvedRun resolve_run(const Ladder& ladder, const Rung& rung, const RunOptions
 LadderRung resolve_ladder_rung(const Ladder& ladder, const Rung& rung, const RunOptions& opt, int num_sms) {
     try {
         return {resolve_run(ladder, rung, opt, num_sms), ""};
+    } catch (const ManifestError&) {
+        throw;  // an expression the manifest cannot evaluate is the manifest's fault, never a skip
     } catch (const InputError& at_these_sizes) {
         // An axis the ladder lacks is a malformed size, for every rung alike: never a skip.
         for (const auto& [axis, v] : opt.sizes)
