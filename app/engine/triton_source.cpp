@@ -409,6 +409,8 @@ class Rules {
 
 }  // namespace
 
+const std::set<std::string>& triton_forbidden_names() { return kForbiddenNames; }
+
 std::vector<std::string> check_triton_source(const std::string& text, const std::string& path) {
     Tokenizer tz(text, path);
     const std::vector<Statement> statements = tz.run();

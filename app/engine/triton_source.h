@@ -15,6 +15,7 @@
 // The helper checks the same rules again with Python's own parser (ast) before it runs the file.
 #pragma once
 #include <cstddef>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ constexpr size_t kMaxTritonSourceBytes = size_t(1) << 20;
 // The names of the file's @triton.jit functions, in order. Throws InputError
 // "PATH:LINE: what was found: the rule" on the first thing outside the rules.
 std::vector<std::string> check_triton_source(const std::string& text, const std::string& path);
+
+// The names refused anywhere (besides every name starting with "__"); the helper's
+// FORBIDDEN_NAMES is the same list (tests/engine/test_triton_source.cpp compares them).
+const std::set<std::string>& triton_forbidden_names();
 
 // Reads the rung's file (a regular file of at most 1 MiB) and checks it; returns its bytes.
 std::string read_checked_triton_source(const std::string& path, std::vector<std::string>* kernels = nullptr);
