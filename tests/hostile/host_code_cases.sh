@@ -59,7 +59,7 @@ export fake_path
 
 # [SECTION] Ladders without a Triton rung start no Python
 fresh_root
-expect host.no_python_without_triton_rungs 0 "" with_fake_python "$kladder" check-kernels --ladder transpose
+expect host.no_python_without_triton_rungs 0 "" with_fake_python "$kladder" check-kernels --ladder launch
 no_python
 expect host.no_python_for_list 0 "" with_fake_python "$kladder" list
 no_python
