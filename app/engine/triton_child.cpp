@@ -30,12 +30,23 @@ PrivateFolder::PrivateFolder() {
     if (!mkdtemp(pattern.data()))  // mode 0700
         throw InputError("cannot make a private folder for the Triton compile in " + base.string() + ": " +
                          std::strerror(errno));
-    path_ = pattern;
+    path_ = fs::absolute(pattern, ec).string();  // the child runs inside it: a relative path would move
+    if (ec) path_ = pattern;
 }
 
 PrivateFolder::~PrivateFolder() {
     std::error_code ec;
-    fs::remove_all(path_, ec);  // removes links, never what they point to
+    for (int attempt = 0; attempt < 8; ++attempt) {
+        fs::remove_all(path_, ec);  // removes links, never what they point to
+        if (!ec) return;
+        // A folder the child made unreadable: ours to open again, one level deeper each attempt.
+        fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
+        const auto skip = fs::directory_options::skip_permission_denied;
+        for (auto it = fs::recursive_directory_iterator(path_, skip, ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+            if (!it->is_symlink(ec) && it->is_directory(ec))
+                fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+    }
 }
 
 std::vector<std::string> triton_helper_environment(const std::string& python, const std::string& folder) {

@@ -434,6 +434,10 @@ def answer_for(argv, refusals):
 
 
 def main(argv):
+    if not hasattr(sys, "addaudithook"):
+        print("cannot import triton: the compile helper needs Python 3.8 or newer (this is %d.%d)" %
+              sys.version_info[:2], file=sys.stderr)
+        return 3
     refusals = []
     install_guard(os.getcwd(), refusals)
     sys.dont_write_bytecode = True
