@@ -137,6 +137,15 @@ void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, co
                             printable(need).c_str());
                 continue;
             }
+            if (r.is_triton()) {
+                try {
+                    check_triton_rung_source(r);  // in C++, before any Python: a bad source never reaches it
+                } catch (const Error& e) {
+                    ++n.failed;
+                    std::printf("FAIL  %s/%s on %s: %s\n", L.id.c_str(), r.id.c_str(), arch.c_str(), e.what());
+                    continue;
+                }
+            }
             if (r.is_triton() && !triton_availability().available) {
                 ++n.no_triton;
                 std::printf("skip  %s/%s on %s: a Triton rung, and this machine has no Triton (below)\n", L.id.c_str(),

@@ -97,7 +97,7 @@ struct RungModel {
 struct Rung {
     std::string id, title, file, source_path, operation, idea, arch;
     // "cuda" (a .cu file compiled by NVRTC) or "triton" (a .py file with one @triton.jit kernel,
-    // compiled by kernels/common/kl_triton_compile.py; triton_rung.h). A Triton rung's parameters
+    // compiled by the helper the program carries; triton_rung.h). A Triton rung's parameters
     // other than num_warps and num_stages are the kernel's constexprs, `constexprs` adds those
     // computed from the problem (HEAD_D = "d"), and its launches run num_warps * 32 threads.
     std::string kind = "cuda";

@@ -436,7 +436,13 @@ RunRecord Runner::record(const ResolvedRun& run, const RecordOptions& how) {
         if (std::string need = rung_arch_refusal(*run.rung, gpu_.device().cc()); !need.empty())
             return skipped_record(run, need);
     if (context_lost_) return skipped_record(run, "the GPU context was lost after an earlier fault");
-    // Without Python and Triton a Triton rung is skipped with the one line saying what to install.
+    // A Triton rung's source is checked before Python is looked for (a bad one fails, whatever is
+    // installed); without Python and Triton the rung is skipped with the one line saying what to install.
+    if (run.rung->is_triton()) {
+        try {
+            check_triton_rung_source(*run.rung);
+        } catch (const Error& e) { return failed_record(run, e, context_lost_); }
+    }
     if (run.rung->is_triton() && !triton_availability().available)
         return skipped_record(run, triton_availability().reason);
     try {

@@ -1,5 +1,6 @@
 #include "triton_rung.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +13,8 @@
 #include "errors.h"
 #include "json_input.h"
 #include "paths.h"
+#include "triton_child.h"
+#include "triton_source.h"
 
 namespace fs = std::filesystem;
 
@@ -21,10 +24,12 @@ namespace {
 
 // Importing Triton takes seconds on a cold disk; a compile of a large kernel, tens of seconds.
 constexpr double kProbeTimeoutS = 120;
-constexpr double kCompileTimeoutS = 300;
+constexpr double kCompileTimeoutS = 120;
 
 // What to do about it, the same words everywhere.
-const char* const kInstallHint = "pip install triton in that python3, or set KL_PYTHON to a python3 that has it";
+const char* const kInstallHint =
+    "pip install triton in that python3 (system-wide or in a virtual environment: the helper runs it isolated, "
+    "without user site-packages), or set KL_PYTHON to a python3 that has it";
 
 std::string first_line(const std::string& text) {
     size_t start = text.find_first_not_of(" \n\r\t");
@@ -33,8 +38,17 @@ std::string first_line(const std::string& text) {
     size_t end = text.find_last_not_of(" \n\r\t");
     size_t nl = text.rfind('\n', end);
     const size_t from = nl == std::string::npos || nl < start ? start : nl + 1;
-    std::string line = text.substr(from, end + 1 - from);
-    return line.substr(0, std::min<size_t>(line.size(), 300));
+    std::string line;
+    for (unsigned char c : text.substr(from, std::min<size_t>(end + 1 - from, 300))) {
+        if (c >= 0x20 && c != 0x7f) {
+            line += static_cast<char>(c);
+            continue;
+        }
+        char hex[8];  // the child's words reach a terminal: no control character passes
+        std::snprintf(hex, sizeof hex, "\\x%02x", c);
+        line += hex;
+    }
+    return line;
 }
 
 uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
@@ -49,9 +63,7 @@ uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
 
 // [SECTION] Python and Triton
 
-std::string triton_helper_path() { return kernels_dir() + "/common/kl_triton_compile.py"; }
-
-TritonAvailability probe_triton(const std::string& kl_python, const std::string& helper) {
+TritonAvailability probe_triton(const std::string& kl_python) {
     TritonAvailability a;
     if (!kl_python.empty()) {
         a.python = find_on_path(kl_python);
@@ -70,11 +82,16 @@ TritonAvailability probe_triton(const std::string& kl_python, const std::string&
         }
     }
     std::error_code ec;
-    if (!fs::is_regular_file(helper, ec)) {
-        a.reason = "Triton rungs need the compile helper " + helper + ", which is missing";
+    const fs::path absolute = fs::absolute(a.python, ec);  // the helper runs in a folder of its own
+    if (!ec) a.python = absolute.lexically_normal().string();
+    ExecResult r;
+    try {
+        PrivateFolder folder;
+        r = run_triton_helper(a.python, {"--probe"}, "", folder.path(), kProbeTimeoutS);
+    } catch (const Error& e) {
+        a.reason = std::string("Triton rungs: ") + e.what();
         return a;
     }
-    ExecResult r = run_program({a.python, helper, "--probe"}, "", kProbeTimeoutS);
     if (!r.started) {
         a.reason = "Triton rungs need Python with Triton: cannot run " + r.failure +
                    "; set KL_PYTHON to a python3 "
@@ -87,7 +104,9 @@ TritonAvailability probe_triton(const std::string& kl_python, const std::string&
         return a;
     }
     if (r.exit_code != 0) {
-        a.reason = "Triton rungs need Triton: " + a.python + " cannot import triton; " + kInstallHint;
+        std::string why = first_line(r.err);
+        if (why.rfind("cannot import triton: ", 0) == 0) why.erase(0, 22);
+        a.reason = "Triton rungs need Triton: " + a.python + " cannot import triton (" + why + "); " + kInstallHint;
         return a;
     }
     try {
@@ -108,9 +127,21 @@ const TritonAvailability& triton_availability() {
     static TritonAvailability cached;
     std::call_once(once, [] {
         const char* env = std::getenv("KL_PYTHON");
-        cached = probe_triton(env ? env : "", triton_helper_path());
+        cached = probe_triton(env ? env : "");
     });
     return cached;
+}
+
+void check_triton_rung_source(const Rung& rung) {
+    std::vector<std::string> kernels;
+    read_checked_triton_source(rung.source_path, &kernels);
+    for (const LaunchSpec& l : rung.launches)
+        if (!l.entry.empty() && std::find(kernels.begin(), kernels.end(), l.entry) == kernels.end()) {
+            std::string have;
+            for (const auto& k : kernels) have += (have.empty() ? "" : ", ") + k;
+            throw InputError(rung.source_path + ": no @triton.jit function '" + l.entry +
+                             "' (the launch's entry; it has " + (have.empty() ? "none" : have) + ")");
+        }
 }
 
 // [SECTION] Request
@@ -154,9 +185,10 @@ TritonCompileRequest triton_request(const Rung& rung, const LaunchSpec& launch, 
     return req;
 }
 
-std::string encode_triton_request(const TritonCompileRequest& req) {
+std::string encode_triton_request(const TritonCompileRequest& req, const std::string& staged) {
     nlohmann::json j;
-    j["source"] = req.source_path;
+    j["source"] = staged.empty() ? req.source_path : staged;
+    j["display"] = req.source_path;
     j["kernel"] = req.kernel;
     nlohmann::json sig = nlohmann::json::array();
     for (const auto& a : req.signature) sig.push_back({{"type", a.type}, {"div16", a.div16}});
@@ -257,14 +289,16 @@ std::string triton_cache_key(const TritonCompileRequest& req, const std::string&
 }
 
 TritonCompiled compile_triton(const TritonCompileRequest& req) {
+    // First the rules, in C++: a source outside them never reaches Python, not even the probe's.
+    std::vector<std::string> kernels;
+    const std::string source = read_checked_triton_source(req.source_path, &kernels);
+    if (std::find(kernels.begin(), kernels.end(), req.kernel) == kernels.end())
+        throw InputError(req.source_path + ": no @triton.jit function '" + req.kernel + "' (rung " + req.label + ")");
     const TritonAvailability& avail = triton_availability();
     if (!avail.available) throw InputError(avail.reason);
-    std::error_code ec;
-    if (!fs::is_regular_file(req.source_path, ec))
-        throw InputError("kernel source not found: " + req.source_path + " (rung " + req.label + ")");
-    const std::string helper_path = triton_helper_path();
-    const std::string key = triton_cache_key(req, read_file(req.source_path), read_file(helper_path), avail.version);
+    const std::string key = triton_cache_key(req, source, triton_helper_source(), avail.version);
     const std::string cache_path = cache_dir("kernels") + "/" + key + ".triton.json";
+    std::error_code ec;
     if (fs::is_regular_file(cache_path, ec)) {
         try {
             TritonCompiled k = parse_triton_answer(read_file(cache_path), req.label);
@@ -275,12 +309,21 @@ TritonCompiled compile_triton(const TritonCompileRequest& req) {
             // A damaged cache entry costs a recompile, nothing more.
         }
     }
-    ExecResult r = run_program({avail.python, helper_path}, encode_triton_request(req), kCompileTimeoutS);
+    // The helper compiles the bytes checked above, copied into its private folder: the rung's file
+    // may change after the check, the copy cannot.
+    PrivateFolder folder;
+    const std::string staged = folder.path() + "/rung.py";
+    write_file_atomically(staged, source);
+    ExecResult r =
+        run_triton_helper(avail.python, {}, encode_triton_request(req, staged), folder.path(), kCompileTimeoutS);
     if (!r.started) throw InputError("Triton rung " + req.label + ": cannot run " + avail.python + ": " + r.failure);
     if (r.timed_out)
-        throw CompileError(
-            "Triton rung " + req.label + " did not compile within " + std::to_string(int(kCompileTimeoutS)) + " s",
-            r.err);
+        throw CompileError("Triton rung " + req.label + ": the compile did not finish within " +
+                               std::to_string(int(kCompileTimeoutS)) + " s and was stopped",
+                           r.err);
+    if (r.overflowed)
+        throw CompileError("Triton rung " + req.label + ": the compile helper wrote more than 64 MiB and was stopped",
+                           r.err.substr(0, 65536));
     if (r.out.empty())
         throw CompileError("Triton rung " + req.label + ": the helper exited with " + std::to_string(r.exit_code) +
                                " and no answer: " + first_line(r.err),

@@ -1,8 +1,10 @@
 // Triton rungs (kind = "triton"): a .py file with one @triton.jit kernel, compiled to a cubin by
-// the repository's helper (kernels/common/kl_triton_compile.py) run with the learner's python3,
-// then loaded and launched by the runner like any CUDA rung. This file is the CUDA-free half:
-// finding Python and Triton (once per process), the helper's JSON contract, the compile cache,
-// and the launch contract the runner follows (runner.cpp):
+// the compile helper the program carries (triton_child.h), run with the learner's python3 in a
+// confined child, then loaded and launched by the runner like any CUDA rung. The rung's source is
+// checked before any Python sees it (triton_source.h). This file is the CUDA-free half: finding
+// Python and Triton (once per process, and only when a Triton rung is compiled or run), the
+// helper's JSON contract, the compile cache, and the launch contract the runner follows
+// (runner.cpp):
 //   - the kernel's parameters are the launch's `args` in order (Triton drops the constexprs),
 //     followed by two pointers: the global scratch and the profile scratch, each null unless the
 //     compiled kernel's metadata asks for bytes (then grid blocks x size, aligned);
@@ -31,11 +33,16 @@ struct TritonAvailability {
     std::string version;  // Triton's version ("3.6.0") when available
     std::string reason;   // when not: one line saying what to install, and where
 };
-// $KL_PYTHON, else python3 on PATH, probed once per process (`python3 helper --probe`).
+// $KL_PYTHON, else python3 on PATH, probed once per process (the helper's --probe, confined like
+// a compile). Call it only for a Triton rung about to be compiled or run, after
+// check_triton_rung_source: nothing else starts Python.
 const TritonAvailability& triton_availability();
-// The same, uncached, for an explicit interpreter setting ("" = python3 on PATH) and helper.
-TritonAvailability probe_triton(const std::string& kl_python, const std::string& helper);
-std::string triton_helper_path();  // <kernels>/common/kl_triton_compile.py
+// The same, uncached, for an explicit interpreter setting ("" = python3 on PATH).
+TritonAvailability probe_triton(const std::string& kl_python);
+
+// Reads and checks a Triton rung's source (triton_source.h) and that every launch's entry is one
+// of its @triton.jit functions. Throws InputError "PATH:LINE: ...". Runs no Python.
+void check_triton_rung_source(const Rung& rung);
 
 // [SECTION] The helper's request and answer (docs/formats.md, "Triton rungs")
 
@@ -58,7 +65,9 @@ struct TritonCompileRequest {
 TritonCompileRequest triton_request(const Rung& rung, const LaunchSpec& launch, const ParamValues& params,
                                     const Scope& scope, const std::map<std::string, DType>& buffer_dtypes, int arch_cc,
                                     const std::string& label);
-std::string encode_triton_request(const TritonCompileRequest& req);
+// The helper's request; `staged` is where the checked source was copied for it (the helper reads
+// that copy, and names req.source_path in its messages).
+std::string encode_triton_request(const TritonCompileRequest& req, const std::string& staged = "");
 
 struct TritonCompiled {
     std::string name;  // the cubin's entry point
@@ -79,9 +88,10 @@ TritonCompiled parse_triton_answer(const std::string& text, const std::string& l
 std::string triton_cache_key(const TritonCompileRequest& req, const std::string& source, const std::string& helper,
                              const std::string& triton_version);
 
-// Compiles through the helper, or answers from the disk cache (<cache>/kernels/<key>.triton.json).
-// Throws InputError (no Python or Triton: the availability's reason; unreadable source),
-// CompileError (the helper's one line, with its stderr as the log).
+// Checks the source (before any Python runs), then compiles through the helper, or answers from
+// the disk cache (<cache>/kernels/<key>.triton.json). Throws InputError (a source outside the
+// rules, named PATH:LINE; no Python or Triton: the availability's reason), CompileError (the
+// helper's one line, or its time limit, with its stderr as the log).
 TritonCompiled compile_triton(const TritonCompileRequest& req);
 
 // [SECTION] Launch contract

@@ -343,7 +343,7 @@ TEST(ChildExec, MissingProgramIsNotStarted) {
 // [SECTION] Missing Python or Triton
 
 TEST(TritonAvailability, MissingInterpreterSaysWhatToSet) {
-    kl::TritonAvailability a = kl::probe_triton("/nonexistent/python3", kl::triton_helper_path());
+    kl::TritonAvailability a = kl::probe_triton("/nonexistent/python3");
     EXPECT_FALSE(a.available);
     EXPECT_NE(a.reason.find("KL_PYTHON"), std::string::npos) << a.reason;
     EXPECT_NE(a.reason.find("pip install triton"), std::string::npos) << a.reason;
@@ -353,24 +353,20 @@ TEST(TritonAvailability, MissingInterpreterSaysWhatToSet) {
 TEST(TritonAvailability, PythonWithoutTritonSaysWhatToInstall) {
     TempTree t;
     std::string py = fake_python(t, "python3", "echo \"ModuleNotFoundError: No module named 'triton'\" >&2\nexit 3\n");
-    kl::TritonAvailability a = kl::probe_triton(py, kl::triton_helper_path());
+    kl::TritonAvailability a = kl::probe_triton(py);
     EXPECT_FALSE(a.available);
-    EXPECT_NE(a.reason.find(py + " cannot import triton; pip install triton in that python3"), std::string::npos)
+    EXPECT_NE(a.reason.find(py + " cannot import triton (ModuleNotFoundError: No module named 'triton'); pip install "
+                                 "triton in that python3"),
+              std::string::npos)
         << a.reason;
 }
 
 TEST(TritonAvailability, HelperThatAnswersTheProbeIsAvailable) {
     TempTree t;
     std::string py = fake_python(t, "python3", "echo '{\"ok\": true, \"triton_version\": \"9.9.9\"}'\n");
-    kl::TritonAvailability a = kl::probe_triton(py, kl::triton_helper_path());
+    kl::TritonAvailability a = kl::probe_triton(py);
     EXPECT_TRUE(a.available) << a.reason;
     EXPECT_EQ(a.version, "9.9.9");
-    EXPECT_FALSE(kl::probe_triton(py, t.path("no_helper.py")).available);
-}
-
-TEST(TritonAvailability, ShippedHelperIsFoundWithTheKernels) {
-    std::error_code ec;
-    EXPECT_TRUE(std::filesystem::is_regular_file(kl::triton_helper_path(), ec)) << kl::triton_helper_path();
 }
 
 // The engine's whole compile path with a fake interpreter that answers like the helper: the
@@ -383,13 +379,13 @@ TEST(TritonCompile, FakeInterpreterAnswersAndTheAnswerIsCached) {
     const std::string answer = t.write("answer.json", good_answer().dump());
     const std::string log = t.path("requests.log");
     std::string py = fake_python(t, "python3",
-                                 "if [ \"$2\" = --probe ]; then echo '{\"ok\": true, \"triton_version\": \"9.9.9\"}'; "
+                                 "if [ \"$5\" = --probe ]; then echo '{\"ok\": true, \"triton_version\": \"9.9.9\"}'; "
                                  "exit 0; fi\ncat >> " +
                                      log + "\necho >> " + log + "\ncat " + answer + "\n");
     setenv("KL_PYTHON", py.c_str(), 1);
     ASSERT_TRUE(kl::triton_availability().available) << kl::triton_availability().reason;
     kl::TritonCompileRequest req;
-    req.source_path = t.write("07_tri.py", "import triton\n");
+    req.source_path = t.write("07_tri.py", "import triton\n\n@triton.jit\ndef softmax_rows(out_ptr):\n    pass\n");
     req.kernel = "softmax_rows";
     req.label = "tiny/tri";
     req.signature = {{"*fp32", true}};
@@ -404,5 +400,7 @@ TEST(TritonCompile, FakeInterpreterAnswersAndTheAnswerIsCached) {
     nlohmann::json j = nlohmann::json::parse(sent);
     EXPECT_EQ(j["kernel"], "softmax_rows");
     EXPECT_EQ(j["signature"][0]["type"], "*fp32");
+    EXPECT_EQ(j["display"], req.source_path);
+    EXPECT_NE(j["source"], req.source_path) << "the helper reads the checked copy, not the rung's file";
     unsetenv("KL_PYTHON");
 }

@@ -1,0 +1,3 @@
+import triton
+import triton.language as tl
+X = 1\
