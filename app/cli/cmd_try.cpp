@@ -5,10 +5,11 @@
 //   - The `--like` rung's manifest entry supplies parameters, launch geometry, inputs, reference
 //     and tolerances (default: the workspace rung whose file this is, the exercise's starter, else
 //     the ladder's first rung with a kernel).
-//   - The file is read, never written beside: it is copied with the headers it may include (the
-//     like rung's folder, then its own folder) to a staging folder in the cache, compiled there
-//     through the one compile path (compile_kernel, as `kladder ptx` and every rung), and NVRTC's
-//     messages are named by the file as given: "broken.cu:4:37: error: ...", exit 2.
+//   - The file is read, never written beside: it is copied with exactly the headers it includes
+//     (from its own folder, then the like rung's) to a fresh private folder in the cache
+//     (try_staging.h), compiled there through the one compile path (compile_kernel, as `kladder
+//     ptx` and every rung), and NVRTC's messages are named by the file as given: "broken.cu:4:37:
+//     error: ...", exit 2. A file named like an option is given after `--` or as ./-name.cu.
 //   - No GPU: exit 3 after a clean compile, saying there is no GPU to check and time it.
 //   - GPU: the like rung and the file run at the same size (plus an exercise's hidden sizes,
 //     checked), a two-row table; a failed check is exit 1 with the mismatch count; an exercise's
@@ -16,15 +17,11 @@
 //   --json prints one object instead (docs/formats.md, section 6): the window's editor runs
 //   `kladder try ... --json --compile-only` to get the diagnostics for its gutter.
 #include <cctype>
-#include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -42,7 +39,9 @@
 #include "engine/paths.h"
 #include "engine/printable.h"
 #include "engine/runner.h"
+#include "engine/try_staging.h"
 #include "engine/version.h"
+#include "engine/watchdog.h"
 #include "engine/workspace.h"
 
 namespace fs = std::filesystem;
@@ -70,48 +69,6 @@ struct TryOutcome {
     std::string exercise, goal;
     int exit = 0;
 };
-
-// A learner's kernel may loop forever, and a kernel cannot be stopped from the host: after
-// `seconds` the process says so in one line and exits (3), which ends its CUDA context. The
-// window's runner has its own time-out and restart; this is the command line's.
-class Watchdog {
-  public:
-    Watchdog(int seconds, std::string what) : what_(std::move(what)) {
-        if (seconds <= 0) return;
-        thread_ = std::thread([this, seconds] {
-            std::unique_lock<std::mutex> lock(mutex_);
-            if (!cv_.wait_for(lock, std::chrono::seconds(seconds), [this] { return done_; })) {
-                std::fprintf(stderr, "kladder: %s did not finish within %d s (a kernel that never ends?); stopped\n",
-                             what_.c_str(), seconds);
-                std::fflush(stderr);
-                std::_Exit(static_cast<int>(ExitCode::GpuError));
-            }
-        });
-    }
-    ~Watchdog() {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            done_ = true;
-        }
-        cv_.notify_all();
-        if (thread_.joinable()) thread_.join();
-    }
-    Watchdog(const Watchdog&) = delete;
-    Watchdog& operator=(const Watchdog&) = delete;
-
-  private:
-    std::string what_;
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    bool done_ = false;
-    std::thread thread_;
-};
-
-uint64_t fnv1a(const std::string& s) {
-    uint64_t h = 1469598103934665603ull;
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-    return h;
-}
 
 // "My Kernel-2.cu" -> "my_kernel_2"
 std::string rung_id_of(const std::string& file, const Ladder& L) {
@@ -152,26 +109,6 @@ std::string pick_like(const TryOptions& opt, const Ladder& L, const StepExercise
     for (const auto& r : L.rungs)
         if (!r.source_path.empty()) return r.id;
     throw InputError("ladder " + L.id + " has no rung with a kernel to be like");
-}
-
-// Copies the learner's file and the headers it may include into the cache; returns the copy.
-std::string stage(const fs::path& file, const Rung& like) {
-    const std::string dir =
-        cache_dir("try/" + std::to_string(fnv1a(fs::absolute(file).string() + "|" + like.source_path) % 1000000007));
-    std::error_code ec;
-    for (const fs::path& from :
-         {fs::path(like.source_path).parent_path(), file.parent_path().empty() ? "." : file.parent_path()}) {
-        int copied = 0;
-        for (const auto& e : fs::directory_iterator(from, ec)) {
-            const std::string ext = e.path().extension().string();
-            std::error_code e2;
-            if ((ext == ".cuh" || ext == ".h") && e.is_regular_file(e2) && ++copied <= 64)
-                write_file_atomically(dir + "/" + e.path().filename().string(), read_file(e.path().string()));
-        }
-    }
-    const std::string copy = dir + "/" + file.filename().string();
-    write_file_atomically(copy, read_file(file.string()));
-    return copy;
 }
 
 void rename_diagnostics(std::vector<CompileDiagnostic>& ds, const std::string& staged, const std::string& shown) {
@@ -342,7 +279,10 @@ int try_file(const TryOptions& opt) {
     mine.id = out.rung_id = rung_id_of(opt.file, L);
     mine.title = file.filename().string();
     mine.file = file.filename().string();
-    mine.source_path = stage(file, *like);
+    // Staged under the rung id (letters, digits, '_'): the learner's own name may hold quotes or
+    // newlines, and reaches NVRTC's log and the messages only as `shown` (rename_diagnostics).
+    const TryStaging staging(opt.file, mine.id + ".cu", fs::path(like->source_path).parent_path().string());
+    mine.source_path = staging.source();
     mine.learner = true;
     mine.reference = false;
     mine.forked_from = like->learner ? like->forked_from : like->id;
@@ -375,7 +315,13 @@ int try_file(const TryOptions& opt) {
             out.no_gpu_reason = "--compile-only";
         } else {
             try {
-                Watchdog watchdog(opt.timeout_s, opt.file);
+                // A learner's kernel may loop forever, and a kernel cannot be stopped from the host:
+                // the process says so in one line and exits (3), which ends its CUDA context. The
+                // window's runner has its own time-out and restart; this is the command line's.
+                Watchdog watchdog(opt.timeout_s,
+                                  "kladder: " + opt.file + " did not finish within " + std::to_string(opt.timeout_s) +
+                                      " s (a kernel that never ends?); stopped",
+                                  static_cast<int>(ExitCode::GpuError));
                 GpuContext gpu;
                 out.gpu = true;
                 run_on_gpu(gpu, L, *L.find_rung(like_id), trial, ro, ex, opt.file, out);

@@ -10,9 +10,12 @@
 #include <filesystem>
 
 #include "atomic_file.h"
+#include "compile_cache.h"
 #include "cuda_check.h"
 #include "errors.h"
+#include "include_scan.h"
 #include "paths.h"
+#include "watchdog.h"
 
 namespace fs = std::filesystem;
 
@@ -20,38 +23,9 @@ namespace kl {
 
 namespace {
 
-uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
-    for (unsigned char c : s) {
-        h ^= c;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-std::string hex(uint64_t v) {
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-    return buf;
-}
-
-// Everything a rung may #include besides CUDA's headers: the headers in kernels/common/ and in
-// the rung's own folder, named and read now (a header edited while the workbook runs must
-// change the cache key, as an edited .cu does).
-std::string included_headers(const std::string& source_path) {
-    std::vector<fs::path> files;
-    for (const fs::path& dir : {fs::path(kernels_dir()) / "common", fs::path(source_path).parent_path()}) {
-        std::error_code ec;
-        for (const auto& e : fs::directory_iterator(dir, ec)) {
-            const std::string ext = e.path().extension().string();
-            if (e.is_regular_file(ec) && (ext == ".cuh" || ext == ".h")) files.push_back(e.path());
-        }
-    }
-    std::sort(files.begin(), files.end());
-    std::string text;
-    for (const auto& f : files) text += f.filename().string() + "\n" + read_file(f.string()) + "\n";
-    return text;
-}
-
+// What NVRTC searches by itself: CUDA's include folder only. The tree's headers come in memory
+// (include_scan.h), and --no-source-include keeps NVRTC from looking beside the source (which,
+// for a program given in memory, is the process's working folder).
 std::vector<std::string> nvrtc_options(const CompileRequest& req) {
     std::vector<std::string> opts;
     bool ptx = req.output == CompileRequest::Output::Ptx;
@@ -60,12 +34,20 @@ std::vector<std::string> nvrtc_options(const CompileRequest& req) {
     opts.push_back("--gpu-architecture=" + arch);
     opts.push_back("--std=c++17");
     opts.push_back("-lineinfo");  // lets Nsight Compute map counters to source lines
-    opts.push_back("-I" + kernels_dir() + "/common");
-    opts.push_back("-I" + fs::path(req.source_path).parent_path().string());
+    opts.push_back("--no-source-include");
     opts.push_back("-I" + cuda_include_dir());
     for (const auto& d : req.defines) opts.push_back("-D" + d);
     return opts;
 }
+
+// A rung's #includes are looked up as the -I options of earlier versions did: kernels/common,
+// then the rung's folder; each header must lie in the kernels folder or the rung's own.
+IncludeSearch include_search(const std::string& source_path) {
+    const std::string folder = fs::path(source_path).parent_path().string();
+    return {{kernels_dir() + "/common", folder}, {kernels_dir(), folder}, cuda_include_dir()};
+}
+
+std::string label_of(const CompileRequest& req) { return req.label.empty() ? req.source_path : req.label; }
 
 }  // namespace
 
@@ -74,22 +56,25 @@ std::vector<std::string> nvrtc_options(const CompileRequest& req) {
 // and a toolkit installed as a plain folder (no /etc/ld.so.conf.d entry) fails with "failed to
 // open libnvrtc-builtins". Loading the builtins first, from the folder libnvrtc itself came from,
 // makes that later dlopen find the library already loaded (matched by its soname). No
-// environment variable or system file is needed.
-static void preload_nvrtc_builtins() {
-    static const bool loaded = [] {
+// environment variable or system file is needed. Returns the loaded libnvrtc's real path.
+static const std::string& preload_nvrtc_builtins() {
+    static const std::string library = [] {
         int major = 0, minor = 0;
-        if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return false;
+        if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return std::string();
         // The libnvrtc this process already loaded (RTLD_NOLOAD: never a second copy), and its path.
         void* nvrtc = dlopen(("libnvrtc.so." + std::to_string(major)).c_str(), RTLD_NOW | RTLD_NOLOAD);
         link_map* map = nullptr;
-        if (!nvrtc || dlinfo(nvrtc, RTLD_DI_LINKMAP, &map) != 0 || !map || !map->l_name) return false;
+        if (!nvrtc || dlinfo(nvrtc, RTLD_DI_LINKMAP, &map) != 0 || !map || !map->l_name) return std::string();
         const fs::path dir = fs::path(map->l_name).parent_path();
         const std::string name = "libnvrtc-builtins.so." + std::to_string(major) + "." + std::to_string(minor);
         // Not fatal if it fails: NVRTC's own search may still succeed, and if it does not, its
         // error names the missing library.
-        return dlopen((dir / name).c_str(), RTLD_NOW | RTLD_GLOBAL) != nullptr;
+        dlopen((dir / name).c_str(), RTLD_NOW | RTLD_GLOBAL);
+        std::error_code ec;
+        const fs::path real = fs::canonical(map->l_name, ec);
+        return ec ? std::string(map->l_name) : real.string();
     }();
-    (void)loaded;
+    return library;
 }
 
 std::string nvrtc_version_string() {
@@ -98,40 +83,36 @@ std::string nvrtc_version_string() {
     return std::to_string(major) + "." + std::to_string(minor);
 }
 
-CompiledCode compile_kernel(const CompileRequest& req) {
+namespace {
+
+// The compiler as the cache key knows it: NVRTC's version and the library file it came from
+// (an update within one version, libnvrtc.so.13.0.48 -> .88, changes its name or size).
+std::string compiler_identity() {
+    const std::string& library = preload_nvrtc_builtins();
     std::error_code ec;
-    if (!fs::exists(req.source_path, ec))
-        throw InputError("kernel source not found: " + req.source_path +
-                         (req.label.empty() ? "" : " (rung " + req.label + ")"));
-    const std::string source = read_file(req.source_path);
-    const auto opts = nvrtc_options(req);
+    const auto size = library.empty() ? 0 : fs::file_size(library, ec);
+    return "nvrtc " + nvrtc_version_string() + " " + library + " " + std::to_string(ec ? 0 : size);
+}
 
-    uint64_t h = fnv1a(source);
-    h = fnv1a(included_headers(req.source_path), h);
-    for (const auto& o : opts) h = fnv1a(o + "\n", h);
-    h = fnv1a(nvrtc_version_string(), h);
+// NVRTC on the scanned source, its headers in memory, under the compile time limit.
+CompiledCode run_nvrtc(const CompileRequest& req, const ScannedSource& src, const std::string& program,
+                       const std::vector<std::string>& opts) {
     CompiledCode out;
-    out.cache_key = hex(h);
-    const bool ptx = req.output == CompileRequest::Output::Ptx;
-    const std::string cache_path = cache_dir("kernels") + "/" + out.cache_key + (ptx ? ".ptx" : ".cubin");
-    // The log is cached beside the code, so its warnings (ptxas's performance notes among them)
-    // reach every compile; an entry without its log (written before the log was kept) is redone.
-    const std::string log_path = cache_path + ".log";
-    if (fs::exists(cache_path, ec) && fs::exists(log_path, ec)) {
-        out.code = read_file(cache_path);
-        out.log = read_file(log_path);
-        out.from_cache = true;
-        return out;
-    }
-
-    auto start = std::chrono::steady_clock::now();
-    preload_nvrtc_builtins();
-    nvrtcProgram prog;
-    KL_NVRTC_CALL(
-        nvrtcCreateProgram(&prog, source.c_str(), fs::path(req.source_path).filename().c_str(), 0, nullptr, nullptr));
-    std::vector<const char*> argv;
+    std::vector<const char*> names, texts, argv;
+    for (const auto& h : src.headers) names.push_back(h.name.c_str()), texts.push_back(h.text.c_str());
     for (const auto& o : opts) argv.push_back(o.c_str());
-    nvrtcResult res = nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
+    const int limit = compile_time_limit_s();
+    nvrtcProgram prog;
+    KL_NVRTC_CALL(nvrtcCreateProgram(&prog, src.text.c_str(), program.c_str(), static_cast<int>(names.size()),
+                                     texts.data(), names.data()));
+    nvrtcResult res;
+    {
+        Watchdog watchdog(limit,
+                          "kladder: compiling " + label_of(req) + " took longer than " + std::to_string(limit) +
+                              " s (KL_COMPILE_TIMEOUT_S); stopped",
+                          static_cast<int>(ExitCode::BadInput));
+        res = nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
+    }
     size_t log_size = 0;
     nvrtcGetProgramLogSize(prog, &log_size);
     out.log.resize(log_size);
@@ -140,12 +121,11 @@ CompiledCode compile_kernel(const CompileRequest& req) {
     if (res != NVRTC_SUCCESS) {
         nvrtcDestroyProgram(&prog);
         std::string first_line = out.log.substr(0, out.log.find('\n'));
-        throw CompileError("kernel " + (req.label.empty() ? req.source_path : req.label) + " failed to compile for " +
-                               req.arch + ": " + first_line,
+        throw CompileError("kernel " + label_of(req) + " failed to compile for " + req.arch + ": " + first_line,
                            out.log);
     }
     size_t size = 0;
-    if (ptx) {
+    if (req.output == CompileRequest::Output::Ptx) {
         KL_NVRTC_CALL(nvrtcGetPTXSize(prog, &size));
         out.code.resize(size);
         KL_NVRTC_CALL(nvrtcGetPTX(prog, out.code.data()));
@@ -156,13 +136,35 @@ CompiledCode compile_kernel(const CompileRequest& req) {
         KL_NVRTC_CALL(nvrtcGetCUBIN(prog, out.code.data()));
     }
     nvrtcDestroyProgram(&prog);
-    out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    try {
-        write_file_atomically(log_path, out.log);  // first: code found without its log is recompiled
-        write_file_atomically(cache_path, out.code);
-    } catch (const Error&) {
-        // A read-only cache folder costs a recompile next time, nothing more.
+    return out;
+}
+
+}  // namespace
+
+CompiledCode compile_kernel(const CompileRequest& req) {
+    std::error_code ec;
+    if (!fs::exists(req.source_path, ec))
+        throw InputError("kernel source not found: " + req.source_path +
+                         (req.label.empty() ? "" : " (rung " + req.label + ")"));
+    const ScannedSource src = scan_source(req.source_path, include_search(req.source_path));
+    const std::string program = fs::path(req.source_path).filename().string();
+    const auto opts = nvrtc_options(req);
+    const std::string key = compile_cache_key(src, program, opts, compiler_identity());
+    const bool ptx = req.output == CompileRequest::Output::Ptx;
+    const std::string entry_path = cache_dir("kernels") + "/" + key + (ptx ? ".ptx" : ".cubin");
+    if (std::optional<CacheEntry> e = load_cache_entry(entry_path, key, label_of(req))) {
+        CompiledCode out;
+        out.code = std::move(e->code);
+        out.log = std::move(e->log);  // kept with the code: ptxas's notes reach every compile
+        out.cache_key = key;
+        out.from_cache = true;
+        return out;
     }
+    const auto start = std::chrono::steady_clock::now();
+    CompiledCode out = run_nvrtc(req, src, program, opts);
+    out.cache_key = key;
+    out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    store_cache_entry(entry_path, {key, out.code, out.log});
     return out;
 }
 

@@ -1,9 +1,13 @@
 #include "paths.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+
+#include "errors.h"
 
 namespace fs = std::filesystem;
 
@@ -29,6 +33,37 @@ std::string home_sub(const char* xdg, const char* fallback) {
     }
     return base + "/kernel-ladder";
 }
+
+bool is_inside(const fs::path& p, const fs::path& tree) {
+    std::error_code ec;
+    const fs::path a = fs::weakly_canonical(p, ec);
+    const fs::path b = fs::weakly_canonical(tree, ec);
+    if (a.empty() || b.empty()) return false;
+    const fs::path rel = a.lexically_relative(b);
+    return !rel.empty() && *rel.begin() != "..";
+}
+
+// The cache holds copies of the learner's files and compiled code: never inside the data root
+// or the source tree, which travel as shared trees. The program's own build folder, where it lies
+// inside the source tree, is not part of it (the tests keep their caches there).
+void refuse_cache_in_data_tree(const std::string& cache) {
+    const std::string build = KL_BINARY_DIR;
+    for (const std::string& tree : {data_root(), std::string(KL_SOURCE_DIR)}) {
+        if (!is_inside(cache, tree)) continue;
+        if (is_inside(build, tree) && is_inside(cache, build)) continue;
+        throw InputError("cache folder " + cache + " is inside the data tree " + tree +
+                         ": set XDG_CACHE_HOME to a folder outside it");
+    }
+}
+
+// mkdir -p, each new folder 0700 (the cache is private: it holds copies of the learner's code).
+void make_private_folders(const fs::path& dir) {
+    fs::path at;
+    for (const auto& part : dir) {
+        at /= part;
+        if (::mkdir(at.c_str(), 0700) != 0 && errno != EEXIST) return;
+    }
+}
 }  // namespace
 
 std::string data_root() {
@@ -50,9 +85,9 @@ std::string assets_dir() { return data_root() + "/assets"; }
 
 std::string cache_dir(const std::string& sub) {
     std::string d = home_sub("XDG_CACHE_HOME", ".cache");
+    refuse_cache_in_data_tree(d);
     if (!sub.empty()) d += "/" + sub;
-    std::error_code ec;
-    fs::create_directories(d, ec);
+    make_private_folders(d);
     return d;
 }
 

@@ -11,7 +11,9 @@ std::string data_root();
 std::string kernels_dir();
 std::string lessons_dir();
 std::string assets_dir();
-// $XDG_CACHE_HOME/kernel-ladder (or ~/.cache/kernel-ladder), created on demand.
+// $XDG_CACHE_HOME/kernel-ladder (or ~/.cache/kernel-ladder), created on demand (new folders
+// 0700). Throws InputError when it lies inside the data root or the source tree (outside the
+// program's own build folder there): a shared tree must not collect the learner's files.
 std::string cache_dir(const std::string& sub = "");
 // $XDG_CONFIG_HOME/kernel-ladder (or ~/.config/kernel-ladder), created on demand.
 std::string config_dir();

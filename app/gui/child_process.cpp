@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,14 +12,20 @@
 namespace kl::gui {
 
 namespace {
-// Reads both pipes until the child closes them (reading only one could deadlock on the other).
-void drain(int out_fd, int err_fd, ChildResult& r) {
+// Reads both pipes until the child closes them (reading only one could deadlock on the other),
+// or until `cancel` is set (false then).
+bool drain(int out_fd, int err_fd, ChildResult& r, const std::atomic<bool>* cancel) {
     pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
     std::string* sinks[2] = {&r.out, &r.err};
     int open = 2;
     char buf[65536];
     while (open > 0) {
-        if (poll(fds, 2, -1) < 0) {
+        if (cancel && cancel->load()) {
+            for (auto& f : fds)
+                if (f.fd >= 0) close(f.fd);
+            return false;
+        }
+        if (poll(fds, 2, cancel ? 50 : -1) < 0) {
             if (errno == EINTR) continue;
             break;
         }
@@ -34,10 +41,11 @@ void drain(int out_fd, int err_fd, ChildResult& r) {
             }
         }
     }
+    return true;
 }
 }  // namespace
 
-ChildResult run_child(const std::vector<std::string>& argv) {
+ChildResult run_child(const std::vector<std::string>& argv, const std::atomic<bool>* cancel) {
     ChildResult r;
     if (argv.empty()) return r.failure = "no command", r;
     int out_pipe[2], err_pipe[2];
@@ -51,7 +59,8 @@ ChildResult run_child(const std::vector<std::string>& argv) {
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     pid_t pid = fork();
-    if (pid == 0) {  // the child: only async-signal-safe calls until exec
+    if (pid == 0) {     // the child: only async-signal-safe calls until exec
+        setpgid(0, 0);  // its own process group, so that a cancel ends whatever it started too
         dup2(out_pipe[1], STDOUT_FILENO);
         dup2(err_pipe[1], STDERR_FILENO);
         int devnull = open("/dev/null", O_RDONLY);
@@ -69,10 +78,27 @@ ChildResult run_child(const std::vector<std::string>& argv) {
         close(err_pipe[0]);
         return r.failure = std::string("fork: ") + std::strerror(errno), r;
     }
+    setpgid(pid, pid);  // also here: the group exists before a cancel could need it
     r.started = true;
-    drain(out_pipe[0], err_pipe[0], r);
+    bool whole = drain(out_pipe[0], err_pipe[0], r, cancel);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    // A child may close its output and go on: with a cancel flag, wait without blocking.
+    while (whole && cancel) {
+        const pid_t got = waitpid(pid, &status, WNOHANG);
+        if (got == pid || (got < 0 && errno != EINTR)) break;
+        if (cancel->load()) whole = false;
+        if (whole) poll(nullptr, 0, 50);
+    }
+    if (!whole) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+        while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {}
+        r.cancelled = true;
+        r.failure = "cancelled";
+        return r;
+    }
+    if (!cancel)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return r;
 }

@@ -417,6 +417,8 @@ void Workbook::draw_right_tabs() {
         ImGui::EndTabBar();
         if (frames_drawn_ > 2) pending_right_tab_ = -1;
     }
+    if (!source_.ptx_shown) stop_ptx();
+    source_.ptx_shown = false;
 }
 
 // [SECTION] Keyboard and jobs

@@ -35,6 +35,7 @@
 #include "engine/exercise.h"
 #include "engine/lesson.h"
 #include "engine/manifest.h"
+#include "gui/child_process.h"
 #include "gui/code_editor.h"
 #include "gui/file_watch.h"
 #include "gui/frame_stats.h"
@@ -454,9 +455,12 @@ class Workbook {
         std::string diff_title;
         std::string ptx_key;
         std::shared_future<std::pair<std::string, std::string>> ptx;  // (ptx, error)
+        ChildCancel ptx_cancel;  // after `ptx`: destroyed first, so closing never waits on the child
+        bool ptx_shown = false;  // the PTX view was drawn this frame (else a running child is ended)
         std::string ptx_lines_key;
         std::vector<std::string> ptx_lines;
     } source_;
+    void stop_ptx();
     void draw_source();
     void draw_code_lines(const std::vector<std::string>& lines, bool ptx);
     void draw_diff();

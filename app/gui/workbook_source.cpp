@@ -1,6 +1,7 @@
 // The source view: the rung's .cu file with colours, its diff against the previous rung (what
 // this rung changes), and the PTX that NVRTC makes of it at the current parameters. PTX is
-// compiled on a background thread (NVRTC needs no GPU, but takes a moment).
+// compiled in a `kladder ptx` child on a background thread (NVRTC needs no GPU, but takes a
+// moment); the child is ended by Cancel, by a new request, by leaving the view and at exit.
 // [SECTION] index: loading / code lines / diff / ptx / panel
 #include <imgui.h>
 
@@ -36,6 +37,11 @@ bool read_lines(const std::string& path, std::vector<std::string>* lines, std::s
 
 // A Triton rung's source is Python.
 Language language_of(const Rung* r) { return r && r->is_triton() ? Language::Python : Language::Cuda; }
+
+// What the PTX thread answers when its child was cancelled (not an error to show).
+constexpr const char* kPtxCancelled =
+    "\x01"
+    "cancelled";
 
 // Lines that are neither blank nor comments (// and /* */ in CUDA, # in Python): the count the
 // source view shows beside the file name, so a lesson can compare a Triton rung's length with a
@@ -204,11 +210,13 @@ void Workbook::draw_ptx() {
         std::vector<std::string> argv = {"", "ptx", ladder_->id, "--rung", r.id, "--arch", arch};
         if (d) argv.insert(argv.end(), {"--dtype", to_string(*d)});
         for (const auto& [k, v] : params) argv.insert(argv.end(), {"-p", k + "=" + std::to_string(v)});
-        source_.ptx = std::async(std::launch::async, [argv]() mutable {
+        // Each new request ends the child of the one before (ChildCancel).
+        source_.ptx = std::async(std::launch::async, [argv, cancel = source_.ptx_cancel.start()]() mutable {
                           std::string why;
                           argv[0] = find_kladder(&why);
                           if (argv[0].empty()) return std::make_pair(std::string(), why);
-                          ChildResult c = run_child(argv);
+                          ChildResult c = run_child(argv, cancel.get());
+                          if (c.cancelled) return std::make_pair(std::string(), std::string(kPtxCancelled));
                           if (!c.started) return std::make_pair(std::string(), "kladder ptx: " + c.failure);
                           if (c.exit_code != 0)
                               return std::make_pair(std::string(), c.err.empty() ? "kladder ptx failed" : c.err);
@@ -222,12 +230,23 @@ void Workbook::draw_ptx() {
     // A Triton rung's PTX is Triton's (kladder ptx runs the Triton helper with the learner's python3).
     const char* compiler = r.is_triton() ? "Triton" : "NVRTC";
     ImGui::TextDisabled("%s (kladder ptx), %s, %s", compiler, arch.c_str(), defs.c_str());
+    source_.ptx_shown = true;
     if (!source_.ptx.valid() || source_.ptx.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
         ImGui::Spacing();
         ImGui::TextDisabled("compiling with %s\xE2\x80\xA6", compiler);
+        ImGui::SameLine();
+        if (plain_button("Cancel")) source_.ptx_cancel.cancel();
+        test_target("button:cancel_ptx");
         return;
     }
     const auto& [ptx, error] = source_.ptx.get();
+    if (error == kPtxCancelled) {
+        ImGui::Spacing();
+        ImGui::TextDisabled("Compilation cancelled.");
+        ImGui::SameLine();
+        if (plain_button("Compile again")) source_.ptx_key.clear();  // the next frame starts it anew
+        return;
+    }
     if (!error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().bad));
         ImGui::TextWrapped("%s", error.c_str());
@@ -239,6 +258,13 @@ void Workbook::draw_ptx() {
         source_.ptx_lines_key = source_.ptx_key;
     }
     draw_code_lines(source_.ptx_lines, true);
+}
+
+// Leaving the PTX view ends its child; coming back starts the compile again.
+void Workbook::stop_ptx() {
+    if (!source_.ptx.valid() || source_.ptx.wait_for(std::chrono::seconds(0)) == std::future_status::ready) return;
+    source_.ptx_cancel.cancel();
+    source_.ptx_key.clear();
 }
 
 bool Workbook::ptx_pending() const {
