@@ -95,7 +95,6 @@ void TryStaging::stage_headers(const std::string& file, const std::string& like_
         scan_source(file, {{common, own, like_folder}, {kernels_dir(), own, like_folder}, cuda_include_dir()});
     std::map<std::string, std::string> staged_as{{file, source_}};  // original path -> staged path
     std::map<std::string, std::string> original_of{{source_, file}};
-    write(source_, src.text, file);
     for (const IncludedFile& h : src.headers) {  // includers come before what they include
         std::error_code ec;
         if (lexically_inside(h.path, common) || fs::equivalent(fs::path(h.path).parent_path(), common, ec)) continue;
@@ -119,6 +118,7 @@ void TryStaging::stage_headers(const std::string& file, const std::string& like_
         staged_as[h.path] = to;
         original_of[to] = h.path;
     }
+    write(source_, src.text, file);  // last: once the file is there, all it includes is
 }
 
 void TryStaging::write(const std::string& path, const std::string& text, const std::string& original) {

@@ -539,6 +539,7 @@ nlohmann::json Workbook::report() const {
                   {"right_tab", right_tab_},
                   {"plots_tab", static_cast<int>(plots_.request.plot)},
                   {"source_tab", source_.tab},
+                  {"ptx", ptx_status()},
                   {"selfcheck_tab", selfcheck_.tab},
                   {"card", selfcheck_.card + 1},
                   {"card_flipped", selfcheck_.flipped},

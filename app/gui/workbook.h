@@ -461,6 +461,7 @@ class Workbook {
         std::vector<std::string> ptx_lines;
     } source_;
     void stop_ptx();
+    std::string ptx_status() const;  // for the report: none, compiling, cancelled, error or ready
     void draw_source();
     void draw_code_lines(const std::vector<std::string>& lines, bool ptx);
     void draw_diff();

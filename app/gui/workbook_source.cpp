@@ -267,6 +267,13 @@ void Workbook::stop_ptx() {
     source_.ptx_key.clear();
 }
 
+std::string Workbook::ptx_status() const {
+    if (!source_.ptx.valid()) return "none";
+    if (source_.ptx.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return "compiling";
+    const std::string& error = source_.ptx.get().second;
+    return error == kPtxCancelled ? "cancelled" : error.empty() ? "ready" : "error";
+}
+
 bool Workbook::ptx_pending() const {
     return right_tab_ == 1 && source_.tab == 2 && source_.ptx.valid() &&
            source_.ptx.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
