@@ -14,11 +14,16 @@ g="$src/kernels/elementwise/04_gelu_fused_vec.cu"
 cp "$g" "$tmp/mine.cu"
 sed 's/return 0.5f \* x/return 0.49f * x/' "$g" > "$tmp/wrong.cu"
 cmp -s "$g" "$tmp/wrong.cu" && fail "could not make wrong.cu"
-sed 's/const long long n4 = n \/ 4;/const long long n4 = n \/ 4; if (blockIdx.x == 7) __trap();/' "$g" > "$tmp/trap.cu"
+sed 's/const long long nv = n \/ KL_VEC;/const long long nv = n \/ KL_VEC; if (blockIdx.x == 7) __trap();/' "$g" > "$tmp/trap.cu"
+# The edit must have happened: a pattern that no longer matches the rung left trap.cu a plain copy,
+# which then passed as "no fault" (the rung's line changed in e206604 and this test kept passing
+# nothing).
+grep -q '__trap()' "$tmp/trap.cu" || fail "trap.cu: the trap was not planted (the rung's line changed?)"
 # A loop on clock64() never ends and cannot be optimised away (a loop on a local volatile was:
 # NVRTC removed it and the "hang" ran in 0.73 ms on the H100).
-sed 's/const long long n4 = n \/ 4;/const long long n4 = n \/ 4; if (blockIdx.x == 0) { while (clock64() >= 0) {} }/' \
+sed 's/const long long nv = n \/ KL_VEC;/const long long nv = n \/ KL_VEC; if (blockIdx.x == 0) { while (clock64() >= 0) {} }/' \
   "$g" > "$tmp/hang.cu"
+grep -q 'clock64' "$tmp/hang.cu" || fail "hang.cu: the endless loop was not planted"
 
 "$kladder" try elementwise "$tmp/mine.cu" --like gelu_fused_vec > "$tmp/out" 2>&1
 code=$?; cat "$tmp/out"

@@ -37,16 +37,19 @@ fs::path kladder() {
     return fs::exists(near) ? near : fs::path(KLADDER_EXE);
 }
 
-// A data root with the test ladder and the checkout's helper and reference kernels.
+// A data root with copies of the test ladder and the checkout's helper and reference kernels.
 fs::path make_root() {
     fs::path root = fs::temp_directory_path() / ("kl_gpu_root_" + std::to_string(::getpid()));
     fs::remove_all(root);
     fs::create_directories(root / "kernels");
     fs::create_directories(root / "lessons");
     fs::path src = checkout();
-    fs::create_directory_symlink(src / "kernels/common", root / "kernels/common");
-    fs::create_directory_symlink(src / "kernels/elementwise", root / "kernels/elementwise");
-    fs::create_directory_symlink(src / "tests/gui/data/kernels/trap", root / "kernels/trap");
+    // Copies, not links: the workbook refuses a source or header whose real path leaves the
+    // data root (docs/security.md), as a shared tree's links out of it are.
+    const auto recursive = fs::copy_options::recursive;
+    fs::copy(src / "kernels/common", root / "kernels/common", recursive);
+    fs::copy(src / "kernels/elementwise", root / "kernels/elementwise", recursive);
+    fs::copy(src / "tests/gui/data/kernels/trap", root / "kernels/trap", recursive);
     return root;
 }
 
