@@ -30,7 +30,10 @@ RunRecord launch_run(const std::string& rung, int64_t steps, double ms) {
     r.params = {{"TPB", 256}};
     r.sizes = {{"n", 32768}, {"steps", steps}};
     r.timing = TimingStats{};
-    r.timing->median_ms = r.timing->min_ms = r.timing->max_ms = ms;
+    // A whole measurement, as a run records it: the results reader refuses a timed run with a
+    // time of zero or no repetitions (results_values.cpp).
+    r.timing->median_ms = r.timing->min_ms = r.timing->max_ms = r.timing->mean_ms = ms;
+    r.timing->reps = 10;
     return r;
 }
 
@@ -79,7 +82,7 @@ TEST(RunModes, ResultsCarryTheModesFigureAndRefuseAnUnknownMode) {
     RunRecord r = launch_run("separate", 256, 0.5);
     r.mode = "host_clock_no_sync";
     r.mode_timing = TimingStats{};
-    r.mode_timing->median_ms = r.mode_timing->min_ms = r.mode_timing->max_ms = 0.25;
+    r.mode_timing->median_ms = r.mode_timing->min_ms = r.mode_timing->max_ms = r.mode_timing->mean_ms = 0.25;
     r.mode_timing->reps = 10;
     f.runs.push_back(r);
     nlohmann::json j = to_json(f);

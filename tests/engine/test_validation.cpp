@@ -168,7 +168,9 @@ TEST(ResultsValues, EveryRecordedResultsFileReads) {
         ++files;
         EXPECT_NO_THROW(kl::results_from_json(j, e.path().string())) << e.path();
     }
-    EXPECT_GE(files, 200);
+    // The results files the app reads (about a hundred since the dated call folders left the
+    // tree, issue 33): a floor that fails if the walk finds the folder empty or misses it.
+    EXPECT_GE(files, 90);
 }
 
 // [SECTION] Device cards
