@@ -14,16 +14,6 @@ lesson=lessons/01_first_kernel/lesson.toml
 rec=$src/assets/recorded/h100_elementwise.json
 export rec
 
-# put FILE OLD NEW: replaces the first line containing OLD in $root/FILE by NEW.
-put() { python3 - "$root/$1" "$2" "$3" <<'PY'
-import sys
-p, old, new = sys.argv[1:]
-lines = open(p).read().split("\n")
-i = next(i for i, l in enumerate(lines) if old in l)
-lines[i] = new
-open(p, "w").write("\n".join(lines))
-PY
-}
 # constraint EXPR: appends a constraint to the first rung (vector_add) of the elementwise ladder.
 constraint() { put $ew 'args  = ["c", "a", "b", "n:i64"]' "  args  = [\"c\", \"a\", \"b\", \"n:i64\"]
   [[rung.constraint]]

@@ -20,6 +20,17 @@ fresh_root() {
     cwd=$work/cwd
 }
 
+# put FILE OLD NEW: replaces the first line containing OLD in $root/FILE by NEW.
+put() { python3 - "$root/$1" "$2" "$3" <<'PY'
+import sys
+p, old, new = sys.argv[1:]
+lines = open(p).read().split("\n")
+i = next(i for i, l in enumerate(lines) if old in l)
+lines[i] = new
+open(p, "w").write("\n".join(lines))
+PY
+}
+
 # leftovers DIR...: names of staging or temporary files an interrupted or failed write left.
 leftovers() {
     find "$@" \( -name '.*.kladder-*' -o -name '.*.tmp-*' -o -name '*.tmp-*' -o -name '.kladder-export-*' \

@@ -15,16 +15,6 @@ ew=kernels/elementwise/ladder.toml
 rec=$src/assets/recorded/h100_elementwise.json
 export rec
 
-# put FILE OLD NEW: replaces the first line containing OLD in $root/FILE by NEW.
-put() { python3 - "$root/$1" "$2" "$3" <<'PY'
-import sys
-p, old, new = sys.argv[1:]
-lines = open(p).read().split("\n")
-i = next(i for i, l in enumerate(lines) if old in l)
-lines[i] = new
-open(p, "w").write("\n".join(lines))
-PY
-}
 # only_vector_add: the elementwise ladder keeps its first rung alone, so that check-kernels
 # compiles 15 variants, not the whole ladder (the lessons that name its other rungs break, but
 # check-kernels reads no lesson).
