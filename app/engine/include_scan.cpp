@@ -1,5 +1,7 @@
 #include "include_scan.h"
 
+#include "confined_path.h"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -230,21 +232,6 @@ class IncludeLexer {
     std::vector<IncludeDirective> out_;
 };
 
-bool inside(const fs::path& root, const fs::path& p) {
-    auto r = root.begin(), q = p.begin();
-    for (; r != root.end(); ++r, ++q)
-        if (q == p.end() || *q != *r) return false;
-    return true;
-}
-
-std::string kind_of(mode_t m) {
-    if (S_ISDIR(m)) return "a folder";
-    if (S_ISFIFO(m)) return "a FIFO";
-    if (S_ISCHR(m) || S_ISBLK(m)) return "a device file";
-    if (S_ISSOCK(m)) return "a socket";
-    return "not a regular file";
-}
-
 // `#include "name"`, `__has_include(<name>)`: the directive as a message quotes it.
 std::string spelled(const IncludeDirective& d) {
     const std::string quoted = (d.angle ? "<" : "\"") + d.name + (d.angle ? ">" : "\"");
@@ -285,11 +272,12 @@ class Resolver {
                 throw InputError(where + joined.string() + ": " + std::strerror(errno));
             }
             if (!S_ISREG(st.st_mode))
-                throw InputError(where + joined.string() + " is " + kind_of(st.st_mode) + ", not a regular file");
+                throw InputError(where + joined.string() + " is " + file_kind_name(st.st_mode) +
+                                 ", not a regular file");
             std::error_code ec;
             const fs::path real = fs::canonical(joined, ec);
             if (ec) throw InputError(where + joined.string() + ": " + ec.message());
-            if (std::none_of(roots_.begin(), roots_.end(), [&](const fs::path& r) { return inside(r, real); }))
+            if (std::none_of(roots_.begin(), roots_.end(), [&](const fs::path& r) { return path_is_under(r, real); }))
                 throw InputError(where + joined.string() +
                                  (fs::absolute(joined) == real ? " lies" : " is a link to " + real.string() + ",") +
                                  " outside " + roots_text());
@@ -307,7 +295,7 @@ class Resolver {
         const fs::path base = fs::path(search_.system_dir).lexically_normal();
         const fs::path joined = (base / d.name).lexically_normal();
         struct stat st {};
-        if (!inside(base, joined) && ::stat(joined.c_str(), &st) == 0)
+        if (!path_is_under(base, joined) && ::stat(joined.c_str(), &st) == 0)
             throw InputError(where + "leads out of CUDA's include folder to " + joined.string());
     }
 

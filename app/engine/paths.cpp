@@ -1,5 +1,7 @@
 #include "paths.h"
 
+#include "confined_path.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,23 +36,14 @@ std::string home_sub(const char* xdg, const char* fallback) {
     return base + "/kernel-ladder";
 }
 
-bool is_inside(const fs::path& p, const fs::path& tree) {
-    std::error_code ec;
-    const fs::path a = fs::weakly_canonical(p, ec);
-    const fs::path b = fs::weakly_canonical(tree, ec);
-    if (a.empty() || b.empty()) return false;
-    const fs::path rel = a.lexically_relative(b);
-    return !rel.empty() && *rel.begin() != "..";
-}
-
 // The cache holds copies of the learner's files and compiled code: never inside the data root
 // or the source tree, which travel as shared trees. The program's own build folder, where it lies
 // inside the source tree, is not part of it (the tests keep their caches there).
 void refuse_cache_in_data_tree(const std::string& cache) {
     const std::string build = KL_BINARY_DIR;
     for (const std::string& tree : {data_root(), std::string(KL_SOURCE_DIR)}) {
-        if (!is_inside(cache, tree)) continue;
-        if (is_inside(build, tree) && is_inside(cache, build)) continue;
+        if (!real_path_is_inside(cache, tree)) continue;
+        if (real_path_is_inside(build, tree) && real_path_is_inside(cache, build)) continue;
         throw InputError("cache folder " + cache + " is inside the data tree " + tree +
                          ": set XDG_CACHE_HOME to a folder outside it");
     }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "atomic_file.h"
+#include "confined_path.h"
 #include "errors.h"
 #include "file_set.h"
 #include "operation.h"
@@ -21,15 +22,6 @@ void check_rung_names(TomlReader& r, Rung& rung, const Operation& op, const std:
 }  // namespace detail
 
 namespace {
-
-bool is_inside(const fs::path& p, const fs::path& tree) {
-    std::error_code ec;
-    const fs::path a = fs::weakly_canonical(p, ec);
-    const fs::path b = fs::weakly_canonical(tree, ec);
-    if (a.empty() || b.empty()) return false;
-    const fs::path rel = a.lexically_relative(b);
-    return !rel.empty() && *rel.begin() != "..";
-}
 
 std::string unique_id(const Ladder& L, const std::string& base, const std::string& dir) {
     for (int k = 1; k < 1000; ++k) {
@@ -60,7 +52,7 @@ std::string workspace_root() {
 
 void check_outside_repository(const std::string& root) {
     for (const std::string& tree : {data_root(), std::string(KL_SOURCE_DIR)})
-        if (is_inside(root, tree))
+        if (real_path_is_inside(root, tree))
             throw InputError("workspace " + root + " is inside the repository tree " + tree +
                              ": set XDG_DATA_HOME to a folder outside it");
 }
