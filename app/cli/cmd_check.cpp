@@ -1,11 +1,10 @@
 // `kladder check-kernels`: NVRTC-compiles every rung at its default parameters and at the ends
-// of each parameter's range (other parameters at defaults), skipping combinations that break
-// the rung's constraints, for each architecture of --arch (a list). A rung that needs a newer
-// architecture than the target (its manifest's min_arch, or an "a" target such as sm_90a) is
-// skipped by design, with its declared reason, not failed. Needs no GPU. Exit 0 when every
-// compilation succeeds and no rung at its defaults draws a ptxas "Potential Performance Loss"
-// (wgmmas serialized, C7510 / C7520: a rung that ships so runs at a fraction of its speed); the
-// same note on another combination is printed as a warning. Triton rungs compile through the Triton helper
+// of each parameter's range (other parameters at defaults; --defaults-only: the defaults alone), skipping combinations
+// that break the rung's constraints, for each architecture of --arch (a list). A rung that needs a newer architecture
+// than the target (its manifest's min_arch, or an "a" target such as sm_90a) is skipped by design, with its declared
+// reason, not failed. Needs no GPU. Exit 0 when every compilation succeeds and no rung at its defaults draws a ptxas
+// "Potential Performance Loss" (wgmmas serialized, C7510 / C7520: a rung that ships so runs at a fraction of its
+// speed); the same note on another combination is printed as a warning. Triton rungs compile through the Triton helper
 // (triton_rung.h) when the learner's python3 has Triton, and are listed as skipped, with what to install, when not.
 #include <algorithm>
 #include <chrono>
@@ -33,6 +32,7 @@ namespace {
 struct CheckOptions {
     std::string ladder;
     std::vector<std::string> archs{"sm_90"};
+    bool defaults_only = false;  // each rung at its default parameters only, not its range ends
     bool verbose = false;
 };
 
@@ -40,10 +40,12 @@ struct Counts {
     int compiled = 0, failed = 0, skipped = 0, by_design = 0, no_triton = 0, slow = 0;  // slow: ptxas notes
 };
 
-// Parameter sets to try: defaults, then each parameter at the ends of its range.
-std::vector<ParamValues> variants(const Rung& r) {
+// Parameter sets to try: defaults, then (unless defaults_only) each parameter at the ends of its
+// range.
+std::vector<ParamValues> variants(const Rung& r, bool defaults_only) {
     std::vector<ParamValues> out;
     out.push_back(resolve_params(r, {}));
+    if (defaults_only) return out;
     for (const auto& p : r.params) {
         auto allowed = p.allowed();
         if (allowed.empty()) continue;  // the loader refuses such ranges; never index an empty list
@@ -154,7 +156,7 @@ void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, co
             }
             const int compiled_before = n.compiled, failed_before = n.failed, skipped_before = n.skipped;
             std::set<std::string> manifest_errors;  // one line each, not one per variant
-            const std::vector<ParamValues> vs = variants(r);
+            const std::vector<ParamValues> vs = variants(r, opt.defaults_only);
             for (size_t vi = 0; vi < vs.size(); ++vi) {
                 const ParamValues& pv = vs[vi];
                 for (DType dt : r.dtypes) {
@@ -257,6 +259,9 @@ Action add_check_kernels_command(CLI::App& app) {
                    "targets, e.g. --arch sm_75,sm_80,sm_86,sm_89,sm_90,sm_120 (default sm_90); rungs that need a "
                    "newer architecture are skipped by design")
         ->delimiter(',');
+    app.add_flag("--defaults-only", opt->defaults_only,
+                 "compile each rung at its default parameters only, not at the ends of their ranges (what "
+                 "parameters change is mostly the same for every target: the ends are worth checking on one)");
     app.add_flag("-v,--verbose", opt->verbose, "print every compilation, and NVRTC warnings");
     return [opt] {
         for (const auto& a : opt->archs) {
@@ -282,6 +287,7 @@ Action add_check_kernels_command(CLI::App& app) {
                         printable(triton_availability().reason).c_str());
         std::string archs;
         for (const auto& a : opt->archs) archs += (archs.empty() ? "" : ",") + a;
+        if (opt->defaults_only) archs += ", default parameters only";
         std::printf(
             "check-kernels (%s): %d compiled, %d failed, %d ptxas performance notes, %d skipped by constraints, %d "
             "rung-targets skipped by design "

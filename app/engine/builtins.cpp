@@ -8,6 +8,7 @@
 #include <map>
 
 #include "builtins_mlp.h"
+#include "cublas_library.h"
 #include "cuda_check.h"
 #include "errors.h"
 
@@ -53,22 +54,22 @@ BatchedGemmArgs batched_gemm_args(const std::string& name, const std::vector<Ker
 void sgemm(const std::string& name, const std::vector<KernelArg>& args, GpuContext& gpu, bool tf32) {
     GemmArgs g = gemm_args(name, args);
     cublasHandle_t h = gpu.cublas();
-    KL_CUBLAS_CALL(cublasSetMathMode(h, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH));
+    KL_CUBLAS_CALL(cublas_library().cublasSetMathMode(h, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH));
     const float one = 1.f, zero = 0.f;
-    KL_CUBLAS_CALL(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &one, g.b, CUDA_R_32F, g.n, g.a, CUDA_R_32F,
-                                g.k, &zero, g.c, CUDA_R_32F, g.n,
-                                tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    KL_CUBLAS_CALL(cublas_library().cublasGemmEx(
+        h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &one, g.b, CUDA_R_32F, g.n, g.a, CUDA_R_32F, g.k, &zero, g.c,
+        CUDA_R_32F, g.n, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 // bf16 A and B, fp32 C, fp32 accumulation.
 void bf16_gemm(const std::string& name, const std::vector<KernelArg>& args, GpuContext& gpu) {
     GemmArgs g = gemm_args(name, args);
     cublasHandle_t h = gpu.cublas();
-    KL_CUBLAS_CALL(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+    KL_CUBLAS_CALL(cublas_library().cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
     const float one = 1.f, zero = 0.f;
-    KL_CUBLAS_CALL(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &one, g.b, CUDA_R_16BF, g.n, g.a,
-                                CUDA_R_16BF, g.k, &zero, g.c, CUDA_R_32F, g.n, CUBLAS_COMPUTE_32F,
-                                CUBLAS_GEMM_DEFAULT));
+    KL_CUBLAS_CALL(cublas_library().cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &one, g.b, CUDA_R_16BF,
+                                                 g.n, g.a, CUDA_R_16BF, g.k, &zero, g.c, CUDA_R_32F, g.n,
+                                                 CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 using Routine = std::function<void(const std::string&, const std::vector<KernelArg>&, GpuContext&)>;
@@ -87,10 +88,10 @@ const std::map<std::string, Routine>& routines() {
              const int64_t m = g.m, n = g.n, k = g.k, batch = g.batch;
              const cudaDataType_t ab = g.type;
              cublasHandle_t h = gpu.cublas();
-             KL_CUBLAS_CALL(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+             KL_CUBLAS_CALL(cublas_library().cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
              const float one = 1.f, zero = 0.f;
              // Column-major view: C^T (N x M) = B (N x K, stored as K x N: transpose) * A^T (K x M).
-             KL_CUBLAS_CALL(cublasGemmStridedBatchedEx(
+             KL_CUBLAS_CALL(cublas_library().cublasGemmStridedBatchedEx(
                  h, CUBLAS_OP_T, CUBLAS_OP_N, int(n), int(m), int(k), &one, g.b, ab, int(k), n * k, g.a, ab, int(k),
                  m * k, &zero, g.c, CUDA_R_32F, int(n), m * n, int(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
          }},
@@ -104,13 +105,13 @@ const std::map<std::string, Routine>& routines() {
              const cudaDataType_t t = g.type;
              cublasHandle_t h = gpu.cublas();
              // With a bf16 C, cuBLAS may otherwise add split-K partial sums in bf16.
-             KL_CUBLAS_CALL(cublasSetMathMode(
+             KL_CUBLAS_CALL(cublas_library().cublasSetMathMode(
                  h, static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
              const float one = 1.f, zero = 0.f;
              // Column-major view: C^T (N x M) = B^T (N x K) * A^T (K x M), no transposes.
-             KL_CUBLAS_CALL(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one, g.b,
-                                                       t, int(n), k * n, g.a, t, int(k), m * k, &zero, g.c, t, int(n),
-                                                       m * n, int(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+             KL_CUBLAS_CALL(cublas_library().cublasGemmStridedBatchedEx(
+                 h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one, g.b, t, int(n), k * n, g.a, t, int(k),
+                 m * k, &zero, g.c, t, int(n), m * n, int(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
          }},
     };
     return r;

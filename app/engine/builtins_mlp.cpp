@@ -8,6 +8,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "cublas_library.h"
 #include "cuda_check.h"
 #include "errors.h"
 
@@ -38,12 +39,12 @@ void gemm_bf16_out(const std::string& name, const std::vector<KernelArg>& args, 
     const int m = int(v[0]), n = int(v[1]), k = int(v[2]);
     cublasHandle_t h = gpu.cublas();
     // A bf16 C must not let cuBLAS add split-K partial sums in bf16.
-    KL_CUBLAS_CALL(cublasSetMathMode(
+    KL_CUBLAS_CALL(cublas_library().cublasSetMathMode(
         h, static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
     const float one = 1.f, zero = 0.f;
-    KL_CUBLAS_CALL(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, args[2].ptr, CUDA_R_16BF, n, args[1].ptr,
-                                CUDA_R_16BF, k, &zero, args[0].ptr, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
-                                CUBLAS_GEMM_DEFAULT));
+    KL_CUBLAS_CALL(cublas_library().cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, args[2].ptr, CUDA_R_16BF,
+                                                 n, args[1].ptr, CUDA_R_16BF, k, &zero, args[0].ptr, CUDA_R_16BF, n,
+                                                 CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 // One column slice of a wider product: C[:, col0 : col0 + N] = A B[:, col0 : col0 + N], bf16 A
@@ -54,12 +55,13 @@ void gemm_bf16_cols(const std::string& name, const std::vector<KernelArg>& args,
     const int m = int(v[0]), n = int(v[1]), k = int(v[2]), ld = int(v[3]), col0 = int(v[4]);
     if (int64_t(col0) + n > ld) throw InputError("builtin " + name + " takes args " + usage);
     cublasHandle_t h = gpu.cublas();
-    KL_CUBLAS_CALL(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+    KL_CUBLAS_CALL(cublas_library().cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
     const float one = 1.f, zero = 0.f;
     const auto* b = static_cast<const unsigned short*>(args[2].ptr) + col0;  // bf16 elements
     auto* c = static_cast<float*>(args[0].ptr) + col0;
-    KL_CUBLAS_CALL(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16BF, ld, args[1].ptr,
-                                CUDA_R_16BF, k, &zero, c, CUDA_R_32F, ld, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    KL_CUBLAS_CALL(cublas_library().cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16BF, ld,
+                                                 args[1].ptr, CUDA_R_16BF, k, &zero, c, CUDA_R_32F, ld,
+                                                 CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 // [SECTION] cuBLASLt: one handle and one workspace for the process, the chosen algorithm cached
@@ -76,7 +78,7 @@ LtState& lt_state() {
     static LtState s;
     std::lock_guard<std::mutex> lock(s.mu);
     if (!s.handle) {
-        KL_CUBLAS_CALL(cublasLtCreate(&s.handle));
+        KL_CUBLAS_CALL(cublas_library().cublasLtCreate(&s.handle));
         KL_CUDA_CALL(cudaMalloc(&s.workspace, s.workspace_bytes));
     }
     return s;
@@ -88,11 +90,11 @@ struct LtDescs {
     cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
     cublasLtMatmulPreference_t pref = nullptr;
     ~LtDescs() {
-        if (pref) cublasLtMatmulPreferenceDestroy(pref);
-        if (c) cublasLtMatrixLayoutDestroy(c);
-        if (b) cublasLtMatrixLayoutDestroy(b);
-        if (a) cublasLtMatrixLayoutDestroy(a);
-        if (op) cublasLtMatmulDescDestroy(op);
+        if (pref) cublas_library().cublasLtMatmulPreferenceDestroy(pref);
+        if (c) cublas_library().cublasLtMatrixLayoutDestroy(c);
+        if (b) cublas_library().cublasLtMatrixLayoutDestroy(b);
+        if (a) cublas_library().cublasLtMatrixLayoutDestroy(a);
+        if (op) cublas_library().cublasLtMatmulDescDestroy(op);
     }
 };
 
@@ -107,13 +109,13 @@ void lt_run(const std::string& name, LtDescs& d, int kind, int m, int n, int k, 
         std::lock_guard<std::mutex> lock(s.mu);
         auto it = s.algos.find(key);
         if (it == s.algos.end()) {
-            KL_CUBLAS_CALL(cublasLtMatmulPreferenceCreate(&d.pref));
-            KL_CUBLAS_CALL(cublasLtMatmulPreferenceSetAttribute(d.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                                &s.workspace_bytes, sizeof s.workspace_bytes));
+            KL_CUBLAS_CALL(cublas_library().cublasLtMatmulPreferenceCreate(&d.pref));
+            KL_CUBLAS_CALL(cublas_library().cublasLtMatmulPreferenceSetAttribute(
+                d.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &s.workspace_bytes, sizeof s.workspace_bytes));
             cublasLtMatmulHeuristicResult_t result{};
             int found = 0;
-            KL_CUBLAS_CALL(
-                cublasLtMatmulAlgoGetHeuristic(s.handle, d.op, d.a, d.b, d.c, d.c, d.pref, 1, &result, &found));
+            KL_CUBLAS_CALL(cublas_library().cublasLtMatmulAlgoGetHeuristic(s.handle, d.op, d.a, d.b, d.c, d.c, d.pref,
+                                                                           1, &result, &found));
             if (found == 0)
                 throw GpuError("builtin " + name + ": cuBLASLt has no algorithm for this shape (column-major m=" +
                                std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k) + ")");
@@ -122,8 +124,8 @@ void lt_run(const std::string& name, LtDescs& d, int kind, int m, int n, int k, 
         algo = it->second;
     }
     const float one = 1.f, zero = 0.f;
-    KL_CUBLAS_CALL(cublasLtMatmul(s.handle, d.op, &one, a, d.a, b, d.b, &zero, c, d.c, c, d.c, &algo, s.workspace,
-                                  s.workspace_bytes, gpu.stream()));
+    KL_CUBLAS_CALL(cublas_library().cublasLtMatmul(s.handle, d.op, &one, a, d.a, b, d.b, &zero, c, d.c, c, d.c, &algo,
+                                                   s.workspace, s.workspace_bytes, gpu.stream()));
 }
 
 // H = GeLU(A B) in one cuBLASLt call (CUBLASLT_EPILOGUE_GELU, the tanh form), bf16 A (M x K), B
@@ -132,13 +134,14 @@ void lt_gemm_gelu_bf16(const std::string& name, const std::vector<KernelArg>& ar
     const auto v = gemm_ints(name, args, 0, "[H, A, B, M, N, K] (bf16 H = GeLU(A B))");
     const int m = int(v[0]), n = int(v[1]), k = int(v[2]);
     LtDescs d;
-    KL_CUBLAS_CALL(cublasLtMatmulDescCreate(&d.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    KL_CUBLAS_CALL(cublas_library().cublasLtMatmulDescCreate(&d.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_GELU;
-    KL_CUBLAS_CALL(cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
+    KL_CUBLAS_CALL(
+        cublas_library().cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
     // Column-major: H^T (N x M) = B^T (N x K, ld N) * A^T (K x M, ld K).
-    KL_CUBLAS_CALL(cublasLtMatrixLayoutCreate(&d.a, CUDA_R_16BF, n, k, n));
-    KL_CUBLAS_CALL(cublasLtMatrixLayoutCreate(&d.b, CUDA_R_16BF, k, m, k));
-    KL_CUBLAS_CALL(cublasLtMatrixLayoutCreate(&d.c, CUDA_R_16BF, n, m, n));
+    KL_CUBLAS_CALL(cublas_library().cublasLtMatrixLayoutCreate(&d.a, CUDA_R_16BF, n, k, n));
+    KL_CUBLAS_CALL(cublas_library().cublasLtMatrixLayoutCreate(&d.b, CUDA_R_16BF, k, m, k));
+    KL_CUBLAS_CALL(cublas_library().cublasLtMatrixLayoutCreate(&d.c, CUDA_R_16BF, n, m, n));
     lt_run(name, d, 1, n, m, k, args[2].ptr, args[1].ptr, args[0].ptr, gpu);
 }
 
@@ -153,22 +156,22 @@ void lt_gemm_fp8(const std::string& name, const std::vector<KernelArg>& args, Gp
     const auto v = gemm_ints(name, head, 0, usage);
     const int m = int(v[0]), n = int(v[1]), k = int(v[2]);
     LtDescs d;
-    KL_CUBLAS_CALL(cublasLtMatmulDescCreate(&d.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    KL_CUBLAS_CALL(cublas_library().cublasLtMatmulDescCreate(&d.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     const cublasOperation_t t = CUBLAS_OP_T, nn = CUBLAS_OP_N;
-    KL_CUBLAS_CALL(cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
-    KL_CUBLAS_CALL(cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSB, &nn, sizeof nn));
+    KL_CUBLAS_CALL(cublas_library().cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
+    KL_CUBLAS_CALL(cublas_library().cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSB, &nn, sizeof nn));
     // Column-major: C^T (N x M) = Bt^T-view (Bt row-major N x K is column-major K x N, ld K,
     // transposed to N x K) times A (row-major M x K is column-major K x M, ld K). So Lt's A is
     // Bt (with scale_b) and Lt's B is A (with scale_a).
     const void* scale_lt_a = args[7].ptr;
     const void* scale_lt_b = args[6].ptr;
-    KL_CUBLAS_CALL(
-        cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale_lt_a, sizeof scale_lt_a));
-    KL_CUBLAS_CALL(
-        cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_lt_b, sizeof scale_lt_b));
-    KL_CUBLAS_CALL(cublasLtMatrixLayoutCreate(&d.a, CUDA_R_8F_E4M3, k, n, k));
-    KL_CUBLAS_CALL(cublasLtMatrixLayoutCreate(&d.b, CUDA_R_8F_E4M3, k, m, k));
-    KL_CUBLAS_CALL(cublasLtMatrixLayoutCreate(&d.c, CUDA_R_32F, n, m, n));
+    KL_CUBLAS_CALL(cublas_library().cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                                                   &scale_lt_a, sizeof scale_lt_a));
+    KL_CUBLAS_CALL(cublas_library().cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                                                                   &scale_lt_b, sizeof scale_lt_b));
+    KL_CUBLAS_CALL(cublas_library().cublasLtMatrixLayoutCreate(&d.a, CUDA_R_8F_E4M3, k, n, k));
+    KL_CUBLAS_CALL(cublas_library().cublasLtMatrixLayoutCreate(&d.b, CUDA_R_8F_E4M3, k, m, k));
+    KL_CUBLAS_CALL(cublas_library().cublasLtMatrixLayoutCreate(&d.c, CUDA_R_32F, n, m, n));
     lt_run(name, d, 2, n, m, k, args[2].ptr, args[1].ptr, args[0].ptr, gpu);
 }
 
@@ -178,12 +181,12 @@ void sgemm_nt(const std::string& name, const std::vector<KernelArg>& args, GpuCo
     const auto v = gemm_ints(name, args, 0, "[C, A, Bt, M, N, K] (fp32, C = A Bt^T)");
     const int m = int(v[0]), n = int(v[1]), k = int(v[2]);
     cublasHandle_t h = gpu.cublas();
-    KL_CUBLAS_CALL(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH));
+    KL_CUBLAS_CALL(cublas_library().cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH));
     const float one = 1.f, zero = 0.f;
     // Column-major: C^T (N x M) = Bt (column-major K x N, transposed) * A^T (column-major K x M).
-    KL_CUBLAS_CALL(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, args[2].ptr, CUDA_R_32F, k, args[1].ptr,
-                                CUDA_R_32F, k, &zero, args[0].ptr, CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
-                                CUBLAS_GEMM_DEFAULT));
+    KL_CUBLAS_CALL(cublas_library().cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, args[2].ptr, CUDA_R_32F, k,
+                                                 args[1].ptr, CUDA_R_32F, k, &zero, args[0].ptr, CUDA_R_32F, n,
+                                                 CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace

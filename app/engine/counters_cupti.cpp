@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "counters.h"
+#include "cublas_library.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "gpu_context.h"
@@ -344,9 +345,9 @@ struct CounterCollector::Impl {
     // write back inside its range. Nsight Compute's cache control leaves L2 equally clean.
     void empty_l2() {
         float ignored = 0;
-        KL_CUBLAS_CALL(cublasSetPointerMode(gpu.cublas(), CUBLAS_POINTER_MODE_HOST));
-        KL_CUBLAS_CALL(
-            cublasSasum(gpu.cublas(), static_cast<int>(l2_evict->elements()), l2_evict->as<float>(), 1, &ignored));
+        KL_CUBLAS_CALL(cublas_library().cublasSetPointerMode(gpu.cublas(), CUBLAS_POINTER_MODE_HOST));
+        KL_CUBLAS_CALL(cublas_library().cublasSasum(gpu.cublas(), static_cast<int>(l2_evict->elements()),
+                                                    l2_evict->as<float>(), 1, &ignored));
         gpu.synchronize();
     }
 

@@ -1,5 +1,6 @@
 #include "cuda_check.h"
 
+#include "cublas_library.h"
 #include <cublas_api.h>
 #include <nvrtc.h>
 
@@ -37,7 +38,8 @@ void throw_nvrtc_error(int err, const char* call, const char* file, int line) {
 }
 
 void throw_cublas_error(int status, const char* call, const char* file, int line) {
-    throw GpuError(std::string("cuBLAS error ") + cublasGetStatusName(static_cast<cublasStatus_t>(status)) + " in " +
+    throw GpuError(std::string("cuBLAS error ") +
+                   cublas_library().cublasGetStatusName(static_cast<cublasStatus_t>(status)) + " in " +
                    where(call, file, line));
 }
 

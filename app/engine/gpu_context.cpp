@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "builtins.h"
+#include "cublas_library.h"
 #include "cuda_check.h"
 #include "device_profile.h"
 #include "kernel_cache.h"
@@ -88,14 +89,14 @@ GpuContext::GpuContext(int device) : kernels_(std::make_unique<KernelCache>()) {
 GpuContext::~GpuContext() {
     buffers_.clear();
     kernels_.reset();
-    if (cublas_) cublasDestroy(cublas_);
+    if (cublas_) cublas_library().cublasDestroy(cublas_);
     if (stream_) cudaStreamDestroy(stream_);
 }
 
 cublasHandle_t GpuContext::cublas() {
     if (!cublas_) {
-        KL_CUBLAS_CALL(cublasCreate(&cublas_));
-        KL_CUBLAS_CALL(cublasSetStream(cublas_, stream_));
+        KL_CUBLAS_CALL(cublas_library().cublasCreate(&cublas_));
+        KL_CUBLAS_CALL(cublas_library().cublasSetStream(cublas_, stream_));
     }
     return cublas_;
 }

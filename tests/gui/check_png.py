@@ -2,7 +2,9 @@
 """check_png.py FILE MIN_WIDTH MIN_HEIGHT: the same test as check_png.sh, with only Python's
 standard library (for machines without ImageMagick, such as the GPU machine): FILE is an 8-bit
 non-interlaced PNG (what stb and cairo write), at least MIN_WIDTH x MIN_HEIGHT, with at least 64
-distinct colours and a standard deviation of its channel values (0..1) above 0.05."""
+distinct colours and a standard deviation of its channel values (0..1) above 0.05.
+check_png.py --each MIN_WIDTH MIN_HEIGHT FILE...: the same test of every FILE in one process (one
+FAIL line each; exit 1 if any fails), for scripts that take many screenshots."""
 import struct
 import sys
 import zlib
@@ -49,16 +51,14 @@ def decode(path):
     return width, height, channels, rows
 
 
-def main():
-    path, min_w, min_h = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+def check(path, min_w, min_h):
+    """None if the PNG at path passes, else the FAIL line."""
     try:
         w, h, ch, rows = decode(path)
     except (OSError, ValueError, zlib.error, TypeError, struct.error) as e:
-        print(f"FAIL: {path}: not an image ({e})")
-        return 1
+        return f"FAIL: {path}: not an image ({e})"
     if w < min_w or h < min_h:
-        print(f"FAIL: {path}: {w}x{h} is smaller than {min_w}x{min_h}")
-        return 1
+        return f"FAIL: {path}: {w}x{h} is smaller than {min_w}x{min_h}"
     colours = set()
     total = total_sq = 0
     for r in rows:
@@ -69,12 +69,21 @@ def main():
     mean = total / n / 255
     sd = max(0.0, total_sq / n / 65025 - mean * mean) ** 0.5
     if len(colours) < 64:
-        print(f"FAIL: {path}: only {len(colours)} colours: blank?")
-        return 1
+        return f"FAIL: {path}: only {len(colours)} colours: blank?"
     if sd <= 0.05:
-        print(f"FAIL: {path}: standard deviation {sd:.3f}: blank?")
-        return 1
-    return 0
+        return f"FAIL: {path}: standard deviation {sd:.3f}: blank?"
+    return None
+
+
+def main():
+    if sys.argv[1] == "--each":
+        min_w, min_h, paths = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+    else:
+        paths, min_w, min_h = [sys.argv[1]], int(sys.argv[2]), int(sys.argv[3])
+    failures = [line for line in (check(p, min_w, min_h) for p in paths) if line]
+    for line in failures:
+        print(line)
+    return 1 if failures or not paths else 0
 
 
 if __name__ == "__main__":

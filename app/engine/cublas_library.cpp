@@ -1,0 +1,83 @@
+// Loads cuBLASLt, then cuBLAS, with dlopen: see cublas_library.h for why not linking them.
+#include "cublas_library.h"
+
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "errors.h"
+
+namespace kl {
+
+namespace {
+
+std::atomic<bool> g_loaded{false};
+
+std::string folder_of(const std::string& path) {
+    size_t slash = path.rfind('/');
+    return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+// The loader's own search path first (the programs' run path names the toolkit's folder), then
+// the folder libcudart was loaded from: cuBLAS ships beside it in every toolkit layout.
+std::vector<std::string> candidates(const std::string& soname) {
+    std::vector<std::string> out = {soname};
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&cudaRuntimeGetVersion), &info) && info.dli_fname)
+        out.push_back(folder_of(info.dli_fname) + "/" + soname);
+    return out;
+}
+
+void* open_library(const std::string& soname) {
+    std::string tried;
+    for (const auto& c : candidates(soname)) {
+        // RTLD_GLOBAL for cuBLASLt: libcublas needs it by its soname, and finds it loaded.
+        if (void* h = dlopen(c.c_str(), RTLD_NOW | RTLD_GLOBAL)) return h;
+        const char* why = dlerror();
+        tried += (tried.empty() ? "" : "; ") + c + (why ? std::string(": ") + why : std::string());
+    }
+    throw GpuError("cuBLAS unavailable: " + soname + " could not be loaded (" + tried.substr(0, 600) +
+                   "); install the CUDA toolkit's cuBLAS beside libcudart");
+}
+
+template <typename F>
+void resolve(void* handle, const char* soname, const char* name, F* slot) {
+    *slot = reinterpret_cast<F>(dlsym(handle, name));
+    if (!*slot)
+        throw GpuError(std::string("cuBLAS unavailable: ") + soname + " has no " + name +
+                       " (a cuBLAS older than the CUDA " + std::to_string(CUBLAS_VER_MAJOR) + " headers?)");
+}
+
+CublasLibrary load() {
+    const std::string major = std::to_string(CUBLAS_VER_MAJOR);
+    const std::string lt_name = "libcublasLt.so." + major, blas_name = "libcublas.so." + major;
+    void* lt = open_library(lt_name);
+    void* blas = open_library(blas_name);
+    CublasLibrary L;
+#define KL_RESOLVE_BLAS(name) resolve(blas, blas_name.c_str(), #name, &L.name);
+#define KL_RESOLVE_LT(name) resolve(lt, lt_name.c_str(), #name, &L.name);
+    KL_CUBLAS_FUNCTIONS(KL_RESOLVE_BLAS)
+    KL_CUBLASLT_FUNCTIONS(KL_RESOLVE_LT)
+#define KL_RESOLVE_TYPED(name, type) resolve(blas, blas_name.c_str(), #name, &L.name);
+    KL_CUBLAS_GEMM_FUNCTIONS(KL_RESOLVE_TYPED)
+#undef KL_RESOLVE_TYPED
+#undef KL_RESOLVE_BLAS
+#undef KL_RESOLVE_LT
+    return L;
+}
+
+}  // namespace
+
+const CublasLibrary& cublas_library() {
+    // A failed load throws from the initialiser, so the next call tries again (and says why again).
+    static const CublasLibrary lib = load();
+    g_loaded = true;
+    return lib;
+}
+
+bool cublas_library_loaded() { return g_loaded; }
+
+}  // namespace kl
