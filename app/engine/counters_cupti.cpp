@@ -1,7 +1,7 @@
-// The CUPTI half of the counters: load libcupti at run time, plan the metrics on the host
+// The CUPTI half of the counters (CUPTI itself is loaded by cupti_library.cpp): plan the metrics on the host
 // (libnvperf_host, no GPU needed), and run the counters pass with the range profiler:
 // one user range around the rung's launches, replayed by us once per pass (user replay).
-// [SECTION] index: Loading CUPTI / Checked calls / Host planning / Device support / Collector
+// [SECTION] index: Checked calls / Host planning / Device support / Collector
 #include <cublas_v2.h>
 #include <cuda.h>  // CUcontext and CUdevice types only; libcuda is never linked
 #include <cupti_profiler_host.h>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "counters.h"
+#include "cupti_library.h"
 #include "cublas_library.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
@@ -23,117 +24,6 @@
 #include "results.h"
 
 namespace kl {
-
-// [SECTION] Loading CUPTI
-// dlopen rather than linking: a program linked to libcupti would not start where CUPTI is not
-// on the loader path, and counters are optional. libcupti itself loads libnvperf_host/target
-// by name; preloading them from libcupti's own folder lets it find them even off the path.
-
-namespace {
-
-// clang-format off
-#define KL_CUPTI_FUNCTIONS(X) \
-    X(cuptiGetResultString) \
-    X(cuptiProfilerInitialize) \
-    X(cuptiProfilerDeInitialize) \
-    X(cuptiDeviceGetChipName) \
-    X(cuptiProfilerDeviceSupported) \
-    X(cuptiProfilerGetCounterAvailability) \
-    X(cuptiProfilerHostInitialize) \
-    X(cuptiProfilerHostDeinitialize) \
-    X(cuptiProfilerHostGetMetricProperties) \
-    X(cuptiProfilerHostConfigAddMetrics) \
-    X(cuptiProfilerHostGetConfigImageSize) \
-    X(cuptiProfilerHostGetConfigImage) \
-    X(cuptiProfilerHostGetNumOfPasses) \
-    X(cuptiProfilerHostEvaluateToGpuValues) \
-    X(cuptiRangeProfilerEnable) \
-    X(cuptiRangeProfilerDisable) \
-    X(cuptiRangeProfilerSetConfig) \
-    X(cuptiRangeProfilerStart) \
-    X(cuptiRangeProfilerStop) \
-    X(cuptiRangeProfilerPushRange) \
-    X(cuptiRangeProfilerPopRange) \
-    X(cuptiRangeProfilerDecodeData) \
-    X(cuptiRangeProfilerGetCounterDataSize) \
-    X(cuptiRangeProfilerCounterDataImageInitialize) \
-    X(cuptiRangeProfilerGetCounterDataInfo)
-// clang-format on
-
-struct CuptiLibrary {
-#define KL_DECLARE_POINTER(name) decltype(&::name) name = nullptr;
-    KL_CUPTI_FUNCTIONS(KL_DECLARE_POINTER)
-#undef KL_DECLARE_POINTER
-    std::string path;
-    std::string failure;     // why it could not be loaded; empty when loaded
-    void* handle = nullptr;  // [timeline] kernel_trace.cpp resolves the activity API from it
-};
-
-std::string folder_of(const std::string& path) {
-    size_t slash = path.rfind('/');
-    return slash == std::string::npos ? std::string() : path.substr(0, slash);
-}
-
-std::vector<std::string> cupti_candidates() {
-    std::vector<std::string> out = {"libcupti.so.13"};  // the loader's own search path first
-    std::vector<std::string> roots;
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&cudaRuntimeGetVersion), &info) && info.dli_fname) {
-        std::string lib = folder_of(info.dli_fname);  // the folder libcudart was loaded from
-        out.push_back(lib + "/libcupti.so.13");
-        roots.push_back(folder_of(lib));
-    }
-    for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-        if (const char* v = std::getenv(var)) roots.push_back(v);
-    roots.push_back("/usr/local/cuda");
-    for (const auto& r : roots)
-        for (const char* sub :
-             {"/lib64", "/extras/CUPTI/lib64", "/targets/x86_64-linux/lib", "/targets/sbsa-linux/lib"})
-            out.push_back(r + sub + "/libcupti.so.13");
-    return out;
-}
-
-const CuptiLibrary& cupti_library() {
-    static const CuptiLibrary lib = [] {
-        CuptiLibrary L;
-        void* handle = nullptr;
-        std::string tried;
-        for (const auto& c : cupti_candidates()) {
-            handle = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
-            if (handle) break;
-            if (tried.size() < 200) tried += (tried.empty() ? "" : ", ") + c;
-        }
-        if (!handle) {
-            L.failure = "hardware counters unavailable: CUPTI (libcupti.so.13) was not found (tried " + tried + ")";
-            return L;
-        }
-        L.handle = handle;
-        char origin[4096] = {0};
-        if (dlinfo(handle, RTLD_DI_ORIGIN, origin) == 0) {
-            L.path = std::string(origin) + "/libcupti.so.13";
-            for (const char* dep : {"/libnvperf_host.so", "/libnvperf_target.so"})
-                dlopen((std::string(origin) + dep).c_str(), RTLD_NOW | RTLD_GLOBAL);  // best effort, see above
-        }
-#define KL_RESOLVE(name)                                               \
-    L.name = reinterpret_cast<decltype(L.name)>(dlsym(handle, #name)); \
-    if (!L.name && L.failure.empty())                                  \
-        L.failure = "hardware counters unavailable: " + L.path + " has no " #name " (CUPTI older than CUDA 13?)";
-        KL_CUPTI_FUNCTIONS(KL_RESOLVE)
-#undef KL_RESOLVE
-        return L;
-    }();
-    return lib;
-}
-
-}  // namespace
-
-// [timeline] The loaded library for the activity API (kernel_trace.cpp); null with *failure when
-// CUPTI could not be loaded at all.
-void* cupti_library_handle(std::string* failure) {
-    const CuptiLibrary& L = cupti_library();
-    if (!L.handle) *failure = L.failure;
-    return L.handle;
-}
 
 namespace {
 

@@ -1,33 +1,23 @@
 // Loads cuBLASLt, then cuBLAS, with dlopen: see cublas_library.h for why not linking them.
 #include "cublas_library.h"
 
-#include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
-#include <atomic>
 #include <string>
 #include <vector>
 
 #include "errors.h"
+#include "shared_library.h"
 
 namespace kl {
 
 namespace {
 
-std::atomic<bool> g_loaded{false};
-
-std::string folder_of(const std::string& path) {
-    size_t slash = path.rfind('/');
-    return slash == std::string::npos ? std::string() : path.substr(0, slash);
-}
-
 // The loader's own search path first (the programs' run path names the toolkit's folder), then
 // the folder libcudart was loaded from: cuBLAS ships beside it in every toolkit layout.
 std::vector<std::string> candidates(const std::string& soname) {
     std::vector<std::string> out = {soname};
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&cudaRuntimeGetVersion), &info) && info.dli_fname)
-        out.push_back(folder_of(info.dli_fname) + "/" + soname);
+    if (std::string folder = cuda_runtime_folder(); !folder.empty()) out.push_back(folder + "/" + soname);
     return out;
 }
 
@@ -74,10 +64,7 @@ CublasLibrary load() {
 const CublasLibrary& cublas_library() {
     // A failed load throws from the initialiser, so the next call tries again (and says why again).
     static const CublasLibrary lib = load();
-    g_loaded = true;
     return lib;
 }
-
-bool cublas_library_loaded() { return g_loaded; }
 
 }  // namespace kl

@@ -68,8 +68,4 @@ struct CublasLibrary {
 // loaded (the toolkit's cuBLAS missing or older than the headers the program was built with).
 const CublasLibrary& cublas_library();
 
-// Whether cuBLAS is loaded already, without loading it (error messages use it: a status can
-// only be named by a library that is there).
-bool cublas_library_loaded();
-
 }  // namespace kl

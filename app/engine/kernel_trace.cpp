@@ -12,13 +12,12 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "cupti_library.h"
 #include "errors.h"
 #include "gpu_context.h"
 #include "timing.h"
 
 namespace kl {
-
-void* cupti_library_handle(std::string* failure);  // counters_cupti.cpp
 
 namespace {
 

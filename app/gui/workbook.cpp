@@ -1,5 +1,5 @@
-// [SECTION] index: construction / selection / frame and layout / keyboard and jobs / settings and
-//                  report (the top bar, banner and status bar are in workbook_chrome.cpp)
+// [SECTION] index: construction / selection / frame and layout / keyboard and jobs (settings, the
+// log and the report: workbook_report.cpp; the top bar, banner and status bar: workbook_chrome.cpp)
 #include "gui/workbook.h"
 
 #include <imgui.h>
@@ -464,104 +464,6 @@ bool Workbook::run(Job::Kind kind, std::string* why_not) {
     if (runner_.job) return true;
     *why_not = runner_.last_error.empty() ? "no runner or no rung" : runner_.last_error;
     return false;
-}
-
-// [SECTION] Settings and report
-
-void Workbook::save_settings_now() {
-    if (options_.no_save) return;
-    try {
-        save_settings(settings_path(), settings_);
-        settings_dirty_ = false;
-    } catch (const Error& e) { log(std::string("settings: ") + e.what()); }
-}
-
-void Workbook::log(const std::string& line, bool error) {
-    double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-    char stamp[32];
-    std::snprintf(stamp, sizeof stamp, "[%7.2f s] ", t);
-    runner_.log.push_back(stamp + line);
-    if (runner_.log.size() > 2000) runner_.log.erase(runner_.log.begin(), runner_.log.begin() + 500);
-    if (error) logged_errors_.push_back(line);
-}
-
-nlohmann::json Workbook::report() const {
-    nlohmann::json j;
-    j["frames"] = frame_stats_.count();
-    j["renderer"] = renderer_;
-    nlohmann::json during_jobs = {{"frames", job_frame_stats_.count()}};
-    for (int i = 0; i < FrameStats::kStages; ++i) {
-        auto st = FrameStats::Stage(i);
-        std::string key = std::string("frame_") + FrameStats::stage_name(st) + "_ms";
-        j[key] = {{"p50", frame_stats_.percentile(st, 50)},
-                  {"p99", frame_stats_.percentile(st, 99)},
-                  {"max", frame_stats_.percentile(st, 100)}};
-        during_jobs[key] = {{"p50", job_frame_stats_.percentile(st, 50)},
-                            {"p99", job_frame_stats_.percentile(st, 99)},
-                            {"max", job_frame_stats_.percentile(st, 100)}};
-    }
-    j["frames_during_jobs"] = during_jobs;
-    j["runner"] = {{"hello", runner_.hello},
-                   {"gpu", runner_.gpu},
-                   {"device", runner_.device},
-                   {"no_gpu_reason", runner_.no_gpu_reason},
-                   {"results", runner_.results_received},
-                   {"failures", runner_.failures},
-                   {"exits", runner_.exits_seen},
-                   {"restarts", runner_.client ? runner_.client->restarts() : 0},
-                   {"last_error", runner_.last_error},
-                   {"job_active", runner_.job.has_value()}};
-    j["learner"] = learner_report();
-    j["errors_shown"] = logged_errors_;
-    j["unresolved_bindings"] = text_.unresolved;  // of the step on screen: numbers the lesson could not show
-    j["log"] = runner_.log;
-    j["lessons"] = lessons_.size();
-    nlohmann::json le = nlohmann::json::array();
-    for (const auto& e : lesson_errors_) le.push_back({{"folder", e.folder}, {"message", e.message}});
-    j["lesson_errors"] = le;
-    j["ladder_errors"] = ladder_errors_;
-    j["results_errors"] = results_errors_;
-    j["banner_lines"] = banner_lines_;
-    int live = 0;
-    for (const auto& r : store_.runs()) live += r.live;
-    j["live_results"] = live;
-    // Where the reader is and what the panels show (scripted tests check it).
-    const Lesson* l = lesson();
-    nlohmann::json answers = nlohmann::json::object();
-    if (l && settings_.progress.count(l->id))
-        for (const auto& [q, a] : settings_.progress.at(l->id).answers) answers[std::to_string(q + 1)] = a;
-    j["state"] = {{"lesson", l ? l->id : ""},
-                  {"step", step_ + 1},
-                  {"ladder", ladder_ ? ladder_->id : ""},
-                  {"rung", rung_ ? rung_->id : ""},
-                  {"params", rung_ ? nlohmann::json(resolved_params(*rung_)) : nlohmann::json::object()},
-                  {"dark", settings_.dark},
-                  {"right_tab", right_tab_},
-                  {"plots_tab", static_cast<int>(plots_.request.plot)},
-                  {"source_tab", source_.tab},
-                  {"ptx", ptx_status()},
-                  {"selfcheck_tab", selfcheck_.tab},
-                  {"card", selfcheck_.card + 1},
-                  {"card_flipped", selfcheck_.flipped},
-                  {"step_answer_shown", text_.answer_shown},
-                  {"answers", answers},
-                  {"navigator_width", settings_.navigator_width},
-                  {"frame_overlay", settings_.show_frame_overlay},
-                  {"zoom", settings_.zoom},
-                  {"font_scale", fonts_.scale}};
-    // What each card of the ladder strip showed in the last frame: its state and its small line.
-    nlohmann::json strip = nlohmann::json::array();
-    for (size_t i = 0; ladder_ && i < strip_.cards.size() && i < ladder_->rungs.size(); ++i) {
-        const StripCard& c = strip_.cards[i];
-        const RunRecord* rec = c.run && !c.elsewhere ? &c.run->record : nullptr;
-        const std::string shows = !rec                           ? "no result"
-                                  : rec->error_kind == "skipped" ? "skipped"
-                                  : !rec->error.empty()          ? "failed"
-                                                                 : "measured";
-        strip.push_back({{"rung", ladder_->rungs[i].id}, {"shows", shows}, {"detail", c.detail}});
-    }
-    j["strip"] = strip;
-    return j;
 }
 
 }  // namespace kl::gui
