@@ -10,7 +10,7 @@
 
 namespace kl::detail {
 
-Expr read_expr(TomlReader& r, const toml::node& n, const std::string& field) {
+Expr read_expr(const TomlReader& r, const toml::node& n, const std::string& field) {
     std::string text;
     if (auto s = n.value<std::string>())
         text = *s;

@@ -1,5 +1,5 @@
-// What the manifest readers share (manifest.cpp, manifest_launch.cpp); include only from them:
-// it brings toml++, a large header-only library.
+// What the manifest readers share (manifest.cpp, manifest_launch.cpp, triton_manifest.cpp);
+// include only from them: it brings toml++, a large header-only library.
 #pragma once
 
 #include <string>
@@ -10,7 +10,7 @@
 namespace kl::detail {
 
 // An expression field: a string or an integer; fails naming the field.
-Expr read_expr(TomlReader& r, const toml::node& n, const std::string& field);
+Expr read_expr(const TomlReader& r, const toml::node& n, const std::string& field);
 
 // One [[rung.launch]] table: a kernel entry (grid, block, shared memory, arguments, tensor maps)
 // or a library routine (builtin).

@@ -1,5 +1,7 @@
 #include "triton_manifest.h"
 
+#include "manifest_read.h"
+
 namespace kl {
 
 namespace {
@@ -10,16 +12,7 @@ void read_constexprs(const TomlReader& r, const toml::node& node, const std::str
     for (const auto& [key, value] : *ct) {
         const std::string name(key.str()), f = field + "." + name;
         if (rung.find_param(name)) r.fail(line_of(value), f, "'" + name + "' is already a parameter of the rung");
-        std::string text;
-        if (auto s = value.value<std::string>())
-            text = *s;
-        else if (auto i = value.value<int64_t>())
-            text = std::to_string(*i);
-        else
-            r.fail(line_of(value), f, "expected an expression (string or integer)");
-        try {
-            rung.constexprs.emplace_back(name, Expr::parse(text));
-        } catch (const InputError& e) { r.fail(line_of(value), f, e.what()); }
+        rung.constexprs.emplace_back(name, detail::read_expr(r, value, f));
     }
 }
 
