@@ -4,15 +4,8 @@
 // [SECTION] index: Checked calls / Host planning / Device support / Collector
 #include <cublas_v2.h>
 #include <cuda.h>  // CUcontext and CUdevice types only; libcuda is never linked
-#include <cupti_profiler_host.h>
-#include <cupti_profiler_target.h>
-#include <cupti_range_profiler.h>
-#include <cupti_result.h>
-#include <cupti_target.h>
-#include <dlfcn.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <vector>
 
 #include "counters.h"

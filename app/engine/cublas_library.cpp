@@ -21,11 +21,12 @@ std::vector<std::string> candidates(const std::string& soname) {
     return out;
 }
 
-void* open_library(const std::string& soname) {
+// flags: RTLD_GLOBAL for cuBLASLt (libcublas needs it by its soname and finds it loaded),
+// RTLD_LOCAL for cuBLAS itself.
+void* open_library(const std::string& soname, int flags) {
     std::string tried;
     for (const auto& c : candidates(soname)) {
-        // RTLD_GLOBAL for cuBLASLt: libcublas needs it by its soname, and finds it loaded.
-        if (void* h = dlopen(c.c_str(), RTLD_NOW | RTLD_GLOBAL)) return h;
+        if (void* h = dlopen(c.c_str(), RTLD_NOW | flags)) return h;
         const char* why = dlerror();
         tried += (tried.empty() ? "" : "; ") + c + (why ? std::string(": ") + why : std::string());
     }
@@ -44,8 +45,8 @@ void resolve(void* handle, const char* soname, const char* name, F* slot) {
 CublasLibrary load() {
     const std::string major = std::to_string(CUBLAS_VER_MAJOR);
     const std::string lt_name = "libcublasLt.so." + major, blas_name = "libcublas.so." + major;
-    void* lt = open_library(lt_name);
-    void* blas = open_library(blas_name);
+    void* lt = open_library(lt_name, RTLD_GLOBAL);
+    void* blas = open_library(blas_name, RTLD_LOCAL);
     CublasLibrary L;
 #define KL_RESOLVE_BLAS(name) resolve(blas, blas_name.c_str(), #name, &L.name);
 #define KL_RESOLVE_LT(name) resolve(lt, lt_name.c_str(), #name, &L.name);
