@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fails (exit 1) when a C++ file of app/ is over 500 lines or one of its functions over 100 lines
+# Fails (exit 1) when a C++ file of app/ is over 500 lines, a header and the source of the same
+# name together over 800, or one of its functions over 100 lines
 # (docs/ARCHITECTURE.md, "Engineering limits"), naming each. Functions are found by Universal
 # Ctags (their first and last line); lambdas count toward the function that holds them. CTest runs
 # it as lint.sizes.
@@ -13,6 +14,12 @@ for f in "${files[@]}"; do
     lines=$(wc -l < "$f")
     if [ "$lines" -gt 500 ]; then echo "check_sizes: $f has $lines lines (at most 500)" >&2; bad=$((bad + 1)); fi
 done
+# A module (x.h with x.cpp) read together stays under 800 lines.
+for f in "${files[@]}"; do
+    [[ $f == *.h && -f ${f%.h}.cpp ]] || continue
+    pair=$(cat "$f" "${f%.h}.cpp" | wc -l)
+    if [ "$pair" -gt 800 ]; then echo "check_sizes: $f and ${f%.h}.cpp have $pair lines together (at most 800)" >&2; bad=$((bad + 1)); fi
+done
 # One ctags for all files: name, file, first line, last line of every function definition.
 while IFS=$'\t' read -r name file start end; do
     if [ $((end - start + 1)) -gt 100 ]; then
@@ -24,4 +31,4 @@ done < <(ctags --c++-kinds=f --fields=+ne --extras=-q -f - "${files[@]}" 2>/dev/
              for (i = 4; i <= NF; i++) { if ($i ~ /^line:/) s = substr($i, 6); if ($i ~ /^end:/) e = substr($i, 5) }
              if (s != "" && e != "" && $1 !~ /^__anon/) print $1 "\t" $2 "\t" s "\t" e }')
 if [ "$bad" -gt 0 ]; then echo "check_sizes: $bad over the limits" >&2; exit 1; fi
-echo "check_sizes: ${#files[@]} files, none over 500 lines, no function over 100"
+echo "check_sizes: ${#files[@]} files, none over 500 lines, no .h + .cpp over 800, no function over 100"

@@ -4,10 +4,11 @@
 #include <cstdio>
 #include <sstream>
 
-#include "engine/checked_int.h"
-#include "engine/errors.h"
-#include "engine/paths.h"
-#include "engine/printable.h"
+#include "base/checked_int.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "base/printable.h"
+#include "model/manifest_load.h"
 
 namespace kl::cli {
 

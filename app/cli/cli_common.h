@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/lesson.h"
-#include "engine/manifest.h"
+#include "course/lesson.h"
+#include "model/manifest.h"
 
 namespace kl::cli {
 
@@ -25,7 +25,7 @@ std::map<std::string, int64_t> parse_assignments(const std::vector<std::string>&
 int64_t parse_integer(const std::string& text, const std::string& what);
 
 // A plain text table: header row, then rows; columns padded, numbers right-aligned. Every cell
-// is shown through printable() (engine/printable.h); callers cap titles themselves.
+// is shown through printable() (base/printable.h); callers cap titles themselves.
 std::string format_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
 std::string fmt(double v, int precision = 3);
 std::string human_bytes(double bytes);

@@ -13,18 +13,18 @@
 #include <cstdio>
 #include <memory>
 
+#include "base/atomic_file.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "base/printable.h"
 #include "cli_common.h"
 #include "commands.h"
-#include "engine/atomic_file.h"
-#include "engine/compile_diagnostics.h"
-#include "engine/compiler.h"
-#include "engine/device_profile.h"
-#include "engine/errors.h"
-#include "engine/paths.h"
-#include "engine/printable.h"
-#include "engine/operation.h"
-#include "engine/runner.h"
-#include "engine/triton_rung.h"
+#include "gpu/compiler.h"
+#include "gpu/runner.h"
+#include "model/compile_diagnostics.h"
+#include "model/device_profile.h"
+#include "model/operation.h"
+#include "model/triton_rung.h"
 
 namespace kl::cli {
 

@@ -5,12 +5,12 @@
 #include <filesystem>
 #include <memory>
 
+#include "base/errors.h"
+#include "base/paths.h"
+#include "base/printable.h"
 #include "cli_common.h"
 #include "commands.h"
-#include "engine/errors.h"
-#include "engine/printable.h"
-#include "engine/figure_vocabulary.h"
-#include "engine/paths.h"
+#include "course/figure_vocabulary.h"
 #include "report/figure_files.h"
 #include "report/figure_request.h"
 #include "report/lesson_export.h"
@@ -38,7 +38,7 @@ void add_page_options(CLI::App& app, PageOptions& o) {
                  "print device, date and problem size under the plot (default on)");
 }
 
-// --plot and --metric from the figure vocabulary (engine/figure_vocabulary.h).
+// --plot and --metric from the figure vocabulary (course/figure_vocabulary.h).
 std::vector<std::string> figure_kind_names() {
     std::vector<std::string> names;
     for (const auto& k : plot_kinds())

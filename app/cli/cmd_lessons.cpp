@@ -7,15 +7,15 @@
 #include <filesystem>
 #include <memory>
 
+#include "base/errors.h"
+#include "base/file_set.h"
+#include "base/paths.h"
+#include "base/printable.h"
 #include "cli_common.h"
 #include "commands.h"
-#include "engine/bindings.h"
-#include "engine/device_card.h"
-#include "engine/errors.h"
-#include "engine/file_set.h"
-#include "engine/lesson_check.h"
-#include "engine/paths.h"
-#include "engine/printable.h"
+#include "course/bindings.h"
+#include "course/lesson_check.h"
+#include "model/device_card.h"
 
 namespace fs = std::filesystem;
 

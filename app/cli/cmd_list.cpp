@@ -3,12 +3,12 @@
 #include <memory>
 #include <sstream>
 
+#include "base/errors.h"
+#include "base/paths.h"
+#include "base/printable.h"
 #include "cli_common.h"
 #include "commands.h"
-#include "engine/errors.h"
-#include "engine/operation.h"
-#include "engine/paths.h"
-#include "engine/printable.h"
+#include "model/operation.h"
 
 namespace kl::cli {
 

@@ -9,17 +9,17 @@
 #include <string>
 #include <vector>
 
+#include "base/errors.h"
+#include "base/printable.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "engine/compiler.h"
-#include "engine/device_profile.h"
-#include "engine/dtype.h"
-#include "engine/errors.h"
-#include "engine/printable.h"
-#include "engine/manifest.h"
-#include "engine/operation.h"
-#include "engine/run_plan.h"
-#include "engine/triton_rung.h"
+#include "gpu/compiler.h"
+#include "model/device_profile.h"
+#include "model/dtype.h"
+#include "model/manifest.h"
+#include "model/operation.h"
+#include "model/run_plan.h"
+#include "model/triton_rung.h"
 
 namespace kl::cli {
 

@@ -5,20 +5,22 @@
 #include <memory>
 #include <optional>
 
+#include "base/errors.h"
+#include "base/paths.h"
+#include "base/printable.h"
+#include "base/version.h"
 #include "cli_common.h"
 #include "commands.h"
-#include "engine/calibration.h"
-#include "engine/counters.h"
-#include "engine/device_profile.h"
-#include "engine/errors.h"
-#include "engine/paths.h"
-#include "engine/printable.h"
-#include "engine/sweep_spec.h"
-#include "engine/gpu_context.h"
-#include "engine/run_modes.h"
-#include "engine/runner.h"
-#include "engine/timing_notes.h"
-#include "engine/version.h"
+#include "course/lesson.h"
+#include "course/sweep_spec.h"
+#include "gpu/calibration.h"
+#include "gpu/gpu_context.h"
+#include "gpu/runner.h"
+#include "model/counters.h"
+#include "model/device_profile.h"
+#include "model/results_json.h"
+#include "model/run_modes.h"
+#include "model/timing_notes.h"
 
 namespace kl::cli {
 

@@ -1,5 +1,5 @@
 // `kladder serve`: the GPU runner process of the window. The protocol (messages, versions) is
-// documented and encoded in engine/serve_protocol.h; this file is the loop that answers it.
+// documented and encoded in model/serve_protocol.h; this file is the loop that answers it.
 // [SECTION] index: output channel / ladders / run requests / serve loop / command
 #include <unistd.h>
 
@@ -10,19 +10,20 @@
 #include <optional>
 #include <string>
 
+#include "base/errors.h"
+#include "base/paths.h"
+#include "base/printable.h"
+#include "base/version.h"
 #include "cli_common.h"
 #include "commands.h"
+#include "gpu/calibration.h"
+#include "gpu/gpu_context.h"
+#include "gpu/runner.h"
+#include "model/device_profile.h"
+#include "model/manifest_load.h"
+#include "model/serve_protocol.h"
+#include "model/workspace.h"
 #include "serve.h"
-#include "engine/calibration.h"
-#include "engine/device_profile.h"
-#include "engine/errors.h"
-#include "engine/printable.h"
-#include "engine/gpu_context.h"
-#include "engine/paths.h"
-#include "engine/runner.h"
-#include "engine/serve_protocol.h"
-#include "engine/version.h"
-#include "engine/workspace.h"
 
 namespace kl::cli {
 
@@ -103,7 +104,7 @@ bool handle_run(ServeState& st, const RunRequest& req) {
     Ladder L;
     try {
         L = load_requested_ladder(req.ladder);
-        std::string workspace_error;  // a learner's rung comes from the workspace (engine/workspace.h)
+        std::string workspace_error;  // a learner's rung comes from the workspace (model/workspace.h)
         if (!L.find_rung(req.rung)) merge_learner_rungs(L, workspace_root(), &workspace_error);
         const Rung* rung = L.find_rung(req.rung);
         if (!rung && !workspace_error.empty()) throw InputError(workspace_error);

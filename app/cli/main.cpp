@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <map>
 
+#include "base/errors.h"
+#include "base/printable.h"
+#include "base/version.h"
 #include "cli_common.h"
 #include "commands.h"
-#include "engine/errors.h"
-#include "engine/printable.h"
-#include "engine/version.h"
 
 int main(int argc, char** argv) {
     CLI::App app{

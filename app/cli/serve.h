@@ -1,13 +1,13 @@
 // The `kladder serve` loop, callable without the command line (tests/fuzz/fuzz_serve.cpp feeds
-// it hostile request lines). Protocol: engine/serve_protocol.h.
+// it hostile request lines). Protocol: model/serve_protocol.h.
 #pragma once
 #include <cstdio>
 #include <istream>
 #include <memory>
 #include <string>
 
-#include "engine/gpu_context.h"
-#include "engine/runner.h"
+#include "gpu/gpu_context.h"
+#include "gpu/runner.h"
 
 namespace kl::cli {
 

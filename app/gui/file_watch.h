@@ -1,7 +1,7 @@
 // Notices that a file changed on disk: the learner saved it in their own editor, or the window
 // saved it. Polled (modification time and size, at most once per `interval`), not inotify: one
 // file, checked once a second, costs nothing, and polling also sees a file replaced by a rename
-// (editors and engine/atomic_file write that way), which an inotify watch on the old inode misses.
+// (editors and base/atomic_file write that way), which an inotify watch on the old inode misses.
 #pragma once
 #include <chrono>
 #include <string>

@@ -23,13 +23,14 @@
 #include <cstdio>
 #include <thread>
 
-#include "engine/lesson.h"
-#include "engine/printable.h"
-#include "engine/paths.h"
+#include "base/paths.h"
+#include "base/printable.h"
+#include "course/lesson.h"
 #include "gui/surface.h"
 #include "gui/test_driver.h"
 #include "gui/ui_style.h"
 #include "gui/workbook.h"
+#include "model/manifest_load.h"
 
 namespace {
 

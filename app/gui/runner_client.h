@@ -1,4 +1,4 @@
-// The GUI's side of `kladder serve` (protocol: engine/serve_protocol.h): a child runner process
+// The GUI's side of `kladder serve` (protocol: model/serve_protocol.h): a child runner process
 // that does all GPU work, fed from a queue by a worker thread. The UI thread only submits
 // requests and polls events; it never blocks on the child.
 //
@@ -26,8 +26,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/results.h"
-#include "engine/serve_protocol.h"
+#include "model/results.h"
+#include "model/serve_protocol.h"
 
 namespace kl::gui {
 

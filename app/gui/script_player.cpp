@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "engine/atomic_file.h"
-#include "engine/errors.h"
+#include "base/atomic_file.h"
+#include "base/errors.h"
 #include "gui/widgets.h"
 
 namespace kl::gui {

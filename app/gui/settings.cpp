@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/atomic_file.h"
-#include "engine/errors.h"
-#include "engine/json_input.h"
-#include "engine/paths.h"
+#include "base/atomic_file.h"
+#include "base/errors.h"
+#include "base/json_input.h"
+#include "base/paths.h"
 
 namespace kl::gui {
 

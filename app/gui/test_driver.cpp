@@ -9,9 +9,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "engine/atomic_file.h"
-#include "engine/errors.h"
-#include "engine/printable.h"
+#include "base/atomic_file.h"
+#include "base/errors.h"
+#include "base/printable.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
 
@@ -20,7 +20,7 @@ namespace kl::gui {
 namespace {
 
 // Writes a file the driver was asked for (a screenshot, the report) through the one atomic
-// writer, engine/atomic_file. A device or FIFO given as the path is refused, never replaced (as
+// writer, base/atomic_file. A device or FIFO given as the path is refused, never replaced (as
 // root, renaming over /dev/null would replace the device node): the writer refuses those itself
 // once issue 13's writers are merged into it; until then this check keeps a test run harmless.
 bool write_output(const std::string& path, const std::string& bytes, std::string* error) {

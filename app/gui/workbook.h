@@ -29,12 +29,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/calculator.h"
-#include "engine/compile_diagnostics.h"
-#include "engine/device_info.h"
-#include "engine/exercise.h"
-#include "engine/lesson.h"
-#include "engine/manifest.h"
+#include "course/calculator.h"
+#include "course/exercise.h"
+#include "course/lesson.h"
 #include "gui/child_process.h"
 #include "gui/code_editor.h"
 #include "gui/file_watch.h"
@@ -46,6 +43,9 @@
 #include "gui/settings.h"
 #include "gui/ui_style.h"
 #include "gui/workbook_types.h"
+#include "model/compile_diagnostics.h"
+#include "model/device_info.h"
+#include "model/manifest.h"
 #include "plot/layout.h"
 #include "plot/scene.h"
 

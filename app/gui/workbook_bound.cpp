@@ -1,13 +1,13 @@
 // Bound numbers in the step text: `{{ ... }}` filled in from the learner's live runs, else the
-// recordings (engine/bindings.h). In the Markdown each value becomes a link whose target is
+// recordings (course/bindings.h). In the Markdown each value becomes a link whose target is
 // "kl-bound:" + the percent-encoded source line; the text panel draws such links as bound
 // numbers with the source (device, date, file or live run) on hover.
 #include <cstdio>
 
-#include "engine/bindings.h"
-#include "engine/paths.h"
-#include "engine/results.h"
+#include "base/paths.h"
+#include "course/bindings.h"
 #include "gui/workbook.h"
+#include "model/results.h"
 
 namespace kl::gui {
 

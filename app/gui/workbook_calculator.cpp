@@ -1,13 +1,13 @@
 // Lesson 10's calculator in the window: the learner edits the inputs, the model library
-// (engine/calculator.h) does every sum, and the table shows each result with its formula. The
+// (course/calculator.h) does every sum, and the table shows each result with its formula. The
 // GEMM rate and the per-GPU peak start from this device's measured cuBLAS bf16 rate (the live
 // calibration, else the recorded device card), named beside the fields.
 #include <imgui.h>
 
 #include <algorithm>
 
-#include "engine/bindings.h"
-#include "engine/errors.h"
+#include "base/errors.h"
+#include "course/bindings.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
 

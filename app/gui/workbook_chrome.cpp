@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "engine/paths.h"
-#include "engine/printable.h"
+#include "base/paths.h"
+#include "base/printable.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
 

@@ -1,5 +1,5 @@
 // The learner's rung (issue 16): "Make it mine" forks a rung (or an exercise's starting rung) into
-// the learner's workspace (engine/workspace.h: the XDG data folder, never the repository), and the
+// the learner's workspace (model/workspace.h: the XDG data folder, never the repository), and the
 // "Mine" tab edits it: the code editor (code_editor.h) with the manifest entry's parameters beside
 // it, find, undo, save (Ctrl+S, atomic), "Open in my editor", a file watch that runs the rung again
 // whenever the file changes on disk, compile errors in the gutter and in a list, and what became
@@ -11,13 +11,13 @@
 #include <cstdlib>
 #include <ctime>
 
-#include "engine/atomic_file.h"
-#include "engine/errors.h"
-#include "engine/workspace.h"
+#include "base/atomic_file.h"
+#include "base/errors.h"
 #include "gui/child_process.h"
 #include "gui/external_editor.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
+#include "model/workspace.h"
 
 namespace kl::gui {
 

@@ -1,12 +1,12 @@
-// A lesson step's live exercise (engine/exercise.h, `[step.exercise]`) on the learner's rung:
+// A lesson step's live exercise (course/exercise.h, `[step.exercise]`) on the learner's rung:
 // "Make it mine" forks the exercise's starter; each run then sends the learner's rung at the
 // exercise's size, at every hidden size (odd shapes), and the starter's rung beside it at the
 // same size; the goal is judged against those records and shown as met or not, clause by clause,
 // with the measured figures.
 #include <imgui.h>
 
-#include "engine/errors.h"
-#include "engine/exercise.h"
+#include "base/errors.h"
+#include "course/exercise.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
 

@@ -9,10 +9,11 @@
 #include <filesystem>
 #include <future>
 
-#include "engine/errors.h"
-#include "engine/paths.h"
+#include "base/errors.h"
+#include "base/paths.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
+#include "model/results_json.h"
 #include "plot/cairo_export.h"
 #include "plot/figure_scene.h"
 #include "report/figure_request.h"

@@ -1,13 +1,13 @@
 // Lesson 0's wrong numbers in the window: when the rung's run measured a measuring mistake on
-// purpose (a step's `runner = { mode = ... }`, engine/run_modes.h), one callout above the plot
+// purpose (a step's `runner = { mode = ... }`, model/run_modes.h), one callout above the plot
 // puts the mistaken figure beside the runner's own, with what the mistake measured.
 #include <imgui.h>
 
 #include <cstdio>
 
-#include "engine/run_modes.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
+#include "model/run_modes.h"
 
 namespace kl::gui {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/paths.h"
+#include "base/paths.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
 

@@ -9,15 +9,15 @@
 #include <filesystem>
 #include <map>
 
-#include "engine/device_profile.h"
-#include "engine/errors.h"
-#include "engine/launch_geometry.h"
-#include "engine/occupancy.h"
-#include "engine/paths.h"
-#include "engine/printable.h"
-#include "engine/resources_json.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "base/printable.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
+#include "model/device_profile.h"
+#include "model/launch_geometry.h"
+#include "model/occupancy.h"
+#include "model/resources_json.h"
 
 namespace kl::gui {
 

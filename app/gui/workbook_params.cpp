@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/errors.h"
-#include "engine/operation.h"
+#include "base/errors.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
+#include "model/operation.h"
 #include "plot/ticks.h"
 
 namespace kl::gui {

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <future>
 
-#include "engine/errors.h"
-#include "engine/paths.h"
+#include "base/errors.h"
+#include "base/paths.h"
 #include "gui/plot_imgui.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"

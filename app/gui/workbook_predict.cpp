@@ -5,10 +5,10 @@
 
 #include <algorithm>
 
-#include "engine/bindings.h"
-#include "engine/errors.h"
-#include "engine/paths.h"
-#include "engine/prediction.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "course/bindings.h"
+#include "course/prediction.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
 

@@ -4,8 +4,8 @@
 
 #include <cstdio>
 
-#include "engine/errors.h"
-#include "engine/paths.h"
+#include "base/errors.h"
+#include "base/paths.h"
 
 namespace kl::gui {
 

@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/counters.h"
-#include "engine/errors.h"
-#include "engine/operation.h"
-#include "engine/printable.h"
+#include "base/errors.h"
+#include "base/printable.h"
 #include "gui/workbook.h"
+#include "model/counters.h"
+#include "model/operation.h"
 
 namespace kl::gui {
 

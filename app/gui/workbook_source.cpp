@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <sstream>
 
-#include "engine/atomic_file.h"
-#include "engine/errors.h"
-#include "engine/paths.h"
+#include "base/atomic_file.h"
+#include "base/errors.h"
+#include "base/paths.h"
 #include "gui/child_process.h"
 #include "gui/code_view.h"
 #include "gui/runner_client.h"

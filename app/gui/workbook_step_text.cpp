@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "engine/paths.h"
+#include "base/paths.h"
 #include "gui/code_view.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"

@@ -1,5 +1,5 @@
 // A rung's kernels on a timeline in the window: the traced repetition's kernels (CUPTI start and
-// end, engine/timeline.h) as boxes on one lane with the gaps between them, the kernels' summed
+// end, model/timeline.h) as boxes on one lane with the gaps between them, the kernels' summed
 // time beside the event time, and the SM clock around the timing (flagged when it dropped).
 // Shown above the plot when the rung's run carries them.
 #include <imgui.h>

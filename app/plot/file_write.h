@@ -1,11 +1,11 @@
-// The plot module writes its files with the engine's one atomic writer (engine/atomic_file.h,
+// The plot module writes its files with the engine's one atomic writer (base/atomic_file.h,
 // library kl_atomic_file, no CUDA): this header only gives it the plot module's names.
 #pragma once
 
 #include <string>
 #include <string_view>
 
-#include "engine/atomic_file.h"
+#include "base/atomic_file.h"
 
 namespace kl::plot {
 

@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "engine/errors.h"
-#include "engine/file_set.h"
+#include "base/errors.h"
+#include "base/file_set.h"
 #include "plot/file_write.h"
 
 namespace kl::report {

@@ -4,10 +4,11 @@
 #include <algorithm>
 #include <map>
 
-#include "engine/json_input.h"
-#include "engine/atomic_file.h"
-#include "engine/errors.h"
-#include "engine/printable.h"
+#include "base/atomic_file.h"
+#include "base/errors.h"
+#include "base/json_input.h"
+#include "base/printable.h"
+#include "model/results_json.h"
 #include "plot/plot_model.h"
 
 namespace kl::report {

@@ -3,7 +3,7 @@
 //
 // The figures themselves come from the builders (figures.h: rung_bars, sweep_lines, correctness,
 // traffic_bars, roofline); build_figure() is the one place that picks the builder and the metric
-// for a request (the figure vocabulary, engine/figure_vocabulary.h), used by the window and by
+// for a request (the figure vocabulary, course/figure_vocabulary.h), used by the window and by
 // export, so an exported figure shows the same data with the same labels as the window.
 // build_export_figure() first turns a request ("bars of elementwise at n = 2^28") into the
 // builders' PlotContext from a results file, the way the window does from its selection.
@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/figure_vocabulary.h"
-#include "engine/lesson.h"
-#include "engine/manifest.h"
-#include "engine/results.h"
+#include "course/figure_vocabulary.h"
+#include "course/lesson.h"
+#include "model/manifest.h"
+#include "model/results.h"
 #include "report/figures.h"
 #include "report/results_store.h"
 

@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "engine/figure_vocabulary.h"
-#include "engine/manifest.h"
-#include "engine/results.h"
-#include "report/results_store.h"
+#include "course/figure_vocabulary.h"
+#include "model/manifest.h"
+#include "model/results.h"
 #include "plot/plot_model.h"
+#include "report/results_store.h"
 
 namespace kl::report {
 
-// What each builder shows is a kl::Metric of the figure vocabulary (engine/figure_vocabulary.h):
+// What each builder shows is a kl::Metric of the figure vocabulary (course/figure_vocabulary.h):
 // bars time, rate or pct; sweeps time, rate or memory; traffic bytes (ideal, model, measured
 // DRAM and L2), sectors per request (the coalescing lesson) or bank conflicts (the transpose
 // lesson). A metric that does not fit the builder is read as its default (figure_vocabulary.h).

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "report/markdown_text.h"
 
 namespace kl::report {

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/calculator.h"
-#include "engine/lesson.h"
+#include "course/calculator.h"
+#include "course/lesson.h"
 #include "report/key_numbers.h"
 
 namespace kl::report {

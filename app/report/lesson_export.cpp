@@ -11,16 +11,16 @@
 #include <filesystem>
 #include <set>
 
-#include "engine/bindings.h"
-#include "engine/errors.h"
-#include "engine/file_set.h"
-#include "engine/paths.h"
-#include "engine/printable.h"
+#include "base/errors.h"
+#include "base/file_set.h"
+#include "base/paths.h"
+#include "base/printable.h"
+#include "course/bindings.h"
 #include "plot/file_write.h"
 #include "report/figure_files.h"
 #include "report/handout.h"
-#include "report/timeline_table.h"
 #include "report/key_numbers.h"
+#include "report/timeline_table.h"
 
 namespace kl::report {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/lesson.h"
+#include "course/lesson.h"
 #include "plot/cairo_export.h"
 #include "report/figure_request.h"
 

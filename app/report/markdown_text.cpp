@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "engine/printable.h"
+#include "base/printable.h"
 
 namespace kl::report {
 

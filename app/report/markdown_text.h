@@ -9,7 +9,7 @@ namespace kl::report {
 
 // A value that must never become Markdown or HTML (a device name, a title, a caption, a file
 // name, an error): on one line (line breaks become spaces, other control characters visible
-// escapes, see engine/printable.h), every Markdown metacharacter backslash-escaped, & < >
+// escapes, see base/printable.h), every Markdown metacharacter backslash-escaped, & < >
 // written as entities, and "://" and "www." broken so that no renderer links them.
 // "![x](http://evil/x.png)" stays those characters.
 std::string markdown_text(std::string_view text);

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "engine/errors.h"
-#include "engine/printable.h"
+#include "base/errors.h"
+#include "base/printable.h"
+#include "model/results_json.h"
 
 namespace kl::report {
 

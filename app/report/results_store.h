@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/manifest.h"
-#include "engine/results.h"
+#include "model/manifest.h"
+#include "model/results.h"
 
 namespace kl::report {
 

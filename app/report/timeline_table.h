@@ -1,10 +1,10 @@
-// A run's kernel timeline (engine/timeline.h) for handouts: a Markdown table (kernels and the
+// A run's kernel timeline (model/timeline.h) for handouts: a Markdown table (kernels and the
 // gaps between them, their summed time beside the event time, the SM clock) and a CSV of the
 // spans. `kladder export lesson` writes both for every step whose run was traced.
 #pragma once
 #include <string>
 
-#include "engine/results.h"
+#include "model/results.h"
 
 namespace kl::report {
 

@@ -1,5 +1,5 @@
 // Engine helper for the attention ladder, not a rung: the reference every rung is checked
-// against (app/engine/ops/attention.cpp launches it and checks a few of its rows on the CPU).
+// against (app/model/ops/attention.cpp launches it and checks a few of its rows on the CPU).
 //
 // ref_attention: O = softmax(Q K^T / sqrt(d)) V and lse = ln(sum_j exp(s_j)) for every query
 // row, with all arithmetic in double and one rounding to float at the end. Q, K, V are ELEM

@@ -1,6 +1,6 @@
 // The SM clock, measured: one warp spins for `cycles` SM clock cycles (clock64) and reads the
 // GPU's nanosecond timer (%globaltimer) around the spin. cycles / nanoseconds = GHz. The
-// runner launches it before and after timing a rung (engine/clock_probe.cpp) and flags a run
+// runner launches it before and after timing a rung (gpu/kernel_trace.cpp) and flags a run
 // whose clock dropped.
 extern "C" __global__ void kl_clock_probe(unsigned long long* out, long long cycles) {
     unsigned long long t0, t1;

@@ -4,7 +4,7 @@ same protocol as the workbook's runner, for comparison in the same device call.
 
     python3 sdpa_peers.py OUT.json B H d causal N [N ...]      (B = 0: B x N = 8 x 4096 tokens)
 
-Protocol (app/engine/timing.cpp, run_plan.h): 2 untimed runs; then, per repetition, L2 flushed by
+Protocol (app/gpu/timing.cpp, run_plan.h): 2 untimed runs; then, per repetition, L2 flushed by
 a memset of twice its size, CUDA events around the call; repeat until 400 ms of timed GPU time
 (at least 10, at most 300 repetitions); median. Why it matters: an H100 at full tensor load
 reaches its power cap within tens of milliseconds and lowers its clock (1,980 -> ~1,650 MHz,

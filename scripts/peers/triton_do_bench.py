@@ -45,7 +45,7 @@ def eval_expr(text, scope):
 
 
 def buffers(op, s, dt):
-    """The operation's buffers (as app/engine/ops/*.cpp declare them), inputs random."""
+    """The operation's buffers (as app/model/ops/*.cpp declare them), inputs random."""
     g = torch.Generator(device="cuda").manual_seed(1)
     rnd = lambda n, lo=-1.0, hi=1.0: (torch.rand(n, device="cuda", generator=g) * (hi - lo) + lo).to(dt)
     empty = lambda n, t=dt: torch.full((n, ), float("nan"), device="cuda", dtype=t)

@@ -10,8 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/errors.h"
-#include "engine/manifest.h"
+#include "base/errors.h"
+#include "model/manifest.h"
+#include "model/manifest_load.h"
 
 // [SECTION] TempTree: a throwaway folder
 class TempTree {

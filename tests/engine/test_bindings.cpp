@@ -3,8 +3,8 @@
 // parameter a recorded run does not list matches its default only).
 #include <gtest/gtest.h>
 
-#include "engine/bindings.h"
-#include "engine/lesson_check.h"
+#include "course/bindings.h"
+#include "course/lesson_check.h"
 #include "temp_tree.h"
 
 using namespace kl;

@@ -1,11 +1,11 @@
-// Lesson 10's calculator (engine/calculator.h): the lecture's worked examples come out, and bad
+// Lesson 10's calculator (course/calculator.h): the lecture's worked examples come out, and bad
 // inputs are refused naming the field.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "engine/calculator.h"
-#include "engine/errors.h"
+#include "base/errors.h"
+#include "course/calculator.h"
 
 namespace {
 

@@ -11,14 +11,14 @@
 #include <fstream>
 #include <functional>
 
-#include "engine/compile_cache.h"
-#include "engine/compiler.h"
-#include "engine/errors.h"
-#include "engine/include_scan.h"
-#include "engine/paths.h"
-#include "engine/sha256.h"
-#include "engine/try_staging.h"
-#include "engine/watchdog.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "base/sha256.h"
+#include "base/watchdog.h"
+#include "gpu/compile_cache.h"
+#include "gpu/compiler.h"
+#include "model/include_scan.h"
+#include "model/try_staging.h"
 #include "temp_tree.h"
 
 namespace fs = std::filesystem;

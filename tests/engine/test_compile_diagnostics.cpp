@@ -2,10 +2,11 @@
 // 13.0 compiling the .cu files beside them (and two small others) with the workbook's options.
 #include <gtest/gtest.h>
 
-#include "engine/atomic_file.h"
-#include "engine/compile_diagnostics.h"
-#include "engine/errors.h"
-#include "engine/paths.h"
+#include "base/atomic_file.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "model/compile_diagnostics.h"
+#include "model/results_json.h"
 
 using namespace kl;
 

@@ -8,8 +8,9 @@
 #include <limits>
 #include <set>
 
-#include "engine/counters.h"
-#include "engine/results.h"
+#include "model/counters.h"
+#include "model/results.h"
+#include "model/results_json.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "engine/dtype.h"
+#include "model/dtype.h"
 
 TEST(DtypeFp8, EveryCodeDecodesAndEncodesBack) {
     for (int b = 0; b < 256; ++b) {

@@ -2,10 +2,11 @@
 // figure, hidden sizes part of `correct`), and `[step.exercise]` validated at lesson load.
 #include <gtest/gtest.h>
 
-#include "engine/errors.h"
-#include "engine/exercise.h"
-#include "engine/lesson.h"
-#include "engine/paths.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "course/exercise.h"
+#include "course/lesson.h"
+#include "model/manifest_load.h"
 #include "temp_tree.h"
 
 using namespace kl;

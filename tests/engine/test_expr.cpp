@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "engine/errors.h"
-#include "engine/expr.h"
+#include "base/errors.h"
+#include "base/expr.h"
 
 using kl::Expr;
 

@@ -4,11 +4,12 @@
 // ladders, no GPU.
 #include <gtest/gtest.h>
 
-#include "engine/errors.h"
-#include "engine/manifest.h"
-#include "engine/paths.h"
-#include "engine/run_plan.h"
-#include "engine/serve_protocol.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "model/manifest.h"
+#include "model/manifest_load.h"
+#include "model/run_plan.h"
+#include "model/serve_protocol.h"
 
 namespace {
 

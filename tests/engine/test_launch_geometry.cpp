@@ -1,11 +1,12 @@
-// Launch geometry before compiling (engine/launch_geometry.h): grid, block and dynamic shared
+// Launch geometry before compiling (model/launch_geometry.h): grid, block and dynamic shared
 // memory of the shipped manifests and of small test manifests, checked against device profiles
 // (assets/devices/*.json). No GPU, no compiler.
 #include <gtest/gtest.h>
 
-#include "engine/device_profile.h"
-#include "engine/launch_geometry.h"
-#include "engine/paths.h"
+#include "base/paths.h"
+#include "model/device_profile.h"
+#include "model/launch_geometry.h"
+#include "model/manifest_load.h"
 #include "temp_tree.h"
 
 namespace {

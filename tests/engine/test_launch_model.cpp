@@ -3,13 +3,15 @@
 // bindings that quote them (us_per_step, mode_us).
 #include <gtest/gtest.h>
 
-#include "engine/bindings.h"
-#include "engine/lesson.h"
-#include "engine/manifest.h"
-#include "engine/paths.h"
-#include "engine/results.h"
-#include "engine/run_modes.h"
-#include "engine/serve_protocol.h"
+#include "base/paths.h"
+#include "course/bindings.h"
+#include "course/lesson.h"
+#include "model/manifest.h"
+#include "model/manifest_load.h"
+#include "model/results.h"
+#include "model/results_json.h"
+#include "model/run_modes.h"
+#include "model/serve_protocol.h"
 #include "temp_tree.h"
 
 using namespace kl;

@@ -1,9 +1,10 @@
 // Lessons: the shipped ones load against the shipped ladders; broken references are refused.
 #include <gtest/gtest.h>
 
-#include "engine/errors.h"
-#include "engine/lesson.h"
-#include "engine/paths.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "course/lesson.h"
+#include "model/manifest_load.h"
 #include "temp_tree.h"
 
 namespace {

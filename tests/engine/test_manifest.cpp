@@ -1,12 +1,13 @@
 // Ladder manifests: the real ones load; broken ones fail with file, line and field.
 #include <gtest/gtest.h>
 
-#include "engine/compile_diagnostics.h"
-#include "engine/compiler.h"
-#include "engine/errors.h"
-#include "engine/manifest.h"
-#include "engine/operation.h"
-#include "engine/paths.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "gpu/compiler.h"
+#include "model/compile_diagnostics.h"
+#include "model/manifest.h"
+#include "model/manifest_load.h"
+#include "model/operation.h"
 #include "temp_tree.h"
 
 namespace {

@@ -7,11 +7,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "engine/device_profile.h"
-#include "engine/errors.h"
-#include "engine/manifest.h"
-#include "engine/occupancy.h"
-#include "engine/paths.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "model/device_profile.h"
+#include "model/manifest.h"
+#include "model/manifest_load.h"
+#include "model/occupancy.h"
 
 namespace {
 

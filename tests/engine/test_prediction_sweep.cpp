@@ -2,11 +2,11 @@
 // ranges, tied axes), as the lesson loader reads them.
 #include <gtest/gtest.h>
 
-#include "engine/lesson.h"
-#include "engine/lesson_check.h"
-#include "engine/manifest.h"
-#include "engine/prediction.h"
-#include "engine/sweep_spec.h"
+#include "course/lesson.h"
+#include "course/lesson_check.h"
+#include "course/prediction.h"
+#include "course/sweep_spec.h"
+#include "model/manifest.h"
 #include "temp_tree.h"
 
 using namespace kl;

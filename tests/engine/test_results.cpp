@@ -4,10 +4,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/atomic_file.h"
-#include "engine/errors.h"
-#include "engine/paths.h"
-#include "engine/results.h"
+#include "base/atomic_file.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "model/results.h"
+#include "model/results_json.h"
 #include "temp_tree.h"
 
 namespace {

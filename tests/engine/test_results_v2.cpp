@@ -4,10 +4,11 @@
 
 #include <filesystem>
 
-#include "engine/device_profile.h"
-#include "engine/errors.h"
-#include "engine/paths.h"
-#include "engine/results.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "model/device_profile.h"
+#include "model/results.h"
+#include "model/results_json.h"
 
 namespace {
 kl::ResultsFile with_resources() {

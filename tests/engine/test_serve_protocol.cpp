@@ -1,13 +1,14 @@
-// The runner protocol (engine/serve_protocol.h) and "run and record" without a GPU (run_plan.h):
+// The runner protocol (model/serve_protocol.h) and "run and record" without a GPU (run_plan.h):
 // every message survives its round trip through its one JSON encoding, a runner of another
 // protocol version is refused in one line naming both versions, malformed lines are answered
 // with one line naming the field, a run is resolved once (with its constraints), and every
 // failure maps to one error kind and one exit code.
 #include <gtest/gtest.h>
 
-#include "engine/errors.h"
-#include "engine/run_plan.h"
-#include "engine/serve_protocol.h"
+#include "base/errors.h"
+#include "model/manifest_load.h"
+#include "model/run_plan.h"
+#include "model/serve_protocol.h"
 #include "temp_tree.h"
 
 using nlohmann::json;

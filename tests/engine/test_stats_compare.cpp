@@ -3,10 +3,10 @@
 #include <cmath>
 #include <limits>
 
-#include "engine/compare.h"
-#include "engine/dtype.h"
-#include "engine/errors.h"
-#include "engine/stats.h"
+#include "base/errors.h"
+#include "base/stats.h"
+#include "model/compare.h"
+#include "model/dtype.h"
 
 TEST(Stats, MedianMinMaxSpread) {
     auto s = kl::summarize({5, 1, 3, 2, 4});

@@ -6,9 +6,10 @@
 
 #include <cstring>
 
-#include "engine/errors.h"
-#include "engine/manifest.h"
-#include "engine/tensor_map.h"
+#include "base/errors.h"
+#include "gpu/tensor_map.h"
+#include "model/manifest.h"
+#include "model/manifest_load.h"
 #include "temp_tree.h"
 
 namespace {

@@ -10,13 +10,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/atomic_file.h"
-#include "engine/child_exec.h"
-#include "engine/errors.h"
-#include "engine/manifest.h"
-#include "engine/operation.h"
-#include "engine/paths.h"
-#include "engine/triton_rung.h"
+#include "base/atomic_file.h"
+#include "base/child_exec.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "model/manifest.h"
+#include "model/manifest_load.h"
+#include "model/operation.h"
+#include "model/triton_rung.h"
 #include "temp_tree.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// The Triton helper's child process (app/engine/triton_child.h): what it inherits (an environment
+// The Triton helper's child process (app/model/triton_child.h): what it inherits (an environment
 // of four variables, no descriptor of ours, a private folder), its limits (time with the whole
 // process group, output), and the helper's audit hook, run by the machine's real python3 against
 // a stand-in Triton package whose compile tries what a hostile rung might make Triton do.
@@ -15,9 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/atomic_file.h"
-#include "engine/child_exec.h"
-#include "engine/triton_child.h"
+#include "base/atomic_file.h"
+#include "base/child_exec.h"
+#include "model/triton_child.h"
 #include "temp_tree.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// The rules of a Triton rung's source (app/engine/triton_source.h), both layers: the C++ check
+// The rules of a Triton rung's source (app/model/triton_source.h), both layers: the C++ check
 // that runs before any Python, and the helper's own check with Python's ast (`--check`, run with
 // the machine's python3 as the engine runs the helper). Every refusal names FILE:LINE; the
 // shipped rungs pass both with the same kernels.
@@ -11,12 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/atomic_file.h"
-#include "engine/child_exec.h"
-#include "engine/errors.h"
-#include "engine/paths.h"
-#include "engine/triton_child.h"
-#include "engine/triton_source.h"
+#include "base/atomic_file.h"
+#include "base/child_exec.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "model/triton_child.h"
+#include "model/triton_source.h"
 #include "temp_tree.h"
 
 namespace {

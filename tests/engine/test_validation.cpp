@@ -6,13 +6,15 @@
 #include <filesystem>
 #include <functional>
 
-#include "engine/atomic_file.h"
-#include "engine/bindings.h"
-#include "engine/device_card.h"
-#include "engine/json_input.h"
-#include "engine/manifest.h"
-#include "engine/paths.h"
-#include "engine/results.h"
+#include "base/atomic_file.h"
+#include "base/json_input.h"
+#include "base/paths.h"
+#include "course/bindings.h"
+#include "model/device_card.h"
+#include "model/manifest.h"
+#include "model/manifest_load.h"
+#include "model/results.h"
+#include "model/results_json.h"
 #include "temp_tree.h"
 
 namespace fs = std::filesystem;

@@ -4,10 +4,11 @@
 
 #include <filesystem>
 
-#include "engine/atomic_file.h"
-#include "engine/errors.h"
-#include "engine/paths.h"
-#include "engine/workspace.h"
+#include "base/atomic_file.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "model/manifest_load.h"
+#include "model/workspace.h"
 #include "temp_tree.h"
 
 using namespace kl;

@@ -1,4 +1,4 @@
-// Fuzz target: the compile cache's entry loader (app/engine/compile_cache.*). A cache entry is a
+// Fuzz target: the compile cache's entry loader (app/gpu/compile_cache.*). A cache entry is a
 // file anyone with the cache folder can replace: a damaged, truncated or foreign entry must be
 // refused with a clean kl::InputError (the compile then runs again), never crash or be used.
 // Every entry that is accepted must be the one its bytes encode: encoding it again gives the
@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "engine/compile_cache.h"
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "fuzz_driver.h"
+#include "gpu/compile_cache.h"
 
 namespace {
 // The key named on the input's own "key " line (so that mutations get past the key check).

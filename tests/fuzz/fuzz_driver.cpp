@@ -14,7 +14,7 @@
 #include <random>
 #include <sstream>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>

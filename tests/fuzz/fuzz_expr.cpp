@@ -1,10 +1,10 @@
-// Fuzz target: the manifest expression parser and evaluator (app/engine/expr.*), with every
+// Fuzz target: the manifest expression parser and evaluator (app/base/expr.*), with every
 // name bound to extreme values (0, -1, INT64_MIN, INT64_MAX ...).
 #include <cstdint>
 #include <limits>
 
-#include "engine/errors.h"
-#include "engine/expr.h"
+#include "base/errors.h"
+#include "base/expr.h"
 #include "fuzz_driver.h"
 
 int main(int argc, char** argv) {

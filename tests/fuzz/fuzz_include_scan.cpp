@@ -1,4 +1,4 @@
-// Fuzz target: the #include scanner (app/engine/include_scan.*), a small C++ lexer that decides
+// Fuzz target: the #include scanner (app/model/include_scan.*), a small C++ lexer that decides
 // which files a kernel source makes NVRTC read. Any text (a shared tree's .cu and .cuh files,
 // mutated) must give a list of names or a clean kl::InputError, with every line number inside
 // the text.
@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "engine/errors.h"
-#include "engine/include_scan.h"
+#include "base/errors.h"
 #include "fuzz_driver.h"
+#include "model/include_scan.h"
 
 int main(int argc, char** argv) {
     kl::fuzz::Target t;

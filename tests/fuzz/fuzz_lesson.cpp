@@ -1,12 +1,13 @@
-// Fuzz target: the lesson loader (app/engine/lesson.*) against the real ladders, with the
+// Fuzz target: the lesson loader (app/course/lesson.*) against the real ladders, with the
 // lessons' Markdown files beside the mutated lesson.toml.
 #include <string>
 
-#include "engine/errors.h"
-#include "engine/lesson.h"
-#include "engine/paths.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "course/lesson.h"
 #include "fuzz_driver.h"
 #include "fuzz_targets_common.h"
+#include "model/manifest_load.h"
 
 namespace {
 std::string g_dir;

@@ -1,12 +1,13 @@
-// Fuzz target: the ladder manifest loader (app/engine/manifest.*) and what runs on a loaded
+// Fuzz target: the ladder manifest loader (app/model/manifest.*) and what runs on a loaded
 // ladder before any GPU work: parameter ranges, defaults, constraints, launch geometry.
 #include <string>
 
-#include "engine/errors.h"
-#include "engine/manifest.h"
-#include "engine/paths.h"
+#include "base/errors.h"
+#include "base/paths.h"
 #include "fuzz_driver.h"
 #include "fuzz_targets_common.h"
+#include "model/manifest.h"
+#include "model/manifest_load.h"
 
 namespace {
 std::string g_dir;

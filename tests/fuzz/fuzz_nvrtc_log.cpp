@@ -1,14 +1,15 @@
-// Fuzz target: the NVRTC log parser (app/engine/compile_diagnostics.*) and the exercise goal
-// parser (app/engine/exercise.*). A log is the compiler's text about the learner's own file, so
+// Fuzz target: the NVRTC log parser (app/model/compile_diagnostics.*) and the exercise goal
+// parser (app/course/exercise.*). A log is the compiler's text about the learner's own file, so
 // any line of it may hold anything the learner typed; a goal is lesson data. Neither may crash,
 // and every diagnostic must survive the runner protocol's JSON round trip.
 #include <cstdio>
 #include <cstdlib>
 
-#include "engine/compile_diagnostics.h"
-#include "engine/errors.h"
-#include "engine/exercise.h"
+#include "base/errors.h"
+#include "course/exercise.h"
 #include "fuzz_driver.h"
+#include "model/compile_diagnostics.h"
+#include "model/results_json.h"
 
 int main(int argc, char** argv) {
     kl::fuzz::Target t;

@@ -1,11 +1,12 @@
-// Fuzz target: the results reader (app/engine/results.*, json_input.*): parse with the depth
+// Fuzz target: the results reader (app/model/results.*, json_input.*): parse with the depth
 // limit, read every field typed, and write the result back out (the round trip every export
 // and the window's results store do).
 #include <string>
 
-#include "engine/json_input.h"
-#include "engine/results.h"
+#include "base/json_input.h"
 #include "fuzz_driver.h"
+#include "model/results.h"
+#include "model/results_json.h"
 
 int main(int argc, char** argv) {
     kl::fuzz::Target t;

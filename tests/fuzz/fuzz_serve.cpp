@@ -1,4 +1,4 @@
-// Fuzz target: both ends of the runner protocol (engine/serve_protocol.h) without a GPU. Each
+// Fuzz target: both ends of the runner protocol (model/serve_protocol.h) without a GPU. Each
 // input is a session of lines: the `kladder serve` loop (app/cli/cmd_serve.cpp) must answer every
 // line and end normally (replies go to /dev/null), and the window's decoder of runner lines must
 // read or refuse each one without throwing.
@@ -6,10 +6,10 @@
 #include <sstream>
 #include <string>
 
+#include "base/errors.h"
 #include "cli/serve.h"
-#include "engine/errors.h"
-#include "engine/serve_protocol.h"
 #include "fuzz_driver.h"
+#include "model/serve_protocol.h"
 
 namespace {
 FILE* g_out = nullptr;

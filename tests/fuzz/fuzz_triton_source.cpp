@@ -1,4 +1,4 @@
-// Fuzz target: the check of a Triton rung's source (app/engine/triton_source.*), the first layer
+// Fuzz target: the check of a Triton rung's source (app/model/triton_source.*), the first layer
 // between a shared tree and Python. Any bytes must give a verdict: the kernels, or one
 // kl::InputError line "f.py:LINE: ..." with no control character in it (the line reaches a
 // terminal). The corpus is the shipped rungs (kernels/*/*.py); the dictionary holds what Python's
@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "engine/errors.h"
-#include "engine/triton_source.h"
+#include "base/errors.h"
 #include "fuzz_driver.h"
+#include "model/triton_source.h"
 
 namespace {
 

@@ -2,9 +2,10 @@
 // context for the whole program and the matmul manifest, loaded once.
 #pragma once
 
-#include "engine/gpu_context.h"
-#include "engine/paths.h"
-#include "engine/runner.h"
+#include "base/paths.h"
+#include "gpu/gpu_context.h"
+#include "gpu/runner.h"
+#include "model/manifest_load.h"
 
 namespace kl_test {
 

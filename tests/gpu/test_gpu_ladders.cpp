@@ -4,13 +4,14 @@
 
 #include <map>
 
-#include "engine/calibration.h"
-#include "engine/device_profile.h"
-#include "engine/errors.h"
-#include "engine/gpu_context.h"
-#include "engine/paths.h"
-#include "engine/runner.h"
 #include "../engine/temp_tree.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "gpu/calibration.h"
+#include "gpu/gpu_context.h"
+#include "gpu/runner.h"
+#include "model/device_profile.h"
+#include "model/manifest_load.h"
 
 namespace {
 

@@ -6,9 +6,10 @@
 
 #include <map>
 
-#include "engine/gpu_context.h"
-#include "engine/paths.h"
-#include "engine/runner.h"
+#include "base/paths.h"
+#include "gpu/gpu_context.h"
+#include "gpu/runner.h"
+#include "model/manifest_load.h"
 
 namespace {
 

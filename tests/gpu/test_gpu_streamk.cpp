@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/device_profile.h"
 #include "gpu_matmul_support.h"
+#include "model/device_profile.h"
 
 namespace {
 

@@ -7,11 +7,12 @@
 
 #include <map>
 
-#include "engine/errors.h"
-#include "engine/gpu_context.h"
-#include "engine/paths.h"
-#include "engine/runner.h"
-#include "engine/triton_rung.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "gpu/gpu_context.h"
+#include "gpu/runner.h"
+#include "model/manifest_load.h"
+#include "model/triton_rung.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// A test double of `kladder serve` (protocol: engine/serve_protocol.h, whose encoders and
+// A test double of `kladder serve` (protocol: model/serve_protocol.h, whose encoders and
 // decoders it uses, so it always speaks the current version unless told otherwise) for the
 // GUI's runner tests on machines without a GPU. It says it has a device, answers run requests
 // after a delay with records whose numbers are made up from the request (marked "fake runner"
@@ -6,7 +6,7 @@
 // measurements), and can crash or hang on a chosen request. A request with options.counters
 // gets a counters_note that says counters were asked for (and none read).
 //
-// A learner's rung (engine/workspace.h) is compiled for real with NVRTC (no GPU needed) before the
+// A learner's rung (model/workspace.h) is compiled for real with NVRTC (no GPU needed) before the
 // made-up numbers, so that a compile error comes back as the real runner's record would carry it
 // (error_kind "compile", NVRTC's first message naming the learner's file and line) with the
 // parsed diagnostics (protocol 3).
@@ -37,15 +37,16 @@
 #include <string>
 #include <thread>
 
-#include "engine/compile_diagnostics.h"
-#include "engine/compiler.h"
-#include "engine/errors.h"
-#include "engine/manifest.h"
-#include "engine/paths.h"
-#include "engine/results.h"
-#include "engine/run_plan.h"
-#include "engine/workspace.h"
-#include "engine/serve_protocol.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "gpu/compiler.h"
+#include "model/compile_diagnostics.h"
+#include "model/manifest.h"
+#include "model/manifest_load.h"
+#include "model/results.h"
+#include "model/run_plan.h"
+#include "model/serve_protocol.h"
+#include "model/workspace.h"
 
 namespace {
 

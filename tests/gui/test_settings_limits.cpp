@@ -10,7 +10,7 @@
 #include <fstream>
 #include <future>
 
-#include "engine/errors.h"
+#include "base/errors.h"
 #include "gui/settings.h"
 
 namespace fs = std::filesystem;

@@ -10,12 +10,12 @@
 #include <limits>
 
 #include "../engine/temp_tree.h"
-#include "engine/atomic_file.h"
-#include "engine/confined_path.h"
-#include "engine/errors.h"
-#include "engine/expr.h"
-#include "engine/file_set.h"
-#include "engine/json_input.h"
+#include "base/atomic_file.h"
+#include "base/confined_path.h"
+#include "base/errors.h"
+#include "base/expr.h"
+#include "base/file_set.h"
+#include "base/json_input.h"
 #include "plot/layout.h"
 
 namespace fs = std::filesystem;

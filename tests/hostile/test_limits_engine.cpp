@@ -11,15 +11,16 @@
 #include <vector>
 
 #include "../engine/temp_tree.h"
-#include "engine/atomic_file.h"
-#include "engine/bindings.h"
-#include "engine/device_card.h"
-#include "engine/device_profile.h"
-#include "engine/errors.h"
-#include "engine/lesson.h"
-#include "engine/lesson_check.h"
-#include "engine/manifest.h"
-#include "engine/prediction.h"
+#include "base/atomic_file.h"
+#include "base/errors.h"
+#include "course/bindings.h"
+#include "course/lesson.h"
+#include "course/lesson_check.h"
+#include "course/prediction.h"
+#include "model/device_card.h"
+#include "model/device_profile.h"
+#include "model/manifest.h"
+#include "model/manifest_load.h"
 
 namespace {
 

@@ -10,15 +10,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/errors.h"
-#include "engine/paths.h"
+#include "../plot/csv_test_reader.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "model/manifest_load.h"
 #include "plot/csv_export.h"
-#include "plot/svg_writer.h"
 #include "plot/figure_scene.h"
 #include "plot/layout.h"
+#include "plot/svg_writer.h"
 #include "plot/theme.h"
 #include "report/figure_request.h"
-#include "../plot/csv_test_reader.h"
 
 using namespace kl;
 using namespace kl::report;

@@ -1,10 +1,10 @@
-// The figure vocabulary (engine/figure_vocabulary.h) and the one builder both the window and
+// The figure vocabulary (course/figure_vocabulary.h) and the one builder both the window and
 // export draw through (report::build_figure): names, which metric fits which plot, the default
 // rule, and that a request picks the builder and metric from them.
 #include <gtest/gtest.h>
 
-#include "engine/errors.h"
-#include "engine/figure_vocabulary.h"
+#include "base/errors.h"
+#include "course/figure_vocabulary.h"
 #include "report/figure_request.h"
 
 using namespace kl;

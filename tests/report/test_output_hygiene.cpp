@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/file_set.h"
-#include "engine/printable.h"
+#include "base/file_set.h"
+#include "base/printable.h"
 #include "plot/csv_export.h"
 #include "report/handout.h"
 #include "report/markdown_text.h"

@@ -12,9 +12,12 @@
 #include <regex>
 #include <sstream>
 
-#include "engine/errors.h"
-#include "engine/lesson.h"
-#include "engine/paths.h"
+#include "../plot/csv_test_reader.h"
+#include "base/errors.h"
+#include "base/paths.h"
+#include "course/lesson.h"
+#include "model/manifest_load.h"
+#include "model/results_json.h"
 #include "plot/csv_export.h"
 #include "plot/ticks.h"
 #include "report/figure_files.h"
@@ -22,7 +25,6 @@
 #include "report/figures.h"
 #include "report/handout.h"
 #include "report/lesson_export.h"
-#include "../plot/csv_test_reader.h"
 
 namespace fs = std::filesystem;
 using namespace kl;

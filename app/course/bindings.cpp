@@ -1,0 +1,451 @@
+// Bound values: sources (recordings, live runs, device cards and peers), the runs a binding
+// picks, and rendering. Parsing and formatting bindings: bindings_text.cpp.
+// [SECTION] index: sources / runs / device cards and peers / render
+#include "course/bindings.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "base/atomic_file.h"
+#include "base/errors.h"
+#include "base/json_input.h"
+#include "base/paths.h"
+#include "model/device_card.h"
+#include "model/dtype.h"
+#include "model/operation.h"
+#include "model/results_json.h"
+#include "model/run_modes.h"
+
+namespace fs = std::filesystem;
+
+namespace kl {
+
+std::string BoundValue::source_line() const {
+    if (!ok) return "unresolved: " + error;
+    // Files under the data root by their path in the checkout: "assets/recorded/h100_....json".
+    std::string o = origin, root = data_root() + "/";
+    if (o.compare(0, root.size(), root) == 0) o = o.substr(root.size());
+    return device + ", " + date + ", " + o + (what.empty() ? "" : ": " + what);
+}
+
+// [SECTION] Sources
+
+void NumberSources::load_recorded(const std::string& recorded_dir, std::vector<std::string>* errors, bool results) {
+    std::error_code ec;
+    auto json_files = [&](const fs::path& dir) {
+        std::vector<std::string> out;
+        for (const auto& e : fs::directory_iterator(dir, ec))
+            if (e.is_regular_file() && e.path().extension() == ".json") out.push_back(e.path().string());
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    for (const auto& f : results ? json_files(recorded_dir) : std::vector<std::string>()) {
+        try {
+            add_recorded(load_results(f), f);
+        } catch (const Error& e) {
+            if (errors) errors->push_back(e.what());
+        }
+    }
+    for (const auto& f : json_files(fs::path(recorded_dir) / "peers")) {
+        try {
+            nlohmann::json j = parse_json_limited(read_file(f), f);
+            if (!j.is_array()) throw InputError(f + ": expected an array of peer figures");
+            PeerFile p{f, "", "", j};
+            for (const auto& e : j)
+                if (e.is_object() && e.value("what", "") == "device" && e.contains("name") && e["name"].is_string())
+                    p.device = e["name"].get<std::string>();
+            static const std::regex date_re("[0-9]{4}-[0-9]{2}-[0-9]{2}");
+            std::smatch m;
+            std::string stem = fs::path(f).stem().string();
+            if (std::regex_search(stem, m, date_re)) p.date = m.str();
+            if (p.device.empty() || p.date.empty())
+                throw InputError(f + ": a peer file needs a {\"what\": \"device\"} entry and a date in its name");
+            peers_.push_back(std::move(p));
+        } catch (const nlohmann::json::exception& e) {
+            if (errors) errors->push_back(f + ": not JSON: " + e.what());
+        } catch (const Error& e) {
+            if (errors) errors->push_back(e.what());
+        }
+    }
+    // Newest session first: names sort by date, then run2, run3 after the day's first; the
+    // preferred device's sessions before any other's.
+    std::reverse(peers_.begin(), peers_.end());
+    std::stable_partition(peers_.begin(), peers_.end(),
+                          [&](const PeerFile& p) { return p.device == preferred_device_; });
+    for (const auto& f : json_files(fs::path(recorded_dir) / "cards")) {
+        try {
+            add_card(load_device_card(f));
+        } catch (const Error& e) {
+            if (errors) errors->push_back(e.what());
+        }
+    }
+}
+
+void NumberSources::add_recorded(ResultsFile file, const std::string& origin) {
+    std::string device = file.device ? file.device->name : "unknown device";
+    if (preferred_device_.empty() && file.device) preferred_device_ = device;
+    files_.emplace_back(origin, std::move(file));
+    const ResultsFile& f = files_.back().second;
+    for (const auto& r : f.runs) add_run(r, false, device, f.created, origin);
+}
+
+void NumberSources::add_run(const RunRecord& run, bool live, const std::string& device, const std::string& created,
+                            const std::string& origin) {
+    (live ? live_ : recorded_).push_back({&run, live, device, created, origin});
+    if (!live) recorded_sorted_ = false;
+}
+
+void NumberSources::set_live_calibration(const Calibration& c, const std::string& device, const std::string& origin) {
+    live_calibration_ = c;
+    live_device_ = device;
+    live_calibration_origin_ = origin;
+}
+
+// A ladder may mix operations (mlp's qkv rungs have no axis F): a run records only the size axes
+// of its own operation, so a binding asks for those.
+static std::map<std::string, int64_t> own_axes(const Rung& rung, const std::map<std::string, int64_t>& sizes) {
+    const Operation* op = find_operation(rung.operation);
+    if (!op) return sizes;
+    std::map<std::string, int64_t> own;
+    for (const auto& axis : op->size_axes())
+        if (sizes.count(axis.name)) own[axis.name] = sizes.at(axis.name);
+    return own;
+}
+
+BoundValue NumberSources::resolve(const Binding& b) const {
+    if (b.target == "device") return resolve_device(b);
+    if (b.target.rfind("peer/", 0) == 0) return resolve_peer(b);
+    return resolve_run(b);
+}
+
+// [SECTION] Runs
+
+namespace {
+
+struct RunMetric {
+    const char* name;
+    const char* unit;
+};
+const RunMetric kRunMetrics[] = {{"ms", "ms"},
+                                 {"us", "µs"},
+                                 {"min_ms", "ms"},
+                                 {"gbps", "GB/s"},
+                                 {"tbps", "TB/s"},
+                                 {"tflops", "TFLOP/s"},
+                                 {"gflops", "GFLOP/s"},
+                                 {"pct_copy", "%"},
+                                 {"pct_gemm", "%"},
+                                 {"pct_reference", "%"},
+                                 {"spread", "%"},
+                                 {"rel_l2", ""},
+                                 {"max_abs", ""},
+                                 {"peak_gib", "GiB"},
+                                 {"peak_mib", "MiB"},
+                                 {"dram_gb", "GB"},
+                                 {"blocks_per_us", "blocks/µs"},
+                                 {"mode_ms", "ms"},
+                                 {"mode_us", "µs"},
+                                 {"us_per_step", "µs"},
+                                 {"clock_mhz", "MHz"},
+                                 {"kernel1_ms", "ms"},
+                                 {"traced_ms", "ms"}};
+
+// The metric's value from a run, or nullopt when the run does not carry it.
+std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64_t blocks) {
+    const TimingStats* t = r.timing ? &*r.timing : nullptr;
+    if (m == "ms" && t) return t->median_ms;
+    if (m == "us" && t) return t->median_ms * 1e3;
+    if (m == "min_ms" && t) return t->min_ms;
+    if (m == "spread" && t) return t->rel_spread * 100;
+    if (m == "gbps" && r.gbps > 0) return r.gbps;
+    if (m == "tbps" && r.gbps > 0) return r.gbps / 1e3;
+    if (m == "tflops" && r.tflops > 0) return r.tflops;
+    if (m == "gflops" && r.tflops > 0) return r.tflops * 1e3;
+    if (m == "pct_copy") return r.pct_copy;
+    if (m == "pct_gemm") return r.pct_gemm;
+    if (m == "pct_reference") return r.pct_reference;
+    if (m == "rel_l2" && r.correctness) return r.correctness->rel_l2;
+    if (m == "max_abs" && r.correctness) return r.correctness->max_abs;
+    if (m == "peak_gib" && r.peak_memory_bytes) return *r.peak_memory_bytes / double(1 << 30);
+    if (m == "peak_mib" && r.peak_memory_bytes) return *r.peak_memory_bytes / double(1 << 20);
+    if (m == "dram_gb" && r.counters.is_object() && r.counters.contains("dram_bytes") &&
+        r.counters["dram_bytes"].is_number())
+        return r.counters["dram_bytes"].get<double>() / 1e9;
+    if (m == "blocks_per_us" && t && blocks > 0 && t->median_ms > 0) return blocks / (t->median_ms * 1e3);
+    // [modes] the figure the run's measuring mistake gave (run_modes.h), beside `ms`/`us`
+    if (m == "mode_ms" && r.mode_timing) return r.mode_timing->median_ms;
+    if (m == "mode_us" && r.mode_timing) return r.mode_timing->median_ms * 1e3;
+    // [clock] the SM clock probed right after the timed repetitions (lesson 0: the power cap)
+    if (m == "clock_mhz" && r.clock && r.clock->after_mhz > 0) return r.clock->after_mhz;
+    // [timeline] the traced repetition (after timing, at the clock it found): the first kernel's
+    // own time, and all kernels' summed
+    const Timeline* tl = r.timeline ? &*r.timeline : nullptr;
+    if (m == "kernel1_ms" && tl && !tl->kernels.empty()) return tl->kernels.front().duration_us() / 1e3;
+    if (m == "traced_ms" && tl && tl->kernel_sum_ms > 0) return tl->kernel_sum_ms;
+    // [launch] time per dependent step of the launch ladder (its `steps` size axis)
+    if (auto st = r.sizes.find("steps"); m == "us_per_step" && t && st != r.sizes.end() && st->second > 0)
+        return t->median_ms * 1e3 / double(st->second);
+    return std::nullopt;
+}
+
+std::string describe_run(const RunRecord& r) {
+    std::string s = r.rung;
+    for (const auto& [k, v] : r.params) s += " " + k + "=" + std::to_string(v);
+    std::string sz;
+    for (const auto& [k, v] : r.sizes) sz += (sz.empty() ? "" : ",") + k + "=" + std::to_string(v);
+    return s + " · " + sz + " · " + r.dtype + " · " + r.l2 + " L2";
+}
+
+std::string stem_of(const std::string& path) { return fs::path(path).stem().string(); }
+
+// Every key of `want` is in `have` with the same value.
+bool holds_all(const std::map<std::string, int64_t>& have, const std::map<std::string, int64_t>& want) {
+    for (const auto& [k, n] : want) {
+        auto it = have.find(k);
+        if (it == have.end() || it->second != n) return false;
+    }
+    return true;
+}
+
+// As holds_all for parameters, except that a run recorded before a parameter was added to its
+// rung does not list it: it ran the code the parameter's default keeps (a new parameter's default
+// is the old behaviour), so it matches that default and no other value.
+bool holds_params(const std::map<std::string, int64_t>& have, const std::map<std::string, int64_t>& want,
+                  const std::map<std::string, int64_t>& defaults) {
+    for (const auto& [k, n] : want) {
+        auto it = have.find(k);
+        if (it != have.end() ? it->second != n : defaults.count(k) == 0 || defaults.at(k) != n) return false;
+    }
+    return true;
+}
+
+// What a recorded run that does not list a parameter ran with: the value the manifest names as
+// `before` (a default changed since), else the default (docs/formats.md, section 3).
+std::map<std::string, int64_t> unlisted_params(const Rung& rung) {
+    std::map<std::string, int64_t> out;
+    for (const auto& p : rung.params) out[p.name] = p.before.value_or(p.default_value);
+    return out;
+}
+
+}  // namespace
+
+BoundValue NumberSources::resolve_run(const Binding& b) const {
+    BoundValue v;
+    auto fail = [&](const std::string& why) {
+        v.error = why;
+        return v;
+    };
+    size_t slash = b.target.find('/');
+    std::string ladder_id = b.target.substr(0, slash), rung_id = b.target.substr(slash + 1);
+    if (!ladders_) return fail("no ladders loaded");
+    const Ladder* L = nullptr;
+    for (const auto& l : *ladders_)
+        if (l.id == ladder_id) L = &l;
+    if (!L) return fail("unknown ladder '" + ladder_id + "'");
+    const Rung* R = L->find_rung(rung_id);
+    if (!R) return fail("ladder " + ladder_id + " has no rung '" + rung_id + "'");
+    const RunMetric* metric = nullptr;
+    for (const auto& m : kRunMetrics)
+        if (b.metric == m.name) metric = &m;
+    if (!metric) {
+        std::string names;
+        for (const auto& m : kRunMetrics) names += std::string(names.empty() ? "" : ", ") + m.name;
+        return fail("unknown metric '" + b.metric + "' (" + names + ")");
+    }
+    // What is wanted: the rung's defaults, overridden by the binding's keys.
+    std::map<std::string, int64_t> sizes = own_axes(*R, {L->default_sizes.begin(), L->default_sizes.end()}), params;
+    for (const auto& p : R->params) params[p.name] = p.default_value;
+    const std::map<std::string, int64_t> defaults = unlisted_params(*R);
+    const std::vector<DType>& dts = R->dtypes.empty() ? L->dtypes : R->dtypes;
+    std::string dtype = dts.empty() ? "fp32" : to_string(dts.front()), l2 = "cold", from, mode;
+    int64_t blocks = 0;
+    for (const auto& [k, val] : b.keys) {
+        if (k == "dtype") {
+            dtype = val;
+        } else if (k == "l2") {
+            if (val != "cold" && val != "warm") return fail("l2 must be cold or warm, not '" + val + "'");
+            l2 = val;
+        } else if (k == "mode") {  // [modes] a run that measured this mistake beside its timing
+            if (!parse_run_mode(val) || val.empty())
+                return fail("mode must be " + run_mode_names() + ", not '" + val + "'");
+            mode = val;
+        } else if (k == "from") {
+            from = val;
+        } else if (k == "blocks") {  // for blocks_per_us: how many blocks the launch had
+            auto n = parse_bound_int(val);
+            if (!n || *n <= 0) return fail("blocks: '" + val + "' is not a positive integer");
+            blocks = *n;
+        } else {
+            auto n = parse_bound_int(val);
+            if (!n) return fail(k + ": '" + val + "' is not an integer (or 2^K)");
+            if (sizes.count(k))
+                sizes[k] = *n;
+            else if (params.count(k))
+                params[k] = *n;
+            else
+                return fail("'" + k + "' is neither a size axis of " + ladder_id + " nor a parameter of " + rung_id);
+        }
+    }
+    if (b.metric == "blocks_per_us" && blocks == 0) return fail("blocks_per_us needs blocks=N");
+    if (!recorded_sorted_) {  // the preferred device's first, then newest first; a tie keeps file order
+        std::stable_sort(recorded_.begin(), recorded_.end(), [&](const Run& a, const Run& b) {
+            const bool pa = a.device == preferred_device_, pb = b.device == preferred_device_;
+            return pa != pb ? pa : a.created > b.created;
+        });
+        recorded_sorted_ = true;
+    }
+    auto matches = [&](const Run& run) {
+        const RunRecord& r = *run.record;
+        if (r.ladder != ladder_id || r.rung != rung_id || r.dtype != dtype || r.l2 != l2) return false;
+        if (!mode.empty() && r.mode != mode) return false;
+        if (!r.error_kind.empty() || !r.timing) return false;
+        if (!from.empty() && (run.live || stem_of(run.origin) != from)) return false;
+        return holds_all(r.sizes, sizes) && holds_params(r.params, params, defaults);
+    };
+    const Run* found = nullptr;
+    for (auto it = live_.rbegin(); it != live_.rend() && !found; ++it)
+        if (matches(*it)) found = &*it;
+    for (const auto& run : recorded_)
+        if (!found && matches(run)) found = &run;
+    if (!found) {
+        std::string want;
+        for (const auto& [k, n] : params) want += " " + k + "=" + std::to_string(n);
+        for (const auto& [k, n] : sizes) want += " " + k + "=" + std::to_string(n);
+        return fail("no successful run of " + b.target + " with" + want + " " + dtype + " " + l2 + " L2" +
+                    (from.empty() ? "" : " in " + from));
+    }
+    std::optional<double> x = run_metric(*found->record, b.metric, blocks);
+    if (!x) return fail("the run of " + b.target + " in " + found->origin + " has no " + b.metric);
+    v.ok = true;
+    v.value = *x;
+    v.unit = metric->unit;
+    v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
+    v.live = found->live;
+    v.device = found->device;
+    v.date = found->created.substr(0, 10);
+    v.origin = found->origin;
+    v.what = describe_run(*found->record);
+    return v;
+}
+
+// [SECTION] Device cards and peers
+
+BoundValue NumberSources::resolve_device(const Binding& b) const {
+    BoundValue v;
+    std::string card_name;
+    for (const auto& [k, val] : b.keys) {
+        if (k != "card") return v.error = "device bindings take only card=NAME, not '" + k + "'", v;
+        card_name = val;
+    }
+    // The learner's own calibration, when there is one, for what a calibration measures.
+    static const std::map<std::string, double Calibration::*> calibrated = {
+        {"copy_gbps", &Calibration::copy_gbps},
+        {"sgemm_tflops", &Calibration::sgemm_tflops},
+        {"bf16_tflops", &Calibration::bf16_tflops}};
+    auto cal = calibrated.find(b.metric);
+    if (card_name.empty() && live_calibration_ && cal != calibrated.end() && (*live_calibration_).*(cal->second) > 0) {
+        v.ok = true;
+        v.value = (*live_calibration_).*(cal->second);
+        v.unit = b.metric == "copy_gbps" ? "GB/s" : "TFLOP/s";
+        v.live = true;
+        v.device = live_device_;
+        v.date = live_calibration_->measured_at.substr(0, 10);
+        v.origin = live_calibration_origin_;
+        v.what = b.metric + " calibrated on this device";
+        v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
+        return v;
+    }
+    const DeviceCard* card = nullptr;
+    for (const auto& c : cards_)
+        if (card_name.empty() ? c.device == preferred_device_
+                              : stem_of(c.path) == card_name || device_slug(c.device) == card_name)
+            card = &c;
+    if (!card && card_name.empty() && cards_.size() == 1) card = &cards_.front();
+    if (!card && card_name.empty() && cards_.size() > 1)
+        return v.error = "several device cards and none of the preferred device: name one with card=NAME", v;
+    if (!card)
+        return v.error = card_name.empty() ? "no device card (run kladder make-cards)" : "no card '" + card_name + "'",
+               v;
+    const nlohmann::json& vals = card->doc["values"];
+    if (!vals.contains(b.metric)) {
+        std::string names;
+        for (const auto& [k, x] : vals.items()) names += (names.empty() ? "" : ", ") + k;
+        return v.error = "card " + stem_of(card->path) + " has no '" + b.metric + "' (" + names + ")", v;
+    }
+    const nlohmann::json& e = vals[b.metric];
+    v.ok = true;
+    v.value = e["value"].get<double>();
+    v.unit = e["unit"].get<std::string>();
+    v.device = card->device;
+    v.date = card->date;
+    v.origin = card->path;
+    v.what = e.contains("what") && e["what"].is_string() ? e["what"].get<std::string>() : b.metric;
+    v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
+    return v;
+}
+
+BoundValue NumberSources::resolve_peer(const Binding& b) const {
+    BoundValue v;
+    std::string what = b.target.substr(5), from;
+    static const std::map<std::string, std::string> units = {
+        {"gbps", "GB/s"}, {"ms", "ms"}, {"us", "µs"}, {"tflops", "TFLOP/s"}, {"extra_gib", "GiB"}};
+    auto unit = units.find(b.metric);
+    if (unit == units.end())
+        return v.error = "peer metric '" + b.metric + "' is not gbps, ms, us, tflops or extra_gib", v;
+    std::string field = b.metric == "us" ? "ms" : b.metric;  // peers record ms
+    auto key_matches = [](const nlohmann::json& x, const std::string& want) {
+        if (x.is_boolean()) return (want == "1" || want == "true") == x.get<bool>();
+        if (x.is_number_integer()) return parse_bound_int(want) == std::optional<int64_t>(x.get<int64_t>());
+        if (x.is_string()) return x.get<std::string>() == want;
+        return false;
+    };
+    for (const auto& [k, val] : b.keys)
+        if (k == "from") from = val;
+    for (const auto& p : peers_) {
+        if (!from.empty() && stem_of(p.path) != from) continue;
+        for (const auto& e : p.entries) {
+            if (!e.is_object() || e.value("what", "") != what) continue;
+            bool all = true;
+            for (const auto& [k, val] : b.keys)
+                if (k != "from" && (!e.contains(k) || !key_matches(e[k], val))) all = false;
+            if (!all || !e.contains(field) || !e[field].is_number()) continue;
+            v.ok = true;
+            v.value = e[field].get<double>() * (b.metric == "us" ? 1e3 : 1);
+            v.unit = unit->second;
+            v.device = p.device;
+            v.date = p.date;
+            v.origin = p.path;
+            v.what = "peer " + e.dump();
+            v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
+            return v;
+        }
+    }
+    return v.error = "no peer figure '" + what + "' with those keys" + (from.empty() ? "" : " in " + from), v;
+}
+
+// [SECTION] Render
+
+std::string NumberSources::render(const std::string& text, std::vector<BoundValue>* values,
+                                  const std::function<std::string(const BoundValue&)>& wrap) const {
+    std::vector<Binding> bs = find_bindings(text, nullptr);
+    std::string out;
+    size_t at = 0;
+    for (const auto& b : bs) {
+        out += text.substr(at, b.begin - at);
+        BoundValue v = resolve(b);
+        if (!v.ok) {
+            v.shown = "[unresolved: " + b.source + "]";
+            v.error = "`{{ " + b.source + " }}`: " + v.error;
+        }
+        out += wrap ? wrap(v) : v.shown;
+        if (values) values->push_back(v);
+        at = b.end;
+    }
+    return out + text.substr(at);
+}
+
+}  // namespace kl

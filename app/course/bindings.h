@@ -1,0 +1,132 @@
+// Bound numbers: a lesson quotes a measured quantity as `{{ TARGET METRIC KEY=VALUE ... }}`
+// instead of typing it, and the workbook fills it in from results: the learner's live runs
+// first, else the recordings under assets/recorded/. Every value carries where it came from
+// (device, date, file or live run), which the window shows on hover and handouts list.
+// Grammar and the list of metrics: docs/formats.md ("Bound numbers"). No CUDA, no UI.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/device_card.h"
+#include "model/manifest.h"
+#include "model/results.h"
+
+namespace kl {
+
+// One `{{ ... }}` of a text, parsed.
+struct Binding {
+    size_t begin = 0, end = 0;                              // byte offsets of "{{" and one past "}}" in the text
+    std::string source;                                     // the text between the braces, trimmed (for messages)
+    std::string target;                                     // "ladder/rung", "device" or "peer/WHAT"
+    std::string metric;                                     // "gbps", "ms", "copy_gbps", ...
+    std::vector<std::pair<std::string, std::string>> keys;  // KEY=VALUE in order
+    bool bare = false;                                      // "| bare": the number without its unit
+    int decimals = -1;                                      // "| .N": N decimals (else 3 significant digits)
+};
+
+// Every binding of `text`. A malformed one is not returned; its problem is appended to
+// `errors` as "`{{ ... }}`: <problem>".
+std::vector<Binding> find_bindings(const std::string& text, std::vector<std::string>* errors);
+
+// A number with the run it came from.
+struct BoundValue {
+    bool ok = false;
+    std::string error;  // why it did not resolve (when !ok)
+    double value = 0;
+    std::string unit;                 // "GB/s", "ms", "TFLOP/s", "%", "" ...
+    std::string shown;                // "2,777 GB/s", as the text shows it
+    bool live = false;                // from the learner's own run in this session
+    std::string device;               // "NVIDIA H100 80GB HBM3"
+    std::string date;                 // "2026-11-22"
+    std::string origin;               // "assets/recorded/h100_elementwise.json", or "your run"
+    std::string what;                 // the run: "vector_add TPB=256 EPT=1 · n=268435456 · fp32 · cold L2"
+    std::string source_line() const;  // "NVIDIA H100 80GB HBM3, 2026-11-22, h100_elementwise.json: vector_add ..."
+};
+
+// Everything bindings resolve against. Live runs are searched first (newest first), then
+// recorded files (newest `created` first); peers and cards have their own lists.
+class NumberSources {
+  public:
+    explicit NumberSources(const std::vector<Ladder>* ladders) : ladders_(ladders) {}
+    // Reads <recorded_dir>/*.json (results), peers/*.json and cards/*.json. Files that do not
+    // load are appended to `errors` (one line each) and skipped.
+    void load_recorded(const std::string& recorded_dir, std::vector<std::string>* errors) {
+        load_recorded(recorded_dir, errors, true);
+    }
+    // `results = false` reads only peers/ and cards/ (the window has the results already).
+    void load_recorded(const std::string& recorded_dir, std::vector<std::string>* errors, bool results);
+    void add_recorded(ResultsFile file, const std::string& origin);
+    // One run: a live one (`created` is when it ran), or one of a recorded file's. The record is
+    // not copied: it must outlive this object (the window's ResultsStore keeps its runs in a deque).
+    void add_run(const RunRecord& run, bool live, const std::string& device, const std::string& created,
+                 const std::string& origin);
+    // A live run, copied.
+    void add_live(const RunRecord& run, const std::string& device, const std::string& date) {
+        owned_.push_back(run);
+        add_run(owned_.back(), true, device, date, "your run");
+    }
+    // `origin` names it in source lines ("your calibration", or the results file it came from).
+    void set_live_calibration(const Calibration& c, const std::string& device,
+                              const std::string& origin = "your calibration");
+    void add_card(DeviceCard card) { cards_.push_back(std::move(card)); }
+    // The device whose card and runs answer first (the first recorded file's, unless set): the
+    // window sets it from its results store, whose runs it adds one by one with add_run.
+    void set_preferred_device(const std::string& device) { preferred_device_ = device; }
+
+    BoundValue resolve(const Binding& b) const;
+    // `text` with each binding replaced by its shown value (or "[unresolved: ...]"); the values
+    // in order of appearance go to `values` when given. `wrap`, when set, turns the shown text
+    // and its value into what is inserted (the window makes a link carrying the source).
+    std::string render(const std::string& text, std::vector<BoundValue>* values = nullptr,
+                       const std::function<std::string(const BoundValue&)>& wrap = nullptr) const;
+
+    const std::vector<DeviceCard>& cards() const { return cards_; }
+    const RecordedFiles& recorded() const { return files_; }
+
+  private:
+    struct Run {
+        const RunRecord* record = nullptr;
+        bool live = false;
+        std::string device, created, origin;
+    };
+    struct PeerFile {
+        std::string path, device, date;
+        nlohmann::json entries;
+    };
+    BoundValue resolve_run(const Binding& b) const;
+    BoundValue resolve_device(const Binding& b) const;
+    BoundValue resolve_peer(const Binding& b) const;
+
+    const std::vector<Ladder>* ladders_;
+    std::vector<Run> live_;              // newest last
+    mutable std::vector<Run> recorded_;  // newest recording first once sorted (sorted on first use)
+    mutable bool recorded_sorted_ = true;
+    RecordedFiles files_;          // a deque: runs point into it
+    std::deque<RunRecord> owned_;  // live runs added by copy
+    std::vector<PeerFile> peers_;
+    std::vector<DeviceCard> cards_;
+    std::optional<Calibration> live_calibration_;
+    std::string live_device_, live_calibration_origin_;
+    // The device the lessons are written against: the first recorded results file's (files load
+    // in name order, so h100_* before h200_*), as the window's results store does. Recorded
+    // runs, peer sessions and device cards of this device come before newer ones of another, so
+    // adding a second device's recordings never changes the numbers a lesson shows.
+    std::string preferred_device_;
+};
+
+// "2,777 GB/s": value with 3 significant digits (or `decimals`), thousands separators, unit.
+std::string format_bound(double value, const std::string& unit, int decimals, bool bare);
+
+// "2^28" -> 268435456, "4096" -> 4096; nullopt otherwise.
+std::optional<int64_t> parse_bound_int(const std::string& s);
+
+}  // namespace kl

@@ -1,0 +1,246 @@
+#include "course/lesson_check.h"
+
+#include <cctype>
+#include <filesystem>
+#include <regex>
+
+#include "base/errors.h"
+#include "base/toml_reader.h"
+#include "course/prediction.h"
+#include "model/device_card.h"
+
+namespace fs = std::filesystem;
+
+namespace kl {
+
+std::vector<LessonText> lesson_texts(const Lesson& lesson) {
+    std::vector<LessonText> out;
+    std::string toml = lesson.manifest_path + ": ";
+    auto add = [&](const std::string& where, const std::string& text) {
+        if (!text.empty()) out.push_back({where, text});
+    };
+    for (size_t i = 0; i < lesson.steps.size(); ++i) {
+        const LessonStep& s = lesson.steps[i];
+        std::string f = toml + "step[" + std::to_string(i) + "].";
+        add((fs::path(lesson.dir) / s.text_path).string(), s.text);
+        add(f + "look_at", s.look_at);
+        add(f + "question", s.question);
+        add(f + "answer", s.answer);
+        add(f + "predict.ask", s.predict_ask);
+        add(f + "predict.why", s.predict_why);
+        add(f + "no_predict", s.no_predict);
+        if (s.exercise) {  // a live exercise's words follow the same rule
+            add(f + "exercise.title", s.exercise->title);
+            add(f + "exercise.text", s.exercise->text);
+        }
+    }
+    for (size_t i = 0; i < lesson.checks.size(); ++i) {
+        const CheckQuestion& q = lesson.checks[i];
+        std::string f = toml + "check[" + std::to_string(i) + "].";
+        add(f + "question", q.question);
+        add(f + "answer", q.answer);
+        for (size_t c = 0; c < q.choices.size(); ++c) add(f + "choices[" + std::to_string(c) + "]", q.choices[c]);
+    }
+    for (size_t i = 0; i < lesson.cards.size(); ++i) {
+        add(toml + "card[" + std::to_string(i) + "].front", lesson.cards[i].front);
+        add(toml + "card[" + std::to_string(i) + "].back", lesson.cards[i].back);
+    }
+    add((fs::path(lesson.dir) / "exercise").string() + " text", lesson.exercise_text);
+    return out;
+}
+
+std::vector<AllowedNumber> load_allowed_numbers(const std::string& path) {
+    std::vector<AllowedNumber> out;
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return out;
+    TomlReader r(path);
+    r.allow_only(r.root(), "", {"allow"});
+    const toml::node* n = r.root().get("allow");
+    if (!n) return out;
+    const toml::array* arr = n->as_array();
+    if (!arr) r.fail(line_of(*n), "allow", "expected [[allow]] entries");
+    for (size_t i = 0; i < arr->size(); ++i) {
+        std::string f = "allow[" + std::to_string(i) + "]";
+        const toml::table* t = arr->get(i)->as_table();
+        if (!t) r.fail(line_of(*arr->get(i)), f, "expected a table");
+        r.allow_only(*t, f, {"lesson", "text", "source"});
+        AllowedNumber a;
+        a.line = line_of(*t);
+        a.lesson = r.string(*t, "lesson", f);
+        a.text = r.string(*t, "text", f);
+        a.source = r.string(*t, "source", f);
+        if (a.source.size() < 8) r.fail(a.line, f + ".source", "say where the number comes from");
+        std::vector<UnitNumber> one = find_unit_numbers(a.text);
+        if (one.size() != 1 || one[0].text != a.text)
+            r.fail(a.line, f + ".text", "'" + a.text + "' is not one number with a unit");
+        out.push_back(a);
+    }
+    return out;
+}
+
+std::vector<UnitNumber> find_unit_numbers(const std::string& text) {
+    // A number (digits, thousands commas, decimals), an optional space, then a unit of time,
+    // bandwidth or FLOP rate that is not the start of a longer word; seconds only after a space
+    // ("0.1 s", not "counting 1s").
+    static const std::regex re(
+        "([0-9][0-9,]*(\\.[0-9]+)?)( ?(ms|µs|μs|us|ns|GB/s|TB/s|MB/s|GiB/s|TiB/s|TFLOP/s|GFLOP/s|PFLOP/s|"
+        "TFLOPS|GFLOPS|TFLOPs|GFLOPs|cycles)| s)(?![A-Za-z0-9/])");
+    std::vector<UnitNumber> out;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
+        size_t pos = static_cast<size_t>(it->position(0));
+        // Not part of an identifier or a longer number ("x2ms", "sm_90 s").
+        if (pos > 0) {
+            unsigned char c = static_cast<unsigned char>(text[pos - 1]);
+            if (std::isalnum(c) || c == '_' || c == '.') continue;
+        }
+        out.push_back({pos, it->str(0)});
+    }
+    return out;
+}
+
+namespace {
+
+// The unit a table header or caption names as a whole token ("naive ms", "TFLOP/s", "in GB/s:"),
+// or "".
+std::string unit_named_in(const std::string& text) {
+    static const std::regex re(
+        "(^|[^A-Za-z0-9/])(ms|µs|μs|us|ns|GB/s|TB/s|MB/s|GiB/s|TiB/s|TFLOP/s|GFLOP/s|PFLOP/s|TFLOPS|GFLOPS)"
+        "(?![A-Za-z0-9/])");
+    std::smatch m;
+    return std::regex_search(text, m, re) ? m.str(2) : "";
+}
+
+std::vector<std::string> table_cells(const std::string& line, std::vector<size_t>* starts) {
+    std::vector<std::string> cells;
+    size_t a = line.find('|');
+    while (a != std::string::npos) {
+        size_t b = line.find('|', a + 1);
+        if (b == std::string::npos) break;
+        std::string cell = line.substr(a + 1, b - a - 1);
+        size_t lead = cell.find_first_not_of(' ');
+        size_t trail = cell.find_last_not_of(' ');
+        cells.push_back(lead == std::string::npos ? "" : cell.substr(lead, trail - lead + 1));
+        if (starts) starts->push_back(a + 1 + (lead == std::string::npos ? 0 : lead));
+        a = b;
+    }
+    return cells;
+}
+
+}  // namespace
+
+std::vector<UnitNumber> find_table_unit_numbers(const std::string& text) {
+    // A Markdown table whose header cell names a unit ("naive ms"), or whose caption (the last
+    // non-empty line before it) does ("..., in TFLOP/s:"), quotes that unit in every bare number
+    // of the column: "435" under "TFLOP/s" is "435 TFLOP/s" to the checker.
+    static const std::regex bare("(~|≈)?[0-9][0-9,]*(\\.[0-9]+)?");
+    std::vector<std::string> lines;
+    std::vector<size_t> offsets;
+    for (size_t pos = 0; pos <= text.size();) {
+        size_t nl = text.find('\n', pos);
+        if (nl == std::string::npos) nl = text.size();
+        lines.push_back(text.substr(pos, nl - pos));
+        offsets.push_back(pos);
+        pos = nl + 1;
+    }
+    std::vector<UnitNumber> out;
+    for (size_t i = 0; i + 1 < lines.size(); ++i) {
+        bool header = lines[i].rfind("|", 0) == 0 && lines[i + 1].rfind("|", 0) == 0 &&
+                      lines[i + 1].find("---") != std::string::npos && (i == 0 || lines[i - 1].rfind("|", 0) != 0);
+        if (!header) continue;
+        std::string caption;
+        for (size_t k = i; k-- > 0 && caption.empty();)
+            if (lines[k].find_first_not_of(' ') != std::string::npos) caption = lines[k];
+        const std::string caption_unit = unit_named_in(caption);
+        std::vector<std::string> head = table_cells(lines[i], nullptr);
+        for (size_t r = i + 2; r < lines.size() && lines[r].rfind("|", 0) == 0; ++r) {
+            std::vector<size_t> starts;
+            std::vector<std::string> cells = table_cells(lines[r], &starts);
+            for (size_t c = 1; c < cells.size(); ++c) {
+                std::string unit = c < head.size() ? unit_named_in(head[c]) : "";
+                if (unit.empty()) unit = caption_unit;
+                if (unit.empty() || !std::regex_match(cells[c], bare)) continue;
+                out.push_back({offsets[r] + starts[c], cells[c] + " " + unit});
+            }
+        }
+    }
+    return out;
+}
+
+namespace {
+int line_at(const std::string& text, size_t offset) {
+    int line = 1;
+    for (size_t i = 0; i < offset && i < text.size(); ++i) line += text[i] == '\n';
+    return line;
+}
+}  // namespace
+
+std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const NumberSources& sources,
+                                       const std::vector<AllowedNumber>& allowed) {
+    std::vector<std::string> out;
+    for (const Lesson& lesson : lessons) {
+        std::string folder = fs::path(lesson.dir).filename().string();
+        // Predict, then reveal: a step that runs a rung asks for a prediction or says why not.
+        for (size_t i = 0; i < lesson.steps.size(); ++i) {
+            const LessonStep& s = lesson.steps[i];
+            std::string where = lesson.manifest_path + ": step[" + std::to_string(i) + "]";
+            if (!s.rung.empty() && s.predict_metric.empty() && s.no_predict.empty())
+                out.push_back(
+                    where + ": runs a rung but neither asks for a prediction (predict) nor says why not (no_predict)");
+            // A learner without a GPU must still see the reveal: the judged run must be recorded.
+            if (!s.predict_metric.empty()) {
+                Binding b = prediction_binding(s);
+                BoundValue v = sources.resolve(b);
+                if (!v.ok)
+                    out.push_back(where + ".predict: no recording answers it (`{{ " + b.source + " }}`: " + v.error +
+                                  "); record that run or change predict.at");
+            }
+        }
+        for (const LessonText& t : lesson_texts(lesson)) {
+            bool markdown = t.where.size() > 3 && t.where.compare(t.where.size() - 3, 3, ".md") == 0;
+            auto at = [&](size_t offset) {
+                return t.where + (markdown ? ":" + std::to_string(line_at(t.text, offset)) : "");
+            };
+            std::vector<std::string> errors;
+            std::vector<Binding> bs = find_bindings(t.text, &errors);
+            for (const auto& e : errors) out.push_back(t.where + ": malformed binding " + e);
+            std::string rest = t.text;
+            for (const auto& b : bs) {
+                BoundValue v = sources.resolve(b);
+                if (!v.ok) out.push_back(at(b.begin) + ": `{{ " + b.source + " }}` resolves to nothing: " + v.error);
+                for (size_t i = b.begin; i < b.end; ++i) rest[i] = ' ';
+            }
+            std::vector<UnitNumber> numbers = find_unit_numbers(rest);
+            for (auto& n : find_table_unit_numbers(rest)) numbers.push_back(std::move(n));
+            for (const auto& num : numbers) {
+                bool ok = false;
+                for (const auto& a : allowed)
+                    if ((a.lesson == "*" || a.lesson == folder) && a.text == num.text) ok = a.used = true;
+                if (!ok)
+                    out.push_back(at(num.pos) + ": unbound measured number '" + num.text +
+                                  "' (bind it to a recording, or allow-list it with its source)");
+            }
+        }
+    }
+    for (const auto& a : allowed)
+        if (!a.used)
+            out.push_back("numbers_allowed.toml:" + std::to_string(a.line) + ": '" + a.text + "' (" + a.lesson +
+                          ") is no longer in the lessons: remove the entry");
+    return out;
+}
+
+std::vector<std::string> check_device_cards(const NumberSources& sources, const std::string& cards_dir) {
+    std::vector<std::string> out;
+    for (const auto& [slug, doc] : make_device_cards(sources.recorded())) {
+        std::string path = (fs::path(cards_dir) / (slug + ".json")).string();
+        const DeviceCard* have = nullptr;
+        for (const auto& c : sources.cards())
+            if (fs::path(c.path).filename() == slug + ".json") have = &c;
+        if (!have)
+            out.push_back(path + ": missing: run `kladder make-cards`");
+        else if (have->doc != doc)
+            out.push_back(path + ": differs from what the recordings make today: run `kladder make-cards`");
+    }
+    return out;
+}
+
+}  // namespace kl

@@ -1,0 +1,51 @@
+// `kladder check-lessons`: the lessons quote only numbers they can stand behind. Every binding
+// must resolve against the recordings; every other number with a unit of time, bandwidth or
+// FLOP rate must stand on the allow-list (lessons/numbers_allowed.toml) with its source (a
+// datasheet, a paper, a worked example's arithmetic); the device cards must equal what
+// `kladder make-cards` makes from the recordings today. No CUDA, no UI.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "course/bindings.h"
+#include "course/lesson.h"
+
+namespace kl {
+
+// One place a lesson says something: "lessons/01_first_kernel/02_memory.md" or
+// "lessons/01_first_kernel/lesson.toml: step[3].question", and the text found there.
+struct LessonText {
+    std::string where, text;
+};
+std::vector<LessonText> lesson_texts(const Lesson& lesson);
+
+struct AllowedNumber {
+    std::string lesson;  // lesson folder name ("01_first_kernel"), or "*" for any
+    std::string text;    // the number with its unit exactly as written ("3.35 TB/s")
+    std::string source;  // where it comes from (datasheet, paper, arithmetic of a worked example)
+    int line = 0;
+    mutable bool used = false;
+};
+// Throws InputError "<path>:<line>: <field>: <problem>". A missing file is an empty list.
+std::vector<AllowedNumber> load_allowed_numbers(const std::string& path);
+
+// Numbers with a unit of time, bandwidth or FLOP rate in `text` ("2,777 GB/s", "0.92 ms"),
+// with their byte offsets.
+struct UnitNumber {
+    size_t pos = 0;
+    std::string text;
+};
+std::vector<UnitNumber> find_unit_numbers(const std::string& text);
+// Bare numbers in the columns of Markdown tables whose header cell or caption names such a unit
+// ("| naive ms |", "..., in TFLOP/s:"), as "<number> <unit>" at the cell's offset.
+std::vector<UnitNumber> find_table_unit_numbers(const std::string& text);
+
+// Every offence, one line each ("<where>: <problem>"); empty when the lessons are clean.
+std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const NumberSources& sources,
+                                       const std::vector<AllowedNumber>& allowed);
+
+// Lines naming each committed card that differs from the one the recordings make today, and
+// each card the recordings make that is not committed.
+std::vector<std::string> check_device_cards(const NumberSources& sources, const std::string& cards_dir);
+
+}  // namespace kl

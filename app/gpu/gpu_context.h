@@ -1,0 +1,71 @@
+// The engine's handle on one GPU: device facts, a stream, a cuBLAS handle, the NVRTC kernel
+// cache, helper launches for operations (input generators, reference kernels), and the named
+// buffers of the problem being run. Construction fails with kl::GpuError and a one-line
+// reason when there is no usable GPU or driver.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/device_buffer.h"
+#include "model/device_info.h"
+#include "model/op_context.h"
+
+struct cublasContext;
+using cublasHandle_t = cublasContext*;
+
+namespace kl {
+
+class KernelCache;
+
+class GpuContext : public OpContext {
+  public:
+    // Returns false and a one-line reason when no GPU can be used (no driver, no device).
+    static bool available(std::string* why_not);
+
+    explicit GpuContext(int device = 0);
+    ~GpuContext();
+    GpuContext(const GpuContext&) = delete;
+    GpuContext& operator=(const GpuContext&) = delete;
+
+    const DeviceInfo& device() const override { return info_; }
+    cudaStream_t stream() const { return stream_; }
+    cublasHandle_t cublas();  // created on first use
+    KernelCache& kernels() { return *kernels_; }
+
+    // [SECTION] Named buffers of the current problem (inputs, outputs, scratch).
+    DeviceBuffer& buffer(const std::string& name) override;  // throws InputError naming the buffer
+    bool has_buffer(const std::string& name) const { return buffers_.count(name) != 0; }
+    DeviceBuffer& add_buffer(const std::string& name, DType dtype, int64_t elements) override;
+    void remove_buffer(const std::string& name) override { buffers_.erase(name); }
+    void clear_buffers() { buffers_.clear(); }
+
+    // [SECTION] Helpers for operations.
+    // Compile (cached) and launch `entry` of kernels/<file> with the given defines; checked.
+    void launch_helper(const std::string& file, const std::string& entry, dim3 grid, dim3 block,
+                       std::vector<KernelArg> args, const std::vector<std::string>& defines = {},
+                       size_t smem_bytes = 0) override;
+    // Uniform values in [lo, hi) from a counter-based generator: the same seed gives the same
+    // values on any GPU; works for every dtype.
+    void fill_uniform(DeviceArray& buf, uint64_t seed, float lo = -1.f, float hi = 1.f) override;
+    // Set every byte to 0xFF: NaN in fp32, bf16 and fp16, so unwritten outputs are caught.
+    void poison(DeviceArray& buf);
+    std::vector<float> download_as_float(const DeviceArray& buf) override;
+    std::vector<unsigned char> download_bytes(const DeviceArray& buf, size_t offset, size_t count) override;
+    void upload_from_float(DeviceArray& buf, const std::vector<float>& values) override;
+    void run_builtin(const std::string& name, const std::vector<KernelArg>& args) override;  // builtins.h
+    void synchronize() override;  // checked stream synchronize
+
+  private:
+    DeviceInfo info_;
+    cudaStream_t stream_ = nullptr;
+    cublasHandle_t cublas_ = nullptr;
+    std::unique_ptr<KernelCache> kernels_;
+    std::map<std::string, DeviceBuffer> buffers_;
+};
+
+}  // namespace kl

@@ -1,0 +1,23 @@
+// Before a rung's kernel launches: read what the loaded kernel uses (registers, static shared
+// memory, spills, its own thread limit), refuse a launch the device cannot run in one line that
+// teaches (occupancy.h's launch_refusal), opt into more than 48 KB of dynamic shared memory
+// where the device allows it, and compute the theoretical occupancy, cross-checked with the
+// runtime's cudaOccupancyMaxActiveBlocksPerMultiprocessor.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "model/launch_geometry.h"  // params_used
+#include "model/manifest.h"
+#include "model/results.h"
+
+namespace kl {
+
+// Throws InputError "<label>: cannot launch: <resource>: ..." for a launch that cannot run.
+LaunchResources prepare_launch(const DeviceInfo& device, cudaKernel_t kernel, const Rung& rung, const LaunchSpec& spec,
+                               dim3 grid, dim3 block, int64_t dynamic_smem, const std::string& label);
+
+// The rung's parameters that an expression list uses, "TPB" or "BM, BN" ("" when none).
+
+}  // namespace kl

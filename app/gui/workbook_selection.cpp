@@ -1,0 +1,171 @@
+// What the window has selected: the lesson and step, the rung and its parameters resolved for the
+// problem, the constraint a choice breaks, and the view of it all that the panels draw from.
+#include <algorithm>
+
+#include "base/errors.h"
+#include "gui/workbook.h"
+#include "model/run_plan.h"
+
+namespace kl::gui {
+
+// [SECTION] Selection
+
+const LessonStep* Workbook::step() const {
+    const Lesson* l = lesson();
+    if (!l || step_ < 0 || step_ >= int(l->steps.size())) return nullptr;
+    return &l->steps[step_];
+}
+
+const Ladder* Workbook::find_ladder(const std::string& id) const {
+    for (const auto& l : ladders_)
+        if (l.id == id) return &l;
+    return nullptr;
+}
+
+LessonProgress& Workbook::progress() {
+    static LessonProgress none;
+    const Lesson* l = lesson();
+    return l ? settings_.progress[l->id] : none;
+}
+
+void Workbook::select_lesson(int lesson, int step) {
+    if (lesson < 0 || lesson >= int(lessons_.size())) return;
+    lesson_ = lesson;
+    int n = int(lessons_[lesson].steps.size());
+    step_ = std::clamp(step, 0, std::max(0, n - 1));
+    settings_.lesson_id = lessons_[lesson].id;
+    settings_.step = step_;
+    if (n > 0) progress().visited_steps.insert(step_);
+    settings_dirty_ = true;
+    apply_step();
+}
+
+void Workbook::apply_step() {
+    const LessonStep* s = step();
+    text_.answer_shown = false;
+    text_.scroll_to_top = true;
+    if (!s || s->ladder.empty()) {
+        ladder_ = nullptr;
+        rung_ = nullptr;
+        return;
+    }
+    ladder_ = find_ladder(s->ladder);
+    if (!ladder_) {
+        rung_ = nullptr;
+        return;
+    }
+    sizes_.clear();
+    for (const auto& [k, v] : ladder_->default_sizes) sizes_[k] = v;
+    for (const auto& [k, v] : s->sizes) sizes_[k] = v;
+    const Rung* r =
+        s->rung.empty() ? (ladder_->rungs.empty() ? nullptr : &ladder_->rungs.front()) : ladder_->find_rung(s->rung);
+    params_ = s->params;
+    bind_step_device(s);
+    select_rung(r, true);
+    if (!s->dtype.empty()) dtype_ = s->dtype;
+    params_ui_.sweep_axis = s->sweep_axis;
+    if (!view_forced_) {
+        // The step's figure in the figure vocabulary (checked when the lesson loaded): its kind,
+        // else the sweep when it names a sweep axis, else the rung bars.
+        plots_.request.plot = s->plot_kind ? *s->plot_kind : s->sweep_axis.empty() ? PlotKind::Bars : PlotKind::Sweep;
+        // Sweeps and traffic start from their defaults (a size sweep reads best as time on log
+        // axes, a parameter sweep as throughput); the bars keep the learner's choice.
+        plots_.chosen.erase(PlotKind::Sweep);
+        plots_.chosen.erase(PlotKind::Traffic);
+        // The metric the step's point needs (lesson.toml `metric`), wherever it fits.
+        if (s->plot_metric)
+            for (const PlotKindInfo& k : plot_kinds())
+                if (metric_fits(k.kind, *s->plot_metric)) plots_.chosen[k.kind] = *s->plot_metric;
+    }
+}
+
+void Workbook::select_rung(const Rung* rung, bool keep_params) {
+    rung_ = rung;
+    if (!keep_params) params_.clear();
+    if (!rung_) return;
+    // Keep only overrides this rung knows; the dtype must be one it supports.
+    for (auto it = params_.begin(); it != params_.end();)
+        it = rung_->find_param(it->first) ? std::next(it) : params_.erase(it);
+    bool dtype_ok = false;
+    for (DType d : rung_->dtypes) dtype_ok |= to_string(d) == dtype_;
+    if (!dtype_ok && !rung_->dtypes.empty()) dtype_ = to_string(rung_->dtypes.front());
+    if (!params_ui_.sweep_axis.empty() && !rung_->find_param(params_ui_.sweep_axis) &&
+        !sizes_.count(params_ui_.sweep_axis))
+        params_ui_.sweep_axis.clear();
+}
+
+ParamValues Workbook::resolved_params(const Rung& r) const {
+    ParamValues out;
+    for (const auto& p : r.params) out[p.name] = p.default_value;
+    if (rung_ && r.id == rung_->id)
+        for (const auto& [k, v] : params_)
+            if (r.find_param(k)) out[k] = v;
+    return out;
+}
+
+std::string Workbook::constraint_problem() const {
+    if (!ladder_ || !rung_) return "";
+    try {
+        // The engine's one resolution, as the runner will do it: what it refuses is shown here.
+        RunOptions o;
+        o.sizes = sizes_;
+        o.params = params_;
+        o.dtype = parse_dtype(dtype_);
+        resolve_run(*ladder_, *rung_, o, runner_.num_sms);
+    } catch (const Error& e) { return e.what(); }
+    return "";
+}
+
+std::optional<std::string> Workbook::broken_constraint(const Rung& r, const Sizes& sizes,
+                                                       const ParamValues& params) const {
+    auto d = parse_dtype(dtype_);
+    try {
+        check_constraints(r, make_scope(sizes, params, d ? *d : DType::F32, runner_.num_sms));
+    } catch (const Error& e) { return std::string(e.what()); }
+    return std::nullopt;
+}
+
+PlotContext Workbook::plot_context() const {
+    PlotContext c;
+    c.ladder = ladder_;
+    c.sizes = sizes_;
+    c.dtype = dtype_;
+    c.rung = rung_;
+    if (rung_) c.params = resolved_params(*rung_);
+    // The step's tied axes, while the sweep runs along its axis.
+    if (const LessonStep* st = step(); st && st->sweep_axis == params_ui_.sweep_axis) c.tie = st->sweep_tie;
+    c.calibration = store_.calibration();
+    if (runner_.gpu)
+        c.device = runner_.device;
+    else
+        c.device = store_.preferred_device();
+    if (compare_device_ != c.device) c.compare_device = compare_device_;
+    return c;
+}
+
+const Workbook::SelectionView& Workbook::selection_view() {
+    SelectionView& v = view_;
+    if (v.version && v.ladder == ladder_ && v.rung == rung_ && v.sizes == sizes_ && v.overrides == params_ &&
+        v.dtype == dtype_ && v.store_generation == store_.generation() && v.gpu == runner_.gpu &&
+        v.runner_device == runner_.device && v.num_sms == runner_.num_sms && v.compare_device == compare_device_)
+        return v;
+    v.compare_device = compare_device_;
+    v.ladder = ladder_;
+    v.rung = rung_;
+    v.sizes = sizes_;
+    v.overrides = params_;
+    v.dtype = dtype_;
+    v.store_generation = store_.generation();
+    v.gpu = runner_.gpu;
+    v.runner_device = runner_.device;
+    v.num_sms = runner_.num_sms;
+    ++v.version;
+    v.ctx = plot_context();
+    v.flops = prefers_flops(v.ctx, store_);
+    v.library = v.flops ? library_reference_run(store_, v.ctx) : nullptr;
+    v.rung_run = ladder_ && rung_ ? store_.latest(ladder_->id, rung_->id, sizes_, dtype_, &v.ctx.params) : nullptr;
+    v.problem = constraint_problem();
+    return v;
+}
+
+}  // namespace kl::gui

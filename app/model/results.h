@@ -1,0 +1,111 @@
+// The results schema: one versioned JSON document used everywhere. The CLI writes it, the GUI
+// shows it, exports read it, and recorded results under assets/recorded/ are it.
+// Field by field documentation: docs/results-schema.md. Bump kResultsVersion on any change
+// that an older reader would misread.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <deque>
+#include <utility>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/stats.h"
+#include "model/compare.h"
+#include "model/device_info.h"
+#include "model/occupancy.h"
+#include "model/timeline.h"
+
+namespace kl {
+
+// v2: per-launch `resources` (registers, shared memory, spills, occupancy) and the device's
+// `limits`; v1 files still read (no resources).
+constexpr int kResultsVersion = 2;
+constexpr const char* kResultsSchema = "kernel-ladder/results";
+
+// Ceilings measured on this device at first start and cached per device.
+struct Calibration {
+    std::string device_uuid;
+    std::string measured_at;      // ISO 8601 UTC
+    double copy_gbps = 0;         // device-to-device copy, bytes read + written per second / 1e9
+    double sgemm_tflops = 0;      // cuBLAS fp32 (no TF32) at 4096^3
+    double bf16_tflops = 0;       // cuBLAS bf16 in, fp32 accumulate, at 4096^3
+    double fp32_peak_tflops = 0;  // from the clock: SMs x 128 x 2 x clock (a model, not measured)
+    bool valid() const { return copy_gbps > 0; }
+};
+
+// One kernel launch of a rung as the device saw it: the loaded kernel's attributes and the
+// theoretical occupancy of its block on one SM (library launches have none).
+struct LaunchResources {
+    std::string entry;
+    int grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    int64_t dynamic_smem_bytes = 0;
+    KernelResources kernel;
+    Occupancy occupancy;                       // occupancy.h's arithmetic
+    std::optional<int> runtime_blocks_per_sm;  // cudaOccupancyMaxActiveBlocksPerMultiprocessor
+    int threads() const { return block[0] * block[1] * block[2]; }
+};
+
+struct RunRecord {
+    // What ran
+    std::string ladder, rung, title, operation;
+    bool reference = false;
+    std::map<std::string, int64_t> params, sizes;
+    std::string dtype = "fp32";
+    // How it was timed
+    std::string l2 = "cold";  // "cold": L2 flushed before every repetition; "warm": not
+    int warmup = 0;
+    std::optional<TimingStats> timing;
+    // [modes] a run that asked for a measuring mistake (run_modes.h): its name and the figure
+    // the mistake gave, beside `timing` (the runner's own protocol). Additive: absent otherwise.
+    std::string mode;
+    std::optional<TimingStats> mode_timing;
+    // [timeline] one traced repetition after timing: each kernel's start and end (CUPTI), their
+    // summed time beside the event time; null with the reason when not traced. Additive.
+    std::optional<Timeline> timeline;
+    std::string timeline_note;
+    // [clock] the SM clock measured before and after timing, flagged when it dropped. Additive.
+    std::optional<ClockReport> clock;
+    // Work and derived rates (rates against the median time)
+    double flops = 0, ideal_bytes = 0;
+    std::optional<double> model_bytes;  // the rung's manifest model
+    std::string model_note;
+    double gbps = 0, tflops = 0;          // ideal bytes / time, FLOPs / time
+    std::optional<double> pct_copy;       // gbps as % of the calibrated copy bandwidth
+    std::optional<double> pct_gemm;       // tflops as % of the calibrated cuBLAS rate for the dtype
+    std::optional<double> pct_reference;  // reference rung's time / this time, x100 (same run)
+    // Correctness
+    std::optional<Correctness> correctness;
+    // Hardware counters (filled by the counters pass); null with a reason until measured.
+    nlohmann::json counters;  // null or an object of metric -> value
+    std::string counters_note = "hardware counters not collected (run with --counters)";
+    std::optional<double> peak_memory_bytes;  // device memory the rung's buffers took
+    std::vector<LaunchResources> resources;   // one per kernel launch (schema v2; empty before)
+    // The launch the summaries show: the lowest occupancy, then the most registers.
+    const LaunchResources* main_launch() const;
+    // The launch of kernel `entry` in this run, or nullptr (a run of another head dimension's
+    // entry, or a recording without resources).
+    const LaunchResources* launch_named(const std::string& entry) const;
+    // Failure, if any: kind is "compile", "input", "gpu", "fault" or "skipped".
+    std::string error_kind, error;
+};
+
+struct ResultsFile {
+    int version = kResultsVersion;
+    std::string created;  // ISO 8601 UTC
+    std::string tool;     // "kladder 0.1.0"
+    std::string command;  // the command line that produced it
+    std::optional<DeviceInfo> device;
+    std::optional<Calibration> calibration;
+    std::vector<RunRecord> runs;
+};
+
+std::string iso_now_utc();
+
+// Recorded results files by the path they were read from (a deque: NumberSources points into it).
+using RecordedFiles = std::deque<std::pair<std::string, ResultsFile>>;
+
+}  // namespace kl

@@ -1,0 +1,131 @@
+#include "model/timeline.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/errors.h"
+
+namespace kl {
+
+Timeline make_timeline(std::vector<KernelSpan> spans, double event_ms, int keep_at_most) {
+    Timeline t;
+    t.event_ms = event_ms;
+    t.launches = static_cast<int>(spans.size());
+    if (spans.empty()) return t;
+    std::sort(spans.begin(), spans.end(), [](const KernelSpan& a, const KernelSpan& b) {
+        return a.start_us != b.start_us ? a.start_us < b.start_us : a.end_us < b.end_us;
+    });
+    const double origin = spans.front().start_us;
+    double covered = 0, reach = 0, last_end = 0;
+    for (auto& s : spans) {
+        s.start_us -= origin;
+        s.end_us -= origin;
+        t.kernel_sum_ms += s.duration_us() / 1e3;
+        // Covered time: the union of the spans (concurrent kernels count once).
+        if (s.start_us >= reach) {
+            covered += s.duration_us();
+            reach = s.end_us;
+        } else if (s.end_us > reach) {
+            covered += s.end_us - reach;
+            reach = s.end_us;
+        }
+        last_end = std::max(last_end, s.end_us);
+    }
+    t.span_ms = last_end / 1e3;
+    t.gap_ms = std::max(0.0, t.span_ms - covered / 1e3);
+    if (static_cast<int>(spans.size()) > keep_at_most) spans.resize(static_cast<size_t>(keep_at_most));
+    t.kernels = std::move(spans);
+    return t;
+}
+
+ClockReport make_clock_report(double rated_mhz, double before_mhz, double after_mhz) {
+    ClockReport c{rated_mhz, before_mhz, after_mhz, false};
+    c.throttled = (rated_mhz > 0 && after_mhz < kThrottleFraction * rated_mhz) ||
+                  (before_mhz > 0 && after_mhz < 0.9 * before_mhz);
+    return c;
+}
+
+nlohmann::json to_json(const Timeline& t) {
+    nlohmann::json ks = nlohmann::json::array();
+    for (const auto& k : t.kernels) ks.push_back({{"name", k.name}, {"start_us", k.start_us}, {"end_us", k.end_us}});
+    return {{"source", "cupti"},
+            {"event_ms", t.event_ms},
+            {"kernel_sum_ms", t.kernel_sum_ms},
+            {"span_ms", t.span_ms},
+            {"gap_ms", t.gap_ms},
+            {"launches", t.launches},
+            {"dropped", t.dropped},
+            {"repetitions", t.repetitions},
+            {"mode", t.mode},
+            {"clock_before_mhz", t.clock_before_mhz},
+            {"clock_after_mhz", t.clock_after_mhz},
+            {"kernels", ks}};
+}
+
+nlohmann::json to_json(const ClockReport& c) {
+    return {{"rated_mhz", c.rated_mhz},
+            {"before_mhz", c.before_mhz},
+            {"after_mhz", c.after_mhz},
+            {"throttled", c.throttled}};
+}
+
+namespace {
+[[noreturn]] void bad(const std::string& origin, const std::string& field, const std::string& what) {
+    throw InputError(origin + ": " + field + ": " + what);
+}
+double number(const nlohmann::json& j, const char* key, const std::string& origin, const std::string& field) {
+    if (!j.contains(key) || !j[key].is_number()) bad(origin, field + "." + key, "expected a number");
+    const double v = j[key].get<double>();
+    if (!std::isfinite(v) || v < 0) bad(origin, field + "." + key, "expected a finite number >= 0");
+    return v;
+}
+}  // namespace
+
+Timeline timeline_from_json(const nlohmann::json& j, const std::string& origin, const std::string& field) {
+    if (!j.is_object()) bad(origin, field, "expected an object or null");
+    Timeline t;
+    t.event_ms = number(j, "event_ms", origin, field);
+    t.kernel_sum_ms = number(j, "kernel_sum_ms", origin, field);
+    t.span_ms = number(j, "span_ms", origin, field);
+    t.gap_ms = number(j, "gap_ms", origin, field);
+    t.launches = static_cast<int>(std::min(number(j, "launches", origin, field), 1e9));
+    t.dropped = j.contains("dropped") ? static_cast<int>(std::min(number(j, "dropped", origin, field), 1e9)) : 0;
+    t.repetitions =
+        j.contains("repetitions") ? static_cast<int>(std::min(number(j, "repetitions", origin, field), 1e9)) : 1;
+    if (j.contains("mode")) {  // absent in files written before the kind was recorded
+        if (!j["mode"].is_string() || (j["mode"] != "kernel" && j["mode"] != "concurrent"))
+            bad(origin, field + ".mode", "expected \"kernel\" or \"concurrent\"");
+        t.mode = j["mode"].get<std::string>();
+    } else {
+        t.mode = "concurrent";
+    }
+    t.clock_before_mhz = j.contains("clock_before_mhz") ? number(j, "clock_before_mhz", origin, field) : 0;
+    t.clock_after_mhz = j.contains("clock_after_mhz") ? number(j, "clock_after_mhz", origin, field) : 0;
+    if (!j.contains("kernels") || !j["kernels"].is_array()) bad(origin, field + ".kernels", "expected an array");
+    const auto& ks = j["kernels"];
+    if (ks.size() > 100000) bad(origin, field + ".kernels", "more than 100000 entries");
+    for (size_t i = 0; i < ks.size(); ++i) {
+        const std::string f = field + ".kernels[" + std::to_string(i) + "]";
+        if (!ks[i].is_object() || !ks[i].contains("name") || !ks[i]["name"].is_string())
+            bad(origin, f + ".name", "expected a string");
+        KernelSpan s{ks[i]["name"].get<std::string>(), number(ks[i], "start_us", origin, f),
+                     number(ks[i], "end_us", origin, f)};
+        if (s.end_us < s.start_us) bad(origin, f, "end_us < start_us");
+        t.kernels.push_back(std::move(s));
+    }
+    return t;
+}
+
+ClockReport clock_from_json(const nlohmann::json& j, const std::string& origin, const std::string& field) {
+    if (!j.is_object()) bad(origin, field, "expected an object or null");
+    ClockReport c;
+    c.rated_mhz = number(j, "rated_mhz", origin, field);
+    c.before_mhz = number(j, "before_mhz", origin, field);
+    c.after_mhz = number(j, "after_mhz", origin, field);
+    if (!j.contains("throttled") || !j["throttled"].is_boolean())
+        bad(origin, field + ".throttled", "expected true or false");
+    c.throttled = j["throttled"].get<bool>();
+    return c;
+}
+
+}  // namespace kl
