@@ -374,7 +374,7 @@ __device__ __forceinline__ void flash_pingpong(__nv_bfloat16* O, float* lse, int
             mbar_init(sh.kempty(s), NUM_CONSUMERS * 4);
             mbar_init(sh.vempty(s), NUM_CONSUMERS * 4);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        fence_mbarrier_init();
         fence_proxy_async();
     }
     __syncthreads();

@@ -253,7 +253,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
             mbar_init(sh.empty(s), CLUSTER * 4);  // the warps of the one consumer that read it, in each block
         }
         for (int c = 0; c < 2; ++c) mbar_init(sh.turn(c), 4);  // the other consumer's four warps
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        fence_mbarrier_init();
         fence_proxy_async();
     }
     if (CLUSTER == 1)
