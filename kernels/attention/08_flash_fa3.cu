@@ -1,5 +1,6 @@
 // Rung 8 - The consumers kept at the tensor cores: O leaves by the copy engine, and at d = 64 a
 // third consumer warpgroup.
+// This rung is rung 7 with a TMA-store epilogue and a third consumer: the copy is the lesson, diff it against 07.
 //
 // What changes from rung 7 (same producer, rings, wgmmas, online softmax and ping-pong):
 //  1. The epilogue (TMA_STORE = 1). Rung 7's consumers wrote O from registers, 4 bytes per

@@ -1,4 +1,5 @@
 // Rung 16 - fp32: A transposed once, so every copy into shared memory is a 16-byte cp.async.
+// This rung is rung 9 with A read transposed: the copy is the lesson, diff it against 09.
 //
 // What changes from rung 9: there, A reaches its transposed place in shared memory (As[k][m],
 // which lets each lane read TM rows of one k as float4s) one float per cp.async, because a

@@ -1,4 +1,5 @@
 // Rung 17 - Ping-pong consumers: one warpgroup stores a tile while the other multiplies the next.
+// This rung is rung 15 with consumers on whole tiles in turn: the copy is the lesson, diff it against 15.
 //
 // What changes from rung 15: there, the two consumer warpgroups split each 128 x 256 tile (64 rows
 // each) and finished it together, so while they wrote its 128 KB of fp32 C from registers the

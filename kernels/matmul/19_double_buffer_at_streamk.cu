@@ -1,5 +1,6 @@
 // Rung 19 - fp32 without a cliff, on the 16-byte loop: rung 16's copies (A transposed, every copy
 // 16 bytes) on operands padded to whole tiles by one cheap launch, in tiles that fill the SMs.
+// This rung is rung 14 with rung 16's A read transposed: the copy is the lesson, diff it against 14.
 //
 // What changes from rung 14: rung 14 padded A and B in a first launch and still copied A one float
 // per cp.async in its loop (eight copies and their addresses per thread per K-tile). Here the
