@@ -1,5 +1,6 @@
 // Rung 9 - double buffering by cp.async: the copies go straight to shared memory, in a ring of
 // STAGES tiles.
+// This rung is rung 8 with the copies made by cp.async: the copy is the lesson, diff it against 08.
 //
 // What changes from rung 8: the next tiles no longer travel global -> registers -> shared. Each
 // thread issues cp.async copies that land in shared memory by themselves, into a ring of STAGES
