@@ -1,10 +1,12 @@
 // The small PTX wrappers every generation of rung uses, written once (NVRTC include path:
 // kernels/common): the shared-window address, cp.async (Ampere's asynchronous copies, 4 or 16
-// bytes, with or without a source size that zero-fills), its group commit and wait, ldmatrix,
-// the bf16 m16n8k16 mma.sync, and the SFU's exp2. Each wrapper is one PTX instruction; a rung
-// that uses it gets exactly the instruction its own copy used to emit. The Hopper wrappers build
-// on these: kl_tma.cuh (mbarriers, TMA, setmaxnreg, named barriers), kl_wgmma.cuh and
-// kl_wgmma_fp8.cuh (wgmma), kl_cluster.cuh (clusters).
+// bytes, with or without a source size that zero-fills), its group commit and wait, the 16-byte
+// chunk the element-wise fallbacks build (pack8), ldmatrix, a 32-bit shared store and the SFU's
+// exp2. Each wrapper is one PTX instruction, with the asm string, volatility and clobbers the
+// rungs' own copies had, so a rung that uses it gets the machine code it had. The warp-level
+// mma.sync stays in its two rungs (matmul 10, attention 4): one is volatile, the other not. The
+// Hopper wrappers build on these: kl_tma.cuh (mbarriers, TMA, setmaxnreg, named barriers),
+// kl_wgmma.cuh and kl_wgmma_fp8.cuh (wgmma), kl_cluster.cuh (clusters).
 #pragma once
 
 // The 32-bit shared-window address the PTX below takes (a generic pointer would need 64 bits
