@@ -1,4 +1,5 @@
 // Rung 3 - FlashAttention on CUDA cores (fp32): one pass over K and V with online rescaling.
+// This rung is rung 2's tiles in one pass with online rescaling: the copy is the lesson, diff it against 02.
 //
 // What changes from rung 2: the second pass existed only because the weights exp(s - m) / l
 // were unknown until the whole row had been seen. Here each row keeps its running max m, its

@@ -34,6 +34,8 @@
 
 #include <cuda_bf16.h>
 
+#include "kl_ptx.cuh"  // smem_addr, cp.async, ldmatrix, fast_exp2 (kernels/common)
+
 #if !defined(BM64) || !defined(BN64) || !defined(BM128) || !defined(BN128)
 #error "BM64, BN64, BM128 and BN128 must be defined, e.g. -DBM64=128 -DBN64=64 -DBM128=128 -DBN128=64"
 #endif
@@ -44,30 +46,8 @@
 #define LN2 0.6931471805599453f
 
 // ---------------------------------------------------------------------------------------------
-// PTX wrappers
+// The warp-level MMA (cp.async, ldmatrix, smem_addr and fast_exp2 are in kl_ptx.cuh)
 // ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ unsigned smem_u32(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-// 16 bytes global -> shared; src_bytes = 0 writes zeros and reads nothing.
-__device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, int src_bytes) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
-
-__device__ __forceinline__ void ldsm_x4(unsigned (&r)[4], unsigned addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-__device__ __forceinline__ void ldsm_x4_t(unsigned (&r)[4], unsigned addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-
 // c += a (16 x 16, row) * b (16 x 8, col), fp32 accumulators. Lane (g = lane / 4, t = lane % 4)
 // holds c[0], c[1] at row g, columns 2t, 2t+1 and c[2], c[3] at row g + 8, same columns.
 __device__ __forceinline__ void mma_16816(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
@@ -83,12 +63,6 @@ __device__ __forceinline__ void mma_16816_zero(float (&c)[4], const unsigned (&a
         "{%10, %10, %10, %10};\n"
         : "=f"(c[0]), "=f"(c[1]), "=f"(c[2]), "=f"(c[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "f"(0.f));
-}
-
-__device__ __forceinline__ float fast_exp2(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));  // exp2(-inf) = +0
-    return y;
 }
 
 // Two floats -> one register of two bf16, the first in the low half (the lower column).
@@ -144,7 +118,7 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
     constexpr float kScaleLog2 = D == 64 ? 0.18033688011112042f : 0.12751743082459868f;
     constexpr float kScale = D == 64 ? 0.125f : 0.08838834764831843f;  // 1 / sqrt(D)
 
-    const unsigned sQ = smem_u32(smem);
+    const unsigned sQ = smem_addr(smem);
     const unsigned sK0 = sQ + BM * STRIDE;       // K stage s at sK0 + s * BN * STRIDE
     const unsigned sV0 = sK0 + 2 * BN * STRIDE;  // V stage s at sV0 + s * BN * STRIDE
 
@@ -166,7 +140,7 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
     load_tile<D, BN>(sK0, K, 0, N);
     load_tile<D, BN>(sV0, V, 0, N);
     cp_async_commit();
-    cp_async_wait_all();
+    cp_async_wait<0>();
     __syncthreads();
 
     // ldmatrix addresses, per lane. A operand (Q rows, 16 x 16 per x4): lanes 0-15 give rows
@@ -185,7 +159,7 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
         for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
             for (int kk = 0; kk < KD; ++kk)
-                ldsm_x4(qf[kQInRegs ? mt : 0][kQInRegs ? kk : 0], q_lane + mt * 16 * STRIDE + kk * 32);
+                ldmatrix_x4(qf[kQInRegs ? mt : 0][kQInRegs ? kk : 0], q_lane + mt * 16 * STRIDE + kk * 32);
     }
 
     float o[MT][DT][4];
@@ -211,8 +185,8 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
 
     for (int j = 0; j < tiles; ++j) {
         if (j > 0) {
-            cp_async_wait_all();  // tile j (issued one iteration ago) has landed for this thread...
-            __syncthreads();      // ...for all threads; and everyone is done with tile j - 1
+            cp_async_wait<0>();  // tile j (issued one iteration ago) has landed for this thread...
+            __syncthreads();     // ...for all threads; and everyone is done with tile j - 1
         }
         const int k0 = j * BN;
         if (!kLateRefill) refill_next_stage(j);
@@ -234,13 +208,13 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
 #pragma unroll
                     for (int r = 0; r < 4; ++r) a[mt][r] = qf[kQInRegs ? mt : 0][kQInRegs ? kk : 0][r];
                 } else {
-                    ldsm_x4(a[mt], q_lane + mt * 16 * STRIDE + kk * 32);
+                    ldmatrix_x4(a[mt], q_lane + mt * 16 * STRIDE + kk * 32);
                 }
             }
 #pragma unroll
             for (int np = 0; np < NT / 2; ++np) {
                 unsigned b[4];
-                ldsm_x4(b, sK + np * 16 * STRIDE + kk * 32);
+                ldmatrix_x4(b, sK + np * 16 * STRIDE + kk * 32);
 #pragma unroll
                 for (int mt = 0; mt < MT; ++mt) {
                     if (kk == 0) {
@@ -331,7 +305,7 @@ __device__ __forceinline__ void flash_bf16(__nv_bfloat16* O, float* lse, const _
 #pragma unroll
             for (int dp = 0; dp < D / 16; ++dp) {
                 unsigned b[4];
-                ldsm_x4_t(b, sV + kk * 16 * STRIDE + dp * 32);
+                ldmatrix_x4_trans(b, sV + kk * 16 * STRIDE + dp * 32);
 #pragma unroll
                 for (int mt = 0; mt < MT; ++mt) {
                     mma_16816(o[mt][2 * dp], a[mt], b[0], b[1]);

@@ -271,7 +271,7 @@ __device__ __forceinline__ void flash_wgmma(__nv_bfloat16* O, float* lse, int N,
             mbar_init(sh.vfull(s), 1);
             mbar_init(sh.empty(s), NUM_CONSUMERS * 4);  // one arrival per consumer warp
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        fence_mbarrier_init();
         fence_proxy_async();
     }
     __syncthreads();

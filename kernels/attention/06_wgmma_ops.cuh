@@ -1,7 +1,8 @@
 // Hopper building blocks shared by the attention rungs 6, 7 and 8 (sm_90a only): the two wgmma
-// forms attention needs besides kl_wgmma.cuh's, named barriers and two conversions; the mbarriers,
-// TMA box loads and register hand-over of warp specialization come from kl_tma.cuh, shared with
-// the matmul and mlp rungs. The rungs' own files say how they are put together.
+// forms attention needs besides kl_wgmma.cuh's, and a bf16 pair conversion (exp2 is kl_ptx.cuh's);
+// the mbarriers, TMA box loads, named barriers and register hand-over of warp specialization come
+// from kl_tma.cuh, shared with the matmul and mlp rungs. The rungs' own files say how they are
+// put together.
 //
 // The two products of attention store their B operand differently from the matmul rungs:
 //  - S = Q K^T: K sits in shared memory as [key][d], d contiguous, so B (d x keys) is K-major:
@@ -92,16 +93,11 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[64], const unsigned (&a)[4],
 // ---------------------------------------------------------------------------------------------
 // Named barriers, conversions
 // ---------------------------------------------------------------------------------------------
-// (named_sync and named_arrive, the named barriers, are kl_tma.cuh's.)
+// (named_sync and named_arrive, the named barriers, are kl_tma.cuh's; fast_exp2 is kl_ptx.cuh's.)
 
 // Two floats -> one register of two bf16 (lo in the low half), round to nearest.
 __device__ __forceinline__ unsigned pack_bf16x2(float lo, float hi) {
     unsigned r;
     asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
     return r;
-}
-__device__ __forceinline__ float fast_exp2(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));  // exp2(-inf) = +0
-    return y;
 }

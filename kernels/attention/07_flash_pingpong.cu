@@ -1,4 +1,5 @@
 // Rung 7 - Softmax under the tensor cores: intra-warpgroup pipelining and ping-pong warpgroups.
+// This rung is rung 6 rescheduled (same products, masks and softmax): the copy is the lesson, diff it against 06.
 //
 // What changes from rung 6: the same producer, tiles, wgmmas and online softmax, scheduled so
 // that the exponentials (the MUFU unit: 16 ex2 per clock per SM, 1,024 clocks per 128 x 128 tile
@@ -374,7 +375,7 @@ __device__ __forceinline__ void flash_pingpong(__nv_bfloat16* O, float* lse, int
             mbar_init(sh.kempty(s), NUM_CONSUMERS * 4);
             mbar_init(sh.vempty(s), NUM_CONSUMERS * 4);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        fence_mbarrier_init();
         fence_proxy_async();
     }
     __syncthreads();

@@ -1,5 +1,6 @@
 // Rung 8 - The consumers kept at the tensor cores: O leaves by the copy engine, and at d = 64 a
 // third consumer warpgroup.
+// This rung is rung 7 with a TMA-store epilogue and a third consumer: the copy is the lesson, diff it against 07.
 //
 // What changes from rung 7 (same producer, rings, wgmmas, online softmax and ping-pong):
 //  1. The epilogue (TMA_STORE = 1). Rung 7's consumers wrote O from registers, 4 bytes per
@@ -246,10 +247,7 @@ __device__ __forceinline__ void turn_end(int cg, bool last) {
 // ---------------------------------------------------------------------------------------------
 // (The TMA store and its bulk-group waits are kl_tma.cuh's: tma_store_2d, bulk_commit,
 // bulk_wait_read<0> until the copy engine has read every committed store, bulk_wait<0> until
-// it has written them out.)
-__device__ __forceinline__ void st_shared_u32(unsigned addr, unsigned v) {
-    asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
-}
+// it has written them out; st_shared_b32 is kl_ptx.cuh's.)
 
 // Row sums over the quad, 1 / sum per row half, and the lse of rows < N.
 __device__ __forceinline__ void finish_rows(float* lse, const float (&m)[2], const float (&l)[2], float (&inv)[2],
@@ -299,7 +297,7 @@ __device__ __forceinline__ void store_tile(unsigned tile, const TmaDescriptor* m
 #pragma unroll
         for (int j = 0; j < D / 8; ++j) {
             const unsigned addr = tile + (j / 8) * 64 * 128 + r * 128 + (((j % 8) ^ (r % 8)) << 4) + 4 * (lane % 4);
-            st_shared_u32(addr, pack_bf16x2(o[4 * j + 2 * h] * inv[h], o[4 * j + 2 * h + 1] * inv[h]));
+            st_shared_b32(addr, pack_bf16x2(o[4 * j + 2 * h] * inv[h], o[4 * j + 2 * h + 1] * inv[h]));
         }
     }
     fence_proxy_async();  // the copy engine reads what these generic stores wrote
@@ -456,7 +454,7 @@ __device__ __forceinline__ void flash_fa3(__nv_bfloat16* O, float* lse, int N, i
             mbar_init(sh.kempty(s), NC * 4);
             mbar_init(sh.vempty(s), NC * 4);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        fence_mbarrier_init();
         fence_proxy_async();
     }
     __syncthreads();

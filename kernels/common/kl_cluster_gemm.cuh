@@ -82,9 +82,6 @@ static_assert(
     NARROW == 0 || (BN == 256 && CROWS == 64 && CN == 1),
     "NARROW re-cuts 256-column stacks of one tile column (BN = 256, PAIR_N = 0) for one m64 wgmma (CROWS = 64)");
 
-// A barrier for the 128 threads of one consumer warpgroup only (id 0 is __syncthreads').
-__device__ __forceinline__ void warpgroup_sync(int id) { named_sync(id, 128); }
-
 // A's shared-memory descriptor. With BK = 64 this is kl_wgmma.cuh's make_desc (128-byte swizzle,
 // 8-row groups 1 KB apart); with BK = 32 a row of A is 64 bytes, so the copy engine writes it in
 // the 64-byte swizzle (layout type 2) and 8-row groups sit 512 bytes apart.
@@ -470,7 +467,7 @@ __device__ __forceinline__ void init_ring(const Shared& sh) {
             mbar_init(sh.job_full, 1);                               // block 0's producer
             mbar_init(sh.job_empty, CLUSTER > 1 ? CLUSTER - 1 : 1);  // the other blocks' producers
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        fence_mbarrier_init();
         fence_proxy_async();
     }
     if (CLUSTER == 1)

@@ -10,6 +10,8 @@
 // multicast) keeps that variant at home.
 #pragma once
 
+#include "kl_ptx.cuh"  // smem_addr
+
 // A CUtensorMap's 128 opaque bytes, as the engine encodes them (kernels may not include
 // <cuda.h>). Passed by value as a `const __grid_constant__` parameter: the copy engine reads it
 // from the parameter space, and TMA wants it 64-byte aligned.
@@ -17,18 +19,18 @@ struct alignas(64) TmaDescriptor {
     unsigned long long bits[16];
 };
 
-// The 32-bit shared-window address the PTX below takes (a generic pointer would need 64 bits
-// and a conversion in every instruction).
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
 // mbarriers: a 64-bit word in shared memory counting arrivals (and, for TMA, bytes) per phase.
 // All at the default CTA scope: wider scopes cost a lot (matmul rung 15 measured 464 against 719
 // TFLOP/s) and no rung needs them for its local barriers. "memory" clobbers keep the compiler
 // from moving shared-memory accesses across a hand-over.
 __device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+// Makes the initialized barriers visible to the copy engine and to the other threads (and, in a
+// cluster, to the peer blocks): one thread calls it after its mbar_inits, before the block's
+// first barrier.
+__device__ __forceinline__ void fence_mbarrier_init() {
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 // One arrival; the state token it returns is discarded (`_`): the waits below go by parity.
 __device__ __forceinline__ void mbar_arrive(unsigned bar) {
@@ -85,6 +87,8 @@ __device__ __forceinline__ void named_sync(int id, int threads) {
 __device__ __forceinline__ void named_arrive(int id, int threads) {
     asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+// A barrier for the 128 threads of one consumer warpgroup only (the rungs pass 1 + its index).
+__device__ __forceinline__ void warpgroup_sync(int id) { named_sync(id, 128); }
 
 // The store side of the copy engine: one box of shared memory (laid out as the tensor map says)
 // to global memory at column x, row y; the engine skips the parts past the tensor's edges.

@@ -1,4 +1,5 @@
 // Rung 7: rung 4, with the L2 eviction priority of each stream as a parameter.
+// This rung is rung 4 with its loads and stores given cache hints: the copy is the lesson, diff it against 04.
 //
 // What changes: only the cache hints of the 16-byte loads and stores (ln_cache_policy.cuh); the
 // arithmetic, the registers and the launch are rung 4's. By default x and r are loaded at normal

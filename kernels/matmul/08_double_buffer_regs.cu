@@ -1,4 +1,5 @@
 // Rung 8 - double buffering through registers: load the next K-tile while computing this one.
+// This rung is rung 7 with two shared-memory stages: the copy is the lesson, diff it against 07.
 //
 // What changes from rung 7: shared memory holds two copies of each tile. While the warps run
 // their multiply-adds on buffer `cur`, every thread has already issued the global loads of the

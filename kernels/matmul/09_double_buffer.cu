@@ -1,5 +1,6 @@
 // Rung 9 - double buffering by cp.async: the copies go straight to shared memory, in a ring of
 // STAGES tiles.
+// This rung is rung 8 with the copies made by cp.async: the copy is the lesson, diff it against 08.
 //
 // What changes from rung 8: the next tiles no longer travel global -> registers -> shared. Each
 // thread issues cp.async copies that land in shared memory by themselves, into a ring of STAGES
@@ -21,6 +22,8 @@
 //
 // Edges and alignment: as in rungs 6-8 (16-byte copies inside, guarded 4-byte copies at edges;
 // cp.async with a source size of 0 writes zeros past the matrix).
+
+#include "kl_ptx.cuh"  // smem_addr, cp.async and its group commit / wait (kernels/common)
 
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(WM) || !defined(WN) || !defined(TM) || !defined(TN)
 #error "BM, BN, BK, WM, WN, TM and TN must be defined, e.g. -DBM=128 -DBN=128 -DBK=8 -DWM=64 -DWN=64 -DTM=8 -DTN=4"
@@ -59,23 +62,8 @@ static_assert(STAGES >= 2, "a ring needs a stage to fill while another is read")
 static_assert(NUM_THREADS % BK == 0 && NUM_THREADS % (BN / 4) == 0,
               "a pass of the block's threads must cover whole rows of the A and B tiles");
 
-// Global -> shared without registers. cp.async with a source size of 0 writes zeros,
-// which covers the K tail, the matrix edges and the copies issued past the last tile.
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void cp_async_4(unsigned dst, const float* src, bool ok) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 4 : 0));
-}
-__device__ __forceinline__ void cp_async_16(unsigned dst, const float* src, bool ok) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-}
-
+// Global -> shared without registers (kl_ptx.cuh). cp.async with a source size of 0 writes
+// zeros, which covers the K tail, the matrix edges and the copies issued past the last tile.
 // Issue the copies of the K-tile at k0 into one stage. A goes one float per copy, straight to its
 // transposed place As[k][m]: a 16-byte copy cannot scatter. Consecutive threads walk along K, so
 // a warp reads whole 32-byte sectors (BK = 8: four rows of A) and writes 32 different banks.
@@ -95,7 +83,7 @@ __device__ __forceinline__ void copy_tile_async(float (*As)[BM + A_PAD], float (
         const int r = i * kRowsA + tid / BK;
         if ((BM * BK) % NUM_THREADS == 0 || r < BM) {
             const bool ok = k0 + ca < K && (kInterior || m0 + r < M);
-            cp_async_4(smem_addr(&As[ca][r]), ok ? a_src + (size_t)i * kRowsA * K : A, ok);
+            cp_async_4(smem_addr(&As[ca][r]), ok ? a_src + (size_t)i * kRowsA * K : A, ok ? 4 : 0);
         }
     }
     if (kInterior) {
@@ -107,7 +95,7 @@ __device__ __forceinline__ void copy_tile_async(float (*As)[BM + A_PAD], float (
             const int r = i * kRowsB + rb;
             if ((BK * BN / 4) % NUM_THREADS == 0 || r < BK) {
                 const bool ok = k0 + r < K;
-                cp_async_16(smem_addr(&Bs[r][cb]), ok ? b_src + (size_t)i * kRowsB * N : B, ok);
+                cp_async_16(smem_addr(&Bs[r][cb]), ok ? b_src + (size_t)i * kRowsB * N : B, ok ? 16 : 0);
             }
         }
     } else {  // edges are rare: plain index arithmetic, one float per copy
@@ -117,7 +105,7 @@ __device__ __forceinline__ void copy_tile_async(float (*As)[BM + A_PAD], float (
             if ((BK * BN) % NUM_THREADS == 0 || idx < BK * BN) {
                 const int r = idx / BN, c = idx % BN;
                 const bool ok = k0 + r < K && n0 + c < N;
-                cp_async_4(smem_addr(&Bs[r][c]), ok ? B + (size_t)(k0 + r) * N + n0 + c : B, ok);
+                cp_async_4(smem_addr(&Bs[r][c]), ok ? B + (size_t)(k0 + r) * N + n0 + c : B, ok ? 4 : 0);
             }
         }
     }

@@ -30,6 +30,8 @@
 
 #include <cuda_bf16.h>
 
+#include "kl_ptx.cuh"  // smem_addr, cp.async, ldmatrix, pack8 (kernels/common)
+
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(WM) || !defined(WN) || !defined(STAGES)
 #error "BM, BN, BK, WM, WN and STAGES must be defined, e.g. -DBM=128 -DBN=128 -DBK=32 -DWM=64 -DWN=64 -DSTAGES=4"
 #endif
@@ -52,33 +54,8 @@ static_assert(BK == 32 || BK == 64,
 static_assert(STAGES >= 2, "the pipeline needs at least two stages");
 
 // ---------------------------------------------------------------------------------------------
-// Small PTX wrappers (kept here so the file needs nothing but cuda_bf16.h).
+// The warp-level MMA (cp.async, ldmatrix and pack8 are in kl_ptx.cuh)
 // ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-// 16-byte global -> shared copy; src_bytes < 16 fills the rest with zeros (0 = all zeros).
-__device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, int src_bytes) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-}
-
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], unsigned addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-
 // d += a * b for one 16x8x16 tile: a = 4 registers (8 bf16), b = 2 registers (4 bf16), d = 4 fp32.
 __device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
     asm volatile(
@@ -97,12 +74,6 @@ __device__ __forceinline__ int swizzle(int r, int c) {
     if (CPR == 4) return c ^ ((r >> 1) & 3);
     if (CPR == 2) return c ^ ((r >> 2) & 1);
     return c;
-}
-
-// Eight bf16 bit patterns -> one 16-byte vector, lowest address first.
-__device__ __forceinline__ uint4 pack8(const unsigned short (&v)[8]) {
-    return make_uint4(v[0] | ((unsigned)v[1] << 16), v[2] | ((unsigned)v[3] << 16), v[4] | ((unsigned)v[5] << 16),
-                      v[6] | ((unsigned)v[7] << 16));
 }
 
 // ---------------------------------------------------------------------------------------------

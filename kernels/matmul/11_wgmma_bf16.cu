@@ -30,6 +30,7 @@
 
 #include <cuda_bf16.h>
 
+#include "kl_ptx.cuh"    // smem_addr, cp.async and its group commit / wait, pack8 (kernels/common)
 #include "kl_wgmma.cuh"  // wgmma, its fences and the smem descriptor (kernels/common)
 
 #if !defined(BM) || !defined(BN) || !defined(STAGES)
@@ -52,27 +53,6 @@ static_assert(BN == 64 || BN == 128 || BN == 256, "BN must be 64, 128 or 256 (th
 static_assert(STAGES >= 2 + IN_FLIGHT, "copies run STAGES - 1 - IN_FLIGHT tiles ahead: at least one");
 static_assert((BM * 8) % NUM_THREADS == 0 && (BK * BN / 8) % NUM_THREADS == 0 && NUM_THREADS % (BN / 8) == 0,
               "every thread must copy the same number of 16-byte chunks of each tile, at a fixed column");
-
-// ---------------------------------------------------------------------------------------------
-// PTX wrappers
-// ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, int src_bytes) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
-
-// Eight bf16 bit patterns -> one 16-byte vector, lowest address first.
-__device__ __forceinline__ uint4 pack8(const unsigned short (&v)[8]) {
-    return make_uint4(v[0] | ((unsigned)v[1] << 16), v[2] | ((unsigned)v[3] << 16), v[4] | ((unsigned)v[5] << 16),
-                      v[6] | ((unsigned)v[7] << 16));
-}
 
 // ---------------------------------------------------------------------------------------------
 // One K-tile into a stage, in the layouts the descriptors describe:

@@ -72,11 +72,8 @@ static_assert(BM == 128 || BM == 256, "BM must be 128 or 256 (two or four consum
 static_assert(BN == 64 || BN == 128 || BN == 256, "BN must be 64, 128 or 256 (the N of one wgmma)");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
 
-// ---------------------------------------------------------------------------------------------
-// PTX wrappers of this rung (rung 12's are in kl_tma.cuh; the flags between blocks in kl_flags.cuh)
-// ---------------------------------------------------------------------------------------------
-// A barrier for the 128 threads of one consumer warpgroup (ids 1..4; 0 is __syncthreads).
-__device__ __forceinline__ void warpgroup_sync(int id) { asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory"); }
+// (PTX wrappers: rung 12's, warpgroup_sync among them, are in kl_tma.cuh; the flags between
+// blocks in kl_flags.cuh.)
 
 // ---------------------------------------------------------------------------------------------
 // Work distribution (tile_origin, rung 12's grouped order, is in kl_tma.cuh)
@@ -324,7 +321,7 @@ extern "C" __global__ void __launch_bounds__(NUM_THREADS, 1)
             mbar_init(sh.full(s), 1);                   // the producer's one expect_tx arrival
             mbar_init(sh.empty(s), NUM_CONSUMERS * 4);  // one arrival per consumer warp
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        fence_mbarrier_init();
         fence_proxy_async();
     }
     __syncthreads();

@@ -26,6 +26,7 @@
 // STREAMK: 0 never, 1 when whole tiles would leave more than 1/8 of the SMs' time idle, 2 always.
 // The inner loop (fragments, serpentine FMAs, the hand-over before the last k-step) is rung 9's.
 
+#include "kl_ptx.cuh"    // smem_addr, cp.async and its group commit / wait (kernels/common)
 #include "kl_flags.cuh"  // flag_acquire / flag_release between blocks (kernels/common)
 
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(WM) || !defined(WN) || !defined(TM) || !defined(TN) || \
@@ -54,21 +55,6 @@ static_assert(BK % 2 == 0, "fragments alternate between two register sets by k-s
 static_assert(STAGES >= 2, "a ring needs a stage to fill while another is read");
 static_assert(NUM_THREADS % BK == 0 && NUM_THREADS % (BN / 4) == 0,
               "a pass of the block's threads must cover whole rows of the A and B tiles");
-
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void cp_async_4(unsigned dst, const float* src) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src));
-}
-__device__ __forceinline__ void cp_async_16(unsigned dst, const float* src) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Schedule (as rung 13): units of K-tiles of one tile, the same sequence for every thread

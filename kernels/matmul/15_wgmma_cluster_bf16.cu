@@ -236,7 +236,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
             mbar_init(sh.full(s), 1);                             // this block's expect_tx arrival
             mbar_init(sh.empty(s), CLUSTER * NUM_CONSUMERS * 4);  // every consumer warp of the cluster
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        fence_mbarrier_init();
         fence_proxy_async();
     }
     if (CLUSTER == 1)

@@ -1,4 +1,5 @@
 // Rung 16 - fp32: A transposed once, so every copy into shared memory is a 16-byte cp.async.
+// This rung is rung 9 with A read transposed: the copy is the lesson, diff it against 09.
 //
 // What changes from rung 9: there, A reaches its transposed place in shared memory (As[k][m],
 // which lets each lane read TM rows of one k as float4s) one float per cp.async, because a
@@ -18,6 +19,8 @@
 // loop is not bound by its instruction count (88% FFMA issue would allow ~59 TFLOP/s).
 // Edges: rows of At or B that are not 16-byte aligned (M or N not a multiple of 4), and tiles
 // past the matrix, take rung 9's guarded one-float copies.
+
+#include "kl_ptx.cuh"  // smem_addr, cp.async and its group commit / wait (kernels/common)
 
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(WM) || !defined(WN) || !defined(TM) || !defined(TN)
 #error "BM, BN, BK, WM, WN, TM and TN must be defined, e.g. -DBM=128 -DBN=128 -DBK=8 -DWM=64 -DWN=64 -DTM=8 -DTN=4"
@@ -54,23 +57,8 @@ static_assert(STAGES >= 2, "a ring needs a stage to fill while another is read")
 static_assert(NUM_THREADS % (BM / 4) == 0 && NUM_THREADS % (BN / 4) == 0,
               "a pass of the block's threads must cover whole rows of the At and B tiles");
 
-// Global -> shared without registers. cp.async with a source size of 0 writes zeros,
-// which covers the K tail, the matrix edges and the copies issued past the last tile.
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void cp_async_4(unsigned dst, const float* src, bool ok) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 4 : 0));
-}
-__device__ __forceinline__ void cp_async_16(unsigned dst, const float* src, bool ok) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-}
-
+// Global -> shared without registers (kl_ptx.cuh). cp.async with a source size of 0 writes
+// zeros, which covers the K tail, the matrix edges and the copies issued past the last tile.
 // Copies rows k0 .. k0 + BK - 1, columns c0 .. c0 + W - 1 of a row-major matrix X (rows x cols)
 // into S[BK][LD]: At's tile into As (W = BM) and B's into Bs (W = BN). Inside an aligned matrix,
 // 16 bytes per copy, whole rows per pass of the block; at edges one float per copy.
@@ -88,7 +76,7 @@ __device__ __forceinline__ void copy_rows_async(float (*S)[LD], const float* X, 
             const int r = i * kRows + r0;
             if ((BK * W / 4) % NUM_THREADS == 0 || r < BK) {
                 const bool ok = k0 + r < rows;
-                cp_async_16(smem_addr(&S[r][c]), ok ? src + (size_t)i * kRows * cols : X, ok);
+                cp_async_16(smem_addr(&S[r][c]), ok ? src + (size_t)i * kRows * cols : X, ok ? 16 : 0);
             }
         }
     } else {  // edges are rare: plain index arithmetic, one float per copy
@@ -99,7 +87,7 @@ __device__ __forceinline__ void copy_rows_async(float (*S)[LD], const float* X, 
             if ((BK * W) % NUM_THREADS == 0 || idx < BK * W) {
                 const int r = idx / W, c = idx % W;
                 const bool ok = k0 + r < rows && c0 + c < cols;
-                cp_async_4(smem_addr(&S[r][c]), ok ? X + (size_t)(k0 + r) * cols + c0 + c : X, ok);
+                cp_async_4(smem_addr(&S[r][c]), ok ? X + (size_t)(k0 + r) * cols + c0 + c : X, ok ? 4 : 0);
             }
         }
     }

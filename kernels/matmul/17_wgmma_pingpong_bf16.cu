@@ -1,4 +1,5 @@
 // Rung 17 - Ping-pong consumers: one warpgroup stores a tile while the other multiplies the next.
+// This rung is rung 15 with consumers on whole tiles in turn: the copy is the lesson, diff it against 15.
 //
 // What changes from rung 15: there, the two consumer warpgroups split each 128 x 256 tile (64 rows
 // each) and finished it together, so while they wrote its 128 KB of fp32 C from registers the
@@ -253,7 +254,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
             mbar_init(sh.empty(s), CLUSTER * 4);  // the warps of the one consumer that read it, in each block
         }
         for (int c = 0; c < 2; ++c) mbar_init(sh.turn(c), 4);  // the other consumer's four warps
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        fence_mbarrier_init();
         fence_proxy_async();
     }
     if (CLUSTER == 1)

@@ -1,5 +1,6 @@
 // Rung 19 - fp32 without a cliff, on the 16-byte loop: rung 16's copies (A transposed, every copy
 // 16 bytes) on operands padded to whole tiles by one cheap launch, in tiles that fill the SMs.
+// This rung is rung 14 with rung 16's A read transposed: the copy is the lesson, diff it against 14.
 //
 // What changes from rung 14: rung 14 padded A and B in a first launch and still copied A one float
 // per cp.async in its loop (eight copies and their addresses per thread per K-tile). Here the
@@ -25,6 +26,7 @@
 // 2047 x 2049 x 1023 (rung 14's, 12.1 us).
 // What to see: the defaults against BN = 128 with STREAMK 0 and 2 at the odd sizes; FMA_ORDER.
 
+#include "kl_ptx.cuh"    // smem_addr, cp.async and its group commit / wait (kernels/common)
 #include "kl_flags.cuh"  // flag_acquire / flag_release between blocks (kernels/common)
 
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(WM) || !defined(WN) || !defined(TM) || !defined(TN) || \
@@ -53,18 +55,6 @@ static_assert(BK % 2 == 0, "fragments alternate between two register sets by k-s
 static_assert(STAGES >= 2, "a ring needs a stage to fill while another is read");
 static_assert(NUM_THREADS % (BM / 4) == 0 && NUM_THREADS % (BN / 4) == 0,
               "a pass of the block's threads must cover whole rows of the At and B tiles");
-
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void cp_async_16(unsigned dst, const float* src) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Schedule (rung 14's): units of K-tiles of one tile, the same sequence for every thread

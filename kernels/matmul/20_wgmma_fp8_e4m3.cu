@@ -235,8 +235,7 @@ extern "C" __global__ void __launch_bounds__(NUM_THREADS, 1)
             mbar_init(sh.full(s), use_tma ? 1 : 128);   // the producer's one expect_tx arrival, or all 128 copiers
             mbar_init(sh.empty(s), NUM_CONSUMERS * 4);  // one arrival per consumer warp
         }
-        // Make the initialized barriers visible to the copy engine and to the other threads.
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        fence_mbarrier_init();  // the barriers, visible to the copy engine and the other threads
         fence_proxy_async();
     }
     __syncthreads();

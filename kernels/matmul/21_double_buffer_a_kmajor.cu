@@ -29,6 +29,8 @@
 // Edges: A's rows not 16-byte aligned (K not a multiple of 4), B's (N), and tiles past the matrix
 // take one-float copies with guards; the K tail is zero-filled.
 
+#include "kl_ptx.cuh"  // smem_addr, cp.async and its group commit / wait (kernels/common)
+
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(WM) || !defined(WN)
 #error "BM, BN, BK, WM and WN must be defined, e.g. -DBM=128 -DBN=128 -DBK=8 -DWM=64 -DWN=64"
 #endif
@@ -63,24 +65,10 @@ static_assert(STAGES >= 2, "a ring needs a stage to fill while another is read")
 static_assert((BM * BK / 4) % NUM_THREADS == 0 && (BK * BN / 4) % NUM_THREADS == 0,
               "each thread copies a whole number of 16-byte pieces of each tile");
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-// cp.async with a source size of 0 writes zeros: the K tail, the edges, copies past the last tile.
-__device__ __forceinline__ void cp_async_4(unsigned dst, const float* src, bool ok) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 4 : 0));
-}
-__device__ __forceinline__ void cp_async_16(unsigned dst, const float* src, bool ok) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-}
-
 // The K-tile at k0 into one stage: A's BM x BK tile as it lies in A (rows of BK floats, padded to
 // A_LD) and B's BK x BN tile. Interior tiles: 16 bytes per copy; edges: one float per copy.
+// cp.async with a source size of 0 (kl_ptx.cuh) writes zeros: the K tail, the edges, copies
+// past the last tile.
 template <bool kInterior>
 __device__ __forceinline__ void copy_tile_async(float (*As)[A_LD], float (*Bs)[BN], const float* A, const float* B,
                                                 int M, int N, int K, int m0, int n0, int k0) {
@@ -90,26 +78,26 @@ __device__ __forceinline__ void copy_tile_async(float (*As)[A_LD], float (*Bs)[B
         for (int i = 0; i < BM * BK / 4 / NUM_THREADS; ++i) {
             const int piece = i * NUM_THREADS + tid, r = piece / QUADS, k = (piece % QUADS) * 4;
             const bool ok = k0 + k < K;  // K % 4 == 0 here: a piece is wholly inside or past K
-            cp_async_16(smem_addr(&As[r][k]), ok ? A + (size_t)(m0 + r) * K + k0 + k : A, ok);
+            cp_async_16(smem_addr(&As[r][k]), ok ? A + (size_t)(m0 + r) * K + k0 + k : A, ok ? 16 : 0);
         }
 #pragma unroll
         for (int i = 0; i < BK * BN / 4 / NUM_THREADS; ++i) {
             const int piece = i * NUM_THREADS + tid, r = piece / (BN / 4), c = (piece % (BN / 4)) * 4;
             const bool ok = k0 + r < K;
-            cp_async_16(smem_addr(&Bs[r][c]), ok ? B + (size_t)(k0 + r) * N + n0 + c : B, ok);
+            cp_async_16(smem_addr(&Bs[r][c]), ok ? B + (size_t)(k0 + r) * N + n0 + c : B, ok ? 16 : 0);
         }
     } else {  // edges are rare: plain index arithmetic
 #pragma unroll 4
         for (int idx = tid; idx < BM * BK; idx += NUM_THREADS) {
             const int r = idx / BK, k = idx % BK;
             const bool ok = m0 + r < M && k0 + k < K;
-            cp_async_4(smem_addr(&As[r][k]), ok ? A + (size_t)(m0 + r) * K + k0 + k : A, ok);
+            cp_async_4(smem_addr(&As[r][k]), ok ? A + (size_t)(m0 + r) * K + k0 + k : A, ok ? 4 : 0);
         }
 #pragma unroll 4
         for (int idx = tid; idx < BK * BN; idx += NUM_THREADS) {
             const int r = idx / BN, c = idx % BN;
             const bool ok = k0 + r < K && n0 + c < N;
-            cp_async_4(smem_addr(&Bs[r][c]), ok ? B + (size_t)(k0 + r) * N + n0 + c : B, ok);
+            cp_async_4(smem_addr(&Bs[r][c]), ok ? B + (size_t)(k0 + r) * N + n0 + c : B, ok ? 4 : 0);
         }
     }
 }

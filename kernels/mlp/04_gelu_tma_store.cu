@@ -36,11 +36,7 @@
 // when H's rows are not 16-byte aligned (N % 8 != 0: its map is zeros) the warpgroup copies its
 // patch to H element by element (copy_patch).
 
-#include <cuda_bf16.h>
-
-#include "gelu.cuh"       // the tanh-form GeLU on the SFU (this folder)
-#include "kl_tma.cuh"     // TMA box loads, mbarriers, setmaxnreg, the grouped tile order (kernels/common)
-#include "kl_wgmma.cuh"   // wgmma at N = 64, 128, 256, its fences and the smem descriptor (kernels/common)
+#include "gelu.cuh"       // the tanh-form GeLU on the SFU, and rung 2's store_gelu_bf16 (this folder)
 #include "wgmma_mlp.cuh"  // wgmma at N = 192, and first-K-step forms (this folder)
 
 #if !defined(BM) || !defined(BN) || !defined(STAGES) || !defined(GROUP_M) || !defined(EPILOGUE) || !defined(OVERLAP)
@@ -48,133 +44,40 @@
     "BM, BN, STAGES, GROUP_M, EPILOGUE and OVERLAP must be defined, e.g. -DBM=128 -DBN=192 -DSTAGES=4 -DGROUP_M=16 ..."
 #endif
 
-#define BK 64                                    // one 128-byte swizzled row of bf16 per K-tile
-#define NUM_CONSUMERS (BM / 64)                  // consumer warpgroups (2 or 3), 64 rows of H each
-#define NUM_THREADS (128 * (NUM_CONSUMERS + 1))  // + the producer warpgroup
-#define A_STAGE_BYTES (BM * BK * 2)
-#define B_STAGE_BYTES (BK * BN * 2)
-#define STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
-#define PATCH_BYTES (64 * BN * 2)  // one consumer's 64 x BN bf16 patch of H: BN / 64 boxes of 8 KB
-#define BOX_BYTES (64 * 128)       // one 64 x 64 box: 64 rows of 128 bytes
-#define SMEM_ALIGN 1024            // the 128-byte swizzle repeats every 8 rows = 1 KB
-
+#define NUM_CONSUMERS (BM / 64)  // consumer warpgroups (2 or 3), 64 rows of H each
 // Registers: setmaxnreg moves them from the producer (one TMA thread needs few) to the consumers
 // inside the block, as in rung 2, whose producer kept 40:
 //   two consumers (BM = 128):   launch 168; producer 168 -> 24 frees 18,432; consumers 168 -> 240
 //   three consumers (BM = 192): launch 128; producer 128 -> 24 frees 13,312; consumers 128 -> 160
 #define PRODUCER_REGS 24
-#define LAUNCH_REGS ((65536 / NUM_THREADS) / 8 * 8)
-#define CONSUMER_REGS (LAUNCH_REGS + ((LAUNCH_REGS - PRODUCER_REGS) / NUM_CONSUMERS) / 8 * 8)
-static_assert((CONSUMER_REGS - LAUNCH_REGS) * NUM_CONSUMERS <= LAUNCH_REGS - PRODUCER_REGS,
-              "the consumers cannot take more registers than the producer gives back");
+#include "kl_tma_gemm.cuh"  // matmul rung 12's stages, producer and set-up, as in rung 2 (kernels/common)
+
+#define PATCH_BYTES (64 * BN * 2)  // one consumer's 64 x BN bf16 patch of H: BN / 64 boxes of 8 KB
+#define BOX_BYTES (64 * 128)       // one 64 x 64 box: 64 rows of 128 bytes
+
 static_assert(BM == 128 || BM == 192, "BM must be 128 or 192 (two or three consumer warpgroups)");
 static_assert(BN == 128 || BN == 192 || BN == 256, "BN must be 128, 192 or 256 (the N of one wgmma)");
 static_assert(EPILOGUE == 0 || EPILOGUE == 1, "EPILOGUE: 0 register stores (rung 2), 1 shared memory + TMA store");
 static_assert(OVERLAP >= 0 && OVERLAP < STAGES,
               "OVERLAP: 0 .. STAGES - 1 K-tiles of the next tile issued before an epilogue");
 static_assert(BN / 2 + 32 <= CONSUMER_REGS, "a consumer's BN / 2 accumulators must fit its register budget");
-static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
 static_assert(STAGE_BYTES % SMEM_ALIGN == 0 && BOX_BYTES % SMEM_ALIGN == 0,
               "stages and patch boxes must start on 1 KB boundaries (the swizzle's period)");
 
-// ---------------------------------------------------------------------------------------------
-// Stages (the PTX wrappers and the grouped tile order are in kl_tma.cuh)
-// ---------------------------------------------------------------------------------------------
-// The ring of stages: stage index and the parity of its current use. Producer and consumers
-// step through the same sequence (every tile has the same number of K-tiles).
-using Ring = StageRing<STAGES>;  // kl_tma.cuh
-
-struct Shared {
-    unsigned char* stages;   // STAGES x (A tile, then BN / 64 blocks of B), 1 KB aligned
-    unsigned char* patches;  // EPILOGUE = 1: NUM_CONSUMERS patches of H after the stages
-    unsigned full_bar;       // STAGES barriers, 8 bytes apart: the stage's data has landed
-    unsigned empty_bar;      // STAGES barriers: every consumer warp is done reading the stage
-    __device__ unsigned full(int s) const { return full_bar + 8 * s; }
-    __device__ unsigned empty(int s) const { return empty_bar + 8 * s; }
-    __device__ unsigned char* a(int s) const { return stages + s * STAGE_BYTES; }
-    __device__ unsigned char* b(int s) const { return stages + s * STAGE_BYTES + A_STAGE_BYTES; }
-};
-
-// ---------------------------------------------------------------------------------------------
-// Producer
-// ---------------------------------------------------------------------------------------------
-// With TMA: a single thread. Per K-tile: wait until the stage is free, announce its bytes, and
-// issue 1 + BN / 64 box copies. Boxes reaching past M, N or K arrive zero-filled (and their full
-// size still counts toward the announced bytes).
-__device__ __forceinline__ void produce_tma(const Shared& sh, const TmaDescriptor* map_a, const TmaDescriptor* map_b,
-                                            int tiles_m, int tiles_n, int k_tiles) {
-    Ring ring;
-    for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
-        int m0, n0;
-        tile_origin<GROUP_M, BM, BN>(tile, tiles_m, tiles_n, m0, n0);
-        for (int kt = 0; kt < k_tiles; ++kt) {
-            mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
-            const unsigned full = sh.full(ring.stage);
-            mbar_arrive_expect_bytes(full, STAGE_BYTES);
-            tma_load_2d(smem_addr(sh.a(ring.stage)), map_a, kt * BK, m0, full);
-#pragma unroll
-            for (int j = 0; j < BN / 64; ++j)
-                tma_load_2d(smem_addr(sh.b(ring.stage) + j * (BK * 128)), map_b, n0 + j * 64, kt * BK, full);
-            ring.advance();
-        }
-    }
-}
-
-// Eight bf16 bit patterns -> one 16-byte vector, lowest address first.
-__device__ __forceinline__ uint4 pack8(const unsigned short (&v)[8]) {
-    return make_uint4(v[0] | ((unsigned)v[1] << 16), v[2] | ((unsigned)v[3] << 16), v[4] | ((unsigned)v[5] << 16),
-                      v[6] | ((unsigned)v[7] << 16));
-}
-
-// Without TMA (rows not 16-byte aligned): the producer's 128 threads load element by element,
-// with guards, and store 16-byte chunks at the swizzled places the copy engine would have used:
-//   A: row r at r * 128 bytes, chunk c (8 bf16 of K) at (c ^ (r % 8)) * 16;
-//   B: 64-column block j at j * 8 KB, k-row r at r * 128, chunk c at (c ^ (r % 8)) * 16.
-// Every thread fences its writes for the tensor cores (async proxy) and arrives on `full`.
-__device__ __forceinline__ void produce_elementwise(const Shared& sh, const __nv_bfloat16* A, const __nv_bfloat16* B,
-                                                    int M, int N, int K, int tiles_m, int tiles_n, int k_tiles) {
-    const int pt = threadIdx.x % 128;
-    const unsigned short* A16 = reinterpret_cast<const unsigned short*>(A);
-    const unsigned short* B16 = reinterpret_cast<const unsigned short*>(B);
-    Ring ring;
-    for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
-        int m0, n0;
-        tile_origin<GROUP_M, BM, BN>(tile, tiles_m, tiles_n, m0, n0);
-        for (int kt = 0; kt < k_tiles; ++kt) {
-            mbar_wait(sh.empty(ring.stage), ring.parity ^ 1);
-            const int k0 = kt * BK;
-            for (int i = pt; i < BM * 8; i += 128) {
-                const int r = i / 8, c = i % 8, row = m0 + r, col = k0 + c * 8;
-                unsigned short v[8];
-#pragma unroll
-                for (int e = 0; e < 8; ++e) v[e] = (row < M && col + e < K) ? A16[(size_t)row * K + col + e] : 0;
-                *reinterpret_cast<uint4*>(sh.a(ring.stage) + r * 128 + ((c ^ (r & 7)) * 16)) = pack8(v);
-            }
-            for (int i = pt; i < BK * BN / 8; i += 128) {
-                const int r = i / (BN / 8), cn = i % (BN / 8), j = cn / 8, c = cn % 8, row = k0 + r, col = n0 + cn * 8;
-                unsigned short v[8];
-#pragma unroll
-                for (int e = 0; e < 8; ++e) v[e] = (row < K && col + e < N) ? B16[(size_t)row * N + col + e] : 0;
-                *reinterpret_cast<uint4*>(sh.b(ring.stage) + j * (BK * 128) + r * 128 + ((c ^ (r & 7)) * 16)) =
-                    pack8(v);
-            }
-            fence_proxy_async();
-            mbar_arrive(sh.full(ring.stage));
-            ring.advance();
-        }
-    }
-}
+// Rung 2's stages (kl_tma_gemm.cuh), with NUM_CONSUMERS patches of H (EPILOGUE = 1) between them
+// and the barriers.
+using Shared = Stages;
 
 // ---------------------------------------------------------------------------------------------
 // The epilogue: through shared memory and the copy engine (the change from rung 2)
 // ---------------------------------------------------------------------------------------------
 // The boxes of H (64 x 64 bf16, 128-byte swizzled as the map says) leave through kl_tma.cuh's
 // tma_store_2d; bulk_wait_read<0> lets the patch be overwritten, bulk_wait<0> waits for H itself.
-// The 128 threads of consumer warpgroup cg meet (named barrier 1 + cg; 0 is __syncthreads).
-__device__ __forceinline__ void warpgroup_sync(int cg) { asm volatile("bar.sync %0, 128;\n" ::"r"(1 + cg) : "memory"); }
+// The 128 threads of consumer warpgroup cg meet at kl_tma.cuh's warpgroup_sync (named barrier
+// 1 + cg; 0 is __syncthreads).
 
-// GeLU(acc) as bf16 pairs into the warpgroup's patch. Accumulator layout as store_gelu_bf16
-// below: slice j, half h -> row r = 16 w + l / 4 + 8 h, columns 8 j + 2 (l % 4) (+1). Patch
+// GeLU(acc) as bf16 pairs into the warpgroup's patch. Accumulator layout as gelu.cuh's
+// store_gelu_bf16: slice j, half h -> row r = 16 w + l / 4 + 8 h, columns 8 j + 2 (l % 4) (+1). Patch
 // layout: box j / 8, row r at r * 128 bytes, 16-byte chunk j % 8 at position (j % 8) ^ (r % 8).
 // In one store instruction the lanes cover 8 rows (r % 8 = l / 4) of one chunk: the XOR spreads
 // them over the 8 chunk positions of a 128-byte row, so the 32 lanes hit 32 different banks.
@@ -188,10 +91,8 @@ __device__ __forceinline__ void stage_gelu_bf16(const float (&d)[kN], unsigned p
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const __nv_bfloat162 v = __floats2bfloat162_rn(mlp_gelu(d[4 * j + 2 * h]), mlp_gelu(d[4 * j + 2 * h + 1]));
-            // 32-bit shared-window address (a generic pointer would take two registers per store)
             const unsigned addr = row_base + h * 1024 + (j / 8) * BOX_BYTES + (((j % 8) ^ key) << 4);
-            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(*reinterpret_cast<const unsigned*>(&v))
-                         : "memory");
+            st_shared_b32(addr, *reinterpret_cast<const unsigned*>(&v));
         }
 }
 
@@ -214,10 +115,10 @@ __device__ __forceinline__ void epilogue_staged(const float (&d)[BN / 2], unsign
                                                 int N, int row0, int col0, int cg) {
     const bool leader = threadIdx.x % 128 == 0;
     if (leader && tma_store) bulk_wait_read<0>();  // the previous tile's boxes have left the patch
-    warpgroup_sync(cg);                            // (and, without TMA, every thread's copy_patch is done)
+    warpgroup_sync(1 + cg);                        // (and, without TMA, every thread's copy_patch is done)
     stage_gelu_bf16(d, smem_addr(patch));
     if (tma_store) fence_proxy_async();  // this thread's shared stores, visible to the copy engine
-    warpgroup_sync(cg);
+    warpgroup_sync(1 + cg);
     if (!tma_store) {
         copy_patch(patch, H, M, N, row0, col0);
     } else if (leader && row0 < M) {
@@ -226,33 +127,6 @@ __device__ __forceinline__ void epilogue_staged(const float (&d)[BN / 2], unsign
             if (col0 + j * 64 < N) tma_store_2d(map_h, smem_addr(patch + j * BOX_BYTES), col0 + j * 64, row0);
         bulk_commit();
     }
-}
-
-// Writes a warpgroup's 64 x N accumulator tile (N = 2 * kN) as H = GeLU(acc) in bf16 (M x ldh,
-// row-major) at (row0, col0), with bounds checks. Same register layout as kl_wgmma.cuh's
-// store_accumulators: in 8-column slice j, thread (warp w, lane l) holds rows w*16 + l/4 (+8)
-// and columns 8j + 2*(l%4) (+1) in d[4j .. 4j+3]; each pair goes out as one __nv_bfloat162.
-template <int kN>
-__device__ __forceinline__ void store_gelu_bf16(const float (&d)[kN], __nv_bfloat16* H, int M, int ldh, int row0,
-                                                int col0) {
-    const int lane = threadIdx.x % 32, warp_in_wg = (threadIdx.x % 128) / 32;
-    const bool pairs_ok = (ldh % 2 == 0) && (reinterpret_cast<size_t>(H) % 4 == 0);
-#pragma unroll
-    for (int j = 0; j < kN / 4; ++j)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int row = row0 + warp_in_wg * 16 + lane / 4 + h * 8;
-            const int col = col0 + j * 8 + (lane % 4) * 2;
-            if (row >= M) continue;
-            const float g0 = mlp_gelu(d[4 * j + 2 * h]), g1 = mlp_gelu(d[4 * j + 2 * h + 1]);
-            __nv_bfloat16* p = H + (size_t)row * ldh + col;
-            if (pairs_ok && col + 1 < ldh) {
-                *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(g0, g1);
-            } else {
-                if (col < ldh) p[0] = __float2bfloat16(g0);
-                if (col + 1 < ldh) p[1] = __float2bfloat16(g1);
-            }
-        }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -402,32 +276,26 @@ extern "C" __global__ void __launch_bounds__(NUM_THREADS, 1)
     sh.patches = base + STAGES * STAGE_BYTES;
     sh.full_bar = smem_addr(sh.patches + EPILOGUE * NUM_CONSUMERS * PATCH_BYTES);
     sh.empty_bar = sh.full_bar + 8 * STAGES;
-
     // The same tests the engine applies before encoding the maps: when one fails, that map is zeros.
-    const bool use_tma =
-        (K % 8 == 0) && (N % 8 == 0) && ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B)) % 16 == 0);
+    const bool use_tma = tma_loads_ok(A, B, N, K);
     const bool tma_store = (N % 8 == 0) && (reinterpret_cast<size_t>(H) % 16 == 0);
     const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN, k_tiles = (K + BK - 1) / BK;
 
+    // kl_tma_gemm.cuh's init_barriers, written out: called here, it changed this kernel's machine
+    // code (ptxas scheduled the consumers' ring steps differently).
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(sh.full(s), use_tma ? 1 : 128);   // the producer's one expect_tx arrival, or all 128 copiers
             mbar_init(sh.empty(s), NUM_CONSUMERS * 4);  // one arrival per consumer warp
         }
-        // Make the initialized barriers visible to the copy engine and to the other threads.
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        fence_mbarrier_init();  // the barriers, visible to the copy engine and the other threads
         fence_proxy_async();
     }
     __syncthreads();
 
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
-        regs_decrease<PRODUCER_REGS>();
-        if (use_tma) {
-            if (threadIdx.x == 0) produce_tma(sh, &map_a, &map_b, tiles_m, tiles_n, k_tiles);
-        } else {
-            produce_elementwise(sh, A, B, M, N, K, tiles_m, tiles_n, k_tiles);
-        }
+        produce(sh, use_tma, &map_a, &map_b, A, B, M, N, K, tiles_m, tiles_n, k_tiles);
     } else {
         regs_increase<CONSUMER_REGS>();
         consume(sh, H, &map_h, tma_store, M, N, wg - 1, tiles_m, tiles_n, k_tiles);

@@ -116,8 +116,7 @@ __device__ __forceinline__ void store_gelu_tile(const Shared& sh, const float (&
                 const int s = j * (SUB_COLS / 8) + q;
                 const __nv_bfloat162 v = gelu_pair(d[4 * s + 2 * h], d[4 * s + 2 * h + 1]);
                 const unsigned addr = row_base + h * 1024 + ((q ^ key) << 4);
-                asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(*reinterpret_cast<const unsigned*>(&v))
-                             : "memory");
+                st_shared_b32(addr, *reinterpret_cast<const unsigned*>(&v));
             }
         fence_proxy_async();  // these writes, before the copy engine reads the buffer
         warpgroup_sync(1 + cg);

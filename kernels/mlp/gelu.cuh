@@ -5,6 +5,8 @@
 // the tile's time.
 #pragma once
 
+#include <cuda_bf16.h>
+
 __device__ __forceinline__ float mlp_tanh(float x) {
     float y;
     asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
@@ -36,4 +38,32 @@ __device__ __forceinline__ void mlp_gelu2_f16_tanh(float x0, float x1, float& g0
         : "r"(t));
     g0 = 0.5f * x0 * (1.f + t0);
     g1 = 0.5f * x1 * (1.f + t1);
+}
+
+// The register epilogue of mlp rungs 2-4: a warpgroup's 64 x N accumulator tile (N = 2 * kN) as
+// H = GeLU(acc) in bf16 (M x ldh, row-major) at (row0, col0), with bounds checks. Same register
+// layout as kl_wgmma.cuh's store_accumulators: in 8-column slice j, thread (warp w, lane l) holds
+// rows w*16 + l/4 (+8) and columns 8j + 2*(l%4) (+1) in d[4j .. 4j+3]; each pair goes out as one
+// __nv_bfloat162.
+template <int kN>
+__device__ __forceinline__ void store_gelu_bf16(const float (&d)[kN], __nv_bfloat16* H, int M, int ldh, int row0,
+                                                int col0) {
+    const int lane = threadIdx.x % 32, warp_in_wg = (threadIdx.x % 128) / 32;
+    const bool pairs_ok = (ldh % 2 == 0) && (reinterpret_cast<size_t>(H) % 4 == 0);
+#pragma unroll
+    for (int j = 0; j < kN / 4; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = row0 + warp_in_wg * 16 + lane / 4 + h * 8;
+            const int col = col0 + j * 8 + (lane % 4) * 2;
+            if (row >= M) continue;
+            const float g0 = mlp_gelu(d[4 * j + 2 * h]), g1 = mlp_gelu(d[4 * j + 2 * h + 1]);
+            __nv_bfloat16* p = H + (size_t)row * ldh + col;
+            if (pairs_ok && col + 1 < ldh) {
+                *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(g0, g1);
+            } else {
+                if (col < ldh) p[0] = __float2bfloat16(g0);
+                if (col + 1 < ldh) p[1] = __float2bfloat16(g1);
+            }
+        }
 }
