@@ -128,8 +128,9 @@ void print_runs(const std::vector<RunRecord>& runs, const std::string& first_col
         auto pct = [](const std::optional<double>& v) { return v ? fmt(*v, 3) + "%" : std::string("-"); };
         std::string time = r.timing ? fmt(r.timing->median_ms, 4) : "-";
         std::string spread = r.timing ? fmt(100 * r.timing->rel_spread, 2) + "%" : "-";
-        rows.push_back({key, params_text(r), time, spread, fmt(r.gbps, 4), pct(r.pct_copy), fmt(r.tflops, 3),
-                        pct(r.pct_reference), res[0], res[1], res[2],
+        rows.push_back({key, params_text(r), time, spread, fmt(r.values.num(tag::gbps), 4),
+                        pct(r.values.get(tag::pct_copy)), fmt(r.values.num(tag::tflops), 3),
+                        pct(r.values.get(tag::pct_reference)), res[0], res[1], res[2],
                         r.correctness ? r.correctness->summary() : "not checked"});
     }
     std::printf("%s", format_table({first_column, "params", "median ms", "spread", "GB/s", "% copy", "TFLOP/s", "% ref",

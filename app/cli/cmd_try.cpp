@@ -212,13 +212,13 @@ void print_text(const TryOutcome& o) {
         std::string ratio = "-";
         if (i == 1 && r.timing && runs[0].timing && r.timing->median_ms > 0)
             ratio = fmt(runs[0].timing->median_ms / r.timing->median_ms, 3) + "x";
-        const bool flops = r.flops > 0 && r.tflops >= 0.01;
+        const bool flops = r.values.num(tag::flops) > 0 && r.values.num(tag::tflops) >= 0.01;
         rows.push_back({i == 0 ? r.rung + " (like)" : o.file,
                         !r.error.empty() ? r.error_kind + ": " + r.error
                         : r.correctness  ? r.correctness->summary()
                                          : "not checked",
-                        r.timing ? fmt(r.timing->median_ms, 4) : "-", r.timing ? fmt(r.gbps, 4) : "-",
-                        r.timing && flops ? fmt(r.tflops, 3) : "-", i == 0 ? "1x" : ratio});
+                        r.timing ? fmt(r.timing->median_ms, 4) : "-", r.timing ? fmt(r.values.num(tag::gbps), 4) : "-",
+                        r.timing && flops ? fmt(r.values.num(tag::tflops), 3) : "-", i == 0 ? "1x" : ratio});
     }
     std::printf("device: %s; ladder %s\n",
                 o.results.device ? printable(o.results.device->name, kDeviceNameChars).c_str() : "?", o.ladder.c_str());

@@ -18,6 +18,7 @@
 #include "model/dtype.h"
 #include "model/operation.h"
 #include "model/results_json.h"
+#include "model/run_metrics.h"
 #include "model/run_modes.h"
 
 namespace fs = std::filesystem;
@@ -157,21 +158,17 @@ const RunMetric kRunMetrics[] = {{"ms", "ms"},
 // The metric's value from a run, or nullopt when the run does not carry it.
 std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64_t blocks) {
     const TimingStats* t = r.timing ? &*r.timing : nullptr;
-    if (m == "ms" && t) return t->median_ms;
-    if (m == "us" && t) return t->median_ms * 1e3;
+    // The run metrics lessons predict (run_metrics.h: the median time, and tagged values).
+    if (std::optional<double> v = run_metric_value(r, m)) return v;
     if (m == "min_ms" && t) return t->min_ms;
     if (m == "spread" && t) return t->rel_spread * 100;
-    if (m == "gbps" && r.gbps > 0) return r.gbps;
-    if (m == "tbps" && r.gbps > 0) return r.gbps / 1e3;
-    if (m == "tflops" && r.tflops > 0) return r.tflops;
-    if (m == "gflops" && r.tflops > 0) return r.tflops * 1e3;
-    if (m == "pct_copy") return r.pct_copy;
-    if (m == "pct_gemm") return r.pct_gemm;
-    if (m == "pct_reference") return r.pct_reference;
+    // The same tagged values in other units.
+    if (m == "tbps" && r.values.num(tag::gbps) > 0) return r.values.num(tag::gbps) / 1e3;
+    if (m == "gflops" && r.values.num(tag::tflops) > 0) return r.values.num(tag::tflops) * 1e3;
+    if (m == "peak_mib" && r.values.has(tag::peak_memory_bytes))
+        return r.values.num(tag::peak_memory_bytes) / double(1 << 20);
     if (m == "rel_l2" && r.correctness) return r.correctness->rel_l2;
     if (m == "max_abs" && r.correctness) return r.correctness->max_abs;
-    if (m == "peak_gib" && r.peak_memory_bytes) return *r.peak_memory_bytes / double(1 << 30);
-    if (m == "peak_mib" && r.peak_memory_bytes) return *r.peak_memory_bytes / double(1 << 20);
     if (m == "dram_gb" && r.counters.is_object() && r.counters.contains("dram_bytes") &&
         r.counters["dram_bytes"].is_number())
         return r.counters["dram_bytes"].get<double>() / 1e9;

@@ -252,7 +252,7 @@ void Runner::allocate(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
             }
     double buffer_bytes = 0;
     for (const auto& b : cache_->buffers) buffer_bytes += double(b.elements) * dtype_size(b.dtype);
-    rec.peak_memory_bytes = buffer_bytes + scratch_need;
+    rec.values.set(tag::peak_memory_bytes, buffer_bytes + scratch_need);
 }
 
 // Buffer names -> device pointers, expressions -> i32 / i64 / f32, tmap(...) -> a TMA descriptor.
@@ -349,12 +349,15 @@ TimingStats Runner::time_rung(Prepared& prep, const RunOptions& opt) {
 void Runner::derive(const ResolvedRun& run, RunRecord& rec) const {
     if (!rec.timing) return;
     double s = rec.timing->median_ms * 1e-3;
-    rec.gbps = rec.ideal_bytes / s / 1e9;
-    rec.tflops = rec.flops / s / 1e12;
-    if (calibration_ && calibration_->copy_gbps > 0) rec.pct_copy = 100.0 * rec.gbps / calibration_->copy_gbps;
-    if (calibration_ && rec.flops > 0) {
+    const double gbps = rec.values.num(tag::ideal_bytes) / s / 1e9;
+    const double tflops = rec.values.num(tag::flops) / s / 1e12;
+    rec.values.set(tag::gbps, gbps);
+    rec.values.set(tag::tflops, tflops);
+    if (calibration_ && calibration_->copy_gbps > 0)
+        rec.values.set(tag::pct_copy, 100.0 * gbps / calibration_->copy_gbps);
+    if (calibration_ && rec.values.num(tag::flops) > 0) {
         double ceiling = run.problem.dtype == DType::F32 ? calibration_->sgemm_tflops : calibration_->bf16_tflops;
-        if (ceiling > 0) rec.pct_gemm = 100.0 * rec.tflops / ceiling;
+        if (ceiling > 0) rec.values.set(tag::pct_gemm, 100.0 * tflops / ceiling);
     }
 }
 
@@ -409,9 +412,9 @@ RunRecord Runner::run(const ResolvedRun& run) {
     // The work: the operation's (ideal bytes, FLOPs) unless the rung's model counts FLOPs itself.
     const Scope scope = make_scope(run.problem.sizes, run.params, run.problem.dtype, num_sms());
     Work work = find_operation(rung.operation)->work(run.problem);
-    rec.flops = rung.model.flops.empty() ? work.flops : double(rung.model.flops.eval(scope));
-    rec.ideal_bytes = work.ideal_bytes;
-    if (!rung.model.bytes.empty()) rec.model_bytes = double(rung.model.bytes.eval(scope));
+    rec.values.set(tag::flops, rung.model.flops.empty() ? work.flops : double(rung.model.flops.eval(scope)));
+    rec.values.set(tag::ideal_bytes, work.ideal_bytes);
+    if (!rung.model.bytes.empty()) rec.values.set(tag::model_bytes, double(rung.model.bytes.eval(scope)));
     rec.model_note = rung.model.note;
 
     std::unique_ptr<Prepared> prep = prepare(run, rec);
@@ -459,8 +462,9 @@ void fill_reference_ratios(std::vector<RunRecord>& runs) {
             if (!ref.reference || !ref.timing || ref.ladder != r.ladder || ref.sizes != r.sizes) continue;
             // Same dtype, or for mixed-precision ladders the reference of the rung's dtype.
             if (ref.dtype != r.dtype) continue;
-            if (!r.pct_reference || ref.rung.find(r.dtype == "fp32" ? "fp32" : r.dtype) != std::string::npos)
-                r.pct_reference = 100.0 * ref.timing->median_ms / r.timing->median_ms;
+            if (!r.values.has(tag::pct_reference) ||
+                ref.rung.find(r.dtype == "fp32" ? "fp32" : r.dtype) != std::string::npos)
+                r.values.set(tag::pct_reference, 100.0 * ref.timing->median_ms / r.timing->median_ms);
         }
     }
 }

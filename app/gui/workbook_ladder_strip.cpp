@@ -64,7 +64,8 @@ std::string card_tooltip(const Rung& r, bool usable, const std::string& dtype, c
         const RunRecord& rec = run->record;
         tip += "\n\nmedian " + format_ms(rec.timing->median_ms) + " (min " + format_ms(rec.timing->min_ms) + ", max " +
                format_ms(rec.timing->max_ms) + ", " + std::to_string(rec.timing->reps) + " reps, L2 " + rec.l2 + ")";
-        tip += "\n" + plot::format_value(rec.gbps, 4) + " GB/s, " + plot::format_value(rec.tflops, 3) + " TFLOP/s";
+        tip += "\n" + plot::format_value(rec.values.num(tag::gbps), 4) + " GB/s, " +
+               plot::format_value(rec.values.num(tag::tflops), 3) + " TFLOP/s";
         if (rec.correctness) tip += "\n" + rec.correctness->summary();
         std::string params;
         for (const auto& [k, v] : rec.params) params += (params.empty() ? "" : ", ") + k + " = " + std::to_string(v);
@@ -112,15 +113,18 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
                 // same bar the plots draw), else against the calibrated rate.
                 const bool flops = view.flops;
                 const StoredRun* library = view.library;
-                card.rate =
-                    flops ? plot::format_value(rec.tflops, 3) + " TFLOP/s" : plot::format_value(rec.gbps, 4) + " GB/s";
-                if (!flops && rec.pct_copy)
-                    card.rate += " \xC2\xB7 " + plot::format_value(*rec.pct_copy, 2) + "% copy";
-                else if (flops && library && library->record.tflops > 0)
+                card.rate = flops ? plot::format_value(rec.values.num(tag::tflops), 3) + " TFLOP/s"
+                                  : plot::format_value(rec.values.num(tag::gbps), 4) + " GB/s";
+                if (!flops && rec.values.get(tag::pct_copy))
+                    card.rate += " \xC2\xB7 " + plot::format_value(*rec.values.get(tag::pct_copy), 2) + "% copy";
+                else if (flops && library && library->record.values.num(tag::tflops) > 0)
+                    card.rate += " \xC2\xB7 " +
+                                 plot::format_value(
+                                     100.0 * rec.values.num(tag::tflops) / library->record.values.num(tag::tflops), 2) +
+                                 "% cuBLAS";
+                else if (flops && rec.values.get(tag::pct_gemm))
                     card.rate +=
-                        " \xC2\xB7 " + plot::format_value(100.0 * rec.tflops / library->record.tflops, 2) + "% cuBLAS";
-                else if (flops && rec.pct_gemm)
-                    card.rate += " \xC2\xB7 " + plot::format_value(*rec.pct_gemm, 2) + "% cuBLAS (cal.)";
+                        " \xC2\xB7 " + plot::format_value(*rec.values.get(tag::pct_gemm), 2) + "% cuBLAS (cal.)";
                 bool pass = rec.correctness && rec.correctness->passed;
                 card.chip = !rec.correctness ? "unchecked" : pass ? "PASS" : "FAIL";
                 card.other_params = rec.params != preferred;

@@ -34,6 +34,17 @@ std::string fmt_ms(double ms) {
     return b;
 }
 
+// One tagged value as a line: "2,955 GB/s: ideal bytes over the median time".
+std::string describe_value(const MeasureInfo& m, double value) {
+    std::string shown;
+    switch (m.hint) {
+        case MeasureHint::Bytes: shown = plot::format_value(value / 1e6, 4) + " MB"; break;
+        case MeasureHint::Percent: shown = plot::format_value(value, 3) + "%"; break;
+        default: shown = plot::format_value(value, 4) + " " + m.unit; break;
+    }
+    return shown + ": " + m.description;
+}
+
 // Everything a reader may want to know about one measurement, for tooltips. `library`: the
 // ladder's library reference measured at the same sizes (for "% of cuBLAS"), or nullptr.
 std::string describe_run(const StoredRun& s, const StoredRun* library) {
@@ -46,19 +57,12 @@ std::string describe_run(const StoredRun& s, const StoredRun* library) {
         t += "\n" + std::to_string(r.timing->reps) + " repetitions, spread " +
              plot::format_value(100 * r.timing->rel_spread, 2) + "%, L2 " + r.l2;
     }
-    t += "\n" + plot::format_value(r.gbps, 4) + " GB/s";
-    if (r.pct_copy) t += " (" + plot::format_value(*r.pct_copy, 3) + "% of the copy roof)";
-    if (r.flops > 0) {
-        t += "\n" + plot::format_value(r.tflops, 4) + " TFLOP/s";
-        if (library && library->record.tflops > 0)
-            t += " (" + plot::format_value(100.0 * r.tflops / library->record.tflops, 3) + "% of " +
-                 library->record.title + " at these sizes)";
-        else if (r.pct_gemm)
-            t += " (" + plot::format_value(*r.pct_gemm, 3) + "% of cuBLAS's calibrated rate)";
-    }
-    if (r.pct_reference) t += "\n" + plot::format_value(*r.pct_reference, 3) + "% of the reference's speed";
-    t += "\nideal bytes " + plot::format_value(r.ideal_bytes / 1e6, 4) + " MB";
-    if (r.model_bytes) t += ", rung model " + plot::format_value(*r.model_bytes / 1e6, 4) + " MB";
+    // Every value the run carries, as its registry row describes it (measures.h): a new
+    // measurement shows here without a line of its own.
+    for (const auto& [name, value] : r.values.all()) t += "\n" + describe_value(*find_measure(name), value);
+    if (library && library->record.values.num(tag::tflops) > 0 && r.values.num(tag::flops) > 0)
+        t += "\n" + plot::format_value(100.0 * r.values.num(tag::tflops) / library->record.values.num(tag::tflops), 3) +
+             "% of " + library->record.title + "'s rate at these sizes";
     if (r.correctness) t += "\n" + r.correctness->summary();
     // Hardware counters, when the counters pass ran (docs/counters.md), else why not.
     const auto& k = r.counters;

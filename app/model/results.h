@@ -16,14 +16,17 @@
 #include "base/stats.h"
 #include "model/compare.h"
 #include "model/device_info.h"
+#include "model/measures.h"
 #include "model/occupancy.h"
 #include "model/timeline.h"
 
 namespace kl {
 
-// v2: per-launch `resources` (registers, shared memory, spills, occupancy) and the device's
-// `limits`; v1 files still read (no resources).
-constexpr int kResultsVersion = 2;
+// v3: a run's measurements as tagged values ("values": tag -> number, measures.h) instead of
+// the fixed `work`, `rates` and `peak_memory_bytes` fields. v2: per-launch `resources`
+// (registers, shared memory, spills, occupancy) and the device's `limits`. Files of versions 1
+// and 2 still read.
+constexpr int kResultsVersion = 3;
 constexpr const char* kResultsSchema = "kernel-ladder/results";
 
 // Ceilings measured on this device at first start and cached per device.
@@ -69,21 +72,16 @@ struct RunRecord {
     std::string timeline_note;
     // [clock] the SM clock measured before and after timing, flagged when it dropped. Additive.
     std::optional<ClockReport> clock;
-    // Work and derived rates (rates against the median time)
-    double flops = 0, ideal_bytes = 0;
-    std::optional<double> model_bytes;  // the rung's manifest model
-    std::string model_note;
-    double gbps = 0, tflops = 0;          // ideal bytes / time, FLOPs / time
-    std::optional<double> pct_copy;       // gbps as % of the calibrated copy bandwidth
-    std::optional<double> pct_gemm;       // tflops as % of the calibrated cuBLAS rate for the dtype
-    std::optional<double> pct_reference;  // reference rung's time / this time, x100 (same run)
+    // What was measured and derived, by tag (measures.h: work, rates against the median time,
+    // shares of the calibrated ceilings, memory taken).
+    Measures values;
+    std::string model_note;  // the manifest model's note beside its bytes (values: model_bytes)
     // Correctness
     std::optional<Correctness> correctness;
     // Hardware counters (filled by the counters pass); null with a reason until measured.
     nlohmann::json counters;  // null or an object of metric -> value
     std::string counters_note = "hardware counters not collected (run with --counters)";
-    std::optional<double> peak_memory_bytes;  // device memory the rung's buffers took
-    std::vector<LaunchResources> resources;   // one per kernel launch (schema v2; empty before)
+    std::vector<LaunchResources> resources;  // one per kernel launch (schema v2; empty before)
     // The launch the summaries show: the lowest occupancy, then the most registers.
     const LaunchResources* main_launch() const;
     // The launch of kernel `entry` in this run, or nullptr (a run of another head dimension's

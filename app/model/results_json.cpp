@@ -40,11 +40,6 @@ json to_json(const Calibration& c) {
 }
 
 namespace {
-template <class T>
-json opt(const std::optional<T>& v) {
-    return v ? json(*v) : json(nullptr);
-}
-
 json to_json(const Correctness& c) {
     json mism = json::array();
     for (const auto& m : c.first_mismatches)
@@ -93,19 +88,13 @@ json to_json(const RunRecord& r) {
                      {"min_ms", r.mode_timing->min_ms},
                      {"max_ms", r.mode_timing->max_ms},
                      {"reps", r.mode_timing->reps}};
-    j["work"] = {{"flops", r.flops},
-                 {"ideal_bytes", r.ideal_bytes},
-                 {"model_bytes", opt(r.model_bytes)},
-                 {"model_note", r.model_note}};
-    j["rates"] = {{"gbps", r.gbps},
-                  {"tflops", r.tflops},
-                  {"pct_copy", opt(r.pct_copy)},
-                  {"pct_gemm", opt(r.pct_gemm)},
-                  {"pct_reference", opt(r.pct_reference)}};
+    json values = json::object();
+    for (const auto& [tag, value] : r.values.all()) values[tag] = value;
+    j["values"] = values;
+    if (!r.model_note.empty()) j["model_note"] = r.model_note;
     j["correctness"] = r.correctness ? to_json(*r.correctness) : json(nullptr);
     j["counters"] = r.counters;
     j["counters_note"] = r.counters_note;
-    j["peak_memory_bytes"] = opt(r.peak_memory_bytes);
     j["resources"] = resources_to_json(r.resources);
     j["error"] = r.error.empty() ? json(nullptr) : json({{"kind", r.error_kind}, {"message", r.error}});
     return j;
@@ -115,7 +104,7 @@ json to_json(const ResultsFile& r) {
     json runs = json::array();
     for (const auto& run : r.runs) runs.push_back(to_json(run));
     return {{"schema", kResultsSchema},
-            {"version", r.version},
+            {"version", kResultsVersion},  // the layout written here, whatever version was read
             {"created", r.created},
             {"tool", r.tool},
             {"command", r.command},
@@ -209,7 +198,39 @@ Correctness correctness_from_json(const Reader& rd, const json& j, const std::st
     return c;
 }
 
-RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f) {
+// Version 3: "values", an object of tag -> number. A tag this program does not know is a
+// measurement of a newer version: left out, as unknown fields are.
+void read_values(const Reader& rd, const json& j, const std::string& f, RunRecord& r) {
+    const json& values = rd.need(j, "values", f);
+    if (!values.is_object()) rd.fail(f + ".values", "expected an object of tag -> number");
+    for (const auto& [key, value] : values.items())
+        if (const MeasureInfo* m = find_measure(key)) r.values.set(m->tag, rd.num(values, m->tag, f + ".values"));
+    r.model_note = rd.str_or(j, "model_note", "", f);
+}
+
+// Versions 1 and 2 kept each value in a field of its own ("rates.gbps", "work.flops"), which its
+// registry row names.
+void read_legacy_values(const Reader& rd, const json& j, const std::string& f, RunRecord& r) {
+    for (const MeasureInfo& m : measure_registry()) {
+        const std::string path = m.legacy_field;
+        const size_t dot = path.find('.');
+        const json* holder = &j;
+        std::string where = f, key = path;
+        if (dot != std::string::npos) {
+            const std::string group = path.substr(0, dot);
+            holder = &rd.need(j, group.c_str(), f);
+            where = f + "." + group;
+            key = path.substr(dot + 1);
+        }
+        if (m.legacy_required)
+            r.values.set(m.tag, rd.num(*holder, key.c_str(), where));
+        else
+            r.values.set(m.tag, rd.opt_num(*holder, key.c_str(), where));
+    }
+    r.model_note = rd.str_or(rd.need(j, "work", f), "model_note", "", f + ".work");
+}
+
+RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f, int version) {
     RunRecord r;
     if (!j.is_object()) rd.fail(f, "expected an object");
     r.ladder = rd.str(j, "ladder", f);
@@ -256,28 +277,20 @@ RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f) {
             rd.fail(f + ".mode", "min <= median <= max does not hold");
         r.mode_timing = s;
     }
-    const json& w = rd.need(j, "work", f);
-    r.flops = rd.num(w, "flops", f + ".work");
-    r.ideal_bytes = rd.num(w, "ideal_bytes", f + ".work");
-    r.model_bytes = rd.opt_num(w, "model_bytes", f + ".work");
-    r.model_note = rd.str_or(w, "model_note", "", f + ".work");
-    const json& rates = rd.need(j, "rates", f);
-    r.gbps = rd.num(rates, "gbps", f + ".rates");
-    r.tflops = rd.num(rates, "tflops", f + ".rates");
-    r.pct_copy = rd.opt_num(rates, "pct_copy", f + ".rates");
-    r.pct_gemm = rd.opt_num(rates, "pct_gemm", f + ".rates");
-    r.pct_reference = rd.opt_num(rates, "pct_reference", f + ".rates");
+    if (version >= 3)
+        read_values(rd, j, f, r);
+    else
+        read_legacy_values(rd, j, f, r);
     if (j.contains("correctness") && !j["correctness"].is_null())
         r.correctness = correctness_from_json(rd, j["correctness"], f + ".correctness");
     r.counters = j.contains("counters") ? j["counters"] : json(nullptr);
     r.counters_note = rd.str_or(j, "counters_note", "", f);
-    r.peak_memory_bytes = rd.opt_num(j, "peak_memory_bytes", f);
     if (j.contains("resources")) r.resources = resources_from_json(j["resources"], rd.origin, f + ".resources");
     if (j.contains("error") && j["error"].is_object()) {
         r.error_kind = rd.str_or(j["error"], "kind", "", f + ".error");
         r.error = rd.str_or(j["error"], "message", "", f + ".error");
     }
-    check_run_values(rd, r, f);
+    check_run_values(rd, r, f, version);
     return r;
 }
 
@@ -297,7 +310,7 @@ Calibration calibration_from_json(const json& j, const std::string& origin) {
 }
 
 RunRecord record_from_json(const json& j, const std::string& origin, const std::string& field) {
-    return run_from_json(Reader{origin}, j, field);
+    return run_from_json(Reader{origin}, j, field, kResultsVersion);
 }
 
 DeviceInfo device_from_json(const json& j, const std::string& origin) {
@@ -326,7 +339,7 @@ ResultsFile results_from_json(const json& j, const std::string& origin) {
     const json& runs = rd.need(j, "runs", "");
     if (!runs.is_array()) rd.fail("runs", "expected a list");
     for (size_t i = 0; i < runs.size(); ++i)
-        r.runs.push_back(run_from_json(rd, runs[i], "runs[" + std::to_string(i) + "]"));
+        r.runs.push_back(run_from_json(rd, runs[i], "runs[" + std::to_string(i) + "]", r.version));
     return r;
 }
 

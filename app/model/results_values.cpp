@@ -62,33 +62,35 @@ void check_correctness(const JsonReader& rd, const Correctness& c, const std::st
                     std::to_string(count) + " is more than the " + std::to_string(c.elements) + " elements compared");
 }
 
-// A timed run that did work has a rate for it: zero GB/s for a run that moved bytes is no result.
-void check_rates(const JsonReader& rd, const RunRecord& r, const std::string& f) {
-    not_negative(rd, f + ".work.flops", r.flops);
-    not_negative(rd, f + ".work.ideal_bytes", r.ideal_bytes);
-    not_negative(rd, f + ".work.model_bytes", r.model_bytes);
-    not_negative(rd, f + ".rates.gbps", r.gbps);
-    not_negative(rd, f + ".rates.tflops", r.tflops);
-    not_negative(rd, f + ".rates.pct_copy", r.pct_copy);
-    not_negative(rd, f + ".rates.pct_gemm", r.pct_gemm);
-    not_negative(rd, f + ".rates.pct_reference", r.pct_reference);
+// Where a value sits in a file of `version`: "values.gbps", or its field of versions 1 and 2.
+std::string value_field(const std::string& f, const MeasureInfo& m, int version) {
+    return f + "." + (version >= 3 ? std::string("values.") + m.tag : std::string(m.legacy_field));
+}
+
+// Every value is a size, a count, a rate or a share: none is negative. A timed run that did work
+// has a rate for it: zero GB/s for a run that moved bytes is no result.
+void check_values(const JsonReader& rd, const RunRecord& r, const std::string& f, int version) {
+    for (const MeasureInfo& m : measure_registry()) not_negative(rd, value_field(f, m, version), r.values.get(m.tag));
     if (!r.timing) return;
-    if (r.ideal_bytes > 0 && !(r.gbps > 0))
-        rd.fail(f + ".rates.gbps", shown(r.gbps) + " for a timed run that moved " + shown(r.ideal_bytes) + " bytes");
-    if (r.flops > 0 && !(r.tflops > 0))
-        rd.fail(f + ".rates.tflops", shown(r.tflops) + " for a timed run of " + shown(r.flops) + " FLOPs");
+    const double bytes = r.values.num(tag::ideal_bytes), flops = r.values.num(tag::flops);
+    const double gbps = r.values.num(tag::gbps), tflops = r.values.num(tag::tflops);
+    if (bytes > 0 && !(gbps > 0))
+        rd.fail(value_field(f, *find_measure(tag::gbps), version),
+                shown(gbps) + " for a timed run that moved " + shown(bytes) + " bytes");
+    if (flops > 0 && !(tflops > 0))
+        rd.fail(value_field(f, *find_measure(tag::tflops), version),
+                shown(tflops) + " for a timed run of " + shown(flops) + " FLOPs");
 }
 
 }  // namespace
 
-void check_run_values(const JsonReader& rd, const RunRecord& r, const std::string& f) {
+void check_run_values(const JsonReader& rd, const RunRecord& r, const std::string& f, int version) {
     if (!parse_dtype(r.dtype)) rd.fail(f + ".dtype", "'" + r.dtype + "' is not a dtype (fp32, bf16, fp16, fp8e4m3)");
     check_sizes(rd, r, f);
     if (r.timing) check_timing(rd, *r.timing, f + ".timing", true);
     if (r.mode_timing) check_timing(rd, *r.mode_timing, f + ".mode", false);
-    check_rates(rd, r, f);
+    check_values(rd, r, f, version);
     if (r.correctness) check_correctness(rd, *r.correctness, f + ".correctness");
-    not_negative(rd, f + ".peak_memory_bytes", r.peak_memory_bytes);
 }
 
 void check_calibration_values(const JsonReader& rd, const Calibration& c) {

@@ -5,7 +5,8 @@
 // What is impossible, field by field (and what is not, because recordings hold it):
 // - dtype: one the program knows (fp32, bf16, fp16, fp8e4m3).
 // - sizes: not negative; within the operation's own range for its axes (causal = 0 is one).
-// - work, rates, percentages, peak memory, calibrations: not negative. A zero is possible (a
+// - tagged values (work, rates, percentages, peak memory; measures.h) and calibrations: not negative. A zero is
+// possible (a
 //   transpose does no FLOPs, a failed run has no rate), but a timed run that did work has a
 //   rate above zero.
 // - timing: every time above zero, at least one repetition, a spread that is not negative.
@@ -18,7 +19,7 @@
 
 namespace kl {
 
-void check_run_values(const JsonReader& rd, const RunRecord& r, const std::string& field);
+void check_run_values(const JsonReader& rd, const RunRecord& r, const std::string& field, int version);
 void check_calibration_values(const JsonReader& rd, const Calibration& c);
 
 }  // namespace kl

@@ -43,7 +43,9 @@
 //
 // Versions: a change that an older reader would misread bumps kServeProtocol. The window reads
 // the hello's "protocol" before anything else; a runner of another version is refused with one
-// line naming both versions (decode_runner_line sets version_mismatch). Version 2 had no
+// line naming both versions (decode_runner_line sets version_mismatch). Version 3 carried a
+// run's measurements in fixed fields (work, rates); 4 carries them as tagged values, as results
+// files of version 3 do (measures.h). Version 2 had no
 // diagnostics in results (a window of version 2 would drop them). Version 1 differed in the
 // hello (it listed every ladder's load errors) and accepted any JSON value as an id.
 // options.skip_unfit came within version 3 without a bump: a window that does not send it never
@@ -63,7 +65,7 @@
 
 namespace kl {
 
-constexpr int kServeProtocol = 3;
+constexpr int kServeProtocol = 4;
 constexpr size_t kMaxRequestBytes = 1 << 20;
 
 // [SECTION] window -> runner

@@ -85,7 +85,8 @@ bool prefers_flops(const PlotContext& ctx, const ResultsStore& store) {
     if (!ctx.ladder) return false;
     for (const auto& s : store.runs()) {
         const RunRecord& r = s.record;
-        if (r.ladder == ctx.ladder->id && r.ideal_bytes > 0 && r.flops > 0) return r.flops / r.ideal_bytes > 8.0;
+        if (r.ladder == ctx.ladder->id && r.values.num(tag::ideal_bytes) > 0 && r.values.num(tag::flops) > 0)
+            return r.values.num(tag::flops) / r.values.num(tag::ideal_bytes) > 8.0;
     }
     return ctx.ladder->operation == "matmul" || ctx.ladder->operation == "attention";
 }

@@ -35,7 +35,7 @@ Point bar_point(const StoredRun* s, double x, Metric metric, bool flops, const T
             p.y_high = rec.timing->max_ms * tu.per_ms;
             break;
         case Metric::Rate: {
-            double v = flops ? rec.tflops : rec.gbps;
+            double v = flops ? rec.values.num(tag::tflops) : rec.values.num(tag::gbps);
             p.y = v;
             if (rec.timing->min_ms > 0 && rec.timing->max_ms > 0) {
                 p.y_high = v * rec.timing->median_ms / rec.timing->min_ms;
@@ -44,7 +44,7 @@ Point bar_point(const StoredRun* s, double x, Metric metric, bool flops, const T
             break;
         }
         default:  // Metric::Percent
-            if (rec.pct_reference) p.y = *rec.pct_reference;
+            if (rec.values.get(tag::pct_reference)) p.y = *rec.values.get(tag::pct_reference);
             break;
     }
     return p;
@@ -131,7 +131,8 @@ void label_bars(const ResultsStore& store, const PlotContext& ctx, Metric metric
                 f.y.unit = "TFLOP/s";
                 if (const StoredRun* ref = library_reference_run(store, ctx)) {
                     // The library at these very sizes, from the same results: the bar to reach.
-                    f.series.push_back(plot::make_hline(ref->record.title + " at these sizes", ref->record.tflops));
+                    f.series.push_back(
+                        plot::make_hline(ref->record.title + " at these sizes", ref->record.values.num(tag::tflops)));
                 } else if (auto roof = calibration_rate_roof(ctx, true)) {
                     f.series.push_back(*roof);
                 }
@@ -191,7 +192,9 @@ BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, Metric 
         const StoredRun* s = out.bar_runs[i];
         out.bar_colors.push_back(rung_color(r));
         bars.point_colors.push_back(rung_color(r));
-        ideal_bytes.push_back(measured(s) && s->record.ideal_bytes > 0 ? s->record.ideal_bytes : plot::kNoValue);
+        ideal_bytes.push_back(measured(s) && s->record.values.num(tag::ideal_bytes) > 0
+                                  ? s->record.values.num(tag::ideal_bytes)
+                                  : plot::kNoValue);
         Point p = bar_point(s, double(r.index), metric, flops, tu);
         if (std::isfinite(p.y)) ++with_data;
         bars.points.push_back(p);

@@ -179,8 +179,9 @@ BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const
                 x = double(std::lower_bound(values.begin(), values.end(), *axis_value(rec, axis)) - values.begin());
             double y = metric == Metric::Time ? rec.timing->median_ms * tu.per_ms
                        : metric == Metric::Memory
-                           ? (rec.peak_memory_bytes ? *rec.peak_memory_bytes / kGiB : plot::kNoValue)
-                           : (flops ? rec.tflops : rec.gbps);
+                           ? (rec.values.get(tag::peak_memory_bytes) ? *rec.values.get(tag::peak_memory_bytes) / kGiB
+                                                                     : plot::kNoValue)
+                           : (flops ? rec.values.num(tag::tflops) : rec.values.num(tag::gbps));
             s.points.push_back({x, y});
             runs.push_back(r);
         }

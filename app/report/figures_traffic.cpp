@@ -44,9 +44,15 @@ std::vector<TrafficColumn> traffic_columns(Metric metric, const std::string& lad
             f.y.label = "Traffic";
             columns = {
                 {"ideal (each input read once, output written once)", 6,
-                 [](const RunRecord& r) { return r.ideal_bytes > 0 ? r.ideal_bytes / 1e6 : plot::kNoValue; }, false},
+                 [](const RunRecord& r) {
+                     return r.values.num(tag::ideal_bytes) > 0 ? r.values.num(tag::ideal_bytes) / 1e6 : plot::kNoValue;
+                 },
+                 false},
                 {"rung model (manifest)", 1,
-                 [](const RunRecord& r) { return r.model_bytes ? *r.model_bytes / 1e6 : plot::kNoValue; }, false},
+                 [](const RunRecord& r) {
+                     return r.values.get(tag::model_bytes) ? *r.values.get(tag::model_bytes) / 1e6 : plot::kNoValue;
+                 },
+                 false},
                 {"measured DRAM bytes (CUPTI counters)", 2,
                  [](const RunRecord& r) { return counter(r, "dram_bytes") / 1e6; }, true},
                 {"measured L2 bytes (lts__t_bytes.sum)", 4,
@@ -160,25 +166,26 @@ BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx) {
         const StoredRun* s = run_for(store, ctx, r);
         if (!measured(s)) continue;
         any_measured = true;
-        if (s->record.flops <= 0) continue;
+        if (s->record.values.num(tag::flops) <= 0) continue;
         const RunRecord& rec = s->record;
         // Intensity from measured DRAM bytes when the counters pass ran, else the rung's model,
         // else the ideal bytes (docs/counters.md).
         // A model counts global-memory requests, part of which L2 serves: such a point may sit
         // above the DRAM roof, so its legend entry says "(model)".
-        double bytes = rec.model_bytes ? *rec.model_bytes : rec.ideal_bytes;
-        const char* source = rec.model_bytes ? " (model)" : " (ideal bytes)";
+        double bytes =
+            rec.values.get(tag::model_bytes) ? *rec.values.get(tag::model_bytes) : rec.values.num(tag::ideal_bytes);
+        const char* source = rec.values.get(tag::model_bytes) ? " (model)" : " (ideal bytes)";
         if (double dram = counter(rec, "dram_bytes"); dram > 0) {
             bytes = dram;
             source = "";
         }
         if (bytes <= 0) continue;
-        double x = rec.flops / bytes;
+        double x = rec.values.num(tag::flops) / bytes;
         Series pt;
         pt.kind = SeriesKind::Scatter;
         pt.name = r.title + source;
         pt.color = rung_color(r);
-        pt.points.push_back({x, rec.tflops});
+        pt.points.push_back({x, rec.values.num(tag::tflops)});
         f.series.push_back(pt);
         out.point_runs.push_back({s});
         xmin = std::min(xmin, x);
@@ -195,7 +202,8 @@ BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx) {
                                           : ctx.calibration->bf16_tflops;
         // The roof is the highest rate measured: the library at these sizes may beat the
         // calibration's (another moment, another duty cycle), and no point may sit above it.
-        if (const StoredRun* library = library_reference_run(store, ctx)) peak = std::max(peak, library->record.tflops);
+        if (const StoredRun* library = library_reference_run(store, ctx))
+            peak = std::max(peak, library->record.values.num(tag::tflops));
         double bw = ctx.calibration->copy_gbps / 1000.0;  // TFLOP/s per FLOP/byte = TB/s
         double lo = std::min(xmin / 4, 0.01), hi = std::max(xmax * 4, peak / bw * 4);
         plot::Series roof = plot::make_roofline("roof: copy bandwidth and peak (" + ctx.dtype + ")", peak, bw, lo, hi);

@@ -32,9 +32,9 @@ KeyTable key_numbers(const LoadedResults& results, const PlotContext& ctx) {
             if (rec.error.empty() && rec.timing) {
                 row.measured = true;
                 row.median_ms = rec.timing->median_ms;
-                row.rate = flops ? rec.tflops : rec.gbps;
-                row.pct_roof = flops ? rec.pct_gemm : rec.pct_copy;
-                row.pct_reference = rec.pct_reference;
+                row.rate = flops ? rec.values.num(tag::tflops) : rec.values.num(tag::gbps);
+                row.pct_roof = flops ? rec.values.get(tag::pct_gemm) : rec.values.get(tag::pct_copy);
+                row.pct_reference = rec.values.get(tag::pct_reference);
             }
         }
         t.rows.push_back(row);

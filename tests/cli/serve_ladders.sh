@@ -64,7 +64,7 @@ python3 - "$root/out.txt" <<'PY'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 hello, replies = lines[0], {r["id"]: r for r in lines[1:]}
-assert hello["type"] == "hello" and hello["protocol"] == 3, hello
+assert hello["type"] == "hello" and hello["protocol"] == 4, hello
 assert "ladder_errors" not in hello, hello
 def says(i, kind, text):
     r = replies[i]

@@ -17,7 +17,7 @@ RunRecord run(int64_t tpb, double gbps, double ms) {
     r.rung = "one";
     r.params = {{"TPB", tpb}};
     r.sizes = {{"n", 1000}};
-    r.gbps = gbps;
+    r.values.set(tag::gbps, gbps);
     r.timing = TimingStats{};
     r.timing->median_ms = ms;
     return r;

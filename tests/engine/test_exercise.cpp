@@ -19,7 +19,7 @@ RunRecord run(double ms, double gbps, bool passed, std::map<std::string, int64_t
     TimingStats t;
     t.median_ms = ms;
     r.timing = t;
-    r.gbps = gbps;
+    r.values.set(tag::gbps, gbps);
     Correctness c;
     c.passed = passed;
     c.elements = 100;

@@ -141,7 +141,7 @@ TEST(Prediction, CheckLessonsRefusesAPredictionNoRecordingAnswers) {
     r.rung = "one";
     r.sizes = {{"n", 1000}};
     r.params = {{"TPB", 256}};
-    r.gbps = 900;
+    r.values.set(tag::gbps, 900);
     r.timing = TimingStats{};
     r.timing->median_ms = 1;
     ResultsFile f;

@@ -33,12 +33,14 @@ kl::ResultsFile sample() {
     r.params = {{"TPB", 256}};
     r.sizes = {{"n", 1 << 20}};
     r.timing = kl::summarize({1.0, 1.1, 0.9});
-    r.flops = 9.0 * (1 << 20);
-    r.ideal_bytes = 8.0 * (1 << 20);
-    r.model_bytes = 8.0 * (1 << 20);
-    r.gbps = 2800;
-    r.tflops = r.flops / (r.timing->median_ms * 1e-3) / 1e12;  // a timed run with FLOPs has a rate
-    r.pct_copy = 93.3;
+    r.values.set(kl::tag::flops, 9.0 * (1 << 20));
+    r.values.set(kl::tag::ideal_bytes, 8.0 * (1 << 20));
+    r.values.set(kl::tag::model_bytes, 8.0 * (1 << 20));
+    r.values.set(kl::tag::gbps, 2800);
+    r.values.set(
+        kl::tag::tflops,
+        r.values.num(kl::tag::flops) / (r.timing->median_ms * 1e-3) / 1e12);  // a timed run with FLOPs has a rate
+    r.values.set(kl::tag::pct_copy, 93.3);
     kl::Correctness cor = kl::compare_outputs({1, 2, 3, 4}, {1, 2, 3, 4}, {0, 1e-6}, {2, 2});
     r.correctness = cor;
     f.runs.push_back(r);

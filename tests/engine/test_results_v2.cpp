@@ -37,7 +37,7 @@ kl::ResultsFile with_resources() {
 
 TEST(ResultsV2, ResourcesAndLimitsRoundTrip) {
     nlohmann::json j = kl::to_json(with_resources());
-    EXPECT_EQ(j["version"], 2);
+    EXPECT_EQ(j["version"], kl::kResultsVersion);
     EXPECT_EQ(j["device"]["limits"]["max_threads_per_sm"], 1536);
     const auto& res = j["runs"][0]["resources"][0];
     EXPECT_EQ(res["regs_per_thread"], 96);

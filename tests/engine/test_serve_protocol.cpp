@@ -57,9 +57,9 @@ kl::RunRecord sample_record() {
     t.mean_ms = 0.5;
     t.reps = 10;
     r.timing = t;
-    r.ideal_bytes = 12.0 * (1 << 20);
-    r.gbps = 25.1;
-    r.pct_copy = 1.5;
+    r.values.set(kl::tag::ideal_bytes, 12.0 * (1 << 20));
+    r.values.set(kl::tag::gbps, 25.1);
+    r.values.set(kl::tag::pct_copy, 1.5);
     return r;
 }
 
@@ -200,7 +200,7 @@ TEST(ServeProtocol, EveryRunEventRoundTrips) {
     EXPECT_EQ(l.event->record.params, result.record.params);
     ASSERT_TRUE(l.event->record.timing);
     EXPECT_DOUBLE_EQ(l.event->record.timing->median_ms, 0.5);
-    EXPECT_EQ(l.event->record.pct_copy, 1.5);
+    EXPECT_EQ(l.event->record.values.get(kl::tag::pct_copy), 1.5);
     EXPECT_TRUE(l.event->record.error.empty());
 
     kl::RunEvent error;
@@ -248,9 +248,11 @@ TEST(ServeProtocol, AHelloOfAnotherVersionIsRefusedInOneLineNamingBoth) {
     EXPECT_NE(l.problem.find("kladder 0.1.0"), std::string::npos) << l.problem;
     EXPECT_EQ(l.problem.find('\n'), std::string::npos);
     // A newer runner is refused the same way, before its other fields are read.
-    l = kl::decode_runner_line(R"({"type":"hello","protocol":4,"device":"a string in version 4"})");
+    const std::string newer = std::to_string(kl::kServeProtocol + 1);
+    l = kl::decode_runner_line(R"({"type":"hello","protocol":)" + newer +
+                               R"(,"device":"a string in a newer version"})");
     EXPECT_TRUE(l.version_mismatch);
-    EXPECT_NE(l.problem.find("protocol 4"), std::string::npos) << l.problem;
+    EXPECT_NE(l.problem.find("protocol " + newer), std::string::npos) << l.problem;
 }
 
 TEST(ServeProtocol, AHelloWithoutAVersionOrWithABadFieldIsNamed) {
@@ -259,10 +261,12 @@ TEST(ServeProtocol, AHelloWithoutAVersionOrWithABadFieldIsNamed) {
     EXPECT_FALSE(l.version_mismatch);
     EXPECT_TRUE(l.bad_hello);
     EXPECT_NE(l.problem.find("protocol: missing"), std::string::npos) << l.problem;
-    l = kl::decode_runner_line(R"({"type":"hello","protocol":3,"gpu":true,"device":{"name":7,"sm_count":1}})");
+    const std::string now = std::to_string(kl::kServeProtocol);
+    l = kl::decode_runner_line(R"({"type":"hello","protocol":)" + now +
+                               R"(,"gpu":true,"device":{"name":7,"sm_count":1}})");
     EXPECT_TRUE(l.bad_hello);
     EXPECT_NE(l.problem.find("device.name"), std::string::npos) << l.problem;
-    l = kl::decode_runner_line(R"({"type":"hello","protocol":3,"gpu":true})");
+    l = kl::decode_runner_line(R"({"type":"hello","protocol":)" + now + R"(,"gpu":true})");
     EXPECT_TRUE(l.bad_hello);
     EXPECT_NE(l.problem.find("device: missing"), std::string::npos) << l.problem;
 }

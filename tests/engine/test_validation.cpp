@@ -141,6 +141,36 @@ TEST(ResultsValues, ImpossibleValuesAreRefusedNamingFieldAndValue) {
     for (const auto& c : cases) EXPECT_EQ(error_after(c.edit), c.error);
 }
 
+// The same checks on a file of version 3, where the values sit under their tags: the field named
+// is values.<tag>. A recording read and written again is version 3 and reads back equal.
+TEST(ResultsValues, Version3NamesTheTaggedValue) {
+    const kl::ResultsFile legacy = kl::results_from_json(recorded_elementwise(), "h100_elementwise.json");
+    const json v3 = kl::to_json(legacy);
+    ASSERT_EQ(v3["version"], kl::kResultsVersion);
+    ASSERT_TRUE(v3["runs"][0]["values"].is_object());
+    EXPECT_FALSE(v3["runs"][0].contains("rates"));
+    const kl::ResultsFile again = kl::results_from_json(v3, "again.json");
+    ASSERT_EQ(again.runs.size(), legacy.runs.size());
+    for (size_t i = 0; i < legacy.runs.size(); ++i)
+        EXPECT_EQ(again.runs[i].values.all(), legacy.runs[i].values.all()) << legacy.runs[i].rung;
+    const auto error_v3 = [&](const std::function<void(json&)>& edit) {
+        json j = v3;
+        edit(j);
+        return input_error_of([&] { kl::results_from_json(j, "r.json"); });
+    };
+    EXPECT_EQ(error_v3([](json& j) { j["runs"][0]["values"]["gbps"] = 0; }),
+              "r.json: runs[0].values.gbps: 0 for a timed run that moved 3.22123e+09 bytes");
+    EXPECT_EQ(error_v3([](json& j) { j["runs"][0]["values"]["peak_memory_bytes"] = -1; }),
+              "r.json: runs[0].values.peak_memory_bytes: -1 is negative");
+    EXPECT_EQ(error_v3([](json& j) { j["runs"][0]["values"]["pct_copy"] = "93"; }),
+              "r.json: runs[0].values.pct_copy: expected a number");
+    EXPECT_EQ(error_v3([](json& j) { j["runs"][0]["values"] = json::array(); }),
+              "r.json: runs[0].values: expected an object of tag -> number");
+    EXPECT_EQ(error_v3([](json& j) { j["runs"][0].erase("values"); }), "r.json: runs[0].values: missing");
+    // A tag of a newer program is left out, as unknown fields are.
+    EXPECT_EQ(error_v3([](json& j) { j["runs"][0]["values"]["joules"] = 1.5; }), "");
+}
+
 TEST(ResultsValues, ZerosThatRealRunsHaveAreKept) {
     // A transpose does no arithmetic; an attention problem's causal axis is 0 or 1; a run that
     // failed has no timing and no rate.

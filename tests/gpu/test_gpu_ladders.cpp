@@ -111,10 +111,10 @@ TEST(GpuLadders, TimingsAreSane) {
     EXPECT_LE(rec.timing->min_ms, rec.timing->median_ms);
     EXPECT_LE(rec.timing->median_ms, rec.timing->max_ms);
     EXPECT_GE(rec.timing->reps, 10);
-    ASSERT_TRUE(rec.pct_copy);
+    ASSERT_TRUE(rec.values.get(kl::tag::pct_copy));
     // Physically possible: a fused GeLU cannot beat the copy roof by more than noise.
-    EXPECT_LT(*rec.pct_copy, 110.0);
-    EXPECT_GT(*rec.pct_copy, 20.0);
+    EXPECT_LT(*rec.values.get(kl::tag::pct_copy), 110.0);
+    EXPECT_GT(*rec.values.get(kl::tag::pct_copy), 20.0);
 }
 
 TEST(GpuLadders, L2FlushChangesSmallBufferTime) {

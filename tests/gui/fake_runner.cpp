@@ -76,10 +76,10 @@ kl::RunRecord fake_record(const kl::RunRequest& req) {
     t.mean_ms = t.median_ms;
     t.reps = 10;
     r.timing = t;
-    r.ideal_bytes = 12 * n;
-    r.flops = n;
-    r.gbps = r.ideal_bytes / (t.median_ms * 1e-3) / 1e9;
-    r.tflops = r.flops / (t.median_ms * 1e-3) / 1e12;
+    r.values.set(kl::tag::ideal_bytes, 12 * n);
+    r.values.set(kl::tag::flops, n);
+    r.values.set(kl::tag::gbps, r.values.num(kl::tag::ideal_bytes) / (t.median_ms * 1e-3) / 1e9);
+    r.values.set(kl::tag::tflops, r.values.num(kl::tag::flops) / (t.median_ms * 1e-3) / 1e12);
     r.model_note = "fake runner: not a measurement";
     // Says whether the request asked for counters, so that tests see the field arrive.
     if (req.counters) r.counters_note = "fake runner: counters asked for, none read (test double)";

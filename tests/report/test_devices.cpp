@@ -25,8 +25,8 @@ RunRecord run_of(const std::string& rung, double ms) {
     t.median_ms = t.min_ms = t.max_ms = ms;
     t.reps = 10;
     r.timing = t;
-    r.ideal_bytes = 1e9;
-    r.gbps = r.ideal_bytes / (ms * 1e-3) / 1e9;
+    r.values.set(tag::ideal_bytes, 1e9);
+    r.values.set(tag::gbps, r.values.num(tag::ideal_bytes) / (ms * 1e-3) / 1e9);
     return r;
 }
 

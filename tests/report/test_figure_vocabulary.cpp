@@ -24,9 +24,9 @@ RunRecord timed(const std::string& rung, double ms, int64_t n, int64_t tpb) {
     t.median_ms = t.min_ms = t.max_ms = ms;
     t.reps = 10;
     r.timing = t;
-    r.ideal_bytes = 12.0 * double(n);
-    r.gbps = r.ideal_bytes / (ms * 1e-3) / 1e9;
-    r.peak_memory_bytes = int64_t(r.ideal_bytes);
+    r.values.set(tag::ideal_bytes, 12.0 * double(n));
+    r.values.set(tag::gbps, r.values.num(tag::ideal_bytes) / (ms * 1e-3) / 1e9);
+    r.values.set(tag::peak_memory_bytes, int64_t(r.values.num(tag::ideal_bytes)));
     return r;
 }
 

@@ -25,10 +25,10 @@ RunRecord record(const std::string& rung, double ms, int64_t n, ParamValues para
     t.max_ms = ms * 1.2;
     t.reps = 10;
     r.timing = t;
-    r.ideal_bytes = 12.0 * double(n);
-    r.flops = double(n);
-    r.gbps = r.ideal_bytes / (ms * 1e-3) / 1e9;
-    r.tflops = r.flops / (ms * 1e-3) / 1e12;
+    r.values.set(tag::ideal_bytes, 12.0 * double(n));
+    r.values.set(tag::flops, double(n));
+    r.values.set(tag::gbps, r.values.num(tag::ideal_bytes) / (ms * 1e-3) / 1e9);
+    r.values.set(tag::tflops, r.values.num(tag::flops) / (ms * 1e-3) / 1e12);
     return r;
 }
 
