@@ -18,21 +18,26 @@ struct RepetitionPlan {
     double budget_ms = 400;  // stop after this much timed GPU time (past min_reps)
 };
 
-// A buffer twice the size of L2 (at least 64 MiB), written before each cold repetition, a
+// Before each cold repetition a buffer twice the size of L2 (at least 64 MiB) is written, a
 // different byte each time so that no layer can skip it.
-// A write, not a read: on the H100 a 100 MiB streaming read left a 12 MiB working set mostly in
-// L2 (vector add at 2^20: 7.4 us after a read flush, 7.1 us warm, 9.0 us after this write).
-// The cost: the timed work pays for writing back some of the flush's dirty lines, which puts
-// our times ~1.5-3% above Nsight Compute's (its cache control flushes outside the kernel); see
-// docs/tuning/elementwise.md.
+// - A write, not a read: on the H100 a 100 MiB streaming read left a 12 MiB working set mostly
+//   in L2 (vector add at 2^20: 7.4 us after a read flush, 7.1 us warm, 9.0 us after a write).
+// - The cost: the last L2-full of the write is dirty, and the timed kernel pays for writing it
+//   back. KL_L2_FLUSH=write_discard (sm_80 and later) then drops those lines without writing
+//   them back (kernels/common/l2_discard.cu): on the H200 that brings large rungs to within
+//   0-4% of Nsight Compute (from +1-16%), but a 24 MiB vector add then times within 4% of warm
+//   L2, so the write alone does not evict a working set, and the discard is not the default
+//   until a flush that does is found. docs/tuning/timing.md, "The cold-L2 flush against ncu".
 class L2Flush {
   public:
     explicit L2Flush(GpuContext& gpu);
     void write(int rep);
+    bool discards() const { return discard_; }
 
   private:
     GpuContext& gpu_;
     DeviceBuffer buffer_;
+    bool discard_ = false;
 };
 
 // Times `launch` (which enqueues its work on gpu.stream()) by `plan`; `flush` may be null (warm
