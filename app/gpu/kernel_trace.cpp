@@ -109,23 +109,7 @@ std::optional<std::pair<float, std::vector<KernelSpan>>> traced_repetition(GpuCo
         }
     } detach;
     if (flush) flush->write(7);
-    cudaEvent_t start = nullptr, stop = nullptr;
-    KL_CUDA_CALL(cudaEventCreate(&start));
-    struct Events {
-        cudaEvent_t& a;
-        cudaEvent_t& b;
-        ~Events() {
-            if (a) cudaEventDestroy(a);
-            if (b) cudaEventDestroy(b);
-        }
-    } events{start, stop};
-    KL_CUDA_CALL(cudaEventCreate(&stop));
-    KL_CUDA_CALL(cudaEventRecord(start, gpu.stream()));
-    launch();
-    KL_CUDA_CALL(cudaEventRecord(stop, gpu.stream()));
-    KL_CUDA_CALL(cudaEventSynchronize(stop));
-    float ms = 0;
-    KL_CUDA_CALL(cudaEventElapsedTime(&ms, start, stop));
+    const float ms = EventTimer(gpu).time(launch);
     if (!cupti_ok(activity_api().flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll", why))
         return std::nullopt;
     std::lock_guard<std::mutex> lock(g_sink_mutex);

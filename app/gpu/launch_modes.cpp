@@ -47,24 +47,7 @@ void GraphReplay::launch() { KL_CUDA_CALL(cudaGraphLaunch(exec_, gpu_.stream()))
 namespace {
 
 TimingStats first_launch(GpuContext& gpu, const std::function<void()>& launch) {
-    cudaEvent_t start = nullptr, stop = nullptr;
-    KL_CUDA_CALL(cudaEventCreate(&start));
-    struct Release {
-        cudaEvent_t& a;
-        cudaEvent_t& b;
-        ~Release() {
-            if (a) cudaEventDestroy(a);
-            if (b) cudaEventDestroy(b);
-        }
-    } release{start, stop};
-    KL_CUDA_CALL(cudaEventCreate(&stop));
-    KL_CUDA_CALL(cudaEventRecord(start, gpu.stream()));
-    launch();
-    KL_CUDA_CALL(cudaEventRecord(stop, gpu.stream()));
-    KL_CUDA_CALL(cudaEventSynchronize(stop));
-    float ms = 0;
-    KL_CUDA_CALL(cudaEventElapsedTime(&ms, start, stop));
-    return summarize({double(ms)});
+    return summarize({double(EventTimer(gpu).time(launch))});
 }
 
 TimingStats host_clock_no_sync(GpuContext& gpu, const RepetitionPlan& plan, const std::function<void()>& launch) {

@@ -38,32 +38,41 @@ void L2Flush::write(int rep) {
                        {KernelArg::pointer(buffer_.data()), KernelArg::i64v(lines)});
 }
 
+EventTimer::EventTimer(GpuContext& gpu) : gpu_(gpu) {
+    KL_CUDA_CALL(cudaEventCreate(&start_));
+    const cudaError_t err = cudaEventCreate(&stop_);
+    if (err != cudaSuccess) {  // the destructor does not run for a constructor that throws
+        cudaEventDestroy(start_);
+        throw_cuda_error(err, "cudaEventCreate", __FILE__, __LINE__);
+    }
+}
+
+EventTimer::~EventTimer() {  // unchecked: may run while an error propagates
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+}
+
+float EventTimer::time(const std::function<void()>& work) {
+    KL_CUDA_CALL(cudaEventRecord(start_, gpu_.stream()));
+    work();
+    KL_CUDA_CALL(cudaEventRecord(stop_, gpu_.stream()));
+    KL_CUDA_CALL(cudaEventSynchronize(stop_));
+    float ms = 0;
+    KL_CUDA_CALL(cudaEventElapsedTime(&ms, start_, stop_));
+    return ms;
+}
+
 TimingStats time_repetitions(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush,
                              const std::function<void()>& launch) {
     for (int i = 0; i < plan.warmup; ++i) launch();
     gpu.synchronize();
-    struct Events {
-        cudaEvent_t start = nullptr, stop = nullptr;
-        Events() {
-            KL_CUDA_CALL(cudaEventCreate(&start));
-            KL_CUDA_CALL(cudaEventCreate(&stop));
-        }
-        ~Events() {  // unchecked: may run while an error propagates
-            cudaEventDestroy(start);
-            cudaEventDestroy(stop);
-        }
-    } ev;
+    EventTimer timer(gpu);
     std::vector<double> samples;
     double total_ms = 0;
     while (static_cast<int>(samples.size()) < plan.max_reps &&
            (static_cast<int>(samples.size()) < plan.min_reps || total_ms < plan.budget_ms)) {
         if (flush) flush->write(static_cast<int>(samples.size()));
-        KL_CUDA_CALL(cudaEventRecord(ev.start, gpu.stream()));
-        launch();
-        KL_CUDA_CALL(cudaEventRecord(ev.stop, gpu.stream()));
-        KL_CUDA_CALL(cudaEventSynchronize(ev.stop));
-        float ms = 0;
-        KL_CUDA_CALL(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+        const float ms = timer.time(launch);
         samples.push_back(ms);
         total_ms += ms;
     }

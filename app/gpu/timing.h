@@ -3,6 +3,8 @@
 // timed GPU time. The runner times rungs with it; the calibration times its ceilings (copy
 // bandwidth, cuBLAS rates) with it too, so that ceilings and rungs sit on one scale.
 #pragma once
+#include <cuda_runtime_api.h>
+
 #include <functional>
 
 #include "base/stats.h"
@@ -38,6 +40,24 @@ class L2Flush {
     GpuContext& gpu_;
     DeviceBuffer buffer_;
     bool discard_ = false;
+};
+
+// Two CUDA events on the context's stream, created checked and released on every way out
+// (an error may be propagating): the one stopwatch that the runner, the measuring mistakes
+// (launch_modes.cpp) and the traced repetition (kernel_trace.cpp) time stream work with.
+class EventTimer {
+  public:
+    explicit EventTimer(GpuContext& gpu);
+    ~EventTimer();
+    EventTimer(const EventTimer&) = delete;
+    EventTimer& operator=(const EventTimer&) = delete;
+    // The stream time of what `work` enqueues, in ms: start event, work, stop event, then a
+    // wait for the stop event (every call checked).
+    float time(const std::function<void()>& work);
+
+  private:
+    GpuContext& gpu_;
+    cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
 
 // Times `launch` (which enqueues its work on gpu.stream()) by `plan`; `flush` may be null (warm
