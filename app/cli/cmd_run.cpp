@@ -12,6 +12,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "course/lesson.h"
+#include "course/selection.h"
 #include "course/sweep_spec.h"
 #include "gpu/calibration.h"
 #include "gpu/gpu_context.h"
@@ -112,6 +113,11 @@ std::array<std::string, 3> resources_columns(const RunRecord& r) {
 
 void print_runs(const std::vector<RunRecord>& runs, const std::string& first_column) {
     std::vector<std::vector<std::string>> rows;
+    // Against the roof of each run's read:write mix when the calibration has one (roof.h), else
+    // against the copy line; "!" marks a run above its roof by more than its spread.
+    const bool roofs =
+        std::any_of(runs.begin(), runs.end(), [](const RunRecord& r) { return r.values.has(tag::pct_roof); });
+    bool flagged = false;
     for (const auto& r : runs) {
         std::string key = first_column == "rung" ? r.rung : first_column;
         if (first_column != "rung") {
@@ -128,15 +134,23 @@ void print_runs(const std::vector<RunRecord>& runs, const std::string& first_col
         auto pct = [](const std::optional<double>& v) { return v ? fmt(*v, 3) + "%" : std::string("-"); };
         std::string time = r.timing ? fmt(r.timing->median_ms, 4) : "-";
         std::string spread = r.timing ? fmt(100 * r.timing->rel_spread, 2) + "%" : "-";
-        rows.push_back({key, params_text(r), time, spread, fmt(r.values.num(tag::gbps), 4),
-                        pct(r.values.get(tag::pct_copy)), fmt(r.values.num(tag::tflops), 3),
-                        pct(r.values.get(tag::pct_reference)), res[0], res[1], res[2],
-                        r.correctness ? r.correctness->summary() : "not checked"});
+        std::string share = pct(r.values.get(roofs ? tag::pct_roof : tag::pct_copy));
+        if (r.values.num(tag::above_roof) > 0) {
+            share += " !";
+            flagged = true;
+        }
+        rows.push_back({key, params_text(r), time, spread, fmt(r.values.num(tag::gbps), 4), share,
+                        fmt(r.values.num(tag::tflops), 3), pct(r.values.get(tag::pct_reference)), res[0], res[1],
+                        res[2], r.correctness ? r.correctness->summary() : "not checked"});
     }
-    std::printf("%s", format_table({first_column, "params", "median ms", "spread", "GB/s", "% copy", "TFLOP/s", "% ref",
-                                    "regs", "smem", "occupancy", "check"},
+    std::printf("%s", format_table({first_column, "params", "median ms", "spread", "GB/s", roofs ? "% roof" : "% copy",
+                                    "TFLOP/s", "% ref", "regs", "smem", "occupancy", "check"},
                                    rows)
                           .c_str());
+    if (flagged)
+        std::printf(
+            "! above the memory roof of its read:write mix by more than its spread: no correct kernel doing "
+            "this work can be, so the timing is wrong (docs/tuning/timing.md)\n");
 }
 
 using Jobs = std::vector<std::pair<const Rung*, RunOptions>>;
@@ -363,7 +377,7 @@ Action add_sweep_command(CLI::App& app) {
     app.add_option("--axis", *axis, "size axis or parameter to vary")->required();
     app.add_option("--values", *values,
                    "values, e.g. --values 1792,1793,2048,2049 or 2^10,2^12 (default: the sweep a lesson step "
-                   "defines for this ladder and axis)")
+                   "defines for this ladder and axis, else the window's default points)")
         ->delimiter(',');
     app.add_option("--tie", *tie, "size axes set to the same value as --axis at every point, e.g. --tie M,K")
         ->delimiter(',');
@@ -386,14 +400,19 @@ Action add_sweep_command(CLI::App& app) {
         std::vector<std::string> tied = *tie;
         for (const auto& v : *values) xs.push_back(parse_integer(v, "--values"));
         if (xs.empty()) {
-            // The values a lesson step defines for this sweep (and its tied axes, unless --tie is given).
+            // The sweep as the window makes it (course/selection.h): the values and ties a lesson
+            // step defines for this ladder and axis, else the default points; --tie replaces the ties.
             std::vector<Lesson> lessons = load_all_lessons(lessons_dir(), ladders, nullptr);
-            const LessonStep* st = find_lesson_sweep(lessons, L.id, r->id, *axis);
-            if (!st)
-                throw InputError("--values: none given, and no lesson step defines a sweep of " + *axis + " for " +
-                                 L.id);
-            xs = st->sweep_values;
-            if (tied.empty()) tied = st->sweep_tie;
+            SelectionChoice c;
+            c.ladder = &L;
+            c.rung = r;
+            c.sizes.insert(L.default_sizes.begin(), L.default_sizes.end());
+            for (const auto& [k, v] : base.sizes) c.sizes[k] = v;
+            c.sweep_axis = *axis;
+            c.step = find_lesson_sweep(lessons, L.id, r->id, *axis);
+            SweepSpec sweep = sweep_of(c);
+            xs = sweep.values;
+            if (tied.empty()) tied = sweep.tie;
         }
         for (const auto& t : tied)
             if (!is_size(t) || is_param || t == *axis)
@@ -423,6 +442,9 @@ Action add_calibrate_command(CLI::App& app) {
                     gpu.device().sm_count);
         std::printf("measured at       %s\n", c.measured_at.c_str());
         std::printf("copy bandwidth    %.0f GB/s (device-to-device, read + write)\n", c.copy_gbps);
+        for (const auto& p : c.bandwidth)  // the memory roof's kernels (model/roof.h)
+            std::printf("  roof point      %-7s reads %3.0f%% of the bytes: %.0f GB/s\n", p.kernel.c_str(),
+                        100 * p.read_fraction, p.gbps);
         std::printf("cuBLAS fp32       %.1f TFLOP/s (4096^3, TF32 off)\n", c.sgemm_tflops);
         std::printf("cuBLAS bf16       %.0f TFLOP/s (4096^3, fp32 accumulate)\n", c.bf16_tflops);
         std::printf("fp32 peak (model) %.1f TFLOP/s from %d SMs x 128 lanes x 2 x %.2f GHz\n", c.fp32_peak_tflops,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <limits>
 #include <vector>
 
 #include "base/atomic_file.h"
@@ -34,6 +36,55 @@ double gemm_tflops(GpuContext& gpu, const char* builtin, DType in_type, int n) {
     return 2.0 * n * n * double(n) / (ms * 1e-3) / 1e12;
 }
 
+// The streaming kernels of the memory roof (roof.h, kernels/common/bandwidth.cu) and cudaMemcpy,
+// each over 1 GiB buffers: L2 holds none of it, so no flush. Returns the points; the memcpy one
+// is the calibration's copy line.
+std::vector<BandwidthPoint> measure_bandwidth(GpuContext& gpu) {
+    const int64_t bytes = int64_t(1) << 30;
+    const int64_t floats = bytes / 4;
+    const long long vectors = static_cast<long long>(bytes / 16);
+    DeviceBuffer a("calib_a", DType::F32, floats), b("calib_b", DType::F32, floats), c("calib_c", DType::F32, floats),
+        sink("calib_sink", DType::F32, 1024);
+    gpu.fill_uniform(a, 3);
+    gpu.fill_uniform(b, 4);
+    // Enough 256-thread blocks to fill every SM, looping over the buffer.
+    const DeviceInfo& d = gpu.device();
+    const dim3 grid(static_cast<unsigned>(std::max(1, d.sm_count * d.limits.max_threads_per_sm / 256))), block(256);
+    RepetitionPlan plan;
+    plan.min_reps = 20;
+    auto gbps = [&](double moved, const std::function<void()>& launch) {
+        return moved / (time_repetitions(gpu, plan, nullptr, launch).median_ms * 1e-3) / 1e9;
+    };
+    const std::string file = "common/bandwidth.cu";
+    std::vector<BandwidthPoint> points;
+    points.push_back({"memcpy", 0.5, gbps(2.0 * bytes, [&] {
+                          KL_CUDA_CALL(
+                              cudaMemcpyAsync(c.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, gpu.stream()));
+                      })});
+    points.push_back({"copy", 0.5, gbps(2.0 * bytes, [&] {
+                          gpu.launch_helper(
+                              file, "kl_bw_copy", grid, block,
+                              {KernelArg::pointer(a.data()), KernelArg::pointer(c.data()), KernelArg::i64v(vectors)});
+                      })});
+    points.push_back({"add", 2.0 / 3.0, gbps(3.0 * bytes, [&] {
+                          gpu.launch_helper(file, "kl_bw_add", grid, block,
+                                            {KernelArg::pointer(a.data()), KernelArg::pointer(b.data()),
+                                             KernelArg::pointer(c.data()), KernelArg::i64v(vectors)});
+                      })});
+    points.push_back({"read", 1.0, gbps(double(bytes), [&] {
+                          gpu.launch_helper(file, "kl_bw_read", grid, block,
+                                            {KernelArg::pointer(a.data()), KernelArg::i64v(vectors),
+                                             KernelArg::f32v(std::numeric_limits<float>::quiet_NaN()),
+                                             KernelArg::pointer(sink.data())});
+                      })});
+    points.push_back({"write", 0.0, gbps(double(bytes), [&] {
+                          gpu.launch_helper(
+                              file, "kl_bw_write", grid, block,
+                              {KernelArg::pointer(c.data()), KernelArg::i64v(vectors), KernelArg::f32v(1.0f)});
+                      })});
+    return points;
+}
+
 }  // namespace
 
 Calibration measure_calibration(GpuContext& gpu) {
@@ -41,20 +92,8 @@ Calibration measure_calibration(GpuContext& gpu) {
     Calibration c;
     c.device_uuid = gpu.device().uuid;
     c.measured_at = iso_now_utc();
-    {
-        // 1 GiB each way: far larger than L2, so the copy streams from and to DRAM.
-        const int64_t bytes = int64_t(1) << 30;
-        DeviceBuffer src("calib_src", DType::F32, bytes / 4), dst("calib_dst", DType::F32, bytes / 4);
-        gpu.fill_uniform(src, 3);
-        RepetitionPlan plan;
-        plan.min_reps = 20;
-        // 1 GiB each way: L2 holds none of it anyway, so no flush.
-        double ms =
-            time_repetitions(gpu, plan, nullptr, [&] {
-                KL_CUDA_CALL(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, gpu.stream()));
-            }).median_ms;
-        c.copy_gbps = 2.0 * double(bytes) / (ms * 1e-3) / 1e9;  // bytes read + bytes written
-    }
+    c.bandwidth = measure_bandwidth(gpu);
+    c.copy_gbps = c.bandwidth.front().gbps;  // cudaMemcpy, device to device: the copy line lessons quote
     c.sgemm_tflops = gemm_tflops(gpu, "cublas_sgemm", DType::F32, 4096);
     c.bf16_tflops = gemm_tflops(gpu, "cublas_bf16", DType::BF16, 4096);
     c.fp32_peak_tflops = gpu.device().fp32_peak_flops() / 1e12;
@@ -62,8 +101,9 @@ Calibration measure_calibration(GpuContext& gpu) {
 }
 
 Calibration load_or_measure_calibration(GpuContext& gpu, bool force) {
-    // ".v2": measured with the runner's protocol; caches of the earlier back-to-back one are not reused.
-    const std::string path = cache_dir("calibration") + "/" + gpu.device().uuid + ".v2.json";
+    // ".v3": with the memory roof's kernels (roof.h); ".v2" caches (the runner's protocol, no roof)
+    // are measured again.
+    const std::string path = cache_dir("calibration") + "/" + gpu.device().uuid + ".v3.json";
     if (!force && std::filesystem::exists(path)) {
         try {
             Calibration c = calibration_from_json(parse_json_limited(read_file(path), path), path);

@@ -17,6 +17,7 @@
 #include "model/counters.h"
 #include "model/device_profile.h"
 #include "model/launch_geometry.h"
+#include "model/roof.h"
 
 namespace kl {
 
@@ -58,13 +59,7 @@ struct Runner::Prepared {
 };
 
 namespace {
-dim3 make_dim(const std::vector<Expr>& e, const Scope& s, const std::string& what, const std::string& label) {
-    int64_t v[3] = {1, 1, 1};
-    for (size_t i = 0; i < e.size(); ++i) v[i] = e[i].eval(s);
-    for (int i = 0; i < 3; ++i)
-        if (v[i] < 1 || v[i] > (i == 0 && what == "grid" ? 2147483647LL : 65535LL))
-            throw InputError(label + ": " + what + " dimension " + std::to_string(i) + " = " + std::to_string(v[i]) +
-                             " is not launchable");
+dim3 to_dim3(const int64_t (&v)[3]) {  // checked against the device's limits by bind_to_device
     return dim3(static_cast<unsigned>(v[0]), static_cast<unsigned>(v[1]), static_cast<unsigned>(v[2]));
 }
 
@@ -117,15 +112,11 @@ int Runner::num_sms() const { return gpu_.device().sm_count; }
 // [SECTION] Prepare
 
 std::unique_ptr<Runner::Prepared> Runner::prepare(const ResolvedRun& run, RunRecord& rec) {
-    // A rung for a newer (or another) architecture is refused before compiling.
-    if (std::string need = rung_arch_refusal(*run.rung, gpu_.device().cc()); !need.empty())
-        throw InputError(run.ladder->id + "/" + run.rung->id + ": " + need + "; this GPU is " + gpu_.device().name +
-                         " (" + gpu_.device().arch() + ")");
     auto prep = std::make_unique<Prepared>(gpu_);
     prep->op = find_operation(run.rung->operation);
     prep->label = run.label;
-    prep->scope = make_scope(run.problem.sizes, run.params, run.problem.dtype, num_sms());
-    evaluate_geometry(run, *prep);
+    prep->scope = run.scope;
+    launches_of(run, *prep);
     // Compile before allocating: a rung that does not compile costs no GPU memory.
     load_kernels(run, *prep, rec);
     allocate(run, *prep, rec);
@@ -139,22 +130,20 @@ std::unique_ptr<Runner::Prepared> Runner::prepare(const ResolvedRun& run, RunRec
     return prep;
 }
 
-// Grid, block and dynamic shared memory of every launch, from the manifest's expressions. No GPU
-// work: what cannot launch is refused here, before anything is compiled.
-void Runner::evaluate_geometry(const ResolvedRun& run, Prepared& prep) {
-    // Grid, block and dynamic shared memory against the device's limits, in one line each.
-    check_launch_geometry(run.ladder->id + "/" + run.rung->id, *run.rung, prep.scope, gpu_.device().limits);
-    for (const auto& spec : run.rung->launches) {
-        if (!spec.applies(prep.scope)) continue;  // `when` (one entry per head dimension, say)
+// The launches in manifest order: library launches (`builtin`) as they are, kernels with the grid,
+// block and dynamic shared memory the run was bound to this device with (evaluated and checked once).
+void Runner::launches_of(const ResolvedRun& run, Prepared& prep) {
+    for (const LaunchSpec* spec : applicable_launches(*run.rung, run.scope)) {
         Prepared::Launch l;
-        l.spec = &spec;
-        l.repeat = launch_repeat(spec, prep.scope, prep.label);
-        if (spec.builtin.empty()) {
-            l.grid = make_dim(spec.grid, prep.scope, "grid", prep.label);
-            l.block = make_dim(spec.block, prep.scope, "block", prep.label);
-            int64_t smem = spec.smem.empty() ? 0 : spec.smem.eval(prep.scope);
-            if (smem < 0) throw InputError(prep.label + ": shared memory '" + spec.smem.text() + "' is negative");
-            l.smem = static_cast<size_t>(smem);
+        l.spec = spec;
+        l.repeat = launch_repeat(*spec, run.scope, prep.label);
+        if (spec->builtin.empty()) {
+            auto g = std::find_if(run.geometry.begin(), run.geometry.end(),
+                                  [&](const LaunchGeometry& x) { return x.spec == spec; });
+            if (g == run.geometry.end()) throw InputError(prep.label + ": launch " + spec->entry + " has no geometry");
+            l.grid = to_dim3(g->grid);
+            l.block = to_dim3(g->block);
+            l.smem = static_cast<size_t>(g->dynamic_smem);
         }
         prep.launches.push_back(std::move(l));
     }
@@ -355,6 +344,17 @@ void Runner::derive(const ResolvedRun& run, RunRecord& rec) const {
     rec.values.set(tag::tflops, tflops);
     if (calibration_ && calibration_->copy_gbps > 0)
         rec.values.set(tag::pct_copy, 100.0 * gbps / calibration_->copy_gbps);
+    // The roof of this operation's read:write mix; a correct run above it by more than its own
+    // spread is flagged as a measuring error (roof.h).
+    const Operation* op = find_operation(run.rung->operation);
+    const double roof =
+        calibration_ ? memory_roof_gbps(calibration_->bandwidth, read_fraction_of(op->buffers(run.problem))) : 0.0;
+    if (roof > 0 && rec.values.num(tag::ideal_bytes) > 0) {
+        rec.values.set(tag::roof_gbps, roof);
+        rec.values.set(tag::pct_roof, 100.0 * gbps / roof);
+        const bool correct = rec.correctness && rec.correctness->passed;
+        rec.values.set(tag::above_roof, correct && above_roof(gbps, roof, rec.timing->rel_spread) ? 1.0 : 0.0);
+    }
     if (calibration_ && rec.values.num(tag::flops) > 0) {
         double ceiling = run.problem.dtype == DType::F32 ? calibration_->sgemm_tflops : calibration_->bf16_tflops;
         if (ceiling > 0) rec.values.set(tag::pct_gemm, 100.0 * tflops / ceiling);
@@ -402,15 +402,23 @@ void Runner::measure(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
     }
 }
 
-RunRecord Runner::run(const ResolvedRun& run) {
-    ScopedContext ctx("rung " + run.label);
+RunRecord Runner::run(const ResolvedRun& asked) {
+    ScopedContext ctx("rung " + asked.label);
+    // A rung for a newer (or another) architecture is refused before compiling.
+    if (std::string need = rung_arch_refusal(*asked.rung, gpu_.device().cc()); !need.empty())
+        throw InputError(asked.ladder->id + "/" + asked.rung->id + ": " + need + "; this GPU is " + gpu_.device().name +
+                         " (" + gpu_.device().arch() + ")");
+    // A run resolved before this GPU was opened (the CLI checks input first) is bound to it here,
+    // once: what cannot launch is refused before anything is compiled.
+    ResolvedRun run = asked;
+    if (!run.bound_to(num_sms())) bind_to_device(run, num_sms(), gpu_.device().limits);
     const Rung& rung = *run.rung;
     RunRecord rec = identity_record(run);
     rec.l2 = run.options.cold_l2 ? "cold" : "warm";
     rec.mode = to_string(run.options.mode);
     rec.warmup = run.options.warmup;
     // The work: the operation's (ideal bytes, FLOPs) unless the rung's model counts FLOPs itself.
-    const Scope scope = make_scope(run.problem.sizes, run.params, run.problem.dtype, num_sms());
+    const Scope& scope = run.scope;
     Work work = find_operation(rung.operation)->work(run.problem);
     rec.values.set(tag::flops, rung.model.flops.empty() ? work.flops : double(rung.model.flops.eval(scope)));
     rec.values.set(tag::ideal_bytes, work.ideal_bytes);

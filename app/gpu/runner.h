@@ -54,7 +54,7 @@ class Runner {
     struct ProblemCache;
     // [SECTION] prepare: architecture, geometry, compile and load, problem, scratch, arguments
     std::unique_ptr<Prepared> prepare(const ResolvedRun& run, RunRecord& rec);
-    void evaluate_geometry(const ResolvedRun& run, Prepared& prep);
+    void launches_of(const ResolvedRun& run, Prepared& prep);
     void load_kernels(const ResolvedRun& run, Prepared& prep, RunRecord& rec);
     // Allocates the problem's buffers, inputs and reference (kept while the problem stays the
     // same). Refuses, before allocating anything, a problem whose buffers plus the rung's

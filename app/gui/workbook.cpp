@@ -183,7 +183,7 @@ void Workbook::handle_keys() {
     if (!ctrl && ImGui::IsKeyPressed('R', false) && rung_ && !runner_.job) run_rung();
     if (!ctrl && ImGui::IsKeyPressed('L', false) && ladder_ && !runner_.job) run_ladder();
     if (!ctrl && ImGui::IsKeyPressed('S', false) && rung_ && !runner_.job && !params_ui_.sweep_axis.empty())
-        run_sweep(params_ui_.sweep_axis);
+        run_sweep();
     if (ImGui::IsKeyPressed(301 /* GLFW_KEY_F12 */, false)) {
         settings_.show_frame_overlay = !settings_.show_frame_overlay;
         settings_dirty_ = true;
@@ -203,9 +203,11 @@ bool Workbook::run(Job::Kind kind, std::string* why_not) {
         run_rung();
     else if (kind == Job::Kind::Ladder)
         run_ladder();
-    else
-        run_sweep(params_ui_.sweep_axis.empty() && rung_ && !rung_->params.empty() ? rung_->params.front().name
-                                                                                   : params_ui_.sweep_axis);
+    else {
+        if (params_ui_.sweep_axis.empty() && rung_ && !rung_->params.empty())
+            params_ui_.sweep_axis = rung_->params.front().name;
+        run_sweep();
+    }
     if (runner_.job) return true;
     *why_not = runner_.last_error.empty() ? "no runner or no rung" : runner_.last_error;
     return false;

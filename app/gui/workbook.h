@@ -32,6 +32,7 @@
 #include "course/calculator.h"
 #include "course/exercise.h"
 #include "course/lesson.h"
+#include "course/selection.h"
 #include "gui/child_process.h"
 #include "gui/code_editor.h"
 #include "gui/file_watch.h"
@@ -123,7 +124,7 @@ class Workbook {
     const Rung* rung_ = nullptr;
     Sizes sizes_;
     ParamValues params_;  // overrides the user or the step set (resolved on use)
-    std::string dtype_ = "fp32";
+    DType dtype_ = DType::F32;
     void select_lesson(int lesson, int step);
     void apply_step();
     void select_rung(const Rung* rung, bool keep_params);
@@ -132,12 +133,15 @@ class Workbook {
     }
     const LessonStep* step() const;
     const Ladder* find_ladder(const std::string& id) const;
-    ParamValues resolved_params(const Rung& r) const;  // defaults + overrides (no validation)
-    std::string constraint_problem() const;            // empty when the current settings are valid
-    // The message of the constraint of `r` that these sizes and parameters break (current dtype
-    // and device), or nullopt when they keep every one.
-    std::optional<std::string> broken_constraint(const Rung& r, const Sizes& sizes, const ParamValues& params) const;
-    PlotContext plot_context() const;
+    // The parameters `r` shows: the selection's for the selected rung, its defaults for the others.
+    ParamValues params_for(const Rung& r) const;
+    // The choice the panels show, for the course layer to resolve (course/selection.h).
+    SelectionChoice choice() const;
+    // The device choices are resolved against: the live GPU, else the recorded device shown.
+    std::optional<SelectionDevice> selection_device() const;
+    // Why `r` cannot run at these sizes and parameters (refusal_at), "" when it can.
+    std::string refusal_at(const Rung& r, const Sizes& sizes, const ParamValues& params);
+    PlotContext plot_context(const Selection& selection) const;
     // What the strip, the plots and the controls read every frame, derived from the selection,
     // the store and the runner's device. selection_view() compares those inputs with the ones it
     // was built from (no allocation) and rebuilds only when one changed, instead of every panel
@@ -148,7 +152,9 @@ class Workbook {
         const Rung* rung = nullptr;
         Sizes sizes;
         ParamValues overrides;
-        std::string dtype;
+        DType dtype = DType::F32;
+        std::string sweep_axis;
+        const LessonStep* step = nullptr;
         uint64_t store_generation = 0;
         bool gpu = false;
         std::string runner_device;
@@ -156,11 +162,11 @@ class Workbook {
         std::string compare_device;
         uint64_t version = 0;  // 0: never built; changes at every rebuild
         // Holds:
-        PlotContext ctx;                      // plot_context()
+        Selection selection;                  // make_selection(choice(), selection_device())
+        PlotContext ctx;                      // plot_context(selection)
         bool flops = false;                   // prefers_flops(ctx, store_)
         const StoredRun* library = nullptr;   // library_reference_run(store_, ctx) when flops
         const StoredRun* rung_run = nullptr;  // the rung's latest run at these settings, its parameters preferred
-        std::string problem;                  // constraint_problem()
     } view_;
     const SelectionView& selection_view();
     // The ladder's library reference (cuBLAS) measured at a record's sizes and dtype, or nullptr.
@@ -192,13 +198,12 @@ class Workbook {
     void finish_job_if_answered();
     void run_rung();
     void run_ladder();
-    void run_sweep(const std::string& axis);
+    void run_sweep();  // along the selection's sweep (params_ui_.sweep_axis)
     void cancel_job();
     // skip_unfit: one rung of a whole-ladder run (sizes it cannot take come back as a skip).
     void submit_to(Job& job, const Rung& r, const ParamValues& params, const Sizes& sizes, bool skip_unfit = false);
     void start_job(Job job, const std::string& why_empty);  // why_empty: shown when it has no request
     RunRequest make_request(const Rung& r, const ParamValues& params, const Sizes& sizes) const;
-    std::vector<int64_t> sweep_values(const std::string& axis) const;
 
     // [SECTION] Start (workbook.cpp)
     void load_content();       // ladders, lessons, results
@@ -352,7 +357,7 @@ class Workbook {
         int threads = 0;
         int64_t dynamic_smem = 0;
     };
-    OccupancyInputs occupancy_inputs(const Rung& r, const ParamValues& params) const;
+    OccupancyInputs occupancy_inputs(const Rung& r, const ParamValues& params);
     // The newest run of `r` that recorded resources for kernel `entry`, at `params` if there is one (cached until
     // the store changes: the sliders ask for every value every frame).
     const StoredRun* measured_run(const Rung& r, const ParamValues& params, const std::string& entry) const;
@@ -362,10 +367,10 @@ class Workbook {
     };
     mutable OccupancyCache occupancy_cache_;
     // Why these parameters could not launch on that device (occupancy.h), or "".
-    std::string predicted_launch_refusal(const Rung& r, const ParamValues& params) const;
+    std::string predicted_launch_refusal(const Rung& r, const ParamValues& params);
     // "needs sm_90 (Hopper): ..." when the live GPU cannot run the rung, else "".
     std::string arch_refusal_here(const Rung& r) const;
-    std::string refused_values(const Rung& r, const ParamSpec& spec, const ParamValues& current) const;
+    std::string refused_values(const Rung& r, const ParamSpec& spec, const ParamValues& current);
     void draw_occupancy();
     void draw_occupancy_trend(const Rung& r, const ParamValues& params, const OccupancyInputs& in);
     void draw_device_compare();

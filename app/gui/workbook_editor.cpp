@@ -363,7 +363,7 @@ void Workbook::draw_learner_diagnostics(float height) {
 // The manifest entry's parameters beside the editor (the sliders in the controls panel set them).
 void Workbook::draw_learner_params(const Rung& r) {
     section_label("PARAMETERS");
-    ParamValues now = resolved_params(r);
+    ParamValues now = params_for(r);
     for (const ParamSpec& p : r.params) {
         ImGui::Text("%s = %lld", p.name.c_str(), (long long)now[p.name]);
         ImGui::TextDisabled("  %s", p.describe_allowed().c_str());

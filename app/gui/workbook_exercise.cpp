@@ -44,11 +44,11 @@ bool Workbook::submit_exercise_runs(const Rung& mine) {
     job.kind = Job::Kind::Rung;
     job.label = mine.title + " (exercise: " + std::to_string(1 + ex.hidden_sizes.size()) + " sizes and the starter)";
     job.started = std::chrono::steady_clock::now();
-    ParamValues params = resolved_params(mine);
+    ParamValues params = params_for(mine);
     submit_to(job, mine, params, learner_.exercise_sizes);
     for (const auto& h : ex.hidden_sizes) submit_to(job, mine, params, with(learner_.exercise_sizes, h));
     if (const Rung* like = ladder_->find_rung(learner_.forked_from))
-        submit_to(job, *like, resolved_params(*like), learner_.exercise_sizes);
+        submit_to(job, *like, params_for(*like), learner_.exercise_sizes);
     for (uint64_t id : job.requests) learner_.requests.insert(id);
     start_job(std::move(job), "");
     log("exercise run of " + ladder_->id + "/" + mine.id + " at " + format_sizes(learner_.exercise_sizes) + " and " +
@@ -61,13 +61,15 @@ std::optional<GoalVerdict> Workbook::exercise_verdict() const {
     if (!learner_.exercise || !ladder_) return std::nullopt;
     const StepExercise& ex = *learner_.exercise;
     GoalContext ctx;
-    const StoredRun* mine = store_.latest(ladder_->id, learner_.rung, learner_.exercise_sizes, dtype_);
+    const StoredRun* mine = store_.latest(ladder_->id, learner_.rung, learner_.exercise_sizes, to_string(dtype_));
     if (!mine) return std::nullopt;
     ctx.mine = &mine->record;
-    if (const StoredRun* like = store_.latest(ladder_->id, learner_.forked_from, learner_.exercise_sizes, dtype_))
+    if (const StoredRun* like =
+            store_.latest(ladder_->id, learner_.forked_from, learner_.exercise_sizes, to_string(dtype_)))
         ctx.like = &like->record;
     for (const auto& h : ex.hidden_sizes) {
-        const StoredRun* run = store_.latest(ladder_->id, learner_.rung, with(learner_.exercise_sizes, h), dtype_);
+        const StoredRun* run =
+            store_.latest(ladder_->id, learner_.rung, with(learner_.exercise_sizes, h), to_string(dtype_));
         if (!run) return std::nullopt;
         ctx.hidden.push_back(&run->record);
     }

@@ -99,8 +99,8 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
             StripCard& card = strip_.cards[i];
             card.target = "card:" + r.id;
             card.needs = arch_refusal_here(r);
-            ParamValues preferred = resolved_params(r);
-            const StoredRun* run = store_.latest(L.id, r.id, sizes_, dtype_, &preferred);
+            ParamValues preferred = params_for(r);
+            const StoredRun* run = store_.latest(L.id, r.id, sizes_, to_string(dtype_), &preferred);
             if (!run) {
                 run = store_.latest_any(L.id, r.id);
                 card.elsewhere = run != nullptr;
@@ -137,8 +137,8 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
             } else if (run && !card.elsewhere && !run->record.error.empty()) {
                 card.detail = run->record.error_kind + ": " + run->record.error;
             } else if (card.elsewhere) {
-                card.detail = run->record.dtype != dtype_ ? "measured in " + run->record.dtype
-                                                          : "measured at " + format_sizes(run->record.sizes);
+                card.detail = run->record.dtype != to_string(dtype_) ? "measured in " + run->record.dtype
+                                                                     : "measured at " + format_sizes(run->record.sizes);
             }
         }
         strip_.built_view = view.version;
@@ -206,7 +206,7 @@ void Workbook::draw_ladder_strip() {
         ImVec2 p = ImGui::GetCursorScreenPos();
         bool selected = rung_ && rung_->id == r.id;
         bool usable = false;
-        for (DType d : r.dtypes) usable |= to_string(d) == dtype_;
+        for (DType d : r.dtypes) usable |= d == dtype_;
         if (ImGui::InvisibleButton("##card", ImVec2(card_w, card_h))) {
             select_rung(&r, false);
             cards = &strip_cards(w);  // the rest of the strip reads the new selection
@@ -230,7 +230,7 @@ void Workbook::draw_ladder_strip() {
         if (hovered) {
             ImGui::BeginTooltip();
             ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
-            ImGui::TextUnformatted(card_tooltip(r, usable, dtype_, card, store_).c_str());
+            ImGui::TextUnformatted(card_tooltip(r, usable, to_string(dtype_), card, store_).c_str());
             ImGui::PopTextWrapPos();
             ImGui::EndTooltip();
         }

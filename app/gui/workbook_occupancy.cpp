@@ -6,14 +6,13 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 
 #include "base/errors.h"
-#include "base/paths.h"
 #include "base/printable.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
+#include "model/arch.h"
 #include "model/device_profile.h"
 #include "model/launch_geometry.h"
 #include "model/occupancy.h"
@@ -80,29 +79,6 @@ std::string Workbook::arch_refusal_here(const Rung& r) const {
 
 namespace {
 
-// The shipped profile of an architecture (assets/devices/sm_90_*.json), for recorded results
-// written before the device's limits were part of the schema.
-std::optional<DeviceInfo> read_profile_for_arch(const std::string& arch) {
-    std::error_code ec;
-    const std::string dir = assets_dir() + "/devices";
-    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-        const std::string name = e.path().filename().string();
-        if (name.rfind(arch + "_", 0) != 0 || e.path().extension() != ".json") continue;
-        try {
-            return load_device_profile(e.path().string());
-        } catch (const Error&) { return std::nullopt; }
-    }
-    return std::nullopt;
-}
-
-// Read once per architecture: the window asks every frame, for every value of every slider.
-std::optional<DeviceInfo> profile_for_arch(const std::string& arch) {
-    static std::map<std::string, std::optional<DeviceInfo>> cache;
-    auto it = cache.find(arch);
-    if (it == cache.end()) it = cache.emplace(arch, read_profile_for_arch(arch)).first;
-    return it->second;
-}
-
 std::string params_text(const ParamValues& p) {
     std::string s;
     for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
@@ -116,13 +92,14 @@ const StoredRun* Workbook::measured_run(const Rung& r, const ParamValues& params
         occupancy_cache_.runs.clear();
         occupancy_cache_.generation = store_.generation();
     }
-    std::string key = ladder_->id + "/" + r.id + "/" + entry + "/" + dtype_ + "/" + params_text(params);
+    std::string key = ladder_->id + "/" + r.id + "/" + entry + "/" + to_string(dtype_) + "/" + params_text(params);
     auto it = occupancy_cache_.runs.find(key);
     if (it != occupancy_cache_.runs.end()) return it->second;
     const StoredRun* best = nullptr;
     for (const auto& sr : store_.runs()) {
         const RunRecord& x = sr.record;
-        if (x.ladder != ladder_->id || x.rung != r.id || x.dtype != dtype_ || !x.launch_named(entry)) continue;
+        if (x.ladder != ladder_->id || x.rung != r.id || x.dtype != to_string(dtype_) || !x.launch_named(entry))
+            continue;
         const bool exact = x.params == params, best_exact = best && best->record.params == params;
         if (!best || (exact && !best_exact) || (exact == best_exact && sr.seq > best->seq)) best = &sr;
     }
@@ -130,51 +107,31 @@ const StoredRun* Workbook::measured_run(const Rung& r, const ParamValues& params
     return best;
 }
 
-Workbook::OccupancyInputs Workbook::occupancy_inputs(const Rung& r, const ParamValues& params) const {
+Workbook::OccupancyInputs Workbook::occupancy_inputs(const Rung& r, const ParamValues& params) {
     OccupancyInputs in;
-    // The device: the live GPU, else the recorded device the plots show (its limits, or the
-    // profile of its architecture for files without them).
-    const std::string& preferred = store_.preferred_device();
-    if (runner_.gpu && runner_.device_info && runner_.device_info->has_limits) {
-        in.device = *runner_.device_info;
-        in.device_from = "of this GPU";
-    }
-    if (!in.device.has_limits) {
-        for (const auto& src : store_.sources())
-            if (src.device == preferred && src.device_info && src.device_info->has_limits) {
-                in.device = *src.device_info;
-                in.device_from = "as recorded";
-                break;
-            }
-    }
-    if (!in.device.has_limits) {
-        std::string arch = "sm_90";
-        for (const auto& src : store_.sources())
-            if (src.device == preferred && src.device_info && src.device_info->cc() > 0) arch = src.device_info->arch();
-        if (auto p = profile_for_arch(arch)) {
-            in.device = *p;
-            in.device_from = "from its profile in assets/devices";
-        }
-    }
-    if (!in.device.has_limits) {
+    // The device and the launch geometry as the course layer resolves them (course/selection.h):
+    // the live GPU, else the recorded device the plots show, else its architecture's profile.
+    const std::optional<SelectionDevice>& device = selection_view().selection.device;
+    if (!device) {
         in.why_not = "No device to compute for: no GPU, no recorded device limits, no profile in assets/devices.";
         return in;
     }
-    // The launch that runs at these sizes (its `when` holds: flash_bf16 has one entry per head
-    // dimension), then its registers and static shared memory from the newest run that launched
-    // that entry, at these parameters if there is one. A run of another entry says nothing
-    // about this one.
-    auto d = parse_dtype(dtype_);
-    const LaunchSpec* spec = nullptr;
-    try {
-        Scope scope = make_scope(sizes_, params, d ? *d : DType::F32, in.device.sm_count);
-        for (const auto& ls : r.launches)
-            if (!ls.entry.empty() && !spec && ls.applies(scope)) spec = &ls;
-    } catch (const Error& e) {
-        in.why_not = e.what();
+    in.device = device->info;
+    in.device_from = device->from;
+    // A launch the device refuses (too many threads) is still drawn: its occupancy says why.
+    Resolution resolved = resolve_at(*ladder_, r, sizes_, params, dtype_, device);
+    if (!resolved.run || (!resolved.refusal.empty() && !resolved.refused_by_device)) {
+        in.why_not = resolved.refusal;
         return in;
     }
-    if (!spec) {
+    const ResolvedRun& run = *resolved.run;
+    // The first kernel that runs at these sizes (its `when` holds: flash_bf16 has one entry per
+    // head dimension); then its registers and static shared memory from the newest run that
+    // launched that entry, at these parameters if there is one. A run of another entry says
+    // nothing about this one.
+    auto g = std::find_if(run.geometry.begin(), run.geometry.end(),
+                          [](const LaunchGeometry& x) { return !x.spec->entry.empty(); });
+    if (g == run.geometry.end()) {
         bool has_kernel = false;
         for (const auto& ls : r.launches) has_kernel |= !ls.entry.empty();
         in.why_not = has_kernel ? "None of this rung's kernels runs at these sizes (no launch's `when` holds)."
@@ -182,6 +139,7 @@ Workbook::OccupancyInputs Workbook::occupancy_inputs(const Rung& r, const ParamV
                                   "look at.";
         return in;
     }
+    const LaunchSpec* spec = g->spec;
     in.entry = spec->entry;
     in.when = spec->when.text();
     if (const StoredRun* best = measured_run(r, params, spec->entry)) {
@@ -192,16 +150,12 @@ Workbook::OccupancyInputs Workbook::occupancy_inputs(const Rung& r, const ParamV
         in.measured_at = best->record.params;
         in.measured_on = best->device.empty() ? std::string("a GPU") : best->device;
     }
-    try {
-        Scope scope = make_scope(sizes_, params, d ? *d : DType::F32, in.device.sm_count);
-        in.threads = 1;
-        for (const auto& b : spec->block) in.threads *= static_cast<int>(b.eval(scope));
-        in.dynamic_smem = spec->smem.empty() ? 0 : spec->smem.eval(scope);
-    } catch (const Error& e) { in.why_not = e.what(); }
+    in.threads = static_cast<int>(g->threads());
+    in.dynamic_smem = g->dynamic_smem;
     return in;
 }
 
-std::string Workbook::predicted_launch_refusal(const Rung& r, const ParamValues& params) const {
+std::string Workbook::predicted_launch_refusal(const Rung& r, const ParamValues& params) {
     if (!ladder_) return "";
     OccupancyInputs in = occupancy_inputs(r, params);
     if (!in.why_not.empty() || !in.measured) return "";
@@ -249,9 +203,8 @@ void Workbook::draw_occupancy_trend(const Rung& r, const ParamValues& params, co
         for (int64_t v : ps->allowed()) {
             ParamValues trial = params;
             trial[ps->name] = v;
-            if (broken_constraint(r, sizes_, trial)) continue;  // not a value the rung takes with the others
             OccupancyInputs t = occupancy_inputs(r, trial);
-            if (!t.why_not.empty()) continue;
+            if (!t.why_not.empty()) continue;  // not a value the rung takes with the others
             Occupancy to = compute_occupancy(d, in.regs, in.static_smem + t.dynamic_smem, t.threads);
             std::string chip = ps->name + "=" + std::to_string(v) + ": " +
                                (to.blocks_per_sm ? std::to_string(int(100 * to.fraction() + 0.5)) + "% " + to.limiter
@@ -273,7 +226,7 @@ void Workbook::draw_occupancy() {
         return;
     }
     const Rung& r = *rung_;
-    const ParamValues params = resolved_params(r);
+    const ParamValues params = params_for(r);
     OccupancyInputs in = occupancy_inputs(r, params);
     if (!in.why_not.empty()) {
         ImGui::Dummy(ImVec2(0, 20 * s));

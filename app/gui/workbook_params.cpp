@@ -27,14 +27,15 @@ std::string constraints_text(const Rung& r) {
 
 // "1024 (registers), 2048 (threads)": the values of `spec` the device could not launch with
 // the other parameters as set; "" when all can (or nothing is known about the kernel yet).
-std::string Workbook::refused_values(const Rung& r, const ParamSpec& spec, const ParamValues& current) const {
+std::string Workbook::refused_values(const Rung& r, const ParamSpec& spec, const ParamValues& current) {
     std::vector<int64_t> allowed = spec.allowed();
     if (allowed.size() > 32) return "";
     std::string out;
     for (int64_t v : allowed) {
         ParamValues trial = current;
         trial[spec.name] = v;
-        if (broken_constraint(r, sizes_, trial)) continue;
+        const Resolution at = resolve_at(*ladder_, r, sizes_, trial, dtype_, selection_view().selection.device);
+        if (!at.refusal.empty() && !at.refused_by_device) continue;  // a constraint: not a device's refusal
         std::string why = predicted_launch_refusal(r, trial);
         if (!why.empty())
             out += (out.empty() ? "" : ", ") + std::to_string(v) + " (" + why.substr(0, why.find(':')) + ")";
@@ -56,7 +57,7 @@ void Workbook::draw_params() {
         return;
     }
     const Rung& r = *rung_;
-    const std::string problem = selection_view().problem;
+    const std::string problem = selection_view().selection.refusal;
     draw_rung_title(r);
     draw_run_bar(r, problem);
     if (!runner_.last_error.empty()) draw_last_error();
@@ -74,9 +75,9 @@ void Workbook::draw_params() {
     for (const auto& p : r.params) widen(p.name);
     for (const auto& [axis, v] : sizes_) widen(axis);
     float widget_w = std::max(120 * s, ImGui::GetContentRegionAvail().x - label_w - 40 * s);
-    ParamValues current = resolved_params(r);
+    ParamValues current = params_for(r);
     // The values as set break a constraint: every parameter shows in red.
-    const bool values_ok = !broken_constraint(r, sizes_, current);
+    const bool values_ok = refusal_at(r, sizes_, current).empty();
     for (const auto& spec : r.params) draw_param_widget(r, spec, current, values_ok, label_w, widget_w);
     if (r.params.empty()) { ImGui::TextDisabled("This rung has no parameters."); }
     if (std::string need = arch_refusal_here(r); !need.empty()) {
@@ -97,13 +98,13 @@ void Workbook::draw_params() {
         ImGui::TextUnformatted("dtype");
         ImGui::SameLine(label_w);
         ImGui::SetNextItemWidth(110 * s);
-        if (ImGui::BeginCombo("##dtype", dtype_.c_str())) {
+        if (ImGui::BeginCombo("##dtype", to_string(dtype_).c_str())) {
             for (DType x : r.dtypes)
-                if (ImGui::Selectable(to_string(x).c_str(), to_string(x) == dtype_)) dtype_ = to_string(x);
+                if (ImGui::Selectable(to_string(x).c_str(), x == dtype_)) dtype_ = x;
             ImGui::EndCombo();
         }
     } else {
-        ImGui::TextDisabled("dtype %s (the only one this rung offers)", dtype_.c_str());
+        ImGui::TextDisabled("dtype %s (the only one this rung offers)", to_string(dtype_).c_str());
     }
 
     if (!problem.empty()) {
@@ -165,12 +166,12 @@ void Workbook::draw_run_bar(const Rung& r, const std::string& problem) {
     for (const auto& p : r.params) axes.push_back(p.name);
     if (params_ui_.sweep_axis.empty() && !axes.empty()) params_ui_.sweep_axis = axes.front();
     if (plain_button("Sweep", ImVec2(0, 0), can_run)) {
-        run_sweep(params_ui_.sweep_axis);
+        run_sweep();
         plots_.request.plot = PlotKind::Sweep;
     }
     test_target("button:sweep");
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {  // the values are listed only when asked for
-        std::vector<int64_t> preview = sweep_values(params_ui_.sweep_axis);
+        const std::vector<int64_t>& preview = selection_view().selection.sweep.values;
         std::string list;
         for (size_t i = 0; i < preview.size(); ++i)
             list += (i ? ", " : "") + plot::format_fixed(double(preview[i]), 0, true);
@@ -263,7 +264,7 @@ void Workbook::draw_param_widget(const Rung& r, const ParamSpec& spec, const Par
             for (int i = 0; i < int(allowed.size()); ++i) {
                 ParamValues trial = current;
                 trial[spec.name] = allowed[i];
-                std::string why = broken_constraint(r, sizes_, trial).value_or("");
+                std::string why = refusal_at(r, sizes_, trial);
                 std::string cannot = why.empty() ? predicted_launch_refusal(r, trial) : "";
                 std::string item = plot::format_fixed(double(allowed[i]), 0, true) +
                                    (!why.empty()      ? "   (breaks a constraint)"

@@ -75,7 +75,7 @@ nlohmann::json Workbook::report() const {
                   {"step", step_ + 1},
                   {"ladder", ladder_ ? ladder_->id : ""},
                   {"rung", rung_ ? rung_->id : ""},
-                  {"params", rung_ ? nlohmann::json(resolved_params(*rung_)) : nlohmann::json::object()},
+                  {"params", rung_ ? nlohmann::json(params_for(*rung_)) : nlohmann::json::object()},
                   {"dark", settings_.dark},
                   {"right_tab", right_tab_},
                   {"plots_tab", static_cast<int>(plots_.request.plot)},

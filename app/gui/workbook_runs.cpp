@@ -44,7 +44,7 @@ RunRequest Workbook::make_request(const Rung& r, const ParamValues& params, cons
     req.rung = r.id;
     req.sizes = sizes;
     req.params = params;
-    req.dtype = parse_dtype(dtype_);
+    req.dtype = dtype_;
     if (const LessonStep* s = step()) {
         // A step may demonstrate measuring mistakes: no warm-up, a single repetition, warm L2.
         req.warmup = s->runner.warmup;
@@ -62,10 +62,8 @@ RunRequest Workbook::make_request(const Rung& r, const ParamValues& params, cons
 // [SECTION] Jobs
 
 namespace {
-bool supports_dtype(const Rung& r, const std::string& dtype) {
-    for (DType d : r.dtypes)
-        if (to_string(d) == dtype) return true;
-    return r.dtypes.empty();
+bool supports_dtype(const Rung& r, DType dtype) {
+    return r.dtypes.empty() || std::find(r.dtypes.begin(), r.dtypes.end(), dtype) != r.dtypes.end();
 }
 
 Job new_job(Job::Kind kind, std::string label) {
@@ -97,7 +95,7 @@ void Workbook::start_job(Job job, const std::string& why_empty) {
 
 void Workbook::run_rung() {
     if (!runner_.client || !ladder_ || !rung_ || runner_.job) return;
-    std::string problem = constraint_problem();
+    const std::string problem = selection_view().selection.refusal;
     if (!problem.empty()) {
         runner_.last_error_title = "Not run";
         runner_.last_error = problem;
@@ -121,81 +119,42 @@ void Workbook::run_ladder() {
         }
         // The runner resolves each rung: one that cannot take these sizes comes back skipped,
         // with the reason its card shows, and the others run.
-        submit_to(job, r, resolved_params(r), sizes_, true);
+        submit_to(job, r, params_for(r), sizes_, true);
     }
     size_t submitted = job.requests.size();
-    start_job(std::move(job), "no rung of this ladder runs " + dtype_ + " on this GPU");
+    start_job(std::move(job), "no rung of this ladder runs " + to_string(dtype_) + " on this GPU");
     if (!submitted) return;
     log("run ladder " + ladder_->id + " (" + std::to_string(submitted) + " rungs) at " + format_sizes(sizes_));
 }
 
 // [SECTION] Sweeps
 
-std::vector<int64_t> Workbook::sweep_values(const std::string& axis) const {
-    std::vector<int64_t> values;
-    if (!rung_) return values;
-    // The values the lesson step names for this sweep, when it names them.
-    if (const LessonStep* st = step(); st && st->sweep_axis == axis && !st->sweep_values.empty())
-        return st->sweep_values;
-    if (const ParamSpec* spec = rung_->find_param(axis)) {
-        values = spec->allowed();
-        if (values.size() > 16) {
-            // Powers of two if the range has them, else 12 evenly spaced values with both ends.
-            std::vector<int64_t> pow2;
-            for (int64_t v : values)
-                if (v > 0 && (v & (v - 1)) == 0) pow2.push_back(v);
-            if (pow2.size() >= 3 && pow2.size() <= 16) {
-                values = pow2;
-            } else {
-                std::vector<int64_t> picked;
-                for (int i = 0; i < 12; ++i)
-                    picked.push_back(values[size_t(std::lround(double(i) * double(values.size() - 1) / 11.0))]);
-                picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
-                values = picked;
-            }
-        }
-        return values;
-    }
-    auto it = sizes_.find(axis);
-    if (it == sizes_.end()) return values;
-    int64_t current = it->second, lo = 1, hi = current;
-    if (const Operation* op = find_operation(rung_->operation))
-        for (const auto& a : op->size_axes())
-            if (a.name == axis) lo = std::max<int64_t>(a.min, 1);
-    // Powers of two up to the current size, at most 17 of them: the range where the GPU fills up.
-    int top = int(std::floor(std::log2(double(std::max<int64_t>(hi, 1)))));
-    int bottom = std::max(int(std::ceil(std::log2(double(lo)))), top - 16);
-    for (int e = bottom; e <= top; ++e) values.push_back(int64_t(1) << e);
-    if (values.empty() || values.back() != current) values.push_back(current);
-    return values;
-}
-
-void Workbook::run_sweep(const std::string& axis) {
-    if (!runner_.client || !ladder_ || !rung_ || runner_.job || axis.empty()) return;
-    std::vector<int64_t> values = sweep_values(axis);
-    Job job = new_job(Job::Kind::Sweep, "sweep of " + axis);
-    bool is_param = rung_->find_param(axis) != nullptr;
-    std::vector<std::string> tie;  // the step's tied size axes (M = N = K)
-    if (const LessonStep* st = step(); st && st->sweep_axis == axis && !is_param) tie = st->sweep_tie;
+void Workbook::run_sweep() {
+    if (!runner_.client || !ladder_ || !rung_ || runner_.job) return;
+    const Selection& sel = selection_view().selection;
+    const SweepSpec& sweep = sel.sweep;
+    if (sweep.axis.empty()) return;
+    Job job = new_job(Job::Kind::Sweep, "sweep of " + sweep.axis);
+    const bool is_param = rung_->find_param(sweep.axis) != nullptr;
     int skipped = 0;
-    for (int64_t v : values) {
-        ParamValues p = resolved_params(*rung_);
+    for (int64_t v : sweep.values) {
+        ParamValues p = sel.params;
         Sizes z = sizes_;
-        (is_param ? p[axis] : z[axis]) = v;
-        for (const auto& t : tie) z[t] = v;
+        (is_param ? p[sweep.axis] : z[sweep.axis]) = v;
+        for (const auto& t : sweep.tie) z[t] = v;
         // Invalid combinations are skipped with their reason, as nvbench does.
-        if (auto broken = broken_constraint(*rung_, z, p)) {
-            log("sweep: skipped " + axis + "=" + std::to_string(v) + ": " + *broken);
+        if (std::string why = refusal_at(*rung_, z, p); !why.empty()) {
+            log("sweep: skipped " + sweep.axis + "=" + std::to_string(v) + ": " + why);
             ++skipped;
             continue;
         }
         submit_to(job, *rung_, p, z);
     }
     size_t submitted = job.requests.size();
-    start_job(std::move(job), "every value of " + axis + " breaks a constraint at these settings");
+    start_job(std::move(job), "every value of " + sweep.axis + " breaks a constraint at these settings");
     if (!submitted) return;
-    log("sweep " + ladder_->id + "/" + rung_->id + " over " + axis + ": " + std::to_string(submitted) + " points" +
-        (skipped ? ", " + std::to_string(skipped) + " skipped" : ""));
+    log("sweep " + ladder_->id + "/" + rung_->id + " over " + sweep.axis + ": " + std::to_string(submitted) +
+        " points" + (skipped ? ", " + std::to_string(skipped) + " skipped" : ""));
 }
 
 void Workbook::cancel_job() {

@@ -1,10 +1,9 @@
-// What the window has selected: the lesson and step, the rung and its parameters resolved for the
-// problem, the constraint a choice breaks, and the view of it all that the panels draw from.
+// What the window has selected: the lesson and step, the rung, the learner's overrides; the course
+// layer resolves them (course/selection.h) into the view every panel draws from.
 #include <algorithm>
 
 #include "base/errors.h"
 #include "gui/workbook.h"
-#include "model/run_plan.h"
 
 namespace kl::gui {
 
@@ -62,7 +61,7 @@ void Workbook::apply_step() {
     params_ = s->params;
     bind_step_device(s);
     select_rung(r, true);
-    if (!s->dtype.empty()) dtype_ = s->dtype;
+    if (auto d = parse_dtype(s->dtype)) dtype_ = *d;  // checked when the lesson loaded
     params_ui_.sweep_axis = s->sweep_axis;
     if (!view_forced_) {
         // The step's figure in the figure vocabulary (checked when the lesson loaded): its kind,
@@ -86,52 +85,51 @@ void Workbook::select_rung(const Rung* rung, bool keep_params) {
     // Keep only overrides this rung knows; the dtype must be one it supports.
     for (auto it = params_.begin(); it != params_.end();)
         it = rung_->find_param(it->first) ? std::next(it) : params_.erase(it);
-    bool dtype_ok = false;
-    for (DType d : rung_->dtypes) dtype_ok |= to_string(d) == dtype_;
-    if (!dtype_ok && !rung_->dtypes.empty()) dtype_ = to_string(rung_->dtypes.front());
+    const bool dtype_ok = std::find(rung_->dtypes.begin(), rung_->dtypes.end(), dtype_) != rung_->dtypes.end();
+    if (!dtype_ok && !rung_->dtypes.empty()) dtype_ = rung_->dtypes.front();
     if (!params_ui_.sweep_axis.empty() && !rung_->find_param(params_ui_.sweep_axis) &&
         !sizes_.count(params_ui_.sweep_axis))
         params_ui_.sweep_axis.clear();
 }
 
-ParamValues Workbook::resolved_params(const Rung& r) const {
-    ParamValues out;
-    for (const auto& p : r.params) out[p.name] = p.default_value;
-    if (rung_ && r.id == rung_->id)
-        for (const auto& [k, v] : params_)
-            if (r.find_param(k)) out[k] = v;
-    return out;
+ParamValues Workbook::params_for(const Rung& r) const {
+    return defaults_with(r, rung_ && r.id == rung_->id ? params_ : ParamValues{});
 }
 
-std::string Workbook::constraint_problem() const {
-    if (!ladder_ || !rung_) return "";
-    try {
-        // The engine's one resolution, as the runner will do it: what it refuses is shown here.
-        RunOptions o;
-        o.sizes = sizes_;
-        o.params = params_;
-        o.dtype = parse_dtype(dtype_);
-        resolve_run(*ladder_, *rung_, o, runner_.num_sms);
-    } catch (const Error& e) { return e.what(); }
-    return "";
+SelectionChoice Workbook::choice() const {
+    SelectionChoice c;
+    c.ladder = ladder_;
+    c.rung = rung_;
+    c.sizes = sizes_;
+    c.overrides = params_;
+    c.dtype = dtype_;
+    c.sweep_axis = params_ui_.sweep_axis;
+    c.step = step();
+    return c;
 }
 
-std::optional<std::string> Workbook::broken_constraint(const Rung& r, const Sizes& sizes,
-                                                       const ParamValues& params) const {
-    auto d = parse_dtype(dtype_);
-    try {
-        check_constraints(r, make_scope(sizes, params, d ? *d : DType::F32, runner_.num_sms));
-    } catch (const Error& e) { return std::string(e.what()); }
-    return std::nullopt;
+std::optional<SelectionDevice> Workbook::selection_device() const {
+    std::optional<DeviceInfo> gpu, recorded;
+    if (runner_.gpu) gpu = runner_.device_info;
+    for (const auto& src : store_.sources())
+        if (src.device == store_.preferred_device() && src.device_info &&
+            (!recorded || (src.device_info->has_limits && !recorded->has_limits)))
+            recorded = src.device_info;
+    return pick_selection_device(gpu, recorded);
 }
 
-PlotContext Workbook::plot_context() const {
+std::string Workbook::refusal_at(const Rung& r, const Sizes& sizes, const ParamValues& params) {
+    if (!ladder_) return "";
+    return kl::refusal_at(*ladder_, r, sizes, params, dtype_, selection_view().selection.device);
+}
+
+PlotContext Workbook::plot_context(const Selection& selection) const {
     PlotContext c;
     c.ladder = ladder_;
     c.sizes = sizes_;
-    c.dtype = dtype_;
+    c.dtype = to_string(dtype_);
     c.rung = rung_;
-    if (rung_) c.params = resolved_params(*rung_);
+    c.params = selection.params;
     // The step's tied axes, while the sweep runs along its axis.
     if (const LessonStep* st = step(); st && st->sweep_axis == params_ui_.sweep_axis) c.tie = st->sweep_tie;
     c.calibration = store_.calibration();
@@ -145,9 +143,11 @@ PlotContext Workbook::plot_context() const {
 
 const Workbook::SelectionView& Workbook::selection_view() {
     SelectionView& v = view_;
+    const LessonStep* st = step();
     if (v.version && v.ladder == ladder_ && v.rung == rung_ && v.sizes == sizes_ && v.overrides == params_ &&
-        v.dtype == dtype_ && v.store_generation == store_.generation() && v.gpu == runner_.gpu &&
-        v.runner_device == runner_.device && v.num_sms == runner_.num_sms && v.compare_device == compare_device_)
+        v.dtype == dtype_ && v.sweep_axis == params_ui_.sweep_axis && v.step == st &&
+        v.store_generation == store_.generation() && v.gpu == runner_.gpu && v.runner_device == runner_.device &&
+        v.num_sms == runner_.num_sms && v.compare_device == compare_device_)
         return v;
     v.compare_device = compare_device_;
     v.ladder = ladder_;
@@ -155,16 +155,19 @@ const Workbook::SelectionView& Workbook::selection_view() {
     v.sizes = sizes_;
     v.overrides = params_;
     v.dtype = dtype_;
+    v.sweep_axis = params_ui_.sweep_axis;
+    v.step = st;
     v.store_generation = store_.generation();
     v.gpu = runner_.gpu;
     v.runner_device = runner_.device;
     v.num_sms = runner_.num_sms;
     ++v.version;
-    v.ctx = plot_context();
+    v.selection = make_selection(choice(), selection_device());
+    v.ctx = plot_context(v.selection);
     v.flops = prefers_flops(v.ctx, store_);
     v.library = v.flops ? library_reference_run(store_, v.ctx) : nullptr;
-    v.rung_run = ladder_ && rung_ ? store_.latest(ladder_->id, rung_->id, sizes_, dtype_, &v.ctx.params) : nullptr;
-    v.problem = constraint_problem();
+    v.rung_run =
+        ladder_ && rung_ ? store_.latest(ladder_->id, rung_->id, sizes_, to_string(dtype_), &v.ctx.params) : nullptr;
     return v;
 }
 

@@ -196,11 +196,11 @@ void Workbook::draw_ptx() {
         ImGui::TextDisabled("%s calls a library routine: there is no PTX of ours to show.", r.title.c_str());
         return;
     }
-    ParamValues params = resolved_params(r);
-    auto d = parse_dtype(dtype_);
-    // The runner's device when there is one; sm_90 (the H100 the lessons were written on) otherwise.
-    std::string arch = rung_arch(r, runner_.device_arch.empty() ? "sm_90" : runner_.device_arch);
-    std::vector<std::string> defines = compile_defines(r, params, d ? *d : DType::F32);
+    ParamValues params = params_for(r);
+    // The device the selection is resolved against: the live GPU, else the recorded one shown.
+    const std::optional<SelectionDevice>& device = selection_view().selection.device;
+    std::string arch = rung_arch(r, device ? device->info.arch() : "sm_90");
+    std::vector<std::string> defines = compile_defines(r, params, dtype_);
     std::string key = r.source_path + "|" + arch;
     for (const auto& x : defines) key += "|" + x;
     if (source_.ptx_key != key) {
@@ -208,7 +208,7 @@ void Workbook::draw_ptx() {
         // NVRTC runs in `kladder ptx` (the window links no CUDA library), on its own thread;
         // the frame only checks whether it is done.
         std::vector<std::string> argv = {"", "ptx", ladder_->id, "--rung", r.id, "--arch", arch};
-        if (d) argv.insert(argv.end(), {"--dtype", to_string(*d)});
+        argv.insert(argv.end(), {"--dtype", to_string(dtype_)});
         for (const auto& [k, v] : params) argv.insert(argv.end(), {"-p", k + "=" + std::to_string(v)});
         // Each new request ends the child of the one before (ChildCancel).
         source_.ptx = std::async(std::launch::async, [argv, cancel = source_.ptx_cancel.start()]() mutable {

@@ -61,8 +61,8 @@ Refusal refusal_of(const LaunchGeometry& g, const DeviceLimits& d) {
     return r;
 }
 
-Refusal first_refusal(const Rung& rung, const Scope& scope, const DeviceLimits& limits) {
-    for (const auto& g : evaluate_launch_geometry(rung, scope)) {
+Refusal first_refusal(const Rung& rung, const std::vector<LaunchGeometry>& geometry, const DeviceLimits& limits) {
+    for (const auto& g : geometry) {
         Refusal r = refusal_of(g, limits);
         if (!r.what.empty()) {
             if (rung.launches.size() > 1) r.what = "launch " + g.spec->entry + ": " + r.what;
@@ -89,12 +89,17 @@ std::vector<LaunchGeometry> evaluate_launch_geometry(const Rung& rung, const Sco
 }
 
 std::string launch_geometry_refusal(const Rung& rung, const Scope& scope, const DeviceLimits& limits) {
-    return first_refusal(rung, scope, limits).what;
+    return first_refusal(rung, evaluate_launch_geometry(rung, scope), limits).what;
 }
 
 void check_launch_geometry(const std::string& rung_label, const Rung& rung, const Scope& scope,
                            const DeviceLimits& limits) {
-    Refusal r = first_refusal(rung, scope, limits);
+    check_launch_geometry(rung_label, rung, evaluate_launch_geometry(rung, scope), scope, limits);
+}
+
+void check_launch_geometry(const std::string& rung_label, const Rung& rung, const std::vector<LaunchGeometry>& geometry,
+                           const Scope& scope, const DeviceLimits& limits) {
+    Refusal r = first_refusal(rung, geometry, limits);
     if (r.what.empty()) return;
     std::string values;
     for (const auto& n : r.names) {

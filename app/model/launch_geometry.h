@@ -36,6 +36,9 @@ std::string launch_geometry_refusal(const Rung& rung, const Scope& scope, const 
 // "attention/flash_bf16 (B=300, H=300): grid y = 90000 > 65535, the device's limit".
 void check_launch_geometry(const std::string& rung_label, const Rung& rung, const Scope& scope,
                            const DeviceLimits& limits);
+// The same for geometry already evaluated in `scope` (evaluate_launch_geometry).
+void check_launch_geometry(const std::string& rung_label, const Rung& rung, const std::vector<LaunchGeometry>& geometry,
+                           const Scope& scope, const DeviceLimits& limits);
 
 // The rung's parameters that appear in these expressions ("TPB, EPT"), for one-line refusals
 // that name what to lower.

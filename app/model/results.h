@@ -18,6 +18,7 @@
 #include "model/device_info.h"
 #include "model/measures.h"
 #include "model/occupancy.h"
+#include "model/roof.h"
 #include "model/timeline.h"
 
 namespace kl {
@@ -37,6 +38,9 @@ struct Calibration {
     double sgemm_tflops = 0;      // cuBLAS fp32 (no TF32) at 4096^3
     double bf16_tflops = 0;       // cuBLAS bf16 in, fp32 accumulate, at 4096^3
     double fp32_peak_tflops = 0;  // from the clock: SMs x 128 x 2 x clock (a model, not measured)
+    // The streaming kernels of the memory roof, each at its read:write mix (roof.h); empty in
+    // calibrations made before the roof was (results of 2026-11-29 and earlier).
+    std::vector<BandwidthPoint> bandwidth;
     bool valid() const { return copy_gbps > 0; }
 };
 

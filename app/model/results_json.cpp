@@ -35,8 +35,16 @@ json to_json(const DeviceInfo& d) {
 }
 
 json to_json(const Calibration& c) {
-    return {{"device_uuid", c.device_uuid},   {"measured_at", c.measured_at}, {"copy_gbps", c.copy_gbps},
-            {"sgemm_tflops", c.sgemm_tflops}, {"bf16_tflops", c.bf16_tflops}, {"fp32_peak_tflops", c.fp32_peak_tflops}};
+    json j = {{"device_uuid", c.device_uuid}, {"measured_at", c.measured_at},
+              {"copy_gbps", c.copy_gbps},     {"sgemm_tflops", c.sgemm_tflops},
+              {"bf16_tflops", c.bf16_tflops}, {"fp32_peak_tflops", c.fp32_peak_tflops}};
+    if (!c.bandwidth.empty()) {
+        json points = json::array();
+        for (const auto& p : c.bandwidth)
+            points.push_back({{"kernel", p.kernel}, {"read_fraction", p.read_fraction}, {"gbps", p.gbps}});
+        j["bandwidth"] = points;
+    }
+    return j;
 }
 
 namespace {
@@ -296,6 +304,29 @@ RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f, i
 
 }  // namespace
 
+namespace {
+// The roof's calibration kernels (roof.h): a short list of named points.
+std::vector<BandwidthPoint> bandwidth_from_json(const Reader& rd, const json& j) {
+    constexpr size_t kMaxPoints = 16;
+    if (!j.is_array() || j.size() > kMaxPoints)
+        rd.fail("calibration.bandwidth", "expected an array of at most " + std::to_string(kMaxPoints) + " points");
+    std::vector<BandwidthPoint> out;
+    for (const auto& p : j) {
+        const std::string f = "calibration.bandwidth[" + std::to_string(out.size()) + "]";
+        if (!p.is_object()) rd.fail(f, "expected an object { kernel, read_fraction, gbps }");
+        BandwidthPoint b;
+        b.kernel = rd.str(p, "kernel", f);
+        if (b.kernel.empty() || b.kernel.size() > 32) rd.fail(f + ".kernel", "expected a name of 1 to 32 characters");
+        b.read_fraction = rd.num(p, "read_fraction", f);
+        if (!(b.read_fraction >= 0 && b.read_fraction <= 1)) rd.fail(f + ".read_fraction", "expected 0 to 1");
+        b.gbps = rd.num(p, "gbps", f);
+        if (!(b.gbps >= 0)) rd.fail(f + ".gbps", "expected a bandwidth of 0 or more");
+        out.push_back(b);
+    }
+    return out;
+}
+}  // namespace
+
 Calibration calibration_from_json(const json& j, const std::string& origin) {
     Reader rd{origin};
     Calibration c;
@@ -305,6 +336,7 @@ Calibration calibration_from_json(const json& j, const std::string& origin) {
     c.sgemm_tflops = rd.num(j, "sgemm_tflops", "calibration");
     c.bf16_tflops = rd.num(j, "bf16_tflops", "calibration");
     c.fp32_peak_tflops = rd.num_or(j, "fp32_peak_tflops", 0.0, "calibration");
+    if (j.contains("bandwidth")) c.bandwidth = bandwidth_from_json(rd, j["bandwidth"]);
     check_calibration_values(rd, c);
     return c;
 }

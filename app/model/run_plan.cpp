@@ -63,6 +63,15 @@ ResolvedRun resolve_run(const Ladder& ladder, const Rung& rung, const RunOptions
     return run;
 }
 
+void bind_to_device(ResolvedRun& run, int num_sms, const DeviceLimits& limits) {
+    if (num_sms <= 0) throw InputError(run.label + ": no device to bind the launch geometry to");
+    run.scope = make_scope(run.problem.sizes, run.params, run.problem.dtype, num_sms);
+    run.geometry = evaluate_launch_geometry(*run.rung, run.scope);
+    run.bound_sms = 0;  // until the geometry is known to launch there
+    check_launch_geometry(run.ladder->id + "/" + run.rung->id, *run.rung, run.geometry, run.scope, limits);
+    run.bound_sms = num_sms;
+}
+
 LadderRung resolve_ladder_rung(const Ladder& ladder, const Rung& rung, const RunOptions& opt, int num_sms) {
     try {
         return {resolve_run(ladder, rung, opt, num_sms), ""};

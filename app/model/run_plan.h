@@ -9,6 +9,8 @@
 #include <string>
 
 #include "base/errors.h"
+#include "model/device_info.h"
+#include "model/launch_geometry.h"
 #include "model/manifest.h"
 #include "model/operation.h"
 #include "model/results.h"
@@ -49,12 +51,25 @@ struct ResolvedRun {
     ParamValues params;  // the rung's defaults with the overrides applied
     // "elementwise/vector_add TPB=128 n=1048576 fp32": names the run in errors and progress.
     std::string label;
+    // Bound to a device (bind_to_device): the scope with its SM count, and every kernel launch's
+    // grid, block and dynamic shared memory, evaluated once there and checked against its limits.
+    // The runner launches this geometry; the window draws occupancy from it.
+    Scope scope;
+    std::vector<LaunchGeometry> geometry;
+    int bound_sms = 0;  // the num_sms the geometry was evaluated with; 0: not bound yet
+    bool bound_to(int num_sms) const { return bound_sms > 0 && bound_sms == num_sms; }
 };
 
 // Resolves the problem and the parameters and checks the rung's constraints in a scope where
 // num_sms is `num_sms` (0 before a GPU is opened, as docs/formats.md says). Throws InputError
 // naming the size, parameter, dtype or constraint: all bad input surfaces here.
 ResolvedRun resolve_run(const Ladder& ladder, const Rung& rung, const RunOptions& opt, int num_sms);
+
+// Binds a resolved run to a device (a GPU's, or a device profile's SM count and limits):
+// evaluates the launch geometry once and checks it. Throws InputError "<ladder>/<rung> (<values>):
+// <limit broken>" (launch_geometry.h), with the geometry left evaluated (what the occupancy view
+// draws). A device without SMs (num_sms 0) cannot be bound to.
+void bind_to_device(ResolvedRun& run, int num_sms, const DeviceLimits& limits);
 
 // One rung of a run over many (`kladder run` without --rung, a sweep's points, the window's Run
 // ladder): the rung resolved, or why it cannot take the asked sizes. A rung cannot take them when
