@@ -258,7 +258,8 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     for (const auto& p : R->params) params[p.name] = p.default_value;
     const std::map<std::string, int64_t> defaults = unlisted_params(*R);
     const std::vector<DType>& dts = R->dtypes.empty() ? L->dtypes : R->dtypes;
-    std::string dtype = dts.empty() ? "fp32" : to_string(dts.front()), l2 = "cold", from, mode;
+    std::string dtype = dts.empty() ? "fp32" : to_string(dts.front()), l2 = "cold", from, mode, settings;
+    std::map<std::string, int64_t> asked_params;  // [tuned] what a tuned run must match: the binding's own keys
     int64_t blocks = 0;
     for (const auto& [k, val] : b.keys) {
         if (k == "dtype") {
@@ -272,6 +273,9 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
             mode = val;
         } else if (k == "from") {
             from = val;
+        } else if (k == "settings") {  // [tuned] the rung's tuned figure, or its default one
+            if (val != "tuned" && val != "default") return fail("settings must be tuned or default, not '" + val + "'");
+            settings = val;
         } else if (k == "blocks") {  // for blocks_per_us: how many blocks the launch had
             auto n = parse_bound_int(val);
             if (!n || *n <= 0) return fail("blocks: '" + val + "' is not a positive integer");
@@ -282,7 +286,7 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
             if (sizes.count(k))
                 sizes[k] = *n;
             else if (params.count(k))
-                params[k] = *n;
+                params[k] = asked_params[k] = *n;
             else
                 return fail("'" + k + "' is neither a size axis of " + ladder_id + " nor a parameter of " + rung_id);
         }
@@ -301,6 +305,9 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
         if (!mode.empty() && r.mode != mode) return false;
         if (!r.error_kind.empty() || !r.timing) return false;
         if (!from.empty() && (run.live || stem_of(run.origin) != from)) return false;
+        if (settings == "tuned")  // whatever the search chose, unless the binding names a value
+            return r.settings.kind == "tuned" && holds_all(r.sizes, sizes) && holds_all(r.params, asked_params);
+        if (settings == "default" && r.settings.kind == "tuned") return false;
         return holds_all(r.sizes, sizes) && holds_params(r.params, params, defaults);
     };
     const Run* found = nullptr;
@@ -310,10 +317,11 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
         if (!found && matches(run)) found = &run;
     if (!found) {
         std::string want;
-        for (const auto& [k, n] : params) want += " " + k + "=" + std::to_string(n);
+        for (const auto& [k, n] : settings == "tuned" ? asked_params : params)
+            want += " " + k + "=" + std::to_string(n);
         for (const auto& [k, n] : sizes) want += " " + k + "=" + std::to_string(n);
         return fail("no successful run of " + b.target + " with" + want + " " + dtype + " " + l2 + " L2" +
-                    (from.empty() ? "" : " in " + from));
+                    (settings.empty() ? "" : " settings=" + settings) + (from.empty() ? "" : " in " + from));
     }
     std::optional<double> x = run_metric(*found->record, b.metric, blocks);
     if (!x) return fail("the run of " + b.target + " in " + found->origin + " has no " + b.metric);

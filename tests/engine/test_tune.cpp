@@ -14,6 +14,7 @@
 #include "model/launch_geometry.h"
 #include "model/manifest_load.h"
 #include "model/results_json.h"
+#include "model/serve_protocol.h"
 #include "model/tuned_store.h"
 #include "model/tuner.h"
 #include "temp_tree.h"
@@ -296,6 +297,16 @@ TEST(TunedStore, RunsRecordTheSettingsTheyUsed) {
     j["runs"][0]["settings"]["kind"] = "best";
     EXPECT_NE(input_error_of([&] { kl::results_from_json(j, "x.json"); }).find("runs[0].settings.kind"),
               std::string::npos);
+    // The window asks `kladder serve` for them with options.tuned.
+    kl::RunRequest req;
+    req.ladder = "elementwise";
+    req.rung = "gelu_fused_vec";
+    req.tuned = true;
+    kl::DecodedRequest d = kl::decode_request_line(kl::encode_line(req));
+    ASSERT_TRUE(d.request) << d.problem;
+    EXPECT_TRUE(d.request->run.tuned);
+    EXPECT_FALSE(
+        kl::decode_request_line(R"({"type":"run","id":1,"ladder":"a","rung":"b","options":{"tuned":1}})").request);
 }
 
 }  // namespace
