@@ -46,7 +46,7 @@ class SigintCatcher {
     SigintCatcher() {
         struct sigaction sa {};
         sa.sa_handler = on_sigint;
-        sa.sa_flags = SA_RESETHAND;
+        sa.sa_flags = SA_RESETHAND | SA_RESTART;  // a system call under way (a compile child's wait) goes on
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, &old_);
     }

@@ -228,6 +228,18 @@ std::map<std::string, int64_t> unlisted_params(const Rung& rung) {
     return out;
 }
 
+const RunMetric* find_run_metric(const std::string& name) {
+    for (const auto& m : kRunMetrics)
+        if (name == m.name) return &m;
+    return nullptr;
+}
+
+std::string run_metric_names() {
+    std::string names;
+    for (const auto& m : kRunMetrics) names += std::string(names.empty() ? "" : ", ") + m.name;
+    return names;
+}
+
 }  // namespace
 
 BoundValue NumberSources::resolve_run(const Binding& b) const {
@@ -239,20 +251,13 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     size_t slash = b.target.find('/');
     std::string ladder_id = b.target.substr(0, slash), rung_id = b.target.substr(slash + 1);
     if (!ladders_) return fail("no ladders loaded");
-    const Ladder* L = nullptr;
-    for (const auto& l : *ladders_)
-        if (l.id == ladder_id) L = &l;
+    const auto named = std::find_if(ladders_->begin(), ladders_->end(), [&](auto& l) { return l.id == ladder_id; });
+    const Ladder* L = named == ladders_->end() ? nullptr : &*named;
     if (!L) return fail("unknown ladder '" + ladder_id + "'");
     const Rung* R = L->find_rung(rung_id);
     if (!R) return fail("ladder " + ladder_id + " has no rung '" + rung_id + "'");
-    const RunMetric* metric = nullptr;
-    for (const auto& m : kRunMetrics)
-        if (b.metric == m.name) metric = &m;
-    if (!metric) {
-        std::string names;
-        for (const auto& m : kRunMetrics) names += std::string(names.empty() ? "" : ", ") + m.name;
-        return fail("unknown metric '" + b.metric + "' (" + names + ")");
-    }
+    const RunMetric* metric = find_run_metric(b.metric);
+    if (!metric) return fail("unknown metric '" + b.metric + "' (" + run_metric_names() + ")");
     // What is wanted: the rung's defaults, overridden by the binding's keys.
     std::map<std::string, int64_t> sizes = own_axes(*R, {L->default_sizes.begin(), L->default_sizes.end()}), params;
     for (const auto& p : R->params) params[p.name] = p.default_value;
