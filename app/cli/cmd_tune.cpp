@@ -208,6 +208,8 @@ std::vector<const Rung*> rungs_to_tune(const Ladder& L, const TuneOptions& o, co
 // Tunes the rungs on one GPU context, storing each rung's settings as it finishes.
 int tune_ladder(const Ladder& L, const TuneOptions& o, const RunOptions& base, TunedStore& store,
                 const std::string& store_path) {
+    SigintCatcher sigint;  // from here: a Ctrl-C while the GPU opens or calibrates stops before the first rung
+    g_cancel = false;
     GpuContext gpu;  // throws GpuError "no CUDA GPU found on this machine" -> exit 3
     Calibration cal = load_or_measure_calibration(gpu);
     Runner runner(gpu, cal);
@@ -219,10 +221,8 @@ int tune_ladder(const Ladder& L, const TuneOptions& o, const RunOptions& base, T
     double weights_left = 0, left_s = o.budget_s;
     for (const Rung* r : rungs) weights_left += tune_weight(*r);
     ProgressLine progress(L.id);
-    SigintCatcher sigint;
-    g_cancel = false;
     int code = 0;
-    for (size_t i = 0; i < rungs.size(); ++i) {
+    for (size_t i = 0; i < rungs.size() && !g_cancel; ++i) {
         const Rung& r = *rungs[i];
         TuneRequest req;
         req.ladder = &L;

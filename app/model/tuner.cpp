@@ -155,12 +155,10 @@ class Search {
             lr = resolve_ladder_rung(*req_.ladder, *req_.rung, o, req_.num_sms);
         } catch (const ManifestError&) {
             throw;  // the manifest's fault, not this setting's
-        } catch (const InputError& e) {
-            refuse(e.what());
-            return std::nullopt;
-        }
-        if (!lr.unfit.empty()) {
+        } catch (const InputError& e) { lr.unfit = e.what(); }
+        if (!lr.unfit.empty()) {  // refused unmeasured: no longer part of the plan
             refuse(lr.unfit);
+            --planned_;
             return std::nullopt;
         }
         PointResult r = measure_(lr.run, how);
