@@ -22,6 +22,7 @@
 #include "model/results_json.h"
 #include "model/run_modes.h"
 #include "model/timing_notes.h"
+#include "model/tuned_store.h"
 
 namespace kl::cli {
 
@@ -36,6 +37,7 @@ struct MeasureOptions {
     std::string mode;       // [modes] run_modes.h
     bool timeline = false;  // [timeline]
     bool warm_l2 = false, no_check = false, counters = false;
+    bool tuned = false;  // [tuned] the learner's tuned settings for this GPU (model/tuned_store.h)
     uint64_t seed = 20261122;
 };
 
@@ -59,6 +61,9 @@ void add_measure_options(CLI::App& app, MeasureOptions& o) {
         "--counters", o.counters,
         "also read hardware counters (DRAM, L2, shared memory) with CUPTI in a separate replay pass after timing");
     app.add_option("--seed", o.seed, "seed of the random inputs");
+    app.add_flag("--tuned", o.tuned,
+                 "run with the settings `kladder tune` stored for this GPU and source (says so when there are "
+                 "none or they are stale; a --param still wins)");
 }
 
 RunOptions to_run_options(const MeasureOptions& o) {
@@ -160,6 +165,7 @@ using Jobs = std::vector<std::pair<const Rung*, RunOptions>>;
 struct Slot {
     ResolvedRun run;
     std::string unfit, key;
+    RunSettings settings;  // [tuned]
 };
 
 std::string job_key(const Rung& r, const RunOptions& ro, const std::string& first_column) {
@@ -232,7 +238,30 @@ RunRecord record_slot(Runner& runner, const Slot& slot, bool ladder_run, int dev
         listed = true;
     }
     lists.listed.push_back(listed);
+    rec.settings = slot.settings;  // [tuned]
     return rec;
+}
+
+// [tuned] Each job that runs takes the tuned settings for this device and its source, where they
+// are valid; a line says which settings each rung runs with (each line once: a sweep's points share them).
+void apply_tuned_settings(const Ladder& L, std::vector<Slot>& slots, const TunedStore& store, const DeviceInfo& dev) {
+    std::vector<std::string> said;
+    for (auto& slot : slots) {
+        if (!slot.unfit.empty()) continue;
+        const Rung& rung = *slot.run.rung;
+        TunedChoice c = apply_tuned(store, tuned_device_of(dev), L, rung, slot.run.options, dev.sm_count);
+        slot.run = resolve_run(L, rung, c.options, 0);
+        slot.settings = c.settings;
+        std::string line = c.note.empty() || c.settings.kind == "tuned" ? "" : c.note;
+        if (c.settings.kind == "tuned")
+            line = "tuned settings for " + rung.id + " (tuned " + c.settings.tuned_at + ", " +
+                   std::to_string(c.settings.points_tried) + " of " + std::to_string(c.settings.points_total) +
+                   " points" + (c.settings.partial ? ", partial" : "") + (c.note.empty() ? "" : ", " + c.note) + ")";
+        if (!line.empty() && std::find(said.begin(), said.end(), line) == said.end()) {
+            said.push_back(line);
+            std::printf("%s\n", printable(line).c_str());
+        }
+    }
 }
 
 void print_skips(const SkipLists& lists, const DeviceInfo& device) {
@@ -248,7 +277,9 @@ void print_skips(const SkipLists& lists, const DeviceInfo& device) {
 // on a GPU error, 2 on bad input, 1 when a rung failed its check, else 0 (skips included).
 int measure(const Ladder& L, const Jobs& jobs, const MeasureOptions& mo, const std::string& first_column,
             bool skip_unfit) {
-    const std::vector<Slot> slots = resolve_jobs(L, jobs, skip_unfit, first_column);
+    std::vector<Slot> slots = resolve_jobs(L, jobs, skip_unfit, first_column);
+    std::optional<TunedStore> tuned;  // [tuned] read, and refused when broken, before the GPU is touched
+    if (mo.tuned) tuned = load_tuned_store(tuned_store_path());
     GpuContext gpu;  // throws GpuError "no CUDA GPU found on this machine" -> exit 3
     Calibration cal = load_or_measure_calibration(gpu);
     Runner runner(gpu, cal);
@@ -263,6 +294,7 @@ int measure(const Ladder& L, const Jobs& jobs, const MeasureOptions& mo, const s
         printable(gpu.device().name, kDeviceNameChars).c_str(), gpu.device().arch().c_str(), gpu.device().sm_count,
         human_bytes(double(gpu.device().l2_bytes)).c_str(), cal.copy_gbps, cal.sgemm_tflops, cal.bf16_tflops,
         cal.measured_at.c_str());
+    if (tuned) apply_tuned_settings(L, slots, *tuned, gpu.device());
     int code = 0;
     SkipLists lists;
     for (const auto& slot : slots) {

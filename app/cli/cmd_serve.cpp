@@ -22,6 +22,7 @@
 #include "model/device_profile.h"
 #include "model/manifest_load.h"
 #include "model/serve_protocol.h"
+#include "model/tuned_store.h"
 #include "model/workspace.h"
 #include "serve.h"
 
@@ -97,10 +98,26 @@ Ladder load_requested_ladder(const std::string& id) {
 
 // [SECTION] Run requests
 
+// [tuned] The request's options with the tuned settings for this GPU applied where they are valid,
+// and the settings the record will carry; why the defaults run goes to stderr (the window's log).
+// The store is read for every such request (`kladder tune` may have run since); a broken one is
+// the request's input error.
+RunOptions tuned_options(const ServeState& st, const Ladder& L, const Rung& rung, const RunRequest& req,
+                         RunSettings& settings) {
+    RunOptions asked = run_options_of(req);
+    if (!req.tuned || !st.gpu) return asked;
+    const TunedStore store = load_tuned_store(tuned_store_path());
+    TunedChoice c = apply_tuned(store, tuned_device_of(st.gpu->device()), L, rung, asked, st.gpu->device().sm_count);
+    if (!c.note.empty()) std::fprintf(stderr, "kladder serve: %s\n", printable(c.note, kMessageChars).c_str());
+    settings = c.settings;
+    return c.options;
+}
+
 // Returns false when the runner must exit (its CUDA context is gone).
 bool handle_run(ServeState& st, const RunRequest& req) {
     std::optional<ResolvedRun> run;
-    std::string unfit;  // with skip_unfit: why the rung cannot take the sizes
+    RunSettings settings;  // [tuned]
+    std::string unfit;     // with skip_unfit: why the rung cannot take the sizes
     Ladder L;
     try {
         L = load_requested_ladder(req.ladder);
@@ -111,12 +128,13 @@ bool handle_run(ServeState& st, const RunRequest& req) {
         if (!rung) throw InputError("ladder " + L.id + " has no rung '" + req.rung + "'");
         // The run's one resolution: input problems surface here, before the GPU is touched.
         const int num_sms = st.gpu ? st.gpu->device().sm_count : 0;
+        const RunOptions options = tuned_options(st, L, *rung, req, settings);
         if (req.skip_unfit) {
-            LadderRung lr = resolve_ladder_rung(L, *rung, run_options_of(req), num_sms);
+            LadderRung lr = resolve_ladder_rung(L, *rung, options, num_sms);
             run = std::move(lr.run);
             unfit = std::move(lr.unfit);
         } else {
-            run = resolve_run(L, *rung, run_options_of(req), num_sms);
+            run = resolve_run(L, *rung, options, num_sms);
         }
     } catch (const Error& e) {
         reply_error(req.id, "input", e.what());
@@ -145,6 +163,7 @@ bool handle_run(ServeState& st, const RunRequest& req) {
     RunEvent result;
     result.id = req.id;
     result.record = st.runner->record(*run, {req.skip_unfit, &compile_log});
+    result.record.settings = settings;  // [tuned]
     if (!compile_log.empty()) std::fprintf(stderr, "%s\n", printable_lines(compile_log).c_str());
     if (!compile_log.empty()) result.diagnostics = diagnostics_of_compile(compile_log, run->rung->source_path);
     reply(result);

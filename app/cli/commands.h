@@ -21,5 +21,6 @@ Action add_make_cards_command(CLI::App& app);
 Action add_ptx_command(CLI::App& app);
 Action add_try_command(CLI::App& app);
 Action add_fork_command(CLI::App& app);
+Action add_tune_command(CLI::App& app);
 
 }  // namespace kl::cli

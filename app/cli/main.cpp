@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
     add("list", "List lessons, ladders, rungs and their parameters", kl::cli::add_list_command);
     add("run", "Run rungs of a ladder on the GPU: check against the reference, then time", kl::cli::add_run_command);
     add("sweep", "Run one rung over a range of a size axis or a parameter", kl::cli::add_sweep_command);
+    add("tune", "Search each rung's parameters on this GPU for its fastest settings; run them with --tuned",
+        kl::cli::add_tune_command);
     add("calibrate", "Measure this GPU's copy bandwidth and cuBLAS GEMM rates (cached per device)",
         kl::cli::add_calibrate_command);
     add("check-kernels", "Compile every rung with NVRTC at default parameters and range ends (no GPU needed)",

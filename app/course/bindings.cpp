@@ -228,6 +228,18 @@ std::map<std::string, int64_t> unlisted_params(const Rung& rung) {
     return out;
 }
 
+const RunMetric* find_run_metric(const std::string& name) {
+    for (const auto& m : kRunMetrics)
+        if (name == m.name) return &m;
+    return nullptr;
+}
+
+std::string run_metric_names() {
+    std::string names;
+    for (const auto& m : kRunMetrics) names += std::string(names.empty() ? "" : ", ") + m.name;
+    return names;
+}
+
 }  // namespace
 
 BoundValue NumberSources::resolve_run(const Binding& b) const {
@@ -239,26 +251,20 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     size_t slash = b.target.find('/');
     std::string ladder_id = b.target.substr(0, slash), rung_id = b.target.substr(slash + 1);
     if (!ladders_) return fail("no ladders loaded");
-    const Ladder* L = nullptr;
-    for (const auto& l : *ladders_)
-        if (l.id == ladder_id) L = &l;
+    const auto named = std::find_if(ladders_->begin(), ladders_->end(), [&](auto& l) { return l.id == ladder_id; });
+    const Ladder* L = named == ladders_->end() ? nullptr : &*named;
     if (!L) return fail("unknown ladder '" + ladder_id + "'");
     const Rung* R = L->find_rung(rung_id);
     if (!R) return fail("ladder " + ladder_id + " has no rung '" + rung_id + "'");
-    const RunMetric* metric = nullptr;
-    for (const auto& m : kRunMetrics)
-        if (b.metric == m.name) metric = &m;
-    if (!metric) {
-        std::string names;
-        for (const auto& m : kRunMetrics) names += std::string(names.empty() ? "" : ", ") + m.name;
-        return fail("unknown metric '" + b.metric + "' (" + names + ")");
-    }
+    const RunMetric* metric = find_run_metric(b.metric);
+    if (!metric) return fail("unknown metric '" + b.metric + "' (" + run_metric_names() + ")");
     // What is wanted: the rung's defaults, overridden by the binding's keys.
     std::map<std::string, int64_t> sizes = own_axes(*R, {L->default_sizes.begin(), L->default_sizes.end()}), params;
     for (const auto& p : R->params) params[p.name] = p.default_value;
     const std::map<std::string, int64_t> defaults = unlisted_params(*R);
     const std::vector<DType>& dts = R->dtypes.empty() ? L->dtypes : R->dtypes;
-    std::string dtype = dts.empty() ? "fp32" : to_string(dts.front()), l2 = "cold", from, mode;
+    std::string dtype = dts.empty() ? "fp32" : to_string(dts.front()), l2 = "cold", from, mode, settings;
+    std::map<std::string, int64_t> asked_params;  // [tuned] what a tuned run must match: the binding's own keys
     int64_t blocks = 0;
     for (const auto& [k, val] : b.keys) {
         if (k == "dtype") {
@@ -272,6 +278,9 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
             mode = val;
         } else if (k == "from") {
             from = val;
+        } else if (k == "settings") {  // [tuned] the rung's tuned figure, or its default one
+            if (val != "tuned" && val != "default") return fail("settings must be tuned or default, not '" + val + "'");
+            settings = val;
         } else if (k == "blocks") {  // for blocks_per_us: how many blocks the launch had
             auto n = parse_bound_int(val);
             if (!n || *n <= 0) return fail("blocks: '" + val + "' is not a positive integer");
@@ -282,7 +291,7 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
             if (sizes.count(k))
                 sizes[k] = *n;
             else if (params.count(k))
-                params[k] = *n;
+                params[k] = asked_params[k] = *n;
             else
                 return fail("'" + k + "' is neither a size axis of " + ladder_id + " nor a parameter of " + rung_id);
         }
@@ -301,6 +310,9 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
         if (!mode.empty() && r.mode != mode) return false;
         if (!r.error_kind.empty() || !r.timing) return false;
         if (!from.empty() && (run.live || stem_of(run.origin) != from)) return false;
+        if (settings == "tuned")  // whatever the search chose, unless the binding names a value
+            return r.settings.kind == "tuned" && holds_all(r.sizes, sizes) && holds_all(r.params, asked_params);
+        if (settings == "default" && r.settings.kind == "tuned") return false;
         return holds_all(r.sizes, sizes) && holds_params(r.params, params, defaults);
     };
     const Run* found = nullptr;
@@ -310,10 +322,11 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
         if (!found && matches(run)) found = &run;
     if (!found) {
         std::string want;
-        for (const auto& [k, n] : params) want += " " + k + "=" + std::to_string(n);
+        for (const auto& [k, n] : settings == "tuned" ? asked_params : params)
+            want += " " + k + "=" + std::to_string(n);
         for (const auto& [k, n] : sizes) want += " " + k + "=" + std::to_string(n);
         return fail("no successful run of " + b.target + " with" + want + " " + dtype + " " + l2 + " L2" +
-                    (from.empty() ? "" : " in " + from));
+                    (settings.empty() ? "" : " settings=" + settings) + (from.empty() ? "" : " in " + from));
     }
     std::optional<double> x = run_metric(*found->record, b.metric, blocks);
     if (!x) return fail("the run of " + b.target + " in " + found->origin + " has no " + b.metric);

@@ -40,13 +40,6 @@ std::vector<std::string> nvrtc_options(const CompileRequest& req) {
     return opts;
 }
 
-// A rung's #includes are looked up as the -I options of earlier versions did: kernels/common,
-// then the rung's folder; each header must lie in the kernels folder or the rung's own.
-IncludeSearch include_search(const std::string& source_path) {
-    const std::string folder = fs::path(source_path).parent_path().string();
-    return {{kernels_dir() + "/common", folder}, {kernels_dir(), folder}, cuda_include_dir()};
-}
-
 std::string label_of(const CompileRequest& req) { return req.label.empty() ? req.source_path : req.label; }
 
 }  // namespace
@@ -146,7 +139,7 @@ CompiledCode compile_kernel(const CompileRequest& req) {
     if (!fs::exists(req.source_path, ec))
         throw InputError("kernel source not found: " + req.source_path +
                          (req.label.empty() ? "" : " (rung " + req.label + ")"));
-    const ScannedSource src = scan_source(req.source_path, include_search(req.source_path));
+    const ScannedSource src = scan_source(req.source_path, rung_include_search(req.source_path));
     const std::string program = fs::path(req.source_path).filename().string();
     const auto opts = nvrtc_options(req);
     const std::string key = compile_cache_key(src, program, opts, compiler_identity());

@@ -273,6 +273,7 @@ class Workbook {
 
     void draw_ladder_strip();
     void draw_strip_without_ladder();
+    void draw_tuned_toggle();  // [tuned] the strip's default/tuned toggle
     void draw_strip_card_text(const Rung& r, const StripCard& card, ImVec2 p, ImVec2 q, bool usable);
     void draw_learner_card_mark(ImDrawList* dl, ImVec2 p, ImVec2 q);
     float learner_tag_width() const {
@@ -293,6 +294,9 @@ class Workbook {
         uint64_t built_view = 0;  // SelectionView::version the cards were built from
         float fitted_w = -1;      // -1: fit again
         std::vector<StripCard> cards;
+        // [tuned] the strip's default/tuned toggle: runs ask the runner for the settings `kladder
+        // tune` stored for this GPU and source (RunRequest::tuned; not saved)
+        bool tuned = false;
     } strip_;
     const std::vector<StripCard>& strip_cards(float text_w);  // text_w: the width of a card's text
 

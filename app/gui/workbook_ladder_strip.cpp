@@ -70,6 +70,14 @@ std::string card_tooltip(const Rung& r, bool usable, const std::string& dtype, c
         std::string params;
         for (const auto& [k, v] : rec.params) params += (params.empty() ? "" : ", ") + k + " = " + std::to_string(v);
         if (!params.empty()) tip += "\nparameters: " + params;
+        if (rec.settings.kind == "tuned")  // [tuned]
+            tip += "\nsettings: tuned on this GPU " + rec.settings.tuned_at.substr(0, 16) + ", best of " +
+                   std::to_string(rec.settings.points_tried) + " of " + std::to_string(rec.settings.points_total) +
+                   " points" + (rec.settings.partial ? " (partial search)" : "");
+        else if (rec.settings.kind == "default")
+            tip += "\nsettings: the defaults (no valid tuned settings for this GPU and source)";
+        else
+            tip += "\nsettings: as set (the defaults and the sliders)";
         tip += "\n" + (run->live ? std::string("measured live") : "recorded: " + run->origin);
         if (!run->device.empty()) tip += " (" + run->device + ")";
         if (const StoredRun* res = store.resources_for(*run)) {
@@ -176,6 +184,8 @@ void Workbook::draw_ladder_strip() {
     ImGui::TextUnformatted(L.title.c_str());
     ImGui::PopFont();
     ImGui::SameLine();
+    draw_tuned_toggle();
+    ImGui::SameLine();
     ImGui::PushFont(fonts_.small);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
     ImGui::SetCursorPosY(ImGui::GetCursorPosY() + (ImGui::GetFontSize() - fonts_.small->FontSize) * 0.0f + 2 * s);
@@ -240,6 +250,21 @@ void Workbook::draw_ladder_strip() {
 }
 
 // A step without a ladder: what the step is for, and a way to the lesson's next live step.
+// [tuned] Default or tuned settings for the runs the window asks for.
+void Workbook::draw_tuned_toggle() {
+    ImGui::PushFont(fonts_.small);
+    if (ImGui::Checkbox("tuned settings", &strip_.tuned))
+        log(strip_.tuned ? "runs use tuned settings" : "runs use the defaults");
+    test_target("strip:tuned");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "Run with the settings `kladder tune %s` found for this GPU and this source\n"
+            "(parameters you moved keep your value). Where none are stored, or the source\n"
+            "changed since, the defaults run; each card's tooltip says which ran.",
+            ladder_ ? ladder_->id.c_str() : "LADDER");
+    ImGui::PopFont();
+}
+
 void Workbook::draw_strip_without_ladder() {
     const Palette& pal = palette();
     const LessonStep* st = step();

@@ -53,6 +53,12 @@ RunRequest Workbook::make_request(const Rung& r, const ParamValues& params, cons
         req.mode = s->runner.mode;  // [modes] the wrong figure beside the right one
     }
     req.counters = params_ui_.counters;
+    if (strip_.tuned) {  // [tuned] the tuned values replace every parameter the learner left at its default
+        req.tuned = true;
+        for (const auto& p : r.params)
+            if (auto it = req.params.find(p.name); it != req.params.end() && it->second == p.default_value)
+                req.params.erase(it);
+    }
     // [timeline] a rung of several kernels shows them on a timeline (one traced repetition)
     req.timeline = r.launches.size() > 1 || std::any_of(r.launches.begin(), r.launches.end(),
                                                         [](const LaunchSpec& l) { return !l.repeat.empty(); });

@@ -14,6 +14,7 @@
 
 #include "base/atomic_file.h"
 #include "base/errors.h"
+#include "base/paths.h"
 
 namespace fs = std::filesystem;
 
@@ -317,6 +318,11 @@ void refuse_nul_bytes(const std::string& text, const std::string& path) {
     const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n');
     throw InputError(path + ":" + std::to_string(line) +
                      ": a NUL byte in the source (NVRTC would silently ignore everything after it)");
+}
+
+IncludeSearch rung_include_search(const std::string& source_path) {
+    const std::string folder = fs::path(source_path).parent_path().string();
+    return {{kernels_dir() + "/common", folder}, {kernels_dir(), folder}, cuda_include_dir()};
 }
 
 std::vector<IncludeDirective> find_includes(const std::string& text, const std::string& path) {

@@ -48,6 +48,10 @@ struct ScannedSource {
     std::vector<IncludedFile> headers;
 };
 
+// The search a rung's #includes get (the compiler's, and the tuned settings' source hash):
+// kernels/common, then the rung's folder; each header must lie in the kernels folder or the rung's own.
+IncludeSearch rung_include_search(const std::string& source_path);
+
 // At most this many headers per compile, together at most kMaxReadBytes.
 constexpr size_t kMaxIncludedFiles = 256;
 

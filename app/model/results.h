@@ -56,6 +56,17 @@ struct LaunchResources {
     int threads() const { return block[0] * block[1] * block[2]; }
 };
 
+// [tuned] Which settings a run used: "default" (the rung's defaults, said explicitly by a --tuned
+// run that found none), or "tuned" (the learner's tuned settings for this GPU and source,
+// model/tuned_store.h) with when they were tuned and how many points the search tried. Empty
+// kind: not said (a plain run: the defaults or the caller's parameters). Additive.
+struct RunSettings {
+    std::string kind;  // "", "default" or "tuned"
+    std::string tuned_at;
+    int64_t points_tried = 0, points_total = 0;
+    bool partial = false;
+};
+
 struct RunRecord {
     // What ran
     std::string ladder, rung, title, operation;
@@ -80,6 +91,7 @@ struct RunRecord {
     // shares of the calibrated ceilings, memory taken).
     Measures values;
     std::string model_note;  // the manifest model's note beside its bytes (values: model_bytes)
+    RunSettings settings;    // [tuned]
     // Correctness
     std::optional<Correctness> correctness;
     // Hardware counters (filled by the counters pass); null with a reason until measured.

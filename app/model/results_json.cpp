@@ -67,6 +67,30 @@ json to_json(const Correctness& c) {
         j["error_map"] = nullptr;
     return j;
 }
+// [tuned] which settings a run used (results.h, RunSettings)
+json settings_to_json(const RunSettings& s) {
+    json j = {{"kind", s.kind}};
+    if (s.kind != "tuned") return j;
+    j["tuned_at"] = s.tuned_at;
+    j["points_tried"] = s.points_tried;
+    j["points_total"] = s.points_total;
+    j["partial"] = s.partial;
+    return j;
+}
+
+RunSettings settings_from_json(const JsonReader& rd, const json& j, const std::string& run_field) {
+    const std::string f = run_field + ".settings";
+    if (!j.is_object()) rd.fail(f, "expected an object or null");
+    RunSettings s;
+    s.kind = rd.str(j, "kind", f);
+    if (s.kind != "default" && s.kind != "tuned") rd.fail(f + ".kind", "'" + s.kind + "' is not default or tuned");
+    s.tuned_at = rd.str_or(j, "tuned_at", "", f);
+    s.points_tried = rd.int_or(j, "points_tried", 0, f, 0, INT64_MAX);
+    s.points_total = rd.int_or(j, "points_total", 0, f, 0, INT64_MAX);
+    s.partial = rd.bool_or(j, "partial", false, f);
+    return s;
+}
+
 }  // namespace
 
 json to_json(const RunRecord& r) {
@@ -100,6 +124,7 @@ json to_json(const RunRecord& r) {
     for (const auto& [tag, value] : r.values.all()) values[tag] = value;
     j["values"] = values;
     if (!r.model_note.empty()) j["model_note"] = r.model_note;
+    if (!r.settings.kind.empty()) j["settings"] = settings_to_json(r.settings);  // [tuned]
     j["correctness"] = r.correctness ? to_json(*r.correctness) : json(nullptr);
     j["counters"] = r.counters;
     j["counters_note"] = r.counters_note;
@@ -285,6 +310,7 @@ RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f, i
             rd.fail(f + ".mode", "min <= median <= max does not hold");
         r.mode_timing = s;
     }
+    if (j.contains("settings") && !j["settings"].is_null()) r.settings = settings_from_json(rd, j["settings"], f);
     if (version >= 3)
         read_values(rd, j, f, r);
     else

@@ -86,6 +86,7 @@ RunRequest decode_run(const json& req) {
         if (!parse_run_mode(r.mode)) bad_field("options.mode", "'" + r.mode + "' is not " + run_mode_names());
     }
     r.skip_unfit = bool_option(opt, "skip_unfit").value_or(false);
+    r.tuned = bool_option(opt, "tuned").value_or(false);  // [tuned]
     if (opt.contains("seed") && !opt["seed"].is_null()) {
         if (!opt["seed"].is_number_unsigned()) bad_field("options.seed", "expected a non-negative integer");
         r.seed = opt["seed"].get<uint64_t>();
@@ -108,6 +109,7 @@ std::string encode_line(const RunRequest& r) {
     if (!r.mode.empty()) options["mode"] = r.mode;
     if (r.timeline) options["timeline"] = true;
     if (r.skip_unfit) options["skip_unfit"] = true;
+    if (r.tuned) options["tuned"] = true;
     json j = {{"type", "run"},  {"id", r.id},       {"ladder", r.ladder},
               {"rung", r.rung}, {"sizes", r.sizes}, {"params", r.params}};
     if (r.dtype) j["dtype"] = to_string(*r.dtype);

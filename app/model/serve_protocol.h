@@ -21,6 +21,7 @@
 //       take these sizes (run_plan.h, resolve_ladder_rung), or that this GPU's architecture
 //       cannot run, with a result whose record has error kind "skipped" and the reason, not with
 //       an error; without it (one rung asked for by name) such a request is an "input" error.
+//       "tuned":true runs the settings `kladder tune` stored for this GPU and source, where valid.
 //     {"type":"ping","id":8}     {"type":"quit"}
 //     "id" is a non-negative integer chosen by the window; replies carry it back.
 //   runner -> window, for each request exactly one terminal reply (result, error or pong), and
@@ -48,6 +49,8 @@
 // files of version 3 do (measures.h). Version 2 had no
 // diagnostics in results (a window of version 2 would drop them). Version 1 differed in the
 // hello (it listed every ladder's load errors) and accepted any JSON value as an id.
+// options.tuned came within version 4 without a bump, as skip_unfit did: a runner that does not
+// know it runs the defaults, whose record then says nothing of settings.
 // options.skip_unfit came within version 3 without a bump: a window that does not send it never
 // gets a skipped record, and a runner that does not know it answers with the error it always did.
 #pragma once
@@ -85,6 +88,10 @@ struct RunRequest {
     // Part of a whole-ladder run: sizes the rung cannot take, or an architecture this GPU is not,
     // come back as a skipped record (error kind "skipped") instead of an error reply.
     bool skip_unfit = false;
+    // [tuned] run with the learner's tuned settings for this GPU and source (model/tuned_store.h):
+    // the record's `settings` says which ran ("tuned", or "default" when none are stored or they
+    // are stale; why goes to the runner's stderr). Request params still win.
+    bool tuned = false;
 };
 
 struct Request {

@@ -214,3 +214,27 @@ TEST(LessonCheck, FindsNumbersWithUnitsOfTimeBandwidthAndRate) {
     EXPECT_EQ(nums[3].text, "5 us");
     EXPECT_EQ(nums[4].text, "0.1 s");
 }
+
+// [tuned] settings=tuned binds the rung's tuned figure, whatever parameters the search chose;
+// settings=default its figure at the defaults, never a tuned run's, even a newer one.
+TEST(Bindings, SettingsPickTheTunedOrTheDefaultFigure) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    NumberSources s(&ladders);
+    RunRecord tuned = run(64, 300, 1);
+    tuned.settings = {"tuned", "2026-11-29T12:00:00Z", 4, 4, false};
+    RunRecord tuned_at_default = run(256, 250, 1);  // a later tuning that kept the defaults
+    tuned_at_default.settings = tuned.settings;
+    s.add_recorded(file("2026-01-01T00:00:00Z", {run(256, 200, 1)}), "rec/defaults.json");
+    s.add_recorded(file("2026-02-01T00:00:00Z", {tuned}), "rec/tuned.json");
+    EXPECT_EQ(s.resolve(one("{{ tiny/one gbps settings=tuned }}")).value, 300);
+    EXPECT_EQ(s.resolve(one("{{ tiny/one gbps settings=default }}")).value, 200);
+    s.add_recorded(file("2026-03-01T00:00:00Z", {tuned_at_default}), "rec/later.json");
+    EXPECT_EQ(s.resolve(one("{{ tiny/one gbps settings=default }}")).value, 200);
+    EXPECT_EQ(s.resolve(one("{{ tiny/one gbps settings=tuned }}")).value, 250);
+    EXPECT_EQ(s.resolve(one("{{ tiny/one gbps settings=tuned TPB=64 }}")).value, 300);
+    BoundValue bad = s.resolve(one("{{ tiny/one gbps settings=best }}"));
+    EXPECT_NE(bad.error.find("settings must be tuned or default"), std::string::npos) << bad.error;
+    BoundValue none = s.resolve(one("{{ tiny/one gbps settings=tuned TPB=32 }}"));
+    EXPECT_NE(none.error.find("TPB=32 n=1000 fp32 cold L2 settings=tuned"), std::string::npos) << none.error;
+}
