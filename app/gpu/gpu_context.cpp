@@ -116,19 +116,30 @@ DeviceBuffer& GpuContext::add_buffer(const std::string& name, DType dtype, int64
 
 // [SECTION] Helpers
 
-void GpuContext::launch_helper(const std::string& file, const std::string& entry, dim3 grid, dim3 block,
-                               std::vector<KernelArg> args, const std::vector<std::string>& defines,
-                               size_t smem_bytes) {
+cudaKernel_t GpuContext::helper_kernel(const std::string& file, const std::string& entry,
+                                       const std::vector<std::string>& defines) {
     CompileRequest req;
     req.source_path = kernels_dir() + "/" + file;
     req.defines = defines;
     req.arch = info_.arch();
     req.label = file;
-    cudaKernel_t k = kernels_->get(req, entry);
+    return kernels_->get(req, entry);
+}
+
+void GpuContext::launch_kernel(cudaKernel_t kernel, const std::string& what, dim3 grid, dim3 block,
+                               std::vector<KernelArg> args, size_t smem_bytes) {
     std::vector<void*> ptrs;
     for (auto& a : args) ptrs.push_back(a.address());
-    ScopedContext ctx("helper " + file + ":" + entry);
-    KL_CUDA_CALL(cudaLaunchKernel(reinterpret_cast<const void*>(k), grid, block, ptrs.data(), smem_bytes, stream_));
+    ScopedContext ctx(what);
+    KL_CUDA_CALL(
+        cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, ptrs.data(), smem_bytes, stream_));
+}
+
+void GpuContext::launch_helper(const std::string& file, const std::string& entry, dim3 grid, dim3 block,
+                               std::vector<KernelArg> args, const std::vector<std::string>& defines,
+                               size_t smem_bytes) {
+    launch_kernel(helper_kernel(file, entry, defines), "helper " + file + ":" + entry, grid, block, std::move(args),
+                  smem_bytes);
 }
 
 void GpuContext::fill_uniform(DeviceArray& buf, uint64_t seed, float lo, float hi) {

@@ -45,6 +45,13 @@ class GpuContext : public OpContext {
     void clear_buffers() { buffers_.clear(); }
 
     // [SECTION] Helpers for operations.
+    // A helper kernel of kernels/<file>, compiled (cached) and loaded: looked up once, outside a
+    // timed interval (the lookup reads the source and its headers to find the cache entry).
+    cudaKernel_t helper_kernel(const std::string& file, const std::string& entry,
+                               const std::vector<std::string>& defines = {});
+    // Launch a loaded kernel on the stream; checked, errors named by `what`.
+    void launch_kernel(cudaKernel_t kernel, const std::string& what, dim3 grid, dim3 block, std::vector<KernelArg> args,
+                       size_t smem_bytes = 0);
     // Compile (cached) and launch `entry` of kernels/<file> with the given defines; checked.
     void launch_helper(const std::string& file, const std::string& entry, dim3 grid, dim3 block,
                        std::vector<KernelArg> args, const std::vector<std::string>& defines = {},
