@@ -25,9 +25,10 @@ class RevealGate {
     RevealGate(const LessonStep& step, const std::vector<Ladder>& ladders, bool committed);
 
     bool closed() const { return closed_; }
-    // A binding that quotes the judged run in the predicted metric's family (run_metric_family).
+    // A binding that quotes the judged run in the predicted metric's family (run_metric_family),
+    // with a warm or a cold L2.
     bool withholds(const Binding& b) const;
-    // A run of the judged identity (any file, any mode): its figures wait.
+    // A run of the judged identity (any file, any mode, either L2 state): its figures wait.
     bool withholds(const RunRecord& r) const;
     // The step's own figure is drawn from its rung's runs, so it waits whole.
     bool withholds_plot() const { return closed_; }
