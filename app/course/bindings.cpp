@@ -25,7 +25,10 @@ namespace fs = std::filesystem;
 
 namespace kl {
 
+const char* const kWithheldShown = "[predict first]";
+
 std::string BoundValue::source_line() const {
+    if (withheld) return "withheld until you keep your prediction";
     if (!ok) return "unresolved: " + error;
     // Files under the data root by their path in the checkout: "assets/recorded/h100_....json".
     std::string o = origin, root = data_root() + "/";
@@ -130,30 +133,31 @@ namespace {
 struct RunMetric {
     const char* name;
     const char* unit;
+    const char* family;  // run_metric_family
 };
-const RunMetric kRunMetrics[] = {{"ms", "ms"},
-                                 {"us", "µs"},
-                                 {"min_ms", "ms"},
-                                 {"gbps", "GB/s"},
-                                 {"tbps", "TB/s"},
-                                 {"tflops", "TFLOP/s"},
-                                 {"gflops", "GFLOP/s"},
-                                 {"pct_copy", "%"},
-                                 {"pct_gemm", "%"},
-                                 {"pct_reference", "%"},
-                                 {"spread", "%"},
-                                 {"rel_l2", ""},
-                                 {"max_abs", ""},
-                                 {"peak_gib", "GiB"},
-                                 {"peak_mib", "MiB"},
-                                 {"dram_gb", "GB"},
-                                 {"blocks_per_us", "blocks/µs"},
-                                 {"mode_ms", "ms"},
-                                 {"mode_us", "µs"},
-                                 {"us_per_step", "µs"},
-                                 {"clock_mhz", "MHz"},
-                                 {"kernel1_ms", "ms"},
-                                 {"traced_ms", "ms"}};
+const RunMetric kRunMetrics[] = {{"ms", "ms", "time"},
+                                 {"us", "µs", "time"},
+                                 {"min_ms", "ms", "time"},
+                                 {"gbps", "GB/s", "time"},
+                                 {"tbps", "TB/s", "time"},
+                                 {"tflops", "TFLOP/s", "time"},
+                                 {"gflops", "GFLOP/s", "time"},
+                                 {"pct_copy", "%", "time"},
+                                 {"pct_gemm", "%", "time"},
+                                 {"pct_reference", "%", "time"},
+                                 {"spread", "%", "spread"},
+                                 {"rel_l2", "", "error"},
+                                 {"max_abs", "", "error"},
+                                 {"peak_gib", "GiB", "memory"},
+                                 {"peak_mib", "MiB", "memory"},
+                                 {"dram_gb", "GB", "dram"},
+                                 {"blocks_per_us", "blocks/µs", "time"},
+                                 {"mode_ms", "ms", "mode"},  // the measuring mistake's figure, another measurement
+                                 {"mode_us", "µs", "mode"},
+                                 {"us_per_step", "µs", "time"},
+                                 {"clock_mhz", "MHz", "clock"},
+                                 {"kernel1_ms", "ms", "time"},  // the traced repetition: the same kernels' time
+                                 {"traced_ms", "ms", "time"}};
 
 // The metric's value from a run, or nullopt when the run does not carry it.
 std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64_t blocks) {
@@ -242,60 +246,94 @@ std::string run_metric_names() {
 
 }  // namespace
 
+std::string run_metric_family(const std::string& metric) {
+    for (const auto& m : kRunMetrics)
+        if (metric == m.name) return m.family;
+    return "";
+}
+
+bool WantedRun::same_run(const WantedRun& o) const {
+    return ladder == o.ladder && rung == o.rung && dtype == o.dtype && l2 == o.l2 && sizes == o.sizes &&
+           params == o.params;
+}
+
+bool WantedRun::identifies(const RunRecord& r) const {
+    if (r.ladder != ladder || r.rung != rung || r.dtype != dtype || r.l2 != l2 || !holds_all(r.sizes, sizes))
+        return false;
+    if (settings == "tuned")  // [tuned] whatever the search chose, unless the binding names a value
+        return r.settings.kind == "tuned" && holds_all(r.params, asked_params);
+    if (settings == "default" && r.settings.kind == "tuned") return false;
+    return holds_params(r.params, params, unlisted);
+}
+
+std::optional<WantedRun> wanted_run(const Binding& b, const std::vector<Ladder>& ladders, std::string* why) {
+    auto fail = [&](const std::string& w) {
+        *why = w;
+        return std::nullopt;
+    };
+    size_t slash = b.target.find('/');
+    if (slash == std::string::npos) return fail("'" + b.target + "' is not LADDER/RUNG");
+    WantedRun w;
+    w.ladder = b.target.substr(0, slash), w.rung = b.target.substr(slash + 1);
+    const Ladder* L = nullptr;
+    for (const auto& l : ladders)
+        if (l.id == w.ladder) L = &l;
+    if (!L) return fail("unknown ladder '" + w.ladder + "'");
+    const Rung* R = L->find_rung(w.rung);
+    if (!R) return fail("ladder " + w.ladder + " has no rung '" + w.rung + "'");
+    // What is wanted: the rung's defaults, overridden by the binding's keys.
+    w.sizes = own_axes(*R, {L->default_sizes.begin(), L->default_sizes.end()});
+    for (const auto& p : R->params) w.params[p.name] = p.default_value;
+    w.unlisted = unlisted_params(*R);
+    const std::vector<DType>& dts = R->dtypes.empty() ? L->dtypes : R->dtypes;
+    if (!dts.empty()) w.dtype = to_string(dts.front());
+    for (const auto& [k, val] : b.keys) {
+        if (k == "dtype") {
+            w.dtype = val;
+        } else if (k == "l2") {
+            if (val != "cold" && val != "warm") return fail("l2 must be cold or warm, not '" + val + "'");
+            w.l2 = val;
+        } else if (k == "mode") {  // [modes] a run that measured this mistake beside its timing
+            if (!parse_run_mode(val) || val.empty())
+                return fail("mode must be " + run_mode_names() + ", not '" + val + "'");
+            w.mode = val;
+        } else if (k == "from") {
+            w.from = val;
+        } else if (k == "settings") {  // [tuned] the rung's tuned figure, or its default one
+            if (val != "tuned" && val != "default") return fail("settings must be tuned or default, not '" + val + "'");
+            w.settings = val;
+        } else if (k == "blocks") {  // for blocks_per_us: how many blocks the launch had
+            auto n = parse_bound_int(val);
+            if (!n || *n <= 0) return fail("blocks: '" + val + "' is not a positive integer");
+            w.blocks = *n;
+        } else {
+            auto n = parse_bound_int(val);
+            if (!n) return fail(k + ": '" + val + "' is not an integer (or 2^K)");
+            if (w.sizes.count(k))
+                w.sizes[k] = *n;
+            else if (w.params.count(k))
+                w.params[k] = w.asked_params[k] = *n;
+            else
+                return fail("'" + k + "' is neither a size axis of " + w.ladder + " nor a parameter of " + w.rung);
+        }
+    }
+    return w;
+}
+
 BoundValue NumberSources::resolve_run(const Binding& b) const {
     BoundValue v;
     auto fail = [&](const std::string& why) {
         v.error = why;
         return v;
     };
-    size_t slash = b.target.find('/');
-    std::string ladder_id = b.target.substr(0, slash), rung_id = b.target.substr(slash + 1);
     if (!ladders_) return fail("no ladders loaded");
-    const auto named = std::find_if(ladders_->begin(), ladders_->end(), [&](auto& l) { return l.id == ladder_id; });
-    const Ladder* L = named == ladders_->end() ? nullptr : &*named;
-    if (!L) return fail("unknown ladder '" + ladder_id + "'");
-    const Rung* R = L->find_rung(rung_id);
-    if (!R) return fail("ladder " + ladder_id + " has no rung '" + rung_id + "'");
     const RunMetric* metric = find_run_metric(b.metric);
+    std::string why;
+    std::optional<WantedRun> want = wanted_run(b, *ladders_, &why);
+    if (!want) return fail(why);
     if (!metric) return fail("unknown metric '" + b.metric + "' (" + run_metric_names() + ")");
-    // What is wanted: the rung's defaults, overridden by the binding's keys.
-    std::map<std::string, int64_t> sizes = own_axes(*R, {L->default_sizes.begin(), L->default_sizes.end()}), params;
-    for (const auto& p : R->params) params[p.name] = p.default_value;
-    const std::map<std::string, int64_t> defaults = unlisted_params(*R);
-    const std::vector<DType>& dts = R->dtypes.empty() ? L->dtypes : R->dtypes;
-    std::string dtype = dts.empty() ? "fp32" : to_string(dts.front()), l2 = "cold", from, mode, settings;
-    std::map<std::string, int64_t> asked_params;  // [tuned] what a tuned run must match: the binding's own keys
-    int64_t blocks = 0;
-    for (const auto& [k, val] : b.keys) {
-        if (k == "dtype") {
-            dtype = val;
-        } else if (k == "l2") {
-            if (val != "cold" && val != "warm") return fail("l2 must be cold or warm, not '" + val + "'");
-            l2 = val;
-        } else if (k == "mode") {  // [modes] a run that measured this mistake beside its timing
-            if (!parse_run_mode(val) || val.empty())
-                return fail("mode must be " + run_mode_names() + ", not '" + val + "'");
-            mode = val;
-        } else if (k == "from") {
-            from = val;
-        } else if (k == "settings") {  // [tuned] the rung's tuned figure, or its default one
-            if (val != "tuned" && val != "default") return fail("settings must be tuned or default, not '" + val + "'");
-            settings = val;
-        } else if (k == "blocks") {  // for blocks_per_us: how many blocks the launch had
-            auto n = parse_bound_int(val);
-            if (!n || *n <= 0) return fail("blocks: '" + val + "' is not a positive integer");
-            blocks = *n;
-        } else {
-            auto n = parse_bound_int(val);
-            if (!n) return fail(k + ": '" + val + "' is not an integer (or 2^K)");
-            if (sizes.count(k))
-                sizes[k] = *n;
-            else if (params.count(k))
-                params[k] = asked_params[k] = *n;
-            else
-                return fail("'" + k + "' is neither a size axis of " + ladder_id + " nor a parameter of " + rung_id);
-        }
-    }
+    const std::string &from = want->from, &mode = want->mode, &dtype = want->dtype, &l2 = want->l2;
+    const int64_t blocks = want->blocks;
     if (b.metric == "blocks_per_us" && blocks == 0) return fail("blocks_per_us needs blocks=N");
     if (!recorded_sorted_) {  // the preferred device's first, then newest first; a tie keeps file order
         std::stable_sort(recorded_.begin(), recorded_.end(), [&](const Run& a, const Run& b) {
@@ -306,14 +344,10 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     }
     auto matches = [&](const Run& run) {
         const RunRecord& r = *run.record;
-        if (r.ladder != ladder_id || r.rung != rung_id || r.dtype != dtype || r.l2 != l2) return false;
         if (!mode.empty() && r.mode != mode) return false;
         if (!r.error_kind.empty() || !r.timing) return false;
         if (!from.empty() && (run.live || stem_of(run.origin) != from)) return false;
-        if (settings == "tuned")  // whatever the search chose, unless the binding names a value
-            return r.settings.kind == "tuned" && holds_all(r.sizes, sizes) && holds_all(r.params, asked_params);
-        if (settings == "default" && r.settings.kind == "tuned") return false;
-        return holds_all(r.sizes, sizes) && holds_params(r.params, params, defaults);
+        return want->identifies(r);
     };
     const Run* found = nullptr;
     for (auto it = live_.rbegin(); it != live_.rend() && !found; ++it)
@@ -321,12 +355,13 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     for (const auto& run : recorded_)
         if (!found && matches(run)) found = &run;
     if (!found) {
-        std::string want;
-        for (const auto& [k, n] : settings == "tuned" ? asked_params : params)
-            want += " " + k + "=" + std::to_string(n);
-        for (const auto& [k, n] : sizes) want += " " + k + "=" + std::to_string(n);
-        return fail("no successful run of " + b.target + " with" + want + " " + dtype + " " + l2 + " L2" +
-                    (settings.empty() ? "" : " settings=" + settings) + (from.empty() ? "" : " in " + from));
+        std::string wanted;
+        for (const auto& [k, n] : want->settings == "tuned" ? want->asked_params : want->params)
+            wanted += " " + k + "=" + std::to_string(n);
+        for (const auto& [k, n] : want->sizes) wanted += " " + k + "=" + std::to_string(n);
+        return fail("no successful run of " + b.target + " with" + wanted + " " + dtype + " " + l2 + " L2" +
+                    (want->settings.empty() ? "" : " settings=" + want->settings) +
+                    (from.empty() ? "" : " in " + from));
     }
     std::optional<double> x = run_metric(*found->record, b.metric, blocks);
     if (!x) return fail("the run of " + b.target + " in " + found->origin + " has no " + b.metric);
@@ -440,13 +475,20 @@ BoundValue NumberSources::resolve_peer(const Binding& b) const {
 // [SECTION] Render
 
 std::string NumberSources::render(const std::string& text, std::vector<BoundValue>* values,
-                                  const std::function<std::string(const BoundValue&)>& wrap) const {
+                                  const std::function<std::string(const BoundValue&)>& wrap,
+                                  const std::function<bool(const Binding&)>& withhold) const {
     std::vector<Binding> bs = find_bindings(text, nullptr);
     std::string out;
     size_t at = 0;
     for (const auto& b : bs) {
         out += text.substr(at, b.begin - at);
-        BoundValue v = resolve(b);
+        BoundValue v;
+        if (withhold && withhold(b)) {
+            v.ok = v.withheld = true;
+            v.shown = kWithheldShown;
+        } else {
+            v = resolve(b);
+        }
         if (!v.ok) {
             v.shown = "[unresolved: " + b.source + "]";
             v.error = "`{{ " + b.source + " }}`: " + v.error;

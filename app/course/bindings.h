@@ -49,8 +49,32 @@ struct BoundValue {
     std::string date;                 // "2026-11-22"
     std::string origin;               // "assets/recorded/h100_elementwise.json", or "your run"
     std::string what;                 // the run: "vector_add TPB=256 EPT=1 · n=268435456 · fp32 · cold L2"
+    bool withheld = false;            // not shown: it would give away a prediction not yet kept (reveal.h)
     std::string source_line() const;  // "NVIDIA H100 80GB HBM3, 2026-11-22, h100_elementwise.json: vector_add ..."
 };
+
+// The run a `LADDER/RUNG` binding asks for, with what it leaves out filled in: the rung's
+// parameter defaults, the ladder's default sizes (the axes of the rung's operation), the first
+// dtype, cold L2. Two bindings with equal identities quote the same run.
+struct WantedRun {
+    std::string ladder, rung, dtype = "fp32", l2 = "cold";
+    std::map<std::string, int64_t> sizes, params;
+    std::map<std::string, int64_t> unlisted;      // what a recorded run that does not list a parameter ran with
+    std::string mode, from;                       // `mode=`, `from=`: which measurement, not which run
+    std::string settings;                         // `settings=tuned|default` ([tuned]); "": either
+    std::map<std::string, int64_t> asked_params;  // the binding's own parameters: what a tuned run must match
+    int64_t blocks = 0;                           // `blocks=` of blocks_per_us
+    // The same rung, dtype, L2, sizes and parameters (mode and from aside).
+    bool same_run(const WantedRun& o) const;
+    // `r` is a run of this identity (any mode, any file, failed or not).
+    bool identifies(const RunRecord& r) const;
+};
+// nullopt, with the reason in *why, when `b` names no run of a loaded ladder.
+std::optional<WantedRun> wanted_run(const Binding& b, const std::vector<Ladder>& ladders, std::string* why);
+// Run metrics that are one measurement in other units or ratios: every time and rate of a run
+// ("time": ms, us, gbps, tflops, pct_copy, ...), its peak memory in GiB or MiB ("memory"); any
+// other metric is its own family. "" for a metric bindings do not know.
+std::string run_metric_family(const std::string& metric);
 
 // Everything bindings resolve against. Live runs are searched first (newest first), then
 // recorded files (newest `created` first); peers and cards have their own lists.
@@ -86,11 +110,15 @@ class NumberSources {
     // `text` with each binding replaced by its shown value (or "[unresolved: ...]"); the values
     // in order of appearance go to `values` when given. `wrap`, when set, turns the shown text
     // and its value into what is inserted (the window makes a link carrying the source).
+    // `withhold`, when set, names the bindings not to show (a prediction not yet kept, reveal.h):
+    // they become `withheld` values, shown as kWithheldShown, never resolved.
     std::string render(const std::string& text, std::vector<BoundValue>* values = nullptr,
-                       const std::function<std::string(const BoundValue&)>& wrap = nullptr) const;
+                       const std::function<std::string(const BoundValue&)>& wrap = nullptr,
+                       const std::function<bool(const Binding&)>& withhold = nullptr) const;
 
     const std::vector<DeviceCard>& cards() const { return cards_; }
     const RecordedFiles& recorded() const { return files_; }
+    const std::vector<Ladder>* ladders() const { return ladders_; }
 
   private:
     struct Run {
@@ -122,6 +150,9 @@ class NumberSources {
     // adding a second device's recordings never changes the numbers a lesson shows.
     std::string preferred_device_;
 };
+
+// What a withheld binding shows in place of its number.
+extern const char* const kWithheldShown;
 
 // "2,777 GB/s": value with 3 significant digits (or `decimals`), thousands separators, unit.
 std::string format_bound(double value, const std::string& unit, int decimals, bool bare);

@@ -7,6 +7,7 @@
 #include "base/errors.h"
 #include "base/toml_reader.h"
 #include "course/prediction.h"
+#include "course/reveal.h"
 #include "model/device_card.h"
 
 namespace fs = std::filesystem;
@@ -174,6 +175,62 @@ int line_at(const std::string& text, size_t offset) {
 }
 }  // namespace
 
+namespace {
+
+// `figure` typed (not bound) in `text` as a number of its own: "24.1" in "24.1 GiB", not in "124.1".
+bool types_figure(const std::string& text, const std::string& figure) {
+    for (size_t at = text.find(figure); at != std::string::npos; at = text.find(figure, at + 1)) {
+        auto number_char = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == ','; };
+        bool starts = at == 0 || !number_char(text[at - 1]);
+        size_t end = at + figure.size();
+        bool ends = end >= text.size() || !(std::isdigit(static_cast<unsigned char>(text[end])) ||
+                                            (end + 1 < text.size() && (text[end] == '.' || text[end] == ',') &&
+                                             std::isdigit(static_cast<unsigned char>(text[end + 1]))));
+        if (starts && ends) return true;
+    }
+    return false;
+}
+
+// Predict, then reveal: one prediction per step, with its own why, and nothing above the marker
+// (or in what shows beside the prompt) that gives the predicted figure away.
+void check_prediction(const Lesson& lesson, size_t i, const NumberSources& sources, const std::vector<Ladder>& ladders,
+                      std::vector<std::string>* out) {
+    const LessonStep& s = lesson.steps[i];
+    const std::string where = lesson.manifest_path + ": step[" + std::to_string(i) + "]";
+    if (s.predict_why.empty())
+        out->push_back(where +
+                       ".predict: no why of its own (predict.why): the verdict would explain the step's "
+                       "question instead of this prediction");
+    static const std::regex second("\\b(predict|predicts|expect|will|should)\\b", std::regex::icase);
+    if (std::regex_search(s.question, second))
+        out->push_back(where +
+                       ".question: asks for a second prediction beside predict; one prediction per step "
+                       "(ask why, or move it to a step of its own)");
+    const RevealGate gate(s, ladders, false);
+    const std::string md = (fs::path(lesson.dir) / s.text_path).string();
+    const std::string above = s.text.substr(0, std::min(s.reveal_at, s.text.size()));
+    const std::vector<std::pair<std::string, std::string>> shown = {{md, above},
+                                                                    {where + ".look_at", s.look_at},
+                                                                    {where + ".question", s.question},
+                                                                    {where + ".predict.ask", s.predict_ask}};
+    for (const auto& [place, text] : shown)
+        for (const Binding& b : find_bindings(text, nullptr))
+            if (gate.withholds(b))
+                out->push_back(place + (place == md ? ":" + std::to_string(line_at(text, b.begin)) : "") + ": `{{ " +
+                               b.source + " }}` shows the predicted figure before the prediction" +
+                               (place == md ? " (move it below `<!-- reveal -->`)" : ""));
+    BoundValue judged = sources.resolve(prediction_binding(s));
+    if (!judged.ok) return;
+    const std::string figure = format_bound(judged.value, judged.unit, -1, true);
+    for (const auto& [place, text] : shown)
+        if (types_figure(text, figure))
+            out->push_back(place + ": types the predicted figure " + figure + " before the prediction");
+    if (types_figure(s.answer, figure))
+        out->push_back(where + ".answer: types the predicted figure " + figure + " (bind it, below the reveal)");
+}
+
+}  // namespace
+
 std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const NumberSources& sources,
                                        const std::vector<AllowedNumber>& allowed) {
     std::vector<std::string> out;
@@ -193,6 +250,7 @@ std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const
                 if (!v.ok)
                     out.push_back(where + ".predict: no recording answers it (`{{ " + b.source + " }}`: " + v.error +
                                   "); record that run or change predict.at");
+                if (sources.ladders()) check_prediction(lesson, i, sources, *sources.ladders(), &out);
             }
         }
         for (const LessonText& t : lesson_texts(lesson)) {

@@ -51,6 +51,13 @@ std::string prediction_at_text(const LessonStep& step) {
     return out;
 }
 
+std::string prediction_prompt(const LessonStep& step) {
+    if (!step.predict_ask.empty()) return step.predict_ask;
+    const std::string at = prediction_at_text(step);
+    return "Predict what " + step.rung + " measures, in " + run_metric_unit(step.predict_metric) +
+           (at.empty() ? "" : ", at " + at) + ".";
+}
+
 PredictionVerdict judge_prediction(double predicted, double measured, double tolerance, const std::string& unit) {
     PredictionVerdict v;
     v.ratio = predicted != 0 ? measured / predicted : 0;

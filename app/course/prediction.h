@@ -23,6 +23,9 @@ Binding prediction_binding(const LessonStep& step);
 // "TPB = 128, n = 2^28": the judged run's settings that differ from what the step shows
 // (`predict.at`), for the window's prompt; "" when the step's own run is judged.
 std::string prediction_at_text(const LessonStep& step);
+// What the learner is asked, before bindings are filled in: `predict.ask`, else "Predict what
+// RUNG measures, in UNIT, at AT." (the window's prompt, the handout's).
+std::string prediction_prompt(const LessonStep& step);
 
 struct PredictionVerdict {
     double ratio = 0;     // measured / predicted

@@ -32,6 +32,7 @@
 #include "course/calculator.h"
 #include "course/exercise.h"
 #include "course/lesson.h"
+#include "course/reveal.h"
 #include "course/selection.h"
 #include "gui/child_process.h"
 #include "gui/code_editor.h"
@@ -259,14 +260,16 @@ class Workbook {
         bool changing = false;
         const LessonStep* revealed = nullptr;  // "Show the measurements" without a prediction
     } predict_;
-    bool step_text_folded(const LessonStep& st);  // the text past `<!-- reveal -->` waits
-    // Until the learner keeps a prediction (or asks to see them), the measurements the step asks
-    // about stay hidden: the plot (draw_plot_fold draws what stands in its place) and the judged
-    // rung's figures on the ladder strip.
-    bool measurements_folded();
+    // Until the learner keeps a prediction (or asks to see them), what gives the predicted figure
+    // away waits: the course decides what (course/reveal.h), every panel asks this gate: the
+    // text past `<!-- reveal -->` and the bound figures above it, the plot (draw_plot_fold draws
+    // what stands in its place), the judged run on the ladder strip and in its tooltip, and
+    // measured numbers in the rung's source.
+    RevealGate reveal_gate();
+    bool measurements_folded() { return reveal_gate().withholds_plot(); }
     void reveal_measurements(const LessonStep* st);
     bool draw_plot_fold();
-    bool hides_figures_of(const Rung& r) { return measurements_folded() && step() && step()->rung == r.id; }
+    bool hides_figures_of(const RunRecord& run) { return reveal_gate().withholds(run); }
     PredictionStore& predictions();
     void draw_prediction(const LessonStep& st);
     void draw_prediction_verdict(const LessonStep& st, double kept, const std::string& unit, const std::string& at);

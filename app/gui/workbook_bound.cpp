@@ -89,16 +89,14 @@ const std::string& Workbook::bound(const std::string& text) {
 
 void Workbook::resolve_step_text(const LessonStep& st) {
     const NumberSources& n = numbers();
-    std::string text = st.text;
-    if (st.reveal_at <= text.size() && step_text_folded(st))
-        text = text.substr(0, st.reveal_at) +
-               "\n*The rest of this page discusses the measurement: keep your prediction below first, or show "
-               "the measurements without one.*\n";
+    // Before a prediction is kept the gate folds the text past `<!-- reveal -->` and withholds
+    // the predicted figure wherever else it is bound.
+    const RevealGate gate = reveal_gate();
     std::vector<BoundValue> values;
-    text_.doc = md::parse(n.render(text, &values, bound_link));
-    text_.look_at = n.render(st.look_at, &values);
-    text_.question = n.render(st.question, &values);
-    text_.answer = n.render(st.answer, &values);
+    text_.doc = md::parse(gate.render(n, gate.step_text(st), &values, bound_link));
+    text_.look_at = gate.render(n, st.look_at, &values);
+    text_.question = gate.render(n, st.question, &values);
+    text_.answer = gate.render(n, st.answer, &values);
     text_.unresolved.clear();
     for (const BoundValue& v : values)
         if (!v.ok) text_.unresolved.push_back(v.error);

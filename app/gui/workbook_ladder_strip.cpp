@@ -56,11 +56,13 @@ std::string resources_long(const RunRecord& rec) {
 
 // Everything a card knows, for its tooltip.
 std::string card_tooltip(const Rung& r, bool usable, const std::string& dtype, const StripCard& card,
-                         const ResultsStore& store) {
+                         const ResultsStore& store, bool withheld) {
     std::string tip = r.title + (r.reference ? "  (reference)" : "") + "\n" + r.idea;
     if (!usable) tip += "\nNot available in " + dtype + ".";
     const StoredRun* run = card.run;
-    if (run && !card.elsewhere && run->record.error.empty() && run->record.timing) {
+    if (run && withheld) {  // predict, then reveal (course/reveal.h)
+        tip += "\n\nIts figures wait until you keep your prediction.";
+    } else if (run && !card.elsewhere && run->record.error.empty() && run->record.timing) {
         const RunRecord& rec = run->record;
         tip += "\n\nmedian " + format_ms(rec.timing->median_ms) + " (min " + format_ms(rec.timing->min_ms) + ", max " +
                format_ms(rec.timing->max_ms) + ", " + std::to_string(rec.timing->reps) + " reps, L2 " + rec.l2 + ")";
@@ -240,7 +242,9 @@ void Workbook::draw_ladder_strip() {
         if (hovered) {
             ImGui::BeginTooltip();
             ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
-            ImGui::TextUnformatted(card_tooltip(r, usable, to_string(dtype_), card, store_).c_str());
+            ImGui::TextUnformatted(
+                card_tooltip(r, usable, to_string(dtype_), card, store_, card.run && hides_figures_of(card.run->record))
+                    .c_str());
             ImGui::PopTextWrapPos();
             ImGui::EndTooltip();
         }
@@ -311,7 +315,7 @@ void Workbook::draw_strip_card_text(const Rung& r, const StripCard& card, ImVec2
     }
     const StoredRun* run = card.run;
     const bool elsewhere = card.elsewhere;
-    if (run && hides_figures_of(r)) {  // predict, then reveal: this rung's figures wait
+    if (run && hides_figures_of(run->record)) {  // predict, then reveal: this rung's figures wait
         dl->AddText(fonts_.body, fonts_.body->FontSize, ImVec2(x, y + 2 * s), pal.faint, "predict first");
     } else if (run && !elsewhere && run->record.error.empty() && run->record.timing) {
         const RunRecord& rec = run->record;

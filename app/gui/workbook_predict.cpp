@@ -24,10 +24,12 @@ PredictionStore& Workbook::predictions() {
     return *predict_.store;
 }
 
-bool Workbook::step_text_folded(const LessonStep& st) {
+RevealGate Workbook::reveal_gate() {
     const Lesson* l = lesson();
-    if (!l || st.predict_metric.empty() || predict_.revealed == &st) return false;
-    return !predictions().get(l->id, step_).has_value();
+    const LessonStep* st = step();
+    if (!l || !st || st->predict_metric.empty()) return RevealGate();
+    const bool committed = predict_.revealed == st || predictions().get(l->id, step_).has_value();
+    return RevealGate(*st, ladders_, committed);
 }
 
 // Unfolds the step's measurements without a prediction (nullptr: folds them again); the step
@@ -35,11 +37,6 @@ bool Workbook::step_text_folded(const LessonStep& st) {
 void Workbook::reveal_measurements(const LessonStep* st) {
     predict_.revealed = st;
     text_.parsed_for = nullptr;
-}
-
-bool Workbook::measurements_folded() {
-    const LessonStep* st = step();
-    return st && !st->predict_metric.empty() && step_text_folded(*st);
 }
 
 bool Workbook::draw_plot_fold() {
@@ -106,9 +103,7 @@ void Workbook::draw_prediction(const LessonStep& st) {
     ImGui::PopFont();
     // What is predicted, and of which run: the step's own unless predict.at moves it.
     std::string at = prediction_at_text(st);
-    std::string ask = st.predict_ask.empty()
-                          ? "Predict what " + st.rung + " measures, in " + unit + (at.empty() ? "" : ", at " + at) + "."
-                          : bound(st.predict_ask);
+    std::string ask = reveal_gate().render(numbers(), prediction_prompt(st));
     ImGui::TextWrapped("%s", ask.c_str());
     if (!at.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));

@@ -96,6 +96,7 @@ void Workbook::draw_code_lines(const std::vector<std::string>& lines, bool ptx) 
     clipper.Begin(int(lines.size()), lh);
     std::vector<LexState> states(lines.size() + 1);
     LexState st;
+    const RevealGate gate = ptx ? RevealGate() : reveal_gate();  // headers quote measured figures
     for (size_t i = 0; i < lines.size(); ++i) {
         states[i] = st;
         if (!ptx && (st.in_block_comment || lines[i].find("/*") != std::string::npos))
@@ -108,7 +109,7 @@ void Workbook::draw_code_lines(const std::vector<std::string>& lines, bool ptx) 
             std::snprintf(num, sizeof num, "%4d", i + 1);
             dl->AddText(mono, mono->FontSize, p, palette().faint, num);
             LexState ls = states[size_t(i)];
-            draw_code_line(dl, mono, ImVec2(p.x + digits + 8, p.y), lines[size_t(i)],
+            draw_code_line(dl, mono, ImVec2(p.x + digits + 8, p.y), gate.source_line(lines[size_t(i)]),
                            ptx ? Language::Ptx : language_of(rung_), ls);
             ImGui::Dummy(ImVec2(digits + 8 + widest * char_w, lh));
         }
@@ -157,6 +158,7 @@ void Workbook::draw_diff() {
     float char_w = mono->CalcTextSizeA(mono->FontSize, FLT_MAX, 0, "M").x;
     size_t widest = 0;
     for (const auto& d : source_.diff) widest = std::max(widest, d.text.size());
+    const RevealGate gate = reveal_gate();  // headers quote measured figures
     ImGui::BeginChild("##diff", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
     ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -180,7 +182,8 @@ void Workbook::draw_diff() {
             ImU32 sc = d.op == DiffLine::Op::Added ? pal.good : pal.bad;
             dl->AddText(mono, mono->FontSize, ImVec2(p.x + 2 * digits + 14, p.y), sc, sign);
             LexState ls;
-            draw_code_line(dl, mono, ImVec2(p.x + 2 * digits + 30, p.y), d.text, language_of(rung_), ls);
+            draw_code_line(dl, mono, ImVec2(p.x + 2 * digits + 30, p.y), gate.source_line(d.text), language_of(rung_),
+                           ls);
             ImGui::Dummy(ImVec2(full_w, lh));
         }
     }

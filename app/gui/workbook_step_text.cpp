@@ -376,7 +376,10 @@ void Workbook::draw_step_text() {
         begin_callout("##question");
         ImGui::PushFont(fonts_.bold);
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.warn));
-        ImGui::TextUnformatted(st->rung.empty() ? "Think first" : "Predict, then run");
+        // One prediction per step: beside `predict` the question asks why, it predicts nothing.
+        ImGui::TextUnformatted(st->rung.empty()             ? "Think first"
+                               : st->predict_metric.empty() ? "Predict, then run"
+                                                            : "Question");
         ImGui::PopStyleColor();
         ImGui::PopFont();
         ImGui::TextWrapped("%s", text_.question.c_str());

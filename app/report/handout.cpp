@@ -37,6 +37,19 @@ std::string demote_headings(const std::string& markdown, int levels) {
 // Lesson prose stays Markdown with its raw HTML escaped (markdown_prose); titles, and everything
 // a results file or the program's figures supply, are text and never become Markdown
 // (markdown_text): handout.md is pasted into renderers that allow HTML and load images.
+namespace {
+void figure_markdown(std::ostringstream& md, size_t i, const HandoutFigure* fig) {
+    if (fig && fig->missing.empty()) {
+        md << "![" << markdown_text(fig->title) << "](" << fig->png << ")\n\n";
+        md << "*Figure " << (i + 1) << ": " << markdown_text(fig->title) << ".";
+        if (!fig->caption.empty()) md << " " << markdown_text(fig->caption) << ".";
+        md << " [SVG](" << fig->svg << ") · [PDF](" << fig->pdf << ")*\n\n";
+    } else if (fig) {
+        md << "*No figure for this step: " << markdown_text(fig->missing) << "*\n\n";
+    }
+}
+}  // namespace
+
 std::string handout_markdown(const HandoutInput& in) {
     const Lesson& L = *in.lesson;
     std::ostringstream md;
@@ -66,14 +79,11 @@ std::string handout_markdown(const HandoutInput& in) {
         if (!s.text.empty()) md << markdown_prose(demote_headings(s.text, 3)) << "\n";
         const HandoutFigure* fig =
             i < in.step_figures.size() && !in.step_figures[i].title.empty() ? &in.step_figures[i] : nullptr;
-        if (fig && fig->missing.empty()) {
-            md << "![" << markdown_text(fig->title) << "](" << fig->png << ")\n\n";
-            md << "*Figure " << (i + 1) << ": " << markdown_text(fig->title) << ".";
-            if (!fig->caption.empty()) md << " " << markdown_text(fig->caption) << ".";
-            md << " [SVG](" << fig->svg << ") · [PDF](" << fig->pdf << ")*\n\n";
-        } else if (fig) {
-            md << "*No figure for this step: " << markdown_text(fig->missing) << "*\n\n";
-        }
+        const bool predict = !s.predict_metric.empty();
+        if (!predict) figure_markdown(md, i, fig);  // a prediction's figure follows the steps
+        if (predict)
+            md << "**Your prediction:** " << markdown_prose(s.predict_ask, false)
+               << " Write it down before reading the measurements after the steps.\n\n";
         if (!s.look_at.empty()) md << "**Look at:** " << markdown_prose(s.look_at, false) << "\n\n";
         if (i < in.step_timelines.size() && !in.step_timelines[i].empty()) {  // [timeline]
             md << "**Kernels of one repetition** ([CSV](" << in.step_timeline_csv[i] << ")):\n\n"
@@ -83,10 +93,23 @@ std::string handout_markdown(const HandoutInput& in) {
             md << "**Calculator** (GPT-2 small on " << in.calculator.gpus
                << " GPUs; rates: " << markdown_text(in.calculator_source) << "):\n\n"
                << calculator_markdown(in.calculator) << "\n";
-        if (!s.question.empty()) {
-            md << "**Predict:** " << markdown_prose(s.question, false) << "\n\n";
+        if (!s.question.empty()) {  // one prediction per step: beside predict, a question
+            md << (predict ? "**Question:** " : "**Predict:** ") << markdown_prose(s.question, false) << "\n\n";
             if (!s.answer.empty()) answered.push_back({i, &s});
         }
+    }
+    bool any_prediction = false;
+    for (size_t i = 0; i < L.steps.size(); ++i) {
+        const LessonStep& s = L.steps[i];
+        if (s.predict_metric.empty()) continue;
+        if (!any_prediction) md << "## The measurements, after your predictions\n\n";
+        any_prediction = true;
+        md << "### " << (i + 1) << ". " << markdown_text(s.title) << "\n\n";
+        if (i < in.step_reveals.size() && !in.step_reveals[i].empty())
+            md << markdown_prose(demote_headings(in.step_reveals[i], 3)) << "\n";
+        figure_markdown(
+            md, i, i < in.step_figures.size() && !in.step_figures[i].title.empty() ? &in.step_figures[i] : nullptr);
+        if (!s.predict_why.empty()) md << "**Why:** " << markdown_prose(s.predict_why, false) << "\n\n";
     }
     if (!answered.empty()) {
         md << "## Answers\n\n";

@@ -31,6 +31,10 @@ struct HandoutInput {
     std::string calculator_source = "the datasheet's dense bf16 peak, 989 TFLOP/s";
     // [timeline] per step: the traced run's kernel table (timeline_table.h) and its CSV's name, or ""
     std::vector<std::string> step_timelines, step_timeline_csv;
+    // Predict, then reveal: per step, its text past `<!-- reveal -->` with every number bound. A
+    // step with predict is printed as the window shows it before the prediction (the figure
+    // withheld, course/reveal.h); this part, its figure and its why follow all the steps.
+    std::vector<std::string> step_reveals;
 };
 
 std::string handout_markdown(const HandoutInput& in);

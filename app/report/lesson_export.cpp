@@ -16,6 +16,8 @@
 #include "base/paths.h"
 #include "base/printable.h"
 #include "course/bindings.h"
+#include "course/prediction.h"
+#include "course/reveal.h"
 #include "plot/file_write.h"
 #include "report/figure_files.h"
 #include "report/handout.h"
@@ -105,9 +107,12 @@ std::string shown_device(const LoadedResults& results) {
 }
 
 // The lesson's texts with bound numbers filled in from the exported results first, then the
-// recordings; each number is followed by "[k]", k indexing `sources` (one entry per run).
+// recordings; each number is followed by "[k]", k indexing `sources` (one entry per run). A step
+// with predict is bound as the window shows it before the prediction (course/reveal.h): its text
+// up to `<!-- reveal -->`, the predicted figure withheld; what follows the marker goes to
+// `reveals`, bound in full, for the handout's part after the predictions.
 Lesson bind_numbers(const Lesson& lesson, const LoadedResults& results, const std::vector<Ladder>& ladders,
-                    std::vector<std::string>* sources) {
+                    std::vector<std::string>* sources, std::vector<std::string>* reveals) {
     NumberSources numbers(&ladders);
     std::vector<std::string> errors;  // a recording that does not load leaves its numbers unresolved
     numbers.load_recorded(assets_dir() + "/recorded", &errors);
@@ -122,11 +127,20 @@ Lesson bind_numbers(const Lesson& lesson, const LoadedResults& results, const st
         return v.shown + " [" + std::to_string(k + 1) + "]";
     };
     Lesson L = lesson;
-    for (auto& st : L.steps) {
-        st.text = numbers.render(st.text, nullptr, cite);
-        st.look_at = numbers.render(st.look_at, nullptr, cite);
-        st.question = numbers.render(st.question, nullptr, cite);
+    reveals->assign(L.steps.size(), "");
+    for (size_t i = 0; i < L.steps.size(); ++i) {
+        LessonStep& st = L.steps[i];
+        const RevealGate before(st, ladders, false);
+        if (before.closed() && st.reveal_at < st.text.size()) {
+            (*reveals)[i] = numbers.render(st.text.substr(st.reveal_at), nullptr, cite);
+            st.text = st.text.substr(0, st.reveal_at);
+        }
+        st.text = before.render(numbers, st.text, nullptr, cite);
+        st.look_at = before.render(numbers, st.look_at, nullptr, cite);
+        st.question = before.render(numbers, st.question, nullptr, cite);
+        if (before.closed()) st.predict_ask = before.render(numbers, prediction_prompt(st), nullptr, cite);
         st.answer = numbers.render(st.answer, nullptr, cite);
+        st.predict_why = numbers.render(st.predict_why, nullptr, cite);
     }
     return L;
 }
@@ -212,7 +226,7 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
         staging.write(handout.step_timeline_csv[i], timeline_csv(*traced));
     }
     staging.write(handout.results_name, results.bytes);
-    Lesson bound = bind_numbers(lesson, results, ladders, &handout.number_sources);
+    Lesson bound = bind_numbers(lesson, results, ladders, &handout.number_sources, &handout.step_reveals);
     handout.lesson = &bound;
     std::string md = handout_markdown(handout);
     staging.write("handout.md", md);

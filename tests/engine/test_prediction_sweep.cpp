@@ -135,7 +135,8 @@ TEST(Prediction, CheckLessonsRefusesAPredictionNoRecordingAnswers) {
     TempTree t;
     auto ladders = tiny_ladder_with_tpb(t);
     std::vector<Lesson> lessons = {load_lesson(
-        lesson_with(t, "predict = { metric = \"gbps\", tolerance = 0.25, at = { TPB = 128 } }\n"), ladders)};
+        lesson_with(t, "predict = { metric = \"gbps\", tolerance = 0.25, at = { TPB = 128 }, why = \"Bytes.\" }\n"),
+        ladders)};
     RunRecord r;
     r.ladder = "tiny";
     r.rung = "one";
@@ -160,6 +161,50 @@ TEST(Prediction, CheckLessonsRefusesAPredictionNoRecordingAnswers) {
     NumberSources with_128(&ladders);
     with_128.add_recorded(f, "rec/one.json");
     EXPECT_TRUE(check_lessons(lessons, with_128, {}).empty());
+}
+
+// One prediction per step, with its own why, and its figure nowhere above the marker.
+TEST(Prediction, CheckLessonsRefusesASecondPredictionAMissingWhyAndAFigureAboveTheMarker) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    RunRecord r;
+    r.ladder = "tiny";
+    r.rung = "one";
+    r.sizes = {{"n", 1000}};
+    r.params = {{"TPB", 256}};
+    r.values.set(tag::gbps, 912);
+    r.timing = TimingStats{};
+    r.timing->median_ms = 1;
+    ResultsFile f;
+    f.created = "2026-01-01T00:00:00Z";
+    f.device = DeviceInfo{};
+    f.device->name = "Test GPU";
+    f.runs = {r};
+    NumberSources sources(&ladders);
+    sources.add_recorded(f, "rec/one.json");
+    auto offences_of = [&](const std::string& md, const std::string& fields) {
+        std::string path = lesson_with(t, fields);
+        t.write("lessons/01_l/s.md", md);
+        std::vector<Lesson> lessons = {load_lesson(path, ladders)};
+        std::string all;
+        for (const auto& o : check_lessons(lessons, sources, {})) all += o + "\n";
+        return all;
+    };
+    const std::string predict = "predict = { metric = \"gbps\", tolerance = 0.25, why = \"Bytes.\" }\n";
+    EXPECT_EQ(offences_of("# S\n<!-- reveal -->\nIt ran at {{ tiny/one gbps }}.\n", predict), "");
+    EXPECT_NE(offences_of("# S\n", "predict = { metric = \"gbps\", tolerance = 0.25 }\n").find("no why of its own"),
+              std::string::npos);
+    EXPECT_NE(offences_of("# S\n", predict + "question = \"Predict the time too.\"\n").find("second prediction"),
+              std::string::npos);
+    std::string above = offences_of("# S\nIt took {{ tiny/one ms TPB=256 }}.\n<!-- reveal -->\n", predict);
+    EXPECT_NE(above.find("s.md:2: `{{ tiny/one ms TPB=256 }}` shows the predicted figure"), std::string::npos) << above;
+    EXPECT_NE(offences_of("# S\n", predict + "look_at = \"Near {{ tiny/one gbps }}.\"\n").find("look_at"),
+              std::string::npos);
+    EXPECT_NE(offences_of("# S\nAbout 912 GB/s.\n<!-- reveal -->\n", predict).find("types the predicted figure 912"),
+              std::string::npos);
+    // Another run's figure, or another kind of figure of the same run, may stand above it.
+    EXPECT_EQ(offences_of("# S\n{{ tiny/one gbps TPB=128 }}\n<!-- reveal -->\n", predict).find("predicted figure"),
+              std::string::npos);
 }
 
 TEST(SweepSpec, RangesExpandLinearlyOrGeometrically) {

@@ -46,6 +46,22 @@ shot occupancy_reg_2d --no-runner $extra --lesson matmul --step 7
 # The TPB slider marks 1024 as unable to launch at VPT = 8 (70 registers per thread, measured on the H100).
 shot launch_marks   --no-runner $extra --results "$here/../../assets/recorded/h100_2026-11-23_resources/h100_gelu_fused_vec_vpt8_sweep_tpb.json" \
     --lesson fusion --step 5 --param VPT=8 --view occupancy
+# Issue 37: predict, then reveal, at 1280 x 720, the step text scrolled to the prompt (WHEEL):
+# before a prediction (the figure withheld in text, plot and strip) and after one is kept.
+predict_shot() {  # predict_shot NAME WHEEL ARGS...
+    name=$1; wheel=$2; shift 2
+    printf 'wait 3\nwheel panel:step_text %s\nwait 3\nshot %s\n' "$wheel" "$tmp/$name.png" > "$tmp/$name.txt"
+    XDG_DATA_HOME="$tmp/data" "$gui" --no-save --size 1280x720 --no-runner $extra "$@" --script "$tmp/$name.txt" \
+        --max-seconds 60 > /dev/null
+    convert "$tmp/$name.png" -colors 256 -define png:compression-level=9 "PNG8:$out/$name.png"
+    echo "$out/$name.png"
+}
+predict_shot prediction_fusion_before -6 --lesson fusion --step 3
+predict_shot prediction_attention_before -8 --lesson attention --step 3
+mkdir -p "$tmp/data/kernel-ladder"
+echo '{"version": 1, "predictions": {"fusion": {"2": 2500}, "attention": {"2": 20}}}' > "$tmp/data/kernel-ladder/progress.json"
+predict_shot prediction_fusion_after -40 --lesson fusion --step 3
+predict_shot prediction_attention_after -40 --lesson attention --step 3
 # The runner killed mid-sweep (a test double of the runner: no GPU needed), and the window after.
 KLADDER_SERVE="$fake --delay-ms 150" shot runner_recovery --lesson first_kernel --step 4 --run sweep --kill-runner-after 2 --exit-when-idle
 # A lesson whose manifest is broken is listed with the loader's message.

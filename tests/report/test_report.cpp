@@ -15,6 +15,7 @@
 #include "../plot/csv_test_reader.h"
 #include "base/errors.h"
 #include "base/paths.h"
+#include "course/bindings.h"
 #include "course/lesson.h"
 #include "model/manifest_load.h"
 #include "model/results_json.h"
@@ -334,6 +335,36 @@ TEST(ReportLesson, EveryFigureAndAHandoutWhoseLinksResolve) {
     // No staging folder left behind.
     for (const auto& e : fs::directory_iterator(out))
         EXPECT_NE(e.path().filename().string().rfind(".kladder-export", 0), 0u);
+}
+
+// Predict, then reveal on paper (course/reveal.h): a predict step prints its text up to the
+// marker with the predicted figure withheld and the prompt; the rest, its figure and its why
+// follow all the steps.
+TEST(ReportLesson, HandoutKeepsEachPredictedFigureForAfterTheSteps) {
+    TempDir dir;
+    LoadedResults res = load_synthetic(dir);
+    std::vector<LessonLoadError> errors;
+    auto lessons = load_all_lessons(lessons_dir(), synthetic().ladders, &errors);
+    const Lesson* fusion = nullptr;
+    for (const auto& l : lessons)
+        if (l.id == "fusion") fusion = &l;
+    ASSERT_NE(fusion, nullptr);
+    export_lesson(*fusion, res, synthetic().ladders, (dir.path / "fusion").string(), {});
+    std::string md = read_all(dir.path / "fusion" / "handout.md");
+    const size_t step = md.find("### 3. One kernel, one read, one write"),
+                 after = md.find("## The measurements, after");
+    ASSERT_NE(step, std::string::npos);
+    ASSERT_NE(after, std::string::npos);
+    const std::string before = md.substr(step, md.find("### 4.", step) - step), rest = md.substr(after);
+    EXPECT_NE(before.find("**Your prediction:** Predict the fused kernel"), std::string::npos) << before;
+    EXPECT_EQ(before.find("The reference H100 measured"), std::string::npos) << before;  // past the marker
+    EXPECT_EQ(before.find("step03_bars.png"), std::string::npos);
+    const size_t revealed = rest.find("### 3. One kernel, one read, one write");
+    ASSERT_NE(revealed, std::string::npos);
+    EXPECT_NE(rest.find("The reference H100 measured", revealed), std::string::npos);
+    EXPECT_NE(rest.find("step03_bars.png", revealed), std::string::npos);
+    EXPECT_NE(rest.find("**Why:** One read and one write per element", revealed), std::string::npos);
+    EXPECT_EQ(rest.find(kWithheldShown), std::string::npos);  // after the steps every figure shows
 }
 
 // The window exports the runs it holds without writing them to a temporary file: the same
