@@ -76,6 +76,8 @@ LoadedResults results_for_device(const ResultsStore& store, const std::string& d
         if (src.device != device) continue;
         ResultsFile f;
         f.created = src.created;
+        f.tool = src.tool;
+        f.command = src.command;
         f.device = src.device_info;
         if (!f.device) f.device = DeviceInfo{}, f.device->name = device;  // named as the store knows it
         f.calibration = src.calibration;

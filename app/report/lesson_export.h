@@ -26,7 +26,8 @@ struct LessonExportOptions {
     bool caption = true;  // device, date and problem under each figure
     HandoutEdition edition = HandoutEdition::Instructor;
     // Files of several devices: one handout per device, each in a folder of `out_dir` named after
-    // the device (device_folder_name), instead of the one-line refusal.
+    // the device (device_folder_name), instead of the one-line refusal. Each handout is written
+    // all or nothing; one that fails leaves the handouts written before it.
     bool per_device = false;
 };
 
