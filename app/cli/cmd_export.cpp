@@ -78,7 +78,9 @@ struct ExportCliOptions {
 };
 
 struct LessonCliOptions {
-    std::string lesson, results, output;
+    std::string lesson, output, edition = "instructor";
+    std::vector<std::string> results;
+    bool per_device = false;
     PageOptions page;
 };
 
@@ -142,8 +144,16 @@ Action add_export_lesson_command(CLI::App& app) {
     auto o = std::make_shared<LessonCliOptions>();
     app.add_option("lesson", o->lesson, "lesson id or number (see `kladder list lessons`)")->required();
     app.add_option("--results", o->results,
-                   "results JSON the figures are drawn from (assets/recorded/*.json works without a GPU)")
+                   "results JSON the figures are drawn from (assets/recorded/*.json works without a GPU); "
+                   "repeat it for several files of one device, which are merged")
         ->required();
+    app.add_option("--edition", o->edition,
+                   "student (predictions as blanks, no answers) or instructor (answers, what this device measured, "
+                   "key numbers, the device; default)")
+        ->check(CLI::IsMember({"student", "instructor"}));
+    app.add_flag("--per-device", o->per_device,
+                 "results of several devices: one handout per device, in a folder each under -o (without it they "
+                 "are refused)");
     app.add_option("-o,--output", o->output,
                    "folder for the figures, results.json, handout.md and handout.html (created if its parent exists)")
         ->required();
@@ -163,12 +173,22 @@ Action add_export_lesson_command(CLI::App& app) {
                 if (e.folder.find(o->lesson) != std::string::npos) throw InputError(e.message);
             throw InputError("unknown lesson '" + o->lesson + "' (lessons: " + known + ")");
         }
-        report::LoadedResults results = report::load_results_for_export(o->results);
-        report::LessonExportSummary s =
-            report::export_lesson(*lesson, results, ladders, o->output, export_options(o->page), o->page.caption);
-        for (const auto& skip : s.skipped) std::printf("no figure for %s\n", printable(skip, kMessageChars).c_str());
-        std::printf("wrote %d figure%s (SVG, PDF, PNG), results.json, handout.md and handout.html to %s\n", s.figures,
-                    s.figures == 1 ? "" : "s", printable(o->output).c_str());
+        std::vector<report::LoadedResults> files;
+        for (const auto& path : o->results) files.push_back(report::load_results_for_export(path));
+        report::LessonExportOptions options;
+        options.page = export_options(o->page);
+        options.caption = o->page.caption;
+        options.edition = *report::handout_edition_from_name(o->edition);
+        options.per_device = o->per_device;
+        for (const auto& s : report::export_lesson_handouts(*lesson, std::move(files), ladders, o->output, options)) {
+            for (const auto& skip : s.skipped)
+                std::printf("no figure for %s\n", printable(skip, kMessageChars).c_str());
+            std::printf(
+                "wrote the %s edition for %s: %d figure%s (SVG, PDF, PNG), results.json, handout.md and "
+                "handout.html to %s\n",
+                o->edition.c_str(), printable(s.device).c_str(), s.figures, s.figures == 1 ? "" : "s",
+                printable(s.folder).c_str());
+        }
         return static_cast<int>(ExitCode::Ok);
     };
 }

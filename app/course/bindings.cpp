@@ -433,6 +433,22 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
     return v;
 }
 
+namespace {
+// "peer gelu_tanh · torch.F.gelu · n=268435456": what was measured and how, in words (its
+// measured values are the bound number itself).
+std::string describe_peer(const nlohmann::json& e) {
+    std::string s = "peer " + e.value("what", std::string());
+    if (e.contains("impl") && e["impl"].is_string()) s += " \xC2\xB7 " + e["impl"].get<std::string>();
+    static const char* const kMeasures[] = {"what", "impl", "gbps", "ms", "us", "tflops", "max_error"};
+    for (const auto& [k, x] : e.items()) {
+        if (std::find(std::begin(kMeasures), std::end(kMeasures), k) != std::end(kMeasures)) continue;
+        if (x.is_string()) s += " \xC2\xB7 " + k + "=" + x.get<std::string>();
+        if (x.is_number()) s += " \xC2\xB7 " + k + "=" + x.dump();
+    }
+    return s;
+}
+}  // namespace
+
 BoundValue NumberSources::resolve_peer(const Binding& b) const {
     BoundValue v;
     std::string what = b.target.substr(5), from;
@@ -464,7 +480,7 @@ BoundValue NumberSources::resolve_peer(const Binding& b) const {
             v.device = p.device;
             v.date = p.date;
             v.origin = p.path;
-            v.what = "peer " + e.dump();
+            v.what = describe_peer(e);
             v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
             return v;
         }

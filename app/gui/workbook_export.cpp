@@ -17,6 +17,7 @@
 #include "plot/cairo_export.h"
 #include "plot/figure_scene.h"
 #include "report/figure_request.h"
+#include "report/handout_results.h"
 #include "report/lesson_export.h"
 
 namespace kl::gui {
@@ -222,10 +223,18 @@ void Workbook::start_lesson_export() {
     if (!l || lesson_export_running()) return;
     std::string dir = expand_home(export_.lesson_folder);
     plot::ExportOptions page = page_options(export_.width_pt, export_.height_pt, export_.png_scale, export_.theme);
-    // The store's runs as one results file, held in memory: the export copies it beside the
-    // figures as results.json (the name the handout cites) and names its device and date.
-    auto results =
-        std::make_shared<report::LoadedResults>(report::results_in_memory(results_snapshot(), "results.json"));
+    // The shown device's runs (recorded and live), as `kladder export-lesson --results` with that
+    // device's files: one device per handout, each figure dated by the runs it draws.
+    std::shared_ptr<report::LoadedResults> results;
+    try {
+        results = std::make_shared<report::LoadedResults>(
+            report::results_for_device(store_, selection_view().ctx.device, runner_.device_info));
+    } catch (const Error& e) {
+        export_.lesson_message = std::string("Export lesson failed: ") + e.what();
+        export_.lesson_failed = true;
+        log(export_.lesson_message, true);
+        return;
+    }
     export_.lesson_message = "Exporting lesson " + std::to_string(l->number) + " to " + dir + "\xE2\x80\xA6";
     export_.lesson_failed = false;
     log(export_.lesson_message);
@@ -237,7 +246,10 @@ void Workbook::start_lesson_export() {
                 std::error_code ec;
                 std::filesystem::path parent = std::filesystem::path(dir).parent_path();
                 if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-                report::LessonExportSummary sum = report::export_lesson(lesson, *results, ladders, dir, page);
+                report::LessonExportOptions options;  // the instructor edition, as `kladder export-lesson` by default
+                options.page = page;
+                report::LessonExportSummary sum =
+                    report::export_lesson_handouts(lesson, {*results}, ladders, dir, options).front();
                 std::string line = "Exported lesson " + std::to_string(lesson.number) + ": " +
                                    std::to_string(sum.figures) + " figure" + (sum.figures == 1 ? "" : "s") +
                                    " (SVG, PDF, PNG), results.json, handout.md and handout.html to " + dir;

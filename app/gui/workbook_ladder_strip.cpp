@@ -162,7 +162,7 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
             float iw = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, idx).x + 7 * s;
             // The learner's rung keeps room for its "MINE" tag in the top right corner.
             float tag = L.rungs[i].learner ? learner_tag_width() : 0;
-            card.fit_title = fit_text(fonts_.bold, L.rungs[i].title, text_w - iw - tag);
+            card.fit_title = fit_text(fonts_.bold, L.rungs[i].label(), text_w - iw - tag);
             card.fit_rate = fit_text(fonts_.small, card.rate, text_w);
             float chip_w = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, card.chip.c_str()).x;
             card.fit_source = fit_text(fonts_.small, card.source, text_w - chip_w - 20 * s);

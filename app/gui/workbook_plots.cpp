@@ -217,7 +217,9 @@ void Workbook::draw_plot_canvas(float width, float height) {
         // rung numbers of the ladder strip (same colours), so that no label is cut.
         plots_.shown = plots_.built.figure;
         plot::Axis& x = plots_.shown.x;
-        if (!plots_.built.bar_colors.empty() && x.is_category()) {
+        // Bars drawn across (many rungs) have room for whole names: no numbers needed there.
+        if (!plots_.built.bar_colors.empty() && x.is_category() &&
+            !plot::horizontal_bars_wanted(plots_.built.figure, width, measure, theme)) {
             double slot = width * 0.8 / double(x.categories.size());
             bool too_long = false;
             for (const auto& c : x.categories) too_long |= measure(c, theme.tick_size, false).width > 2.0 * slot;

@@ -94,8 +94,16 @@ struct RungModel {
     std::string note;
 };
 
+// The most characters a rung's `short` label may have: it names a bar on a plot's axis.
+inline constexpr size_t kShortLabelChars = 24;
+
 struct Rung {
     std::string id, title, file, source_path, operation, idea, arch;
+    // `short`: what plot axes and the ladder strip's cards call it when the title is too long
+    // ("FA2, 64-row tiles"); unique within the ladder, at most kShortLabelChars. "" when not given.
+    std::string short_label;
+    // The name for tight places: the short label, else the title.
+    const std::string& label() const { return short_label.empty() ? title : short_label; }
     // "cuda" (a .cu file compiled by NVRTC) or "triton" (a .py file with one @triton.jit kernel,
     // compiled by the helper the program carries; triton_rung.h). A Triton rung's parameters
     // other than num_warps and num_stages are the kernel's constexprs, `constexprs` adds those

@@ -154,6 +154,26 @@ void read_scratch(TomlReader& r, const toml::table& t, const std::string& field,
     }
 }
 
+// `short`: one line of at most kShortLabelChars characters (uniqueness is the ladder's check).
+std::string read_short_label(TomlReader& r, const toml::table& t, const std::string& field) {
+    if (!t.get("short")) return "";
+    std::string s = r.string(t, "short", field);
+    size_t chars = 0;
+    bool control = false;
+    for (unsigned char c : s) {
+        chars += (c & 0xC0) != 0x80;  // UTF-8: count the first byte of each character
+        control = control || c < 0x20 || c == 0x7F;
+    }
+    const int line = line_of(*t.get("short"));
+    if (s.empty() || s.find_first_not_of(' ') == std::string::npos) r.fail(line, field + ".short", "is empty");
+    if (control) r.fail(line, field + ".short", "must be one line of text (no control characters)");
+    if (chars > kShortLabelChars)
+        r.fail(line, field + ".short",
+               std::to_string(chars) + " characters, at most " + std::to_string(kShortLabelChars) +
+                   " (it names a bar on a plot axis)");
+    return s;
+}
+
 Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir,
                bool learner = false) {
     if (learner)  // a learner's rung (workspace.h) also says which rung it was forked from
@@ -162,10 +182,9 @@ Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, co
             {"id", "title", "file", "operation", "idea", "dtypes", "arch", "min_arch", "min_arch_why", "compute",
              "kind", "constexprs", "graph", "params", "constraint", "launch", "scratch", "model", "forked_from"});
     else
-        r.allow_only(
-            t, field,
-            {"id", "title", "file", "operation", "idea", "dtypes", "arch", "min_arch", "min_arch_why", "compute",
-             "reference", "kind", "constexprs", "graph", "params", "constraint", "launch", "scratch", "model"});
+        r.allow_only(t, field, {"id",    "title",    "short",        "file",    "operation", "idea", "dtypes",
+                                "arch",  "min_arch", "min_arch_why", "compute", "reference", "kind", "constexprs",
+                                "graph", "params",   "constraint",   "launch",  "scratch",   "model"});
     Rung rung;
     rung.learner = learner;
     if (learner) rung.forked_from = r.string(t, "forked_from", field);
@@ -174,6 +193,7 @@ Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, co
     if (!valid_id(rung.id))
         r.fail(rung.line, field + ".id", "'" + rung.id + "' must be lower-case letters, digits and _");
     rung.title = r.string(t, "title", field);
+    rung.short_label = read_short_label(r, t, field);
     rung.idea = r.string_or(t, "idea", "", field);
     rung.file = r.string_or(t, "file", "", field);
     rung.operation = r.string_or(t, "operation", "", field);
@@ -337,6 +357,10 @@ Ladder load_ladder(const std::string& manifest_path) {
         Rung rung = read_rung(r, *t, field, L.dir);
         field = "rung '" + rung.id + "'";
         if (!ids.insert(rung.id).second) r.fail(rung.line, field + ".id", "duplicate rung id");
+        for (const Rung& other : L.rungs)  // a short label names one rung on an axis
+            if (!rung.short_label.empty() && (other.label() == rung.short_label || other.title == rung.short_label))
+                r.fail(line_of(*t->get("short")), field + ".short",
+                       "'" + rung.short_label + "' is already rung '" + other.id + "''s label");
         if (rung.operation.empty()) rung.operation = L.operation;
         const Operation* op = find_operation(rung.operation);
         if (!op) r.fail(rung.line, field + ".operation", "unknown operation '" + rung.operation + "'");

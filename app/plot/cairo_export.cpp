@@ -10,6 +10,7 @@
 #include "plot/cairo_render.h"
 #include "plot/csv_export.h"
 #include "plot/figure_scene.h"
+#include "plot/layout.h"
 #include "plot/svg_writer.h"
 
 namespace kl::plot {
@@ -21,9 +22,11 @@ cairo_status_t append_to_string(void* closure, const unsigned char* data, unsign
     return CAIRO_STATUS_SUCCESS;
 }
 
+// Bars drawn across get a taller page than asked when their rows need it (export_height).
 Scene scene_for(const Figure& figure, const ExportOptions& options) {
-    return render_figure(figure, options.width_pt, options.height_pt, cairo_measure(options.theme.font_family),
-                         options.theme);
+    MeasureText measure = cairo_measure(options.theme.font_family);
+    double height = export_height(figure, options.width_pt, options.height_pt, measure, options.theme);
+    return render_figure(figure, options.width_pt, height, measure, options.theme);
 }
 
 std::optional<std::string> fail(std::string* error, const std::string& message) {

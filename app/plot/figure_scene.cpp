@@ -34,7 +34,11 @@ struct Painter {
 
     Color series_color(size_t i) const {
         int index = layout.styles.at(i).color;
-        return index < 0 ? theme.reference : theme.palette_color(index);
+        Color c = index < 0 ? theme.reference : theme.palette_color(index);
+        if (!figure.series.at(i).faint) return c;
+        const float k = 2.0f / 3.0f;  // toward the background: pale on paper and on the dark screen theme
+        const Color& b = theme.background;
+        return {c.r + (b.r - c.r) * k, c.g + (b.g - c.g) * k, c.b + (b.b - c.b) * k, c.a};
     }
     Color point_color(size_t series, size_t point) const {
         int index = plot::point_color(figure.series.at(series), layout.styles.at(series), point);
@@ -172,6 +176,13 @@ void paint_bars(Painter& p) {
     for (const BarLayout& b : p.layout.bars) {
         if (!b.has_whisker) continue;
         double w = 0.8;
+        if (b.horizontal) {  // across: from whisker_top (left) to whisker_bottom (right) at height whisker_x
+            const double y = b.whisker_x, c = b.cap_half_width;
+            p.line({{b.whisker_top, y}, {b.whisker_bottom, y}}, p.theme.ink, w);
+            p.line({{b.whisker_top, y - c}, {b.whisker_top, y + c}}, p.theme.ink, w);
+            p.line({{b.whisker_bottom, y - c}, {b.whisker_bottom, y + c}}, p.theme.ink, w);
+            continue;
+        }
         p.line({{b.whisker_x, b.whisker_top}, {b.whisker_x, b.whisker_bottom}}, p.theme.ink, w);
         p.line({{b.whisker_x - b.cap_half_width, b.whisker_top}, {b.whisker_x + b.cap_half_width, b.whisker_top}},
                p.theme.ink, w);
@@ -183,14 +194,21 @@ void paint_bars(Painter& p) {
 void paint_lines(Painter& p) {
     const Layout& L = p.layout;
     const Rect& clip = L.plot;
-    for (size_t i = 0; i < p.figure.series.size(); ++i) {
+    // Faint lines first, so that the highlighted ones are drawn over them.
+    std::vector<size_t> order;
+    for (bool faint : {true, false})
+        for (size_t i = 0; i < p.figure.series.size(); ++i)
+            if (p.figure.series[i].faint == faint) order.push_back(i);
+    for (size_t i : order) {
         const Series& s = p.figure.series[i];
         Color color = p.series_color(i);
         const std::vector<double>& dash = p.theme.dash(p.style(i).dash);
         switch (s.kind) {
             case SeriesKind::Line:
             case SeriesKind::Roofline: {
-                double width = s.kind == SeriesKind::Roofline ? p.theme.roofline_width : p.theme.line_width;
+                double width = s.kind == SeriesKind::Roofline ? p.theme.roofline_width
+                               : s.faint                      ? 0.6 * p.theme.line_width
+                                                              : p.theme.line_width;
                 for (auto& run : polyline_runs(s, L, clip)) p.line(std::move(run), color, width, dash);
                 break;
             }
@@ -239,7 +257,7 @@ void paint_markers(Painter& p) {
     const Rect visible = L.plot.inflated(0.5);
     for (size_t i = 0; i < p.figure.series.size(); ++i) {
         const Series& s = p.figure.series[i];
-        bool marked = s.kind == SeriesKind::Scatter || (s.kind == SeriesKind::Line && s.markers);
+        bool marked = s.kind == SeriesKind::Scatter || (s.kind == SeriesKind::Line && s.markers && !s.faint);
         if (!marked) continue;
         double size = s.kind == SeriesKind::Scatter ? p.theme.marker_size * 1.2 : p.theme.marker_size;
         for (size_t k = 0; k < s.points.size(); ++k) {
@@ -311,7 +329,7 @@ void paint_legend_swatch(Painter& p, size_t series, const Rect& sw) {
         default: {
             double width = s.kind == SeriesKind::Roofline ? p.theme.roofline_width : p.theme.line_width;
             p.line({{sw.left(), mid.y}, {sw.right(), mid.y}}, color, width, p.theme.dash(p.style(series).dash));
-            if (s.kind == SeriesKind::Line && s.markers)
+            if (s.kind == SeriesKind::Line && s.markers && !s.faint)
                 p.scene.commands.push_back(marker_for(p, series, mid, p.theme.marker_size));
             break;
         }
@@ -355,7 +373,8 @@ void paint_color_bar(Painter& p) {
 
 // [SECTION] build_scene ---------------------------------------------------------------------
 
-Scene build_scene(const Figure& figure, const Layout& layout, const Theme& theme) {
+Scene build_scene(const Figure& given, const Layout& layout, const Theme& theme) {
+    const Figure& figure = layout.drawn ? *layout.drawn : given;  // bars laid out across
     Scene scene;
     scene.width = layout.width;
     scene.height = layout.height;

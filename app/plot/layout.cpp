@@ -460,8 +460,9 @@ Layout layout_at(Context& c, int level) {
 
 }  // namespace detail
 
-Layout compute_layout(const Figure& figure, double width, double height, const MeasureText& measure,
-                      const Theme& theme) {
+namespace detail {
+Layout layout_figure(const Figure& figure, double width, double height, const MeasureText& measure,
+                     const Theme& theme) {
     width = std::isfinite(width) ? std::max(width, 1.0) : 1.0;
     height = std::isfinite(height) ? std::max(height, 1.0) : 1.0;
     Context c{figure, theme, measure, width, height};
@@ -484,5 +485,7 @@ Layout compute_layout(const Figure& figure, double width, double height, const M
     }
     return L;
 }
+
+}  // namespace detail
 
 }  // namespace kl::plot

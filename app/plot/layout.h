@@ -19,6 +19,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -82,7 +83,9 @@ struct BarLayout {
     size_t series = 0;
     size_t point = 0;
     Rect rect;
-    // Spread whisker (from Point::y_low / y_high), when both are finite.
+    bool horizontal = false;  // drawn across (horizontal bars): the whisker runs along x
+    // Spread whisker (from Point::y_low / y_high), when both are finite. Horizontal bars: at
+    // height whisker_x from whisker_top (left) to whisker_bottom (right).
     bool has_whisker = false;
     double whisker_x = 0, whisker_top = 0, whisker_bottom = 0, cap_half_width = 0;
 };
@@ -117,9 +120,27 @@ struct Layout {
     // plot keeps at least a quarter of the page; these say which were.
     bool caption_omitted = false;
     bool title_omitted = false;
+    // Set when the bars were laid out across (horizontal_bars_wanted): the figure as drawn, with
+    // categories on the y axis (first at the top), values on x and reference lines turned; the
+    // layout's positions belong to it, so build_scene draws it instead of the figure it was given.
+    // Series and point indices are those of the given figure.
+    std::shared_ptr<const Figure> drawn;
 };
 
 // [SECTION] Entry point ---------------------------------------------------------------------
+
+// Whether a figure's bars are drawn across: BarOrientation::Horizontal, or Auto with a category
+// x axis holding bars and either more than kManyBars categories, or a category name that would
+// need more than three lines (or a cut word) under its bar on a page `width` wide. Vertical
+// names are never used for bars: they are hard to read and were cut.
+inline constexpr size_t kManyBars = 12;
+bool horizontal_bars_wanted(const Figure& figure, double width, const MeasureText& measure, const Theme& theme);
+// The figure drawn across: categories on y (first at the top, one spare row on top for the
+// labels of reference lines), values on x, horizontal references turned vertical.
+Figure bars_across(const Figure& figure);
+// The page height a file export uses: `height`, or more when bars drawn across need it, so that
+// every category gets a row that holds its name and its value (at most 7200 points).
+double export_height(const Figure& figure, double width, double height, const MeasureText& measure, const Theme& theme);
 
 Layout compute_layout(const Figure& figure, double width, double height, const MeasureText& measure,
                       const Theme& theme);

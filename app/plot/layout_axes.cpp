@@ -201,9 +201,11 @@ AxisLayout layout_y_axis(const Context& c, Range range, const Rect& plot, bool t
         return a;
     }
     std::vector<Tick> ticks;
+    // Bars drawn across give their names more of the page: they are the chart's only labels.
+    const double across_share = c.figure.bars == BarOrientation::Horizontal ? 0.45 : 0.3;
     for (size_t i = 0; i < axis.categories.size(); ++i)
-        ticks.push_back(
-            {static_cast<double>(i), fit_text(axis.categories[i], 0.3 * c.width, size, false, c.measure), true});
+        ticks.push_back({static_cast<double>(i),
+                         fit_text(axis.categories[i], across_share * c.width, size, false, c.measure), true});
     a.ticks = place_y_ticks(c, ticks, a.transform, label_x, HAlign::Right);
     thin_labels(a.ticks, false, 0.15 * size);
     return a;

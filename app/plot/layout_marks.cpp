@@ -9,8 +9,12 @@
 namespace kl::plot {
 
 std::pair<Vec2, Vec2> bar_mark_segment(const Layout& L, const Point& p) {
-    double y = L.y.transform.to_pixel(p.y);
     double half = 0.45;  // of a category slot: the width of a group of bars
+    if (L.y.category) {  // bars drawn across: the level is a short vertical line across the row
+        double x = L.x.transform.to_pixel(p.x);
+        return {{x, L.y.transform.to_pixel(p.y + half)}, {x, L.y.transform.to_pixel(p.y - half)}};
+    }
+    double y = L.y.transform.to_pixel(p.y);
     return {{L.x.transform.to_pixel(p.x - half), y}, {L.x.transform.to_pixel(p.x + half), y}};
 }
 
@@ -24,6 +28,7 @@ void layout_bars(const Context& c, Layout& L) {
     for (size_t i = 0; i < c.figure.series.size(); ++i)
         if (c.figure.series[i].kind == SeriesKind::Bars) bar_series.push_back(i);
     if (bar_series.empty()) return;
+    if (L.y.category) return layout_bars_across(c, L, bar_series);
 
     const Transform& tx = L.x.transform;
     const Transform& ty = L.y.transform;
@@ -188,37 +193,120 @@ TextCmd place_avoiding(const Context& c, const Layout& L, const std::string& tex
 
 bool is_dark(Color c) { return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b < 0.5; }
 
-// Where a horizontal reference line's label was placed, to move it if a bar label collides.
-struct ReferenceLabel {
-    size_t note;
-    std::string text;
-    double y;
-};
-
 const double kNoteGap = 2.5;  // between a note and what it labels
 
-// Reference labels: at the right end above a horizontal line, at the top beside a vertical one.
-std::vector<ReferenceLabel> place_reference_labels(const Context& c, Layout& L) {
+// Of the theme's two text-capable colours, the one that reads on `fill` (the light one on a dark
+// fill); works for the print and the dark screen theme alike.
+Color text_on(const Theme& th, Color fill) {
+    Color light = is_dark(th.ink) ? th.background : th.ink, dark = is_dark(th.ink) ? th.ink : th.background;
+    return is_dark(fill) ? light : dark;
+}
+
+// The rule for value labels, the same for every bar chart (docs/formats.md, "Figures"): a bar's
+// value goes at its end (above a bar, after a bar drawn across), or inside the end where outside
+// it would sit on a reference line or leave the plot. Labels are placed bar by bar in category
+// order; one that would overlap a label already placed, another bar, or leave the plot is
+// dropped, so the earlier bar keeps its number. The CSV export carries every value.
+bool value_label_fits(const Layout& L, const TextCmd& t, size_t own_bar) {
+    if (t.box.left() < L.plot.left() - 0.5 || t.box.right() > L.plot.right() + 0.5 || t.box.top() < 0) return false;
+    for (const TextCmd& n : L.notes)
+        if (t.box.overlaps(n.box)) return false;
+    for (size_t i = 0; i < L.bars.size(); ++i)
+        if (i != own_bar && t.box.overlaps(L.bars[i].rect.inflated(-0.5))) return false;
+    return true;
+}
+
+void place_bar_value_labels(const Context& c, Layout& L) {
     const Theme& th = c.theme;
     const double size = th.annotation_size;
     const double gap = kNoteGap;
-    std::vector<ReferenceLabel> reference_labels;  // horizontal ones, moved below if a bar label collides
+    std::vector<double> reference_rows;
+    for (const Series& s : c.figure.series)
+        if (s.kind == SeriesKind::HLine) reference_rows.push_back(L.y.transform.to_pixel(s.value));
+    for (size_t bi = 0; bi < L.bars.size(); ++bi) {
+        const BarLayout& b = L.bars[bi];
+        const Series& s = c.figure.series[b.series];
+        if (!s.value_labels) continue;
+        double value = b.horizontal ? s.points[b.point].x : s.points[b.point].y;
+        std::string text = format_value(value, 3, c.figure.y.thousands);
+        int color = point_color(s, L.styles.at(b.series), b.point);
+        Color on_bar = text_on(th, color < 0 ? th.reference : th.palette_color(color));
+        TextCmd t;
+        if (b.horizontal) {
+            t = place_across_value_label(c, L, b, text, on_bar);
+        } else {
+            bool downward = L.y.scale == Scale::Linear && value < 0;
+            double cx = b.rect.x + 0.5 * b.rect.w;
+            double top = b.has_whisker ? std::min(b.rect.top(), b.whisker_top) : b.rect.top();
+            double bottom = b.has_whisker ? std::max(b.rect.bottom(), b.whisker_bottom) : b.rect.bottom();
+            t = place_text(text, size, false, th.ink, {cx, downward ? bottom + gap : top - gap}, HAlign::Center,
+                           downward ? VAlign::Top : VAlign::Bottom, c.measure);
+            bool on_reference = std::any_of(reference_rows.begin(), reference_rows.end(), [&](double y) {
+                return std::isfinite(y) && y >= t.box.top() - 1.0 && y <= t.box.bottom() + 1.0;
+            });
+            if (on_reference && !downward && b.rect.h > t.box.h + 2 * gap) {
+                double inside_top = (b.has_whisker ? std::max(b.rect.top(), b.whisker_bottom) : b.rect.top()) + gap;
+                if (inside_top + t.box.h < b.rect.bottom())  // under the whisker, still inside the bar
+                    t = place_text(text, size, false, on_bar, {cx, inside_top}, HAlign::Center, VAlign::Top, c.measure);
+            }
+        }
+        if (!t.text.empty() && value_label_fits(L, t, bi)) L.notes.push_back(t);
+    }
+}
+
+// The rule for reference-line labels ("copy roof"): never on a bar, a value label or another
+// note. A horizontal line's label is tried above the line at the right end, then at positions
+// further left (every quarter of a category slot, or a sixteenth of the plot), then below the
+// line, then along the top of the plot; the first free place wins, and a label with no free
+// place is left out (the line stays). Bars drawn across keep a spare row on top for the labels
+// of their (vertical) reference lines.
+void place_reference_labels(const Context& c, Layout& L) {
+    const Theme& th = c.theme;
+    const double size = th.annotation_size;
+    const double gap = kNoteGap;
+    auto free = [&](const TextCmd& t) {
+        if (t.box.left() < L.plot.left() || t.box.right() > L.plot.right() || t.box.top() < L.plot.top() ||
+            t.box.bottom() > L.plot.bottom())
+            return false;
+        for (const TextCmd& n : L.notes)
+            if (t.box.overlaps(n.box)) return false;
+        for (const BarLayout& b : L.bars)
+            if (t.box.overlaps(b.rect.inflated(1.0))) return false;
+        return true;
+    };
+    const double step =
+        L.x.category ? 0.25 * std::fabs(L.x.transform.to_pixel(1.0) - L.x.transform.to_pixel(0.0)) : L.plot.w / 16;
     for (const Series& s : c.figure.series) {
         if (s.name.empty()) continue;
         if (s.kind == SeriesKind::HLine) {
             double y = L.y.transform.to_pixel(s.value);
             if (!std::isfinite(y) || y < L.plot.top() - 0.5 || y > L.plot.bottom() + 0.5) continue;
             std::string text = fit_text(s.name, L.plot.w - th.pad, size, false, c.measure);
-            Vec2 anchor{L.plot.right() - 0.5 * th.pad, y - gap};
-            TextCmd t = place_text(text, size, false, th.reference, anchor, HAlign::Right, VAlign::Bottom, c.measure);
-            if (t.box.top() < L.plot.top())  // no room above the line (a fixed y maximum): write under it
-                t = place_text(text, size, false, th.reference, {anchor.x, y + gap}, HAlign::Right, VAlign::Top,
-                               c.measure);
-            reference_labels.push_back({L.notes.size(), text, y});
-            L.notes.push_back(t);
+            const double rows[] = {y - gap, y + gap, L.plot.top() + gap};
+            const VAlign aligns[] = {VAlign::Bottom, VAlign::Top, VAlign::Top};
+            bool placed = false;
+            for (int r = 0; r < 3 && !placed; ++r)
+                for (double x = L.plot.right() - 0.5 * th.pad; x > L.plot.left() && !placed; x -= std::max(step, 2.0)) {
+                    TextCmd t =
+                        place_text(text, size, false, th.reference, {x, rows[r]}, HAlign::Right, aligns[r], c.measure);
+                    if (free(t)) L.notes.push_back(t), placed = true;
+                }
         } else if (s.kind == SeriesKind::VLine) {
             double x = L.x.transform.to_pixel(s.value);
             if (!std::isfinite(x) || x < L.plot.left() - 0.5 || x > L.plot.right() + 0.5) continue;
+            if (L.y.category) {  // bars across: in the spare row on top, beside the line
+                double row = 0.5 * (L.plot.top() + L.y.transform.to_pixel(L.y.range.max - 0.9));
+                std::string text = fit_text(s.name, L.plot.w - th.pad, size, false, c.measure);
+                for (bool left_of_line : {true, false}) {
+                    TextCmd t = place_text(text, size, false, th.reference, {left_of_line ? x - gap : x + gap, row},
+                                           left_of_line ? HAlign::Right : HAlign::Left, VAlign::Middle, c.measure);
+                    if (free(t)) {
+                        L.notes.push_back(t);
+                        break;
+                    }
+                }
+                continue;
+            }
             std::string text = fit_text(s.name, L.plot.h - th.pad, size, false, c.measure);
             Vec2 anchor{x + gap, L.plot.top() + 0.5 * th.pad};
             TextCmd t =
@@ -227,84 +315,6 @@ std::vector<ReferenceLabel> place_reference_labels(const Context& c, Layout& L) 
                 t = place_text(text, size, false, th.reference, {x - gap, anchor.y}, HAlign::Right, VAlign::Bottom,
                                c.measure, true);
             L.notes.push_back(t);
-        }
-    }
-    return reference_labels;
-}
-
-// Value labels above bars (above the whisker when there is one). A label that would sit on a
-// reference line goes inside the top of its bar instead (under the whisker), in a colour that
-// reads on the bar.
-void place_bar_value_labels(const Context& c, Layout& L) {
-    const Theme& th = c.theme;
-    const double size = th.annotation_size;
-    const double gap = kNoteGap;
-    std::vector<double> reference_rows;
-    for (const Series& s : c.figure.series)
-        if (s.kind == SeriesKind::HLine) reference_rows.push_back(L.y.transform.to_pixel(s.value));
-    for (const BarLayout& b : L.bars) {
-        const Series& s = c.figure.series[b.series];
-        if (!s.value_labels) continue;
-        double value = s.points[b.point].y;
-        std::string text = format_value(value, 3, c.figure.y.thousands);
-        bool downward = L.y.scale == Scale::Linear && value < 0;
-        double cx = b.rect.x + 0.5 * b.rect.w;
-        double top = b.has_whisker ? std::min(b.rect.top(), b.whisker_top) : b.rect.top();
-        double bottom = b.has_whisker ? std::max(b.rect.bottom(), b.whisker_bottom) : b.rect.bottom();
-        TextCmd t = place_text(text, size, false, th.ink, {cx, downward ? bottom + gap : top - gap}, HAlign::Center,
-                               downward ? VAlign::Top : VAlign::Bottom, c.measure);
-        bool on_reference = std::any_of(reference_rows.begin(), reference_rows.end(), [&](double y) {
-            return std::isfinite(y) && y >= t.box.top() - 1.0 && y <= t.box.bottom() + 1.0;
-        });
-        if (on_reference && !downward && b.rect.h > t.box.h + 2 * gap) {
-            int color = point_color(s, L.styles.at(b.series), b.point);
-            Color fill = color < 0 ? th.reference : th.palette_color(color);
-            double inside_top = (b.has_whisker ? std::max(b.rect.top(), b.whisker_bottom) : b.rect.top()) + gap;
-            if (inside_top + t.box.h < b.rect.bottom())  // under the whisker, still inside the bar
-            {
-                // Of the theme's two text-capable colours, the one that contrasts with the bar (the
-                // light one on a dark fill); works for the print and the dark screen theme alike.
-                Color light = is_dark(th.ink) ? th.background : th.ink, dark = is_dark(th.ink) ? th.ink : th.background;
-                t = place_text(text, size, false, is_dark(fill) ? light : dark, {cx, inside_top}, HAlign::Center,
-                               VAlign::Top, c.measure);
-            }
-        }
-        L.notes.push_back(t);
-    }
-}
-
-// A bar's value label just above a reference line can sit where the line's own label is: try
-// the line's label under the line, then at the left end above and below it.
-void move_colliding_reference_labels(const Context& c, Layout& L, const std::vector<ReferenceLabel>& reference_labels) {
-    const Theme& th = c.theme;
-    const double size = th.annotation_size;
-    const double gap = kNoteGap;
-    for (const ReferenceLabel& r : reference_labels) {
-        auto collides = [&](const TextCmd& t) {
-            for (size_t i = 0; i < L.notes.size(); ++i)
-                if (i != r.note && t.box.overlaps(L.notes[i].box)) return true;
-            return false;
-        };
-        if (!collides(L.notes[r.note])) continue;
-        const double right = L.plot.right() - 0.5 * th.pad, left = L.plot.left() + 0.5 * th.pad;
-        const TextCmd candidates[] = {
-            place_text(r.text, size, false, th.reference, {right, r.y + gap}, HAlign::Right, VAlign::Top, c.measure),
-            place_text(r.text, size, false, th.reference, {left, r.y - gap}, HAlign::Left, VAlign::Bottom, c.measure),
-            place_text(r.text, size, false, th.reference, {left, r.y + gap}, HAlign::Left, VAlign::Top, c.measure)};
-        auto on_bar = [&](const TextCmd& t) {
-            return std::any_of(L.bars.begin(), L.bars.end(),
-                               [&](const BarLayout& b) { return t.box.overlaps(b.rect); });
-        };
-        // First a place clear of text and bars; else one clear of text (over a bar beats over a number).
-        bool placed = false;
-        for (bool avoid_bars : {true, false}) {
-            for (const TextCmd& t : candidates) {
-                if (placed || t.box.top() < L.plot.top() || t.box.bottom() > L.plot.bottom() || collides(t) ||
-                    (avoid_bars && on_bar(t)))
-                    continue;
-                L.notes[r.note] = t;
-                placed = true;
-            }
         }
     }
 }
@@ -326,7 +336,9 @@ void place_point_notes(const Context& c, Layout& L) {
         }
     }
     for (const Annotation& a : c.figure.annotations) {
-        Vec2 at{L.x.transform.to_pixel(a.x), a.at_axis_floor ? L.plot.bottom() : L.y.transform.to_pixel(a.y)};
+        Vec2 at{L.x.transform.to_pixel(a.x), L.y.transform.to_pixel(a.y)};
+        if (a.at_axis_floor && L.y.category) at.x = L.plot.left();  // bars across: the value axis is x
+        if (a.at_axis_floor && !L.y.category) at.y = L.plot.bottom();
         if (!std::isfinite(at.x) || !std::isfinite(at.y)) continue;
         at.x = std::clamp(at.x, L.plot.left(), L.plot.right());
         at.y = std::clamp(at.y, L.plot.top(), L.plot.bottom());
@@ -341,9 +353,8 @@ void place_point_notes(const Context& c, Layout& L) {
 
 void layout_notes(const Context& c, Layout& L) {
     L.notes.clear();
-    std::vector<ReferenceLabel> reference_labels = place_reference_labels(c, L);
     place_bar_value_labels(c, L);
-    move_colliding_reference_labels(c, L, reference_labels);
+    place_reference_labels(c, L);
     place_point_notes(c, L);
 }
 

@@ -48,4 +48,14 @@ int covered(const std::vector<Vec2>& pts, const Rect& box);
 // Reference-line labels, value labels of bars and points, annotations.
 void layout_notes(const Context& c, Layout& L);
 
+// [layout.cpp] the layout of a figure as given (compute_layout turns bars across first)
+Layout layout_figure(const Figure& figure, double width, double height, const MeasureText& measure, const Theme& theme);
+
+// [layout_across.cpp] bars drawn across (categories on y)
+void layout_bars_across(const Context& c, Layout& L, const std::vector<size_t>& bar_series);
+// A bar's value after its end, or inside the end (in `on_bar`) when after it would leave the
+// plot; an empty text when neither fits.
+TextCmd place_across_value_label(const Context& c, const Layout& L, const BarLayout& b, const std::string& text,
+                                 Color on_bar);
+
 }  // namespace kl::plot::detail

@@ -142,6 +142,8 @@ Range axis_range(const Figure& figure, AxisId which) {
 
     Extent extent;
     bool has_bars = false;
+    // Bars drawn across (bars_across): values on x, from zero; categories fix y.
+    const bool across = figure.bars == BarOrientation::Horizontal && figure.y.is_category();
     for (const Series& s : figure.series) {
         if (s.kind == SeriesKind::HLine) {
             if (which == AxisId::Y) extent.include(s.value, axis.scale);
@@ -155,6 +157,10 @@ Range axis_range(const Figure& figure, AxisId which) {
         for (const Point& p : s.points) {
             if (which == AxisId::X) {
                 extent.include(p.x, axis.scale);
+                if (across && s.kind == SeriesKind::Bars) {  // the spread of a bar drawn across
+                    extent.include(p.y_low, axis.scale);
+                    extent.include(p.y_high, axis.scale);
+                }
             } else {
                 extent.include(p.y, axis.scale);
                 extent.include(p.y_low, axis.scale);
@@ -163,9 +169,13 @@ Range axis_range(const Figure& figure, AxisId which) {
         }
     }
     for (const Annotation& a : figure.annotations)
-        if (a.mark) extent.include(which == AxisId::X ? a.x : (a.at_axis_floor ? kNoValue : a.y), axis.scale);
-    if (which == AxisId::Y && has_bars && axis.scale == Scale::Linear) request.include_zero = true;
-    if (which == AxisId::X && has_bars && !extent.empty) {
+        if (a.mark)
+            extent.include(which == AxisId::X ? (across && a.at_axis_floor ? kNoValue : a.x)
+                                              : (a.at_axis_floor && !across ? kNoValue : a.y),
+                           axis.scale);
+    if (which == (across ? AxisId::X : AxisId::Y) && has_bars && axis.scale == Scale::Linear)
+        request.include_zero = true;
+    if (which == AxisId::X && has_bars && !across && !extent.empty) {
         double half = half_bar_gap(figure, axis.scale);
         if (half > 0) {
             if (axis.scale == Scale::Log10) {

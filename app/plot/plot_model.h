@@ -90,6 +90,9 @@ struct Series {
     bool markers = true;        // Line: mark each point too
     bool value_labels = false;  // Bars and Scatter: print each y value beside its point
     bool in_legend = true;      // HLine and VLine never appear in the legend (labelled in place)
+    // Line: drawn thin, pale (its colour two thirds of the way to the background) and without
+    // markers, behind the others: context for a highlighted line (a sweep of many rungs).
+    bool faint = false;
 };
 
 // [SECTION] Annotations, legend, heatmap ----------------------------------------------------
@@ -141,6 +144,10 @@ struct Heatmap {
 
 // [SECTION] Figure --------------------------------------------------------------------------
 
+// Bars on a category x axis (one per rung) may be drawn across instead: categories down the left
+// with their names whole, values along the bottom. Auto decides (horizontal_bars_wanted, layout.h).
+enum class BarOrientation { Auto, Vertical, Horizontal };
+
 struct Figure {
     std::string name;  // short id for file names and the CSV "figure" column; falls back to title
     std::string title;
@@ -151,6 +158,7 @@ struct Figure {
     std::vector<Annotation> annotations;
     Legend legend;
     std::optional<Heatmap> heatmap;
+    BarOrientation bars = BarOrientation::Auto;
 
     std::string id() const;
 };

@@ -2,6 +2,7 @@
 #include "report/figure_request.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "base/atomic_file.h"
@@ -10,6 +11,7 @@
 #include "base/printable.h"
 #include "model/results_json.h"
 #include "plot/plot_model.h"
+#include "report/handout_results.h"
 
 namespace kl::report {
 
@@ -219,7 +221,8 @@ std::optional<Metric> shown_metric(const FigureRequest& request, const PlotConte
     return metric_or_default(request.plot, request.metric, ctx.sizes.count(request.axis) != 0);
 }
 
-BuiltFigure build_figure(const ResultsStore& store, const PlotContext& ctx, const FigureRequest& request) {
+namespace {
+BuiltFigure build_by_kind(const ResultsStore& store, const PlotContext& ctx, const FigureRequest& request) {
     std::optional<Metric> metric = shown_metric(request, ctx);
     switch (request.plot) {
         case PlotKind::Bars: return rung_bars(store, ctx, *metric);
@@ -238,8 +241,80 @@ BuiltFigure build_figure(const ResultsStore& store, const PlotContext& ctx, cons
     none.empty_reason = "The occupancy view is a calculator, not a figure of results.";
     return none;
 }
+}  // namespace
+
+BuiltFigure build_figure(const ResultsStore& store, const PlotContext& ctx, const FigureRequest& request) {
+    BuiltFigure out = build_by_kind(store, ctx, request);
+    // Every figure names its device (problem_caption) and when the runs it draws were measured.
+    std::vector<const StoredRun*> drawn(out.bar_runs);
+    drawn.insert(drawn.end(), out.compare_runs.begin(), out.compare_runs.end());
+    for (const auto& series : out.point_runs) drawn.insert(drawn.end(), series.begin(), series.end());
+    std::string dates = measured_dates(store, drawn);
+    if (!dates.empty()) out.figure.caption = plot::caption_of({out.figure.caption, "measured " + dates});
+    return out;
+}
 
 // [SECTION] Export
+
+namespace {
+// The most drawable points of any line of a sweep.
+size_t longest_line(const plot::Figure& f) {
+    size_t most = 0;
+    for (const auto& s : f.series) {
+        if (s.kind != plot::SeriesKind::Line && s.kind != plot::SeriesKind::Scatter) continue;
+        size_t n = std::count_if(s.points.begin(), s.points.end(),
+                                 [](const plot::Point& p) { return std::isfinite(p.x) && std::isfinite(p.y); });
+        most = std::max(most, n);
+    }
+    return most;
+}
+}  // namespace
+
+void drop_unmeasured_categories(BuiltFigure& b) {
+    plot::Figure& f = b.figure;
+    const size_t n = f.x.categories.size();
+    if (n == 0) return;
+    std::vector<bool> keep(n, false);
+    for (const auto& s : f.series) {
+        if (s.kind != plot::SeriesKind::Bars) continue;
+        for (const auto& p : s.points)
+            if (std::isfinite(p.y) && p.x >= 0 && p.x < double(n) && p.x == std::floor(p.x)) keep[size_t(p.x)] = true;
+    }
+    for (const auto& a : f.annotations)  // "exact" marks stand for a value a log axis cannot show
+        if (a.x >= 0 && a.x < double(n) && a.x == std::floor(a.x)) keep[size_t(a.x)] = true;
+    if (std::count(keep.begin(), keep.end(), true) == 0 || std::count(keep.begin(), keep.end(), false) == 0) return;
+    std::vector<double> index(n, -1);
+    size_t next = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (keep[i]) index[i] = double(next++);
+    auto kept = [&](auto& v) {  // a per-category vector, narrowed to the kept categories
+        if (v.size() != n) return;
+        size_t k = 0;
+        for (size_t i = 0; i < n; ++i)
+            if (keep[i]) v[k++] = v[i];
+        v.resize(k);
+    };
+    kept(f.x.categories);
+    kept(b.bar_runs);
+    kept(b.bar_colors);
+    kept(b.compare_runs);
+    for (auto& s : f.series) {
+        if (s.kind != plot::SeriesKind::Bars && s.kind != plot::SeriesKind::BarMarks) continue;
+        std::vector<plot::Point> pts;
+        std::vector<int> colors;
+        for (size_t j = 0; j < s.points.size(); ++j) {
+            const plot::Point& p = s.points[j];
+            if (!(p.x >= 0 && p.x < double(n) && p.x == std::floor(p.x)) || !keep[size_t(p.x)]) continue;
+            pts.push_back(p);
+            pts.back().x = index[size_t(p.x)];
+            if (j < s.point_colors.size()) colors.push_back(s.point_colors[j]);
+        }
+        s.points = pts;
+        if (!s.point_colors.empty()) s.point_colors = colors;
+    }
+    for (auto& a : f.annotations)
+        if (a.x >= 0 && a.x < double(n) && a.x == std::floor(a.x)) a.x = index[size_t(a.x)];
+}
 
 ExportFigure build_export_figure(const LoadedResults& results, const std::vector<Ladder>& ladders,
                                  const FigureRequest& req, bool caption) {
@@ -255,12 +330,10 @@ ExportFigure build_export_figure(const LoadedResults& results, const std::vector
                          "' at " + describe_problem(ctx) +
                          (req.plot == PlotKind::Sweep ? " over " + req.axis : std::string()) + " (" +
                          out.built.empty_reason + ")");
-    plot::Figure& f = out.built.figure;
-    if (!caption)
-        f.caption.clear();
-    else
-        f.caption = plot::caption_of(
-            {f.caption, results.file.created.empty() ? "" : "measured " + date_of(results.file.created)});
+    if (req.plot == PlotKind::Sweep && longest_line(out.built.figure) < 2)
+        throw InputError(results.path + ": no data for the sweep of ladder '" + L.id + "' at " + describe_problem(ctx) +
+                         " over " + req.axis + " (one point measured: a sweep needs two)");
+    if (!caption) out.built.figure.caption.clear();
     return out;
 }
 

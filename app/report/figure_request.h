@@ -39,7 +39,8 @@ std::optional<Metric> shown_metric(const FigureRequest& request, const PlotConte
 // The figure of `request` in `ctx` (its plot, metric and axis; the ladder, rung, sizes and tie
 // come from ctx). The error map of `errors` is the context rung's newest run at these settings.
 // Never throws: a figure with nothing to draw says why in empty_reason (an occupancy request
-// too: the occupancy view is not a figure of results).
+// too: the occupancy view is not a figure of results). The caption ends with the dates the runs
+// drawn were measured ("measured 2026-11-22"), on screen as in files.
 BuiltFigure build_figure(const ResultsStore& store, const PlotContext& ctx, const FigureRequest& request);
 
 // The results behind every export: the store the builders read, plus the file's own facts.
@@ -68,9 +69,16 @@ struct ExportFigure {
 
 // Builds the figure. Throws InputError for an unknown ladder, rung, axis or metric, or a
 // request that leaves nothing to draw (the message says what is missing from the results).
-// The caption is device, measurement date and problem size (caption = false: none).
+// The caption is device, problem size and the dates of the runs drawn (caption = false: none).
+// A sweep with fewer than two points on every line counts as nothing to draw.
 ExportFigure build_export_figure(const LoadedResults& results, const std::vector<Ladder>& ladders,
                                  const FigureRequest& request, bool caption = true);
+
+// A handout's figure shows what was measured: categories (rungs) without a bar in any series are
+// left out, the others renumbered (the window and `kladder export` keep every rung's slot, to
+// show what is missing).
+// Does nothing when no category or every category has a bar.
+void drop_unmeasured_categories(BuiltFigure& built);
 
 // "2026-11-22" from an ISO 8601 time, or the text as is.
 std::string date_of(const std::string& iso_time);

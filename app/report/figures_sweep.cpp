@@ -22,6 +22,9 @@ using plot::SeriesKind;
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr size_t kHighlightAbove = 3;  // more lines than this: the step's rung highlighted, the rest faint
+constexpr double kCloseSizes = 4;      // a size sweep spanning less than this factor gets one slot per value
+constexpr size_t kManyBars = 12;       // ...and at most this many values
 
 // Runs the runner refused before any GPU work because their buffers would not fit ("problem too
 // large for GPU memory: buffer 'S' needs 64.00 GiB, ..."): a marked point at the sweep position,
@@ -146,20 +149,29 @@ BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const
     f.caption = problem_caption(ctx);
 
     std::vector<SweepLine> lines = lines_of(store, ctx, axis, is_size);
+    // Many lines read as a tangle: the step's rung leads (first in the legend, drawn last) and
+    // the others are faint context.
+    const bool highlight = lines.size() > kHighlightAbove;
+    std::stable_partition(lines.begin(), lines.end(), [&](const SweepLine& l) { return l.rung->id == ctx.rung->id; });
     double max_ms = 0;
     for (const auto& l : lines)
         for (const auto* s : l.runs) max_ms = std::max(max_ms, s->record.timing->median_ms);
     TimeUnit tu = time_unit_for(max_ms);
 
-    std::vector<int64_t> values;  // category values for parameter sweeps
-    if (!is_size) {
-        for (const auto& l : lines)
-            for (const auto* s : l.runs) values.push_back(*axis_value(s->record, axis));
-        std::sort(values.begin(), values.end());
-        values.erase(std::unique(values.begin(), values.end()), values.end());
+    std::vector<int64_t> values;  // the measured axis values
+    for (const auto& l : lines)
+        for (const auto* s : l.runs) values.push_back(*axis_value(s->record, axis));
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    // Parameters, and sizes measured at a few close values (1792, 1793, 2048, 2049: within a
+    // factor of kCloseSizes), get one slot per value: on a size axis they would crowd together.
+    const bool slots = !is_size || (metric != Metric::Memory && values.size() >= 2 && values.size() <= kManyBars &&
+                                    values.front() > 0 && double(values.back()) / double(values.front()) < kCloseSizes);
+    if (slots) {
         for (int64_t v : values) f.x.categories.push_back(plot::format_fixed(double(v), 0, true));
-        const ParamSpec* spec = ctx.rung->find_param(axis);
+        const ParamSpec* spec = is_size ? nullptr : ctx.rung->find_param(axis);
         f.x.label = axis + (spec && !spec->help.empty() ? " (" + spec->help + ")" : "");
+        if (is_size) f.x.unit = "elements";
     } else {
         f.x.label = axis;
         f.x.unit = "elements";
@@ -171,11 +183,12 @@ BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const
         s.kind = SeriesKind::Line;
         s.name = l.rung->title;
         s.color = rung_color(*l.rung);
+        s.faint = highlight && l.rung->id != ctx.rung->id;
         std::vector<const StoredRun*> runs;
         for (const auto* r : l.runs) {
             const RunRecord& rec = r->record;
             double x = double(*axis_value(rec, axis));
-            if (!is_size)
+            if (slots)
                 x = double(std::lower_bound(values.begin(), values.end(), *axis_value(rec, axis)) - values.begin());
             double y = metric == Metric::Time ? rec.timing->median_ms * tu.per_ms
                        : metric == Metric::Memory

@@ -108,7 +108,7 @@ BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx, Metr
     int with_runs = 0;
     std::string note;  // the counters_note of a run without the counters asked for
     for (const auto& r : ctx.ladder->rungs) {
-        f.x.categories.push_back(r.title);
+        f.x.categories.push_back(r.label());
         const StoredRun* s = run_for(store, ctx, r);
         out.bar_runs.push_back(s);
         out.bar_colors.push_back(rung_color(r));
@@ -183,7 +183,7 @@ BuiltFigure roofline(const ResultsStore& store, const PlotContext& ctx) {
         double x = rec.values.num(tag::flops) / bytes;
         Series pt;
         pt.kind = SeriesKind::Scatter;
-        pt.name = r.title + source;
+        pt.name = r.label() + source;
         pt.color = rung_color(r);
         pt.points.push_back({x, rec.values.num(tag::tflops)});
         f.series.push_back(pt);

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "base/errors.h"
+#include "model/run_metrics.h"
 #include "report/markdown_text.h"
 
 namespace kl::report {
@@ -34,31 +35,35 @@ std::string demote_headings(const std::string& markdown, int levels) {
 
 // [SECTION] Markdown
 
-// Lesson prose stays Markdown with its raw HTML escaped (markdown_prose); titles, and everything
-// a results file or the program's figures supply, are text and never become Markdown
-// (markdown_text): handout.md is pasted into renderers that allow HTML and load images.
-namespace {
-void figure_markdown(std::ostringstream& md, size_t i, const HandoutFigure* fig) {
-    if (fig && fig->missing.empty()) {
-        md << "![" << markdown_text(fig->title) << "](" << fig->png << ")\n\n";
-        md << "*Figure " << (i + 1) << ": " << markdown_text(fig->title) << ".";
-        if (!fig->caption.empty()) md << " " << markdown_text(fig->caption) << ".";
-        md << " [SVG](" << fig->svg << ") · [PDF](" << fig->pdf << ")*\n\n";
-    } else if (fig) {
-        md << "*No figure for this step: " << markdown_text(fig->missing) << "*\n\n";
-    }
+std::optional<HandoutEdition> handout_edition_from_name(const std::string& name) {
+    if (name == "student") return HandoutEdition::Student;
+    if (name == "instructor") return HandoutEdition::Instructor;
+    return std::nullopt;
 }
-}  // namespace
 
-std::string handout_markdown(const HandoutInput& in) {
+const char* handout_edition_name(HandoutEdition edition) {
+    return edition == HandoutEdition::Student ? "student" : "instructor";
+}
+
+namespace {
+
+const char* kBlank = "\\_\\_\\_\\_\\_\\_\\_\\_\\_\\_\\_\\_";  // a line to write on, as Markdown
+
+void write_header(std::ostringstream& md, const HandoutInput& in) {
     const Lesson& L = *in.lesson;
-    std::ostringstream md;
+    const bool student = in.edition == HandoutEdition::Student;
     md << "# Lesson " << L.number << ": " << markdown_text(L.title) << "\n\n";
+    md << "*" << (student ? "Student" : "Instructor") << " edition. Measured on " << markdown_text(in.source)
+       << ": every figure shows this device only; the measurements are in [" << in.results_name << "]("
+       << in.results_name << ").*\n\n";
     if (!L.summary.empty()) md << markdown_prose(L.summary) << "\n\n";
-    md << "*Measurements: " << markdown_text(in.source) << ". The figures and key numbers are in [" << in.results_name
-       << "](" << in.results_name << ")"
-       << (in.number_sources.empty() ? "" : "; each number quoted in the text names its run at the end") << ".*\n\n";
-
+    if (student) return;
+    if (!in.device_table.empty()) {
+        md << "## The device\n\n| | |\n|---|---|\n";
+        for (const auto& f : in.device_table)
+            md << "| " << markdown_text(f.name) << " | " << markdown_text(f.value) << " |\n";
+        md << "\n";
+    }
     if (!in.tables.empty()) {
         md << "## Key numbers\n\n";
         for (const auto& t : in.tables) {
@@ -67,23 +72,84 @@ std::string handout_markdown(const HandoutInput& in) {
             md << key_table_markdown(t) << "\n";
         }
         md << "Rates are ideal bytes (or FLOPs) over the median time; \"% of reference\" is the reference rung's time "
-              "over "
-              "this rung's time, where the run measured it.\n\n";
+              "over this rung's time, where the run measured it.\n\n";
     }
+}
 
+void write_figure(std::ostringstream& md, const HandoutFigure& fig, size_t step) {
+    if (fig.same_as > 0) {
+        md << "*Figure " << step << ": the same figure as Figure " << fig.same_as << " (step " << fig.same_as
+           << ").*\n\n";
+    } else if (fig.missing.empty()) {
+        md << "![" << markdown_text(fig.title) << "](" << fig.png << ")\n\n";
+        md << "*Figure " << step << ": " << markdown_text(fig.title) << ".";
+        if (!fig.caption.empty()) md << " " << markdown_text(fig.caption) << ".";
+        md << " [SVG](" << fig.svg << ") · [PDF](" << fig.pdf << ")*\n\n";
+    } else {
+        md << "*Figure " << step << ": not recorded for this device. " << markdown_text(fig.missing) << "*\n\n";
+    }
+}
+
+// The step's questions: blanks to fill in the student edition; in the instructor edition the
+// question, with what this device measured for the prediction (the answers follow at the end).
+void write_predictions(std::ostringstream& md, const HandoutInput& in, size_t i) {
+    const LessonStep& s = in.lesson->steps[i];
+    const bool student = in.edition == HandoutEdition::Student;
+    if (!s.predict_ask.empty()) {
+        std::string unit = run_metric_unit(s.predict_metric);
+        md << "**Predict:** " << markdown_prose(s.predict_ask, false);
+        if (student) md << "\n\nYour prediction: " << kBlank << (unit.empty() ? "" : " " + markdown_text(unit));
+        md << "\n\n";
+        md << "*Write it down before reading the measurements after the steps.*\n\n";
+    }
+    if (!student && i < in.step_measured.size() && !in.step_measured[i].empty())
+        md << "**Measured on this device:** " << markdown_text(in.step_measured[i]) << "\n\n";
+    if (!s.question.empty()) {
+        md << "**" << (s.predict_ask.empty() ? "Predict" : "Question") << ":** " << markdown_prose(s.question, false);
+        if (student) md << "\n\nYour answer: " << kBlank << kBlank << kBlank;
+        md << "\n\n";
+    }
+}
+
+// After all steps, each predict step's measurements (course/reveal.h): the text past its marker,
+// its figure and, in the instructor edition, its why.
+void write_reveals(std::ostringstream& md, const HandoutInput& in) {
+    const Lesson& L = *in.lesson;
+    bool any = false;
+    for (size_t i = 0; i < L.steps.size(); ++i) {
+        const LessonStep& s = L.steps[i];
+        if (s.predict_metric.empty()) continue;
+        if (!any) md << "## The measurements, after your predictions\n\n";
+        any = true;
+        md << "### " << (i + 1) << ". " << markdown_text(s.title) << "\n\n";
+        if (i < in.step_reveals.size() && !in.step_reveals[i].empty())
+            md << markdown_prose(demote_headings(in.step_reveals[i], 3)) << "\n";
+        if (i < in.step_figures.size() && !in.step_figures[i].title.empty())
+            write_figure(md, in.step_figures[i], i + 1);
+        if (in.edition == HandoutEdition::Instructor && !s.predict_why.empty())
+            md << "**Why:** " << markdown_prose(s.predict_why, false) << "\n\n";
+    }
+}
+
+}  // namespace
+
+// Lesson prose stays Markdown with its raw HTML escaped (markdown_prose); titles, and everything
+// a results file or the program's figures supply, are text and never become Markdown
+// (markdown_text): handout.md is pasted into renderers that allow HTML and load images.
+std::string handout_markdown(const HandoutInput& in) {
+    const Lesson& L = *in.lesson;
+    const bool student = in.edition == HandoutEdition::Student;
+    std::ostringstream md;
+    write_header(md, in);
     md << "## Steps\n\n";
     std::vector<std::pair<size_t, const LessonStep*>> answered;
     for (size_t i = 0; i < L.steps.size(); ++i) {
         const LessonStep& s = L.steps[i];
         md << "### " << (i + 1) << ". " << markdown_text(s.title) << "\n\n";
         if (!s.text.empty()) md << markdown_prose(demote_headings(s.text, 3)) << "\n";
-        const HandoutFigure* fig =
-            i < in.step_figures.size() && !in.step_figures[i].title.empty() ? &in.step_figures[i] : nullptr;
-        const bool predict = !s.predict_metric.empty();
-        if (!predict) figure_markdown(md, i, fig);  // a prediction's figure follows the steps
-        if (predict)
-            md << "**Your prediction:** " << markdown_prose(s.predict_ask, false)
-               << " Write it down before reading the measurements after the steps.\n\n";
+        // A prediction's figure waits for after the steps (write_reveals).
+        if (s.predict_metric.empty() && i < in.step_figures.size() && !in.step_figures[i].title.empty())
+            write_figure(md, in.step_figures[i], i + 1);
         if (!s.look_at.empty()) md << "**Look at:** " << markdown_prose(s.look_at, false) << "\n\n";
         if (i < in.step_timelines.size() && !in.step_timelines[i].empty()) {  // [timeline]
             md << "**Kernels of one repetition** ([CSV](" << in.step_timeline_csv[i] << ")):\n\n"
@@ -93,25 +159,11 @@ std::string handout_markdown(const HandoutInput& in) {
             md << "**Calculator** (GPT-2 small on " << in.calculator.gpus
                << " GPUs; rates: " << markdown_text(in.calculator_source) << "):\n\n"
                << calculator_markdown(in.calculator) << "\n";
-        if (!s.question.empty()) {  // one prediction per step: beside predict, a question
-            md << (predict ? "**Question:** " : "**Predict:** ") << markdown_prose(s.question, false) << "\n\n";
-            if (!s.answer.empty()) answered.push_back({i, &s});
-        }
+        write_predictions(md, in, i);
+        if (!s.question.empty() && !s.answer.empty()) answered.push_back({i, &s});
     }
-    bool any_prediction = false;
-    for (size_t i = 0; i < L.steps.size(); ++i) {
-        const LessonStep& s = L.steps[i];
-        if (s.predict_metric.empty()) continue;
-        if (!any_prediction) md << "## The measurements, after your predictions\n\n";
-        any_prediction = true;
-        md << "### " << (i + 1) << ". " << markdown_text(s.title) << "\n\n";
-        if (i < in.step_reveals.size() && !in.step_reveals[i].empty())
-            md << markdown_prose(demote_headings(in.step_reveals[i], 3)) << "\n";
-        figure_markdown(
-            md, i, i < in.step_figures.size() && !in.step_figures[i].title.empty() ? &in.step_figures[i] : nullptr);
-        if (!s.predict_why.empty()) md << "**Why:** " << markdown_prose(s.predict_why, false) << "\n\n";
-    }
-    if (!answered.empty()) {
+    write_reveals(md, in);
+    if (!student && !answered.empty()) {
         md << "## Answers\n\n";
         for (const auto& [i, s] : answered)
             md << "- **Step " << (i + 1) << ".** " << markdown_prose(s->answer, false) << "\n";

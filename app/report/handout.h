@@ -10,17 +10,35 @@
 
 namespace kl::report {
 
+enum class HandoutEdition {
+    Student,     // no answers, no key numbers: each prediction a blank to fill
+    Instructor,  // the answers, what this device measured for each prediction, key numbers, the device
+};
+// "student" / "instructor" (nullopt for anything else).
+std::optional<HandoutEdition> handout_edition_from_name(const std::string& name);
+const char* handout_edition_name(HandoutEdition edition);
+
 // One figure of a step: file names relative to the handout, or why there is none.
 struct HandoutFigure {
     std::string title, caption;
     std::string png, svg, pdf;
     std::string missing;  // non-empty: not exported, and why
+    size_t same_as = 0;   // > 0: byte-identical to step same_as's figure (numbered from 1), not repeated
+};
+
+// A row of the instructor edition's device table: "SMs", "132".
+struct DeviceFact {
+    std::string name, value;
 };
 
 struct HandoutInput {
     const Lesson* lesson = nullptr;
-    std::string results_name;                 // the results copy beside the handout ("results.json")
-    std::string source;                       // "NVIDIA H100 80GB HBM3, measured 2026-11-22 by kladder 0.1.0"
+    HandoutEdition edition = HandoutEdition::Instructor;
+    std::string results_name;              // the results copy beside the handout ("results.json")
+    std::string source;                    // "NVIDIA H100 80GB HBM3, measured 2026-11-22 with kladder 0.1.0"
+    std::vector<DeviceFact> device_table;  // instructor edition
+    // [instructor] per step: what this device measured for the step's prediction ("4,372 GB/s"), or ""
+    std::vector<std::string> step_measured;
     std::vector<HandoutFigure> step_figures;  // one per lesson step (empty title: the step has no plot)
     std::vector<KeyTable> tables;
     // Numbers quoted in the text ("[3]" after each): where each came from, in order.

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -19,8 +20,10 @@
 #include "course/prediction.h"
 #include "course/reveal.h"
 #include "plot/file_write.h"
+#include "plot/ticks.h"
 #include "report/figure_files.h"
 #include "report/handout.h"
+#include "report/handout_results.h"
 #include "report/key_numbers.h"
 #include "report/timeline_table.h"
 
@@ -101,27 +104,26 @@ class Staging {
     bool moved_ = false;
 };
 
-// The device a results file names, as shown: at most kDeviceNameChars, control characters visible.
-std::string shown_device(const LoadedResults& results) {
-    return results.file.device ? printable(results.file.device->name, kDeviceNameChars) : "unknown device";
+// "NVIDIA H100 80GB HBM3, measured 2026-11-22: vector_add TPB=256 ..." (who, when and what; the
+// file a recording came from stays out of the handout).
+std::string cited(const BoundValue& v) {
+    if (!v.ok) return "unresolved: " + v.error;
+    return v.device + (v.date.empty() ? "" : ", measured " + v.date) + (v.what.empty() ? "" : ": " + v.what);
 }
 
-// The lesson's texts with bound numbers filled in from the exported results first, then the
-// recordings; each number is followed by "[k]", k indexing `sources` (one entry per run). A step
+// The lesson's texts with bound numbers filled in as the window fills them with the recordings
+// (the text names the reference GPU these numbers come from, whatever device the handout
+// shows); each number is followed by "[k]", k indexing `sources` (one entry per run). A step
 // with predict is bound as the window shows it before the prediction (course/reveal.h): its text
 // up to `<!-- reveal -->`, the predicted figure withheld; what follows the marker goes to
 // `reveals`, bound in full, for the handout's part after the predictions.
-Lesson bind_numbers(const Lesson& lesson, const LoadedResults& results, const std::vector<Ladder>& ladders,
-                    std::vector<std::string>* sources, std::vector<std::string>* reveals) {
+Lesson bind_numbers(const Lesson& lesson, const std::vector<Ladder>& ladders, std::vector<std::string>* sources,
+                    std::vector<std::string>* reveals) {
     NumberSources numbers(&ladders);
     std::vector<std::string> errors;  // a recording that does not load leaves its numbers unresolved
     numbers.load_recorded(assets_dir() + "/recorded", &errors);
-    std::string device = shown_device(results);
-    for (const auto& r : results.file.runs) numbers.add_run(r, true, device, results.file.created, results.path);
-    if (results.file.calibration)
-        numbers.set_live_calibration(*results.file.calibration, device, results.path + " (calibration)");
     auto cite = [sources](const BoundValue& v) {
-        std::string line = v.source_line();
+        std::string line = cited(v);
         size_t k = std::find(sources->begin(), sources->end(), line) - sources->begin();
         if (k == sources->size()) sources->push_back(line);
         return v.shown + " [" + std::to_string(k + 1) + "]";
@@ -140,9 +142,52 @@ Lesson bind_numbers(const Lesson& lesson, const LoadedResults& results, const st
         st.question = before.render(numbers, st.question, nullptr, cite);
         if (before.closed()) st.predict_ask = before.render(numbers, prediction_prompt(st), nullptr, cite);
         st.answer = numbers.render(st.answer, nullptr, cite);
+        if (!before.closed()) st.predict_ask = numbers.render(st.predict_ask, nullptr, cite);
         st.predict_why = numbers.render(st.predict_why, nullptr, cite);
     }
     return L;
+}
+
+// [instructor] What the handout's device measured for each step's prediction ("4,372 GB/s").
+std::vector<std::string> measured_answers(const Lesson& lesson, const LoadedResults& results,
+                                          const std::vector<Ladder>& ladders) {
+    NumberSources numbers(&ladders);
+    const std::string device = results_device(results.file);
+    for (const auto& r : results.store.runs()) numbers.add_run(r.record, true, device, "", r.origin);
+    if (results.file.calibration) numbers.set_live_calibration(*results.file.calibration, device, "calibration");
+    std::vector<std::string> out(lesson.steps.size());
+    for (size_t i = 0; i < lesson.steps.size(); ++i) {
+        const LessonStep& st = lesson.steps[i];
+        if (st.predict_metric.empty() || st.ladder.empty()) continue;
+        BoundValue v = numbers.resolve(prediction_binding(st));
+        if (v.ok) out[i] = v.shown + (v.what.empty() ? "" : " (" + v.what + ")");
+    }
+    return out;
+}
+
+// [instructor] The device's facts as its results file records them, and the calibration.
+std::vector<DeviceFact> device_table(const LoadedResults& results) {
+    std::vector<DeviceFact> t;
+    t.push_back({"GPU", results_device(results.file)});
+    t.push_back({"Measured", measured_dates(results.store)});
+    if (const auto& d = results.file.device) {
+        if (d->cc_major > 0) t.push_back({"Architecture", d->arch()});
+        if (d->sm_count > 0) t.push_back({"SMs", std::to_string(d->sm_count)});
+        if (d->l2_bytes > 0) t.push_back({"L2 cache", plot::format_value(d->l2_bytes / 1048576.0, 3) + " MiB"});
+        if (d->global_mem_bytes > 0)
+            t.push_back({"Memory", plot::format_value(d->global_mem_bytes / 1073741824.0, 3) + " GiB"});
+        if (d->smem_per_sm > 0) t.push_back({"Shared memory per SM", std::to_string(d->smem_per_sm / 1024) + " KiB"});
+        if (d->sm_clock_khz > 0) t.push_back({"Peak SM clock", std::to_string(d->sm_clock_khz / 1000) + " MHz"});
+    }
+    if (const auto& c = results.file.calibration; c && c->valid()) {
+        std::string when = c->measured_at.empty() ? "" : " (" + date_of(c->measured_at) + ")";
+        t.push_back({"Copy bandwidth, measured", plot::format_value(c->copy_gbps, 4) + " GB/s" + when});
+        if (c->sgemm_tflops > 0)
+            t.push_back({"cuBLAS fp32 at 4096^3", plot::format_value(c->sgemm_tflops, 3) + " TFLOP/s"});
+        if (c->bf16_tflops > 0)
+            t.push_back({"cuBLAS bf16 at 4096^3", plot::format_value(c->bf16_tflops, 3) + " TFLOP/s"});
+    }
+    return t;
 }
 
 std::string problem_key(const PlotContext& ctx) {
@@ -153,62 +198,68 @@ std::string problem_key(const PlotContext& ctx) {
 
 }  // namespace
 
-// [SECTION] Export
+// [SECTION] Figures
 
-LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& results,
-                                  const std::vector<Ladder>& ladders, const std::string& out_dir,
-                                  const plot::ExportOptions& options, bool caption) {
-    LessonExportSummary summary;
-    InterruptGuard guard;  // a signal stops the export at its next file and removes what it staged
-    Staging staging(out_dir);
-    HandoutInput handout;
-    handout.lesson = &lesson;
-    handout.results_name = "results.json";
-    std::string device = shown_device(results);
-    handout.source = device + ", measured " + date_of(results.file.created) +
-                     (results.file.tool.empty() ? "" : " with " + results.file.tool);
-    handout.step_figures.resize(lesson.steps.size());
-    if (results.file.calibration && results.file.calibration->bf16_tflops > 0) {  // [calculator]
-        handout.calculator.gemm_tflops = handout.calculator.peak_tflops = results.file.calibration->bf16_tflops;
-        handout.calculator_source =
-            "cuBLAS bf16 at 4096^3 measured on " + device + ", " + date_of(results.file.calibration->measured_at);
-    } else {
-        handout.calculator.gemm_tflops = handout.calculator.peak_tflops = 989;
+namespace {
+
+// Why a built step figure cannot stand in the handout, or "": the step's own rung not among the
+// bars (its slot would be empty, and the text is about it).
+std::string unusable(const ExportFigure& fig, const LessonStep& step) {
+    if (step.rung.empty() || fig.built.bar_runs.empty()) return "";
+    for (const StoredRun* r : fig.built.bar_runs)
+        if (r && r->record.rung == step.rung) return "";
+    return "No run of " + step.rung + " at " + format_sizes(fig.context.sizes) + ".";
+}
+
+// One step's figure: built, rendered and staged, or why not. A figure byte-identical to an
+// earlier step's is not repeated (the handout points to the first).
+struct FigureFiles {
+    Staging& staging;
+    const plot::ExportOptions& page;
+    std::vector<std::string> svgs;  // per step, "" for none
+};
+
+std::optional<PlotContext> stage_step_figure(const LessonStep& step, size_t i, const LoadedResults& results,
+                                             const std::vector<Ladder>& ladders, const LessonExportOptions& options,
+                                             FigureFiles& files, HandoutFigure& hf) {
+    FigureRequest req = request_for_step(step);
+    hf.title = step.title;
+    ExportFigure fig;
+    try {
+        fig = build_export_figure(results, ladders, req, options.caption);
+    } catch (const InputError& e) {
+        // Missing data for one step is reported, not fatal; bad files and folders are.
+        std::string why = e.what();
+        if (why.rfind(results.path + ": no data", 0) != 0) throw;
+        hf.missing = "The results hold " + why.substr(results.path.size() + 2) + ".";  // "no data for the sweep ..."
+        return std::nullopt;
     }
-    std::set<std::string> tabled;
-
-    for (size_t i = 0; i < lesson.steps.size(); ++i) {
-        const LessonStep& step = lesson.steps[i];
-        if (step.plot.empty() || step.ladder.empty()) continue;
-        FigureRequest req = request_for_step(step);
-        HandoutFigure& hf = handout.step_figures[i];
-        hf.title = step.title;
-        try {
-            ExportFigure fig = build_export_figure(results, ladders, req, caption);
-            std::string base = step_figure_name(i, step.plot);
-            hf.title = fig.built.figure.title.empty() ? step.title : fig.built.figure.title;
-            hf.caption = fig.built.figure.caption;
-            for (plot::ExportFormat f : {plot::ExportFormat::Svg, plot::ExportFormat::Pdf, plot::ExportFormat::Png}) {
-                std::string name = base + "." + plot::format_name(f);
-                staging.write(name, render_or_throw(fig.built.figure, f, options, "'" + name + "'"));
-            }
-            hf.svg = base + ".svg";
-            hf.pdf = base + ".pdf";
-            hf.png = base + ".png";
-            ++summary.figures;
-            if (tabled.insert(problem_key(fig.context)).second)
-                handout.tables.push_back(key_numbers(results, fig.context));
-        } catch (const InputError& e) {
-            // Missing data for one step is reported, not fatal; bad files and folders are.
-            std::string why = e.what();
-            if (why.rfind(results.path + ": no data", 0) != 0) throw;
-            hf.missing = "the results hold no data for it (" + why.substr(results.path.size() + 2) + ").";
-            summary.skipped.push_back("step " + std::to_string(i + 1) + " (" + step.plot +
-                                      "): " + why.substr(results.path.size() + 2));
+    hf.missing = unusable(fig, step);
+    if (!hf.missing.empty()) return std::nullopt;
+    drop_unmeasured_categories(fig.built);  // no empty slots on paper
+    std::string base = step_figure_name(i, step.plot);
+    hf.title = fig.built.figure.title.empty() ? step.title : fig.built.figure.title;
+    hf.caption = fig.built.figure.caption;
+    std::string svg = render_or_throw(fig.built.figure, plot::ExportFormat::Svg, files.page, "'" + base + ".svg'");
+    for (size_t k = 0; k < i; ++k)
+        if (files.svgs[k] == svg) {
+            hf.same_as = k + 1;
+            return fig.context;
         }
+    files.svgs[i] = svg;
+    files.staging.write(base + ".svg", svg);
+    for (plot::ExportFormat f : {plot::ExportFormat::Pdf, plot::ExportFormat::Png}) {
+        std::string name = base + "." + plot::format_name(f);
+        files.staging.write(name, render_or_throw(fig.built.figure, f, files.page, "'" + name + "'"));
     }
+    hf.svg = base + ".svg";
+    hf.pdf = base + ".pdf";
+    hf.png = base + ".png";
+    return fig.context;
+}
 
-    // [timeline] the step's rung traced at the step's sizes (or any traced run of it)
+// [timeline] the step's rung traced at the step's sizes (or any traced run of it)
+void stage_timelines(const Lesson& lesson, const LoadedResults& results, Staging& staging, HandoutInput& handout) {
     handout.step_timelines.resize(lesson.steps.size());
     handout.step_timeline_csv.resize(lesson.steps.size());
     for (size_t i = 0; i < lesson.steps.size(); ++i) {
@@ -225,9 +276,71 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
         handout.step_timeline_csv[i] = "step" + std::to_string(i + 1) + "_timeline.csv";
         staging.write(handout.step_timeline_csv[i], timeline_csv(*traced));
     }
+}
+
+}  // namespace
+
+// [SECTION] Export
+
+std::string device_folder_name(const std::string& device) {
+    std::string out;
+    for (char c : device) {
+        bool word = std::isalnum(static_cast<unsigned char>(c)) != 0;
+        if (word)
+            out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        else if (!out.empty() && out.back() != '_')
+            out += '_';
+        if (out.size() >= 64) break;
+    }
+    while (!out.empty() && out.back() == '_') out.pop_back();
+    return out.empty() ? "device" : out;
+}
+
+LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& results,
+                                  const std::vector<Ladder>& ladders, const std::string& out_dir,
+                                  const LessonExportOptions& options) {
+    LessonExportSummary summary;
+    InterruptGuard guard;  // a signal stops the export at its next file and removes what it staged
+    Staging staging(out_dir);
+    HandoutInput handout;
+    handout.lesson = &lesson;
+    handout.edition = options.edition;
+    handout.results_name = "results.json";
+    const std::string device = results_device(results.file);
+    summary.folder = out_dir;
+    summary.device = device;
+    handout.source = device + ", " + measured_dates(results.store) +
+                     (results.file.tool.empty() ? "" : " (" + results.file.tool + ")");
+    handout.step_figures.resize(lesson.steps.size());
+    if (results.file.calibration && results.file.calibration->bf16_tflops > 0) {  // [calculator]
+        handout.calculator.gemm_tflops = handout.calculator.peak_tflops = results.file.calibration->bf16_tflops;
+        handout.calculator_source =
+            "cuBLAS bf16 at 4096^3 measured on " + device + ", " + date_of(results.file.calibration->measured_at);
+    } else {
+        handout.calculator.gemm_tflops = handout.calculator.peak_tflops = 989;
+    }
+    std::set<std::string> tabled;
+    FigureFiles files{staging, options.page, std::vector<std::string>(lesson.steps.size())};
+    for (size_t i = 0; i < lesson.steps.size(); ++i) {
+        const LessonStep& step = lesson.steps[i];
+        if (step.plot.empty() || step.ladder.empty()) continue;
+        HandoutFigure& hf = handout.step_figures[i];
+        std::optional<PlotContext> ctx = stage_step_figure(step, i, results, ladders, options, files, hf);
+        if (!ctx) {
+            summary.skipped.push_back("step " + std::to_string(i + 1) + " (" + step.plot + "): " + hf.missing);
+            continue;
+        }
+        if (hf.same_as == 0) ++summary.figures;
+        if (tabled.insert(problem_key(*ctx)).second) handout.tables.push_back(key_numbers(results, *ctx));
+    }
+    stage_timelines(lesson, results, staging, handout);
     staging.write(handout.results_name, results.bytes);
-    Lesson bound = bind_numbers(lesson, results, ladders, &handout.number_sources, &handout.step_reveals);
+    Lesson bound = bind_numbers(lesson, ladders, &handout.number_sources, &handout.step_reveals);
     handout.lesson = &bound;
+    if (options.edition == HandoutEdition::Instructor) {
+        handout.device_table = device_table(results);
+        handout.step_measured = measured_answers(lesson, results, ladders);
+    }
     std::string md = handout_markdown(handout);
     staging.write("handout.md", md);
     staging.write("handout.html", markdown_to_html(md, "Lesson " + std::to_string(lesson.number) + ": " +
@@ -235,6 +348,27 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
     staging.commit();
     summary.written = staging.names();
     return summary;
+}
+
+std::vector<LessonExportSummary> export_lesson_handouts(const Lesson& lesson, std::vector<LoadedResults> files,
+                                                        const std::vector<Ladder>& ladders, const std::string& out_dir,
+                                                        const LessonExportOptions& options) {
+    if (!options.per_device) return {export_lesson(lesson, merge_results(std::move(files)), ladders, out_dir, options)};
+    std::vector<LoadedResults> devices = merge_per_device(std::move(files));
+    if (devices.size() == 1) return {export_lesson(lesson, devices.front(), ladders, out_dir, options)};
+    // One folder per device inside out_dir (created like any destination: its parent must exist).
+    check_writable_folder(fs::path(out_dir).lexically_normal().parent_path().empty()
+                              ? "."
+                              : fs::path(out_dir).lexically_normal().parent_path().string(),
+                          out_dir);
+    std::error_code ec;
+    fs::create_directory(out_dir, ec);
+    std::vector<LessonExportSummary> out;
+    for (const auto& d : devices) {
+        std::string folder = (fs::path(out_dir) / device_folder_name(results_device(d.file))).string();
+        out.push_back(export_lesson(lesson, d, ladders, folder, options));
+    }
+    return out;
 }
 
 }  // namespace kl::report

@@ -36,6 +36,8 @@ void ResultsStore::add_file(const ResultsFile& file, const std::string& origin) 
     // of a million characters once took a second a frame to lay out).
     src.device = file.device ? printable(file.device->name, kDeviceNameChars) : std::string();
     src.created = file.created;
+    src.tool = file.tool;
+    src.command = file.command;
     src.calibration = file.calibration;
     src.runs = file.runs.size();
     src.device_info = file.device;

@@ -25,6 +25,7 @@ struct StoredRun {
 // One loaded results file, for the "measured on ..." banner.
 struct RecordedSource {
     std::string path, device, created;
+    std::string tool, command;              // as the file records them (an export writes them back)
     std::optional<DeviceInfo> device_info;  // with its limits (schema v2) for the occupancy view
     std::optional<Calibration> calibration;
     size_t runs = 0;

@@ -224,3 +224,47 @@ TEST(DeviceCards, TwoDeviceNamesWithOneCardAreRefusedNamingBoth) {
     EXPECT_EQ(cards[0].first, "gpu_x");
     EXPECT_EQ(cards[1].first, "gpu_y");
 }
+
+// [SECTION] Short rung labels (`short`, docs/formats.md): one line, at most kShortLabelChars,
+// unique within the ladder; refused in one line naming the file, the line and the rung.
+
+namespace {
+// A two-rung ladder whose rungs carry the given `short` lines (empty: none).
+std::string short_label_error(const TempTree& t, const std::string& first, const std::string& second) {
+    t.write("tiny/01_one.cu", "extern \"C\" __global__ void one() {}\n");
+    std::string launch = "  [[rung.launch]]\n  entry = \"one\"\n  grid = [\"1\"]\n  block = [\"32\"]\n  args = []\n";
+    std::string m =
+        t.write("tiny/ladder.toml",
+                "[ladder]\nid = \"tiny\"\ntitle = \"Tiny\"\noperation = \"gelu\"\n"
+                "sizes = { n = 1000 }\n\n[[rung]]\nid = \"one\"\ntitle = \"One\"\n" +
+                    first + "file = \"01_one.cu\"\n" + launch + "\n[[rung]]\nid = \"two\"\ntitle = \"Two\"\n" + second +
+                    "file = \"01_one.cu\"\n" + launch);
+    try {
+        kl::Ladder L = kl::load_ladder(m);
+        return "loaded: " + L.rungs.at(0).label() + " / " + L.rungs.at(1).label();
+    } catch (const kl::InputError& e) { return e.what(); }
+}
+}  // namespace
+
+TEST(ManifestShortLabels, ValidOnesNameTheBarsAndBadOnesAreRefusedInOneLine) {
+    TempTree t;
+    const std::string file = t.path("tiny/ladder.toml");
+    EXPECT_EQ(short_label_error(t, "short = \"First\"\n", ""), "loaded: First / Two");
+    EXPECT_EQ(short_label_error(t, "short = \"Same\"\n", "short = \"Same\"\n"),
+              file + ":21: rung 'two'.short: 'Same' is already rung 'one''s label");
+    EXPECT_EQ(short_label_error(t, "", "short = \"One\"\n"),
+              file + ":20: rung 'two'.short: 'One' is already rung 'one''s label");
+    EXPECT_EQ(short_label_error(t, "short = \"A label far too long for an axis\"\n", ""),
+              file + ":10: rung[0].short: 32 characters, at most 24 (it names a bar on a plot axis)");
+    EXPECT_EQ(short_label_error(t, "short = \"two\\nlines\"\n", ""),
+              file + ":10: rung[0].short: must be one line of text (no control characters)");
+    EXPECT_EQ(short_label_error(t, "short = \"  \"\n", ""), file + ":10: rung[0].short: is empty");
+    // 24 characters of UTF-8 (two bytes each) are 24, not 48.
+    EXPECT_EQ(short_label_error(t,
+                                "short = \"\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3"
+                                "\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3"
+                                "\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\"\n",
+                                "")
+                  .rfind("loaded: ", 0),
+              0u);
+}

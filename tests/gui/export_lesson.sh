@@ -76,4 +76,26 @@ if len(errs) != 1 or "\n" in errs[0] or "blocker" not in errs[0]:
     print(f"FAIL: expected one line naming the folder, got {r['errors_shown']}"); sys.exit(1)
 print("failure shown: " + errs[0])
 PY
+
+# The same handout as `kladder export-lesson` (issue 38): the window, given two H100 files and an
+# H200 one, exports the device its plots show (the first file's); the command line, given the two
+# H100 files, writes the same handout, results and figures byte for byte.
+kladder=$(dirname "$gui")/../cli/kladder
+rec=$(cd "$here/../.." && pwd)/assets/recorded
+if [ -x "$kladder" ]; then
+    printf 'wait 2\nclick button:export_lesson\nwait 1\nclick button:export_lesson_go\nwait 2\nwait_idle\nwait 1\n' \
+        > "$out/script3.txt"
+    HOME="$out/same" "$gui" --no-save --no-runner --no-recorded --results "$rec/h100_elementwise.json" \
+        --results "$rec/h100_vector_add_sweep_tpb.json" --results "$rec/h200_elementwise.json" --size 1280x800 \
+        --lesson first_kernel --step 3 --script "$out/script3.txt" --max-seconds 120 --report "$out/report3.json" \
+        > "$out/stdout3.txt" 2> "$out/stderr3.txt"
+    "$kladder" export-lesson first_kernel --results "$rec/h100_elementwise.json" \
+        --results "$rec/h100_vector_add_sweep_tpb.json" -o "$out/cli" > /dev/null || { echo "FAIL: kladder export-lesson"; exit 1; }
+    window="$out/same/kernel-ladder-export/first_kernel"
+    for f in handout.md results.json step03_bars.svg step04_sweep.svg; do
+        cmp -s "$window/$f" "$out/cli/$f" || { echo "FAIL: the window's $f differs from kladder's"; exit 1; }
+    done
+    grep -q "H200" "$window/handout.md" && { echo "FAIL: the H200 is in the window's H100 handout"; exit 1; }
+    echo "the window's handout is kladder's"
+fi
 echo ok

@@ -123,10 +123,112 @@ TEST(LayoutCategories, LongNamesWrapThenTurnVertical) {
         f.x.categories.push_back("rung number " + std::to_string(i) + " with a long name");
         f.series[0].points.push_back({double(i), 1.0});
     }
+    // Bars left vertical on purpose: the names turn vertical.
+    f.bars = BarOrientation::Vertical;
     Layout vertical = compute_layout(f, 420, 260, approximate_measure(), print_theme());
     EXPECT_TRUE(vertical.x.vertical_labels);
     EXPECT_TRUE(vertical.x.ticks[0].label.at(0).vertical);
     EXPECT_EQ(broken_promise(vertical), "");
+}
+
+// More than kManyBars bars (Auto): drawn across, first category at the top, every name whole on
+// one line left of its bar, on a page tall enough for a row each (export_height).
+TEST(LayoutCategories, ManyBarsGoAcrossWithWholeNames) {
+    Figure f;
+    Series bars;
+    bars.kind = SeriesKind::Bars;
+    bars.value_labels = true;
+    for (int i = 0; i < 26; ++i) {
+        f.x.categories.push_back("rung " + std::to_string(i) + " short name");
+        bars.points.push_back({double(i), 10.0 + i});
+    }
+    f.series.push_back(bars);
+    f.series.push_back(make_hline("copy roof", 30.0));
+    const MeasureText m = approximate_measure();
+    const Theme th = print_theme();
+    ASSERT_TRUE(horizontal_bars_wanted(f, 468, m, th));
+    double h = export_height(f, 468, 288, m, th);
+    EXPECT_GT(h, 288.0);
+    Layout L = compute_layout(f, 468, h, m, th);
+    ASSERT_TRUE(L.drawn);
+    EXPECT_TRUE(L.y.category);
+    ASSERT_EQ(L.bars.size(), 26u);
+    EXPECT_TRUE(L.bars[0].horizontal);
+    EXPECT_LT(L.bars[0].rect.y, L.bars[25].rect.y);  // the first rung at the top
+    size_t named = 0;
+    for (const PlacedTick& t : L.y.ticks)
+        for (const TextCmd& line : t.label) {
+            EXPECT_EQ(line.text.find("\xE2\x80\xA6"), std::string::npos) << line.text;  // no ellipsis
+            EXPECT_FALSE(line.vertical);
+            ++named;
+        }
+    EXPECT_EQ(named, 26u);  // none thinned out
+    EXPECT_EQ(broken_promise(L), "");
+    // The scene draws the turned figure: a bar per rung, wider for larger values.
+    Scene sc = build_scene(f, L, th);
+    EXPECT_FALSE(sc.commands.empty());
+    EXPECT_GT(L.bars[25].rect.w, L.bars[0].rect.w);
+    // Few short names stay vertical bars; Vertical keeps them so.
+    Figure few = f;
+    few.x.categories.resize(5);
+    few.series[0].points.resize(5);
+    EXPECT_FALSE(horizontal_bars_wanted(few, 468, m, th));
+    EXPECT_EQ(export_height(few, 468, 288, m, th), 288.0);
+    f.bars = BarOrientation::Vertical;
+    EXPECT_FALSE(horizontal_bars_wanted(f, 468, m, th));
+}
+
+// The value-label rule (layout_marks.cpp): placed bar by bar, a label that would overlap one
+// already placed is dropped, never drawn over it ("16.220.2").
+TEST(LayoutNotes, ValueLabelsThatWouldCollideAreDropped) {
+    Figure f;
+    f.bars = BarOrientation::Vertical;
+    Series bars;
+    bars.kind = SeriesKind::Bars;
+    bars.value_labels = true;
+    for (int i = 0; i < 12; ++i) {
+        f.x.categories.push_back(std::to_string(i));
+        bars.points.push_back({double(i), i % 2 ? 20.2 : 16.2});
+    }
+    f.series.push_back(bars);
+    Layout L = compute_layout(f, 200, 200, approximate_measure(), print_theme());
+    ASSERT_EQ(L.bars.size(), 12u);
+    for (size_t i = 0; i < L.notes.size(); ++i)
+        for (size_t j = i + 1; j < L.notes.size(); ++j)
+            EXPECT_FALSE(L.notes[i].box.overlaps(L.notes[j].box)) << L.notes[i].text << " / " << L.notes[j].text;
+    EXPECT_LT(L.notes.size(), 12u);  // some were dropped: 12 labels do not fit in 200 points
+    EXPECT_GT(L.notes.size(), 0u);
+    // With room, every bar keeps its value.
+    Layout wide = compute_layout(f, 900, 300, approximate_measure(), print_theme());
+    EXPECT_EQ(wide.notes.size(), 12u);
+}
+
+// A roof's label never sits on a bar: bars over the line at its right end (the fusion lesson's
+// copy roof over the Triton bars) move it left, to where the bars stay below it.
+TEST(LayoutNotes, ARoofLabelNeverSitsOnABar) {
+    Figure f;
+    Series bars;
+    bars.kind = SeriesKind::Bars;
+    bars.value_labels = true;
+    const double gbps[] = {3067, 235, 2324, 2954, 551, 3024, 3039, 3011};
+    for (int i = 0; i < 8; ++i) {
+        f.x.categories.push_back("rung " + std::to_string(i));
+        bars.points.push_back({double(i), gbps[i]});
+    }
+    f.series.push_back(bars);
+    f.series.push_back(make_hline("copy roof (measured)", 2985));
+    for (double w : {468.0, 300.0}) {
+        Layout L = compute_layout(f, w, 288, approximate_measure(), print_theme());
+        const TextCmd* roof = nullptr;
+        for (const TextCmd& t : L.notes)
+            if (t.text == "copy roof (measured)") roof = &t;
+        ASSERT_NE(roof, nullptr) << w;
+        for (const BarLayout& b : L.bars) EXPECT_FALSE(roof->box.overlaps(b.rect)) << w;
+        for (const TextCmd& t : L.notes) {
+            if (&t == roof) continue;
+            EXPECT_FALSE(roof->box.overlaps(t.box)) << t.text;
+        }
+    }
 }
 
 TEST(LayoutLegend, AvoidsTheDataOrGoesOutside) {

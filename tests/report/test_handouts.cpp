@@ -1,0 +1,177 @@
+// Handouts of one device (issue 38): results files of one device merged, two devices refused in
+// one line (or split, one handout per device), the fusion handout without one-point sweeps,
+// empty slots or repeated figures, the two editions; figures dated by the runs they draw; a
+// sweep of many rungs with one highlighted. Drawn from the recorded results in assets/recorded.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "base/errors.h"
+#include "base/paths.h"
+#include "course/lesson.h"
+#include "model/manifest_load.h"
+#include "report/figure_request.h"
+#include "report/handout_results.h"
+#include "report/lesson_export.h"
+
+namespace fs = std::filesystem;
+using namespace kl;
+using namespace kl::report;
+
+namespace {
+
+LoadedResults recorded(const std::string& name) {
+    return load_results_for_export(std::string(KL_TEST_SOURCE_DIR) + "/assets/recorded/" + name);
+}
+
+const std::vector<Ladder>& ladders() {
+    static std::vector<Ladder> all = [] {
+        std::vector<std::string> errors;
+        return load_all_ladders(kernels_dir(), &errors);
+    }();
+    return all;
+}
+
+const Lesson& fusion() {
+    static std::vector<Lesson> lessons = [] {
+        std::vector<LessonLoadError> errors;
+        return load_all_lessons(lessons_dir(), ladders(), &errors);
+    }();
+    for (const auto& l : lessons)
+        if (l.id == "fusion") return l;
+    throw std::runtime_error("no fusion lesson");
+}
+
+std::string read_all(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        std::string pattern = (fs::temp_directory_path() / "kl-handout-test-XXXXXX").string();
+        std::vector<char> name(pattern.begin(), pattern.end());
+        name.push_back('\0');
+        path = mkdtemp(name.data());
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+}  // namespace
+
+TEST(HandoutResults, TwoFilesOfOneDeviceMergeAndFiguresNameTheirDates) {
+    LoadedResults a = recorded("h100_elementwise.json"), b = recorded("h100_gelu_sweep_n.json");
+    size_t runs = a.file.runs.size() + b.file.runs.size();
+    ASSERT_NE(a.file.device->uuid, b.file.device->uuid);  // two machines, one device model
+    LoadedResults m = merge_results({b, a});
+    EXPECT_EQ(m.file.runs.size(), runs);
+    EXPECT_EQ(m.store.runs().size(), runs);
+    EXPECT_EQ(m.store.sources().size(), 2u);
+    EXPECT_EQ(m.file.created, b.file.created);  // the newer file's
+    EXPECT_EQ(results_device(m.file), "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(measured_dates(m.store), "2026-11-22 to 2026-11-24");
+    // The merged file reads back as one results file of that device.
+    EXPECT_NE(m.bytes.find("NVIDIA H100 80GB HBM3"), std::string::npos);
+    // Each figure names the dates of the runs it draws: the sweep only 2026-11-24's.
+    FigureRequest sweep = request_for_step(fusion().steps[5]);
+    ExportFigure f = build_export_figure(m, ladders(), sweep);
+    EXPECT_NE(f.built.figure.caption.find("NVIDIA H100 80GB HBM3"), std::string::npos) << f.built.figure.caption;
+    EXPECT_NE(f.built.figure.caption.find("measured 2026-11-24"), std::string::npos) << f.built.figure.caption;
+    EXPECT_EQ(f.built.figure.caption.find("2026-11-22"), std::string::npos) << f.built.figure.caption;
+}
+
+TEST(HandoutResults, TwoDevicesAreRefusedInOneLine) {
+    try {
+        merge_results({recorded("h100_elementwise.json"), recorded("h200_elementwise.json")});
+        FAIL() << "two devices were merged";
+    } catch (const InputError& e) {
+        std::string m = e.what();
+        EXPECT_NE(m.find("NVIDIA H100 80GB HBM3"), std::string::npos) << m;
+        EXPECT_NE(m.find("NVIDIA H200"), std::string::npos) << m;
+        EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    }
+    // --per-device instead: tests/hostile/handout_devices.sh.
+}
+
+// The README's example: the fusion handout of one device, from the files that hold its runs
+// (the sin^2 + cos^2 rungs, but neither the Triton rung nor an n sweep: steps 6 and 9 say so).
+TEST(HandoutLesson, FusionHasNoOnePointSweepNoEmptySlotNoRepeatedFigure) {
+    TempDir dir;
+    std::vector<LoadedResults> files = {recorded("h100_elementwise.json"), recorded("h100_elementwise_sincos.json")};
+    LessonExportOptions o;
+    auto s = export_lesson_handouts(fusion(), files, ladders(), (dir.path / "i").string(), o).front();
+    std::string md = read_all(dir.path / "i" / "handout.md");
+    EXPECT_NE(md.find("*Figure 6: not recorded for this device."), std::string::npos);
+    EXPECT_NE(md.find("one point measured"), std::string::npos);
+    EXPECT_FALSE(fs::exists(dir.path / "i" / "step06_sweep.png"));
+    // Every figure file differs from every other (a repeated figure points to the first).
+    std::set<std::string> svgs;
+    int figures = 0;
+    for (const auto& e : fs::directory_iterator(dir.path / "i")) {
+        if (e.path().extension() != ".svg") continue;
+        ++figures;
+        EXPECT_TRUE(svgs.insert(read_all(e.path())).second) << e.path();
+    }
+    EXPECT_EQ(figures, s.figures);
+    EXPECT_NE(md.find("the same figure as Figure 3"), std::string::npos);
+    // No empty slot: the bars name the rungs measured here and no other.
+    std::string bars = read_all(dir.path / "i" / "step03_bars.svg");
+    EXPECT_NE(bars.find(">sin^2 + cos^2,<"), std::string::npos);  // wrapped under its bar
+    EXPECT_EQ(bars.find("in Triton"), std::string::npos);
+    // The instructor edition: the device, key numbers, what it measured, the answers; no file
+    // paths among the sources of the numbers.
+    for (const char* part : {"## The device", "## Key numbers", "**Measured on this device:**", "## Answers"})
+        EXPECT_NE(md.find(part), std::string::npos) << part;
+    EXPECT_EQ(md.find(".json:"), std::string::npos);
+    EXPECT_EQ(md.find("peer {"), std::string::npos);
+    // The student edition: blanks where the answers were.
+    o.edition = HandoutEdition::Student;
+    export_lesson_handouts(fusion(), files, ladders(), (dir.path / "s").string(), o);
+    std::string student = read_all(dir.path / "s" / "handout.md");
+    for (const char* part : {"## Answers", "## Key numbers", "**Measured on this device:**", "## The device"})
+        EXPECT_EQ(student.find(part), std::string::npos) << part;
+    EXPECT_NE(student.find("Your prediction: \\_\\_\\_"), std::string::npos);
+    EXPECT_NE(student.find("Student edition"), std::string::npos);
+}
+
+// Many lines of a size sweep: the step's rung leads and the others are faint.
+TEST(HandoutFigures, ASweepOfManyRungsHighlightsTheStepsRung) {
+    LoadedResults r = recorded("h100_gelu_sweep_n.json");
+    FigureRequest req = request_for_step(fusion().steps[5]);  // gelu_unfused over n
+    ExportFigure f = build_export_figure(r, ladders(), req);
+    ASSERT_EQ(f.built.figure.series.front().name, "GeLU, unfused chain");
+    for (const auto& s : f.built.figure.series) EXPECT_FALSE(s.faint) << s.name;  // two lines: no need
+    // Four more rungs along n: the step's rung stays bold, the others faint.
+    LoadedResults more = recorded("h100_gelu_sweep_n.json");
+    for (const auto& run : r.file.runs) {
+        for (const char* id : {"vector_add", "gelu_fused_vec", "sincos_fused"}) {
+            const Rung* rung = f.context.ladder->find_rung(id);
+            ASSERT_NE(rung, nullptr) << id;
+            RunRecord copy = run;  // the same numbers, as if the rung had run them: only lines count here
+            copy.rung = id;
+            copy.params.clear();
+            for (const auto& p : rung->params) copy.params[p.name] = p.default_value;
+            more.file.runs.push_back(copy);
+        }
+    }
+    more.store = ResultsStore();
+    more.store.add_file(more.file, more.path);
+    BuiltFigure many = build_figure(more.store, f.context, req);
+    size_t lines = 0, faint = 0;
+    for (const auto& s : many.figure.series)
+        if (s.kind == plot::SeriesKind::Line) ++lines, faint += s.faint;
+    ASSERT_GT(lines, 3u);
+    EXPECT_EQ(faint, lines - 1);
+    EXPECT_FALSE(many.figure.series.front().faint);
+    EXPECT_EQ(many.figure.series.front().name, "GeLU, unfused chain");
+}
