@@ -136,8 +136,7 @@ class Workbook {
     const Ladder* find_ladder(const std::string& id) const;
     // The parameters `r` shows: the selection's for the selected rung, its defaults for the others.
     ParamValues params_for(const Rung& r) const;
-    // The choice the panels show, for the course layer to resolve (course/selection.h).
-    SelectionChoice choice() const;
+    SelectionChoice choice() const;  // what the panels show, for the course layer to resolve
     // The device choices are resolved against: the live GPU, else the recorded device shown.
     std::optional<SelectionDevice> selection_device() const;
     // Why `r` cannot run at these sizes and parameters (refusal_at), "" when it can.
@@ -151,17 +150,14 @@ class Workbook {
         // Built from:
         const Ladder* ladder = nullptr;
         const Rung* rung = nullptr;
+        const LessonStep* step = nullptr;
         Sizes sizes;
         ParamValues overrides;
         DType dtype = DType::F32;
-        std::string sweep_axis;
-        const LessonStep* step = nullptr;
-        uint64_t store_generation = 0;
+        std::string sweep_axis, runner_device, compare_device;
+        uint64_t store_generation = 0, version = 0;  // version 0: never built; changes at every rebuild
         bool gpu = false;
-        std::string runner_device;
         int num_sms = 0;
-        std::string compare_device;
-        uint64_t version = 0;  // 0: never built; changes at every rebuild
         // Holds:
         Selection selection;                  // make_selection(choice(), selection_device())
         PlotContext ctx;                      // plot_context(selection)
@@ -346,23 +342,19 @@ class Workbook {
 
     // [SECTION] Devices, resources and occupancy (workbook_occupancy.cpp)
     std::string compare_device_;  // a second recorded device the rung bars show beside the first
-    // What the occupancy view and the slider marks compute with: the device (the live GPU, else
-    // the preferred recorded device or its profile), the kernel's registers and static shared
-    // memory (the newest run of the rung that recorded them) and the block and dynamic shared
-    // memory the manifest gives at these parameters.
+    // What the occupancy view and the slider marks compute with: the selection's device, the
+    // kernel's registers and static shared memory (the newest run of the rung that recorded
+    // them) and the block and dynamic shared memory of its geometry bound to that device.
     struct OccupancyInputs {
         std::string why_not;  // set when nothing can be computed
         DeviceInfo device;
-        std::string device_from;  // "live GPU", "recorded", "profile assets/devices/..."
-        std::string entry;
-        std::string when;  // the launch's `when` ("d == 64"), "" for a rung with one kernel
-        int regs = 0;
-        int64_t static_smem = 0;
+        std::string device_from;  // SelectionDevice::from
+        std::string entry, when;  // the kernel, and its launch's `when` ("d == 64") or ""
+        int regs = 0, threads = 0;
+        int64_t static_smem = 0, dynamic_smem = 0;
         bool measured = false;    // regs and static smem come from a run
         ParamValues measured_at;  // that run's parameters
         std::string measured_on;  // and device
-        int threads = 0;
-        int64_t dynamic_smem = 0;
     };
     OccupancyInputs occupancy_inputs(const Rung& r, const ParamValues& params);
     // The newest run of `r` that recorded resources for kernel `entry`, at `params` if there is one (cached until

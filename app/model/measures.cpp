@@ -17,11 +17,12 @@ const std::vector<MeasureInfo>& measure_registry() {
         {tag::tflops, "TFLOP/s", MeasureHint::Rate, "FLOPs over the median time", "rates.tflops", true},
         {tag::pct_copy, "%", MeasureHint::Percent, "GB/s as a share of the calibrated copy bandwidth", "rates.pct_copy",
          false},
+        // The roof's values are new in version 3: no field of versions 1 and 2 ("").
         {tag::roof_gbps, "GB/s", MeasureHint::Rate,
          "the memory roof at the operation's read:write mix: the best calibration kernel there (roof.h)", "", false},
         {tag::pct_roof, "%", MeasureHint::Percent, "GB/s as a share of the memory roof at the rung's read:write mix",
          "", false},
-        {tag::above_roof, "", MeasureHint::Count,
+        {tag::above_roof, "0/1", MeasureHint::Count,
          "1: a correct run above its roof by more than its spread, a measuring error; 0: at or below it", "", false},
         {tag::pct_gemm, "%", MeasureHint::Percent, "TFLOP/s as a share of the calibrated cuBLAS rate for the dtype",
          "rates.pct_gemm", false},

@@ -246,6 +246,7 @@ void read_values(const Reader& rd, const json& j, const std::string& f, RunRecor
 void read_legacy_values(const Reader& rd, const json& j, const std::string& f, RunRecord& r) {
     for (const MeasureInfo& m : measure_registry()) {
         const std::string path = m.legacy_field;
+        if (path.empty()) continue;  // a value those versions never had
         const size_t dot = path.find('.');
         const json* holder = &j;
         std::string where = f, key = path;

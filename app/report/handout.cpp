@@ -91,7 +91,8 @@ void write_figure(std::ostringstream& md, const HandoutFigure& fig, size_t step)
 }
 
 // The step's questions: blanks to fill in the student edition; in the instructor edition the
-// question, with what this device measured for the prediction (the answers follow at the end).
+// question (what this device measured for a prediction follows the steps, with its why; the
+// answers to the questions come at the end).
 void write_predictions(std::ostringstream& md, const HandoutInput& in, size_t i) {
     const LessonStep& s = in.lesson->steps[i];
     const bool student = in.edition == HandoutEdition::Student;
@@ -102,8 +103,6 @@ void write_predictions(std::ostringstream& md, const HandoutInput& in, size_t i)
         md << "\n\n";
         md << "*Write it down before reading the measurements after the steps.*\n\n";
     }
-    if (!student && i < in.step_measured.size() && !in.step_measured[i].empty())
-        md << "**Measured on this device:** " << markdown_text(in.step_measured[i]) << "\n\n";
     if (!s.question.empty()) {
         md << "**" << (s.predict_ask.empty() ? "Predict" : "Question") << ":** " << markdown_prose(s.question, false);
         if (student) md << "\n\nYour answer: " << kBlank << kBlank << kBlank;
@@ -112,7 +111,7 @@ void write_predictions(std::ostringstream& md, const HandoutInput& in, size_t i)
 }
 
 // After all steps, each predict step's measurements (course/reveal.h): the text past its marker,
-// its figure and, in the instructor edition, its why.
+// its figure and, in the instructor edition, what this device measured and why.
 void write_reveals(std::ostringstream& md, const HandoutInput& in) {
     const Lesson& L = *in.lesson;
     bool any = false;
@@ -126,8 +125,10 @@ void write_reveals(std::ostringstream& md, const HandoutInput& in) {
             md << markdown_prose(demote_headings(in.step_reveals[i], 3)) << "\n";
         if (i < in.step_figures.size() && !in.step_figures[i].title.empty())
             write_figure(md, in.step_figures[i], i + 1);
-        if (in.edition == HandoutEdition::Instructor && !s.predict_why.empty())
-            md << "**Why:** " << markdown_prose(s.predict_why, false) << "\n\n";
+        if (in.edition == HandoutEdition::Student) continue;
+        if (i < in.step_measured.size() && !in.step_measured[i].empty())
+            md << "**Measured on this device:** " << markdown_text(in.step_measured[i]) << "\n\n";
+        if (!s.predict_why.empty()) md << "**Why:** " << markdown_prose(s.predict_why, false) << "\n\n";
     }
 }
 

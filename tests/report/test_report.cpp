@@ -364,7 +364,8 @@ TEST(ReportLesson, HandoutKeepsEachPredictedFigureForAfterTheSteps) {
     ASSERT_NE(step, std::string::npos);
     ASSERT_NE(after, std::string::npos);
     const std::string before = md.substr(step, md.find("### 4.", step) - step), rest = md.substr(after);
-    EXPECT_NE(before.find("**Your prediction:** Predict the fused kernel"), std::string::npos) << before;
+    EXPECT_NE(before.find("**Predict:** Predict the fused kernel"), std::string::npos) << before;
+    EXPECT_EQ(before.find("Measured on this device"), std::string::npos) << before;      // the instructor's, after
     EXPECT_EQ(before.find("The reference H100 measured"), std::string::npos) << before;  // past the marker
     EXPECT_EQ(before.find("step03_bars.png"), std::string::npos);
     const size_t revealed = rest.find("### 3. One kernel, one read, one write");
@@ -372,6 +373,7 @@ TEST(ReportLesson, HandoutKeepsEachPredictedFigureForAfterTheSteps) {
     EXPECT_NE(rest.find("The reference H100 measured", revealed), std::string::npos);
     EXPECT_NE(rest.find("step03_bars.png", revealed), std::string::npos);
     EXPECT_NE(rest.find("**Why:** One read and one write per element", revealed), std::string::npos);
+    EXPECT_NE(rest.find("**Measured on this device:**", revealed), std::string::npos);
     EXPECT_EQ(rest.find(kWithheldShown), std::string::npos);  // after the steps every figure shows
 }
 
