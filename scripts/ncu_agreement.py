@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """The app's stopwatch against Nsight Compute's, on the GPU machine, in one call.
 
-For each rung (LADDER/RUNG), at the ladder's default sizes:
-  - the runner's cold-L2 median with each flush (KL_L2_FLUSH=write, then write_discard; the two
-    are alternated ROUNDS times, so drift shows as a spread rather than as a difference), and
-    its warm-L2 median;
+For each rung (LADDER/RUNG, at the ladder's default sizes, or LADDER/RUNG@AXIS=VALUE):
+  - the runner's cold-L2 median with each flush of --flushes (KL_L2_FLUSH values, default write
+    and write_discard; they are alternated ROUNDS times, so drift shows as a spread rather than
+    as a difference), and its warm-L2 median;
   - `ncu --clock-control none` (Nsight Compute's own cache control: every cache flushed and
     cleaned before each profiled kernel) gpu__time_duration of the rung's kernels over REPS
     launches (the kernels launched REPS times: not the reference's or the inputs'), the median
@@ -13,7 +13,12 @@ For each rung (LADDER/RUNG), at the ladder's default sizes:
 Prints a table last and writes every number to OUT (JSON). Needs the GPU and ncu; nothing here
 runs in CI.
 
-Usage: ncu_agreement.py --kladder K --out FILE.json [--rounds N] [--reps N] LADDER/RUNG...
+A target whose working set fits in L2 (vector_add@n=2^21) asks the other question: does the
+flush evict it? Cold should then be well above warm (GpuLadders.L2FlushChangesSmallBufferTime
+wants 15%).
+
+Usage: ncu_agreement.py --kladder K --out FILE.json [--rounds N] [--reps N] [--flushes A,B]
+       [--no-ncu] LADDER/RUNG[@AXIS=VALUE]...
 """
 import argparse
 import csv
@@ -29,9 +34,9 @@ import tempfile
 HELPER_PREFIX = "kl_"  # the workbook's own kernels (fills, flush, clock probe): not the rung's
 
 
-def app_median(kladder, ladder, rung, flush, warm, scratch):
+def app_median(kladder, ladder, rung, size, flush, warm, scratch):
     out = os.path.join(scratch, "run.json")
-    cmd = [kladder, "run", ladder, "--rung", rung, "--json", out]
+    cmd = [kladder, "run", ladder, "--rung", rung, "--json", out] + (["--size", size] if size else [])
     if warm:
         cmd.append("--warm-l2")
     env = dict(os.environ, KL_L2_FLUSH=flush)
@@ -45,11 +50,11 @@ def app_median(kladder, ladder, rung, flush, warm, scratch):
     return run["timing"]["median_ms"], run["timing"].get("reps")
 
 
-def ncu_medians(ncu, kladder, ladder, rung, reps):
+def ncu_medians(ncu, kladder, ladder, rung, size, reps):
     cmd = [ncu, "--clock-control", "none", "--print-units", "base", "--csv", "--metrics",
            "gpu__time_duration.sum", "--kernel-name", f"regex:^(?!{HELPER_PREFIX})",
            kladder, "run", ladder, "--rung", rung, "--no-check", "--warm-l2", "--warmup", "0",
-           "--reps", str(reps)]
+           "--reps", str(reps)] + (["--size", size] if size else [])
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         raise RuntimeError(f"ncu on {ladder}/{rung}: exit {done.returncode}: {done.stderr.strip()[-400:]}")
@@ -69,16 +74,31 @@ def ncu_medians(ncu, kladder, ladder, rung, reps):
 
 
 def measure(args, target, ncu, scratch):
-    ladder, rung = target.split("/", 1)
-    row = {"ladder": ladder, "rung": rung, "write_ms": [], "write_discard_ms": []}
+    ladder_rung, _, size = target.partition("@")
+    ladder, rung = ladder_rung.split("/", 1)
+    row = {"ladder": ladder, "rung": rung, "size": size, "cold_ms": {f: [] for f in args.flushes}}
     for _ in range(args.rounds):
-        for flush in ("write", "write_discard"):
-            row[f"{flush}_ms"].append(app_median(args.kladder, ladder, rung, flush, False, scratch)[0])
-    row["warm_ms"] = app_median(args.kladder, ladder, rung, "write_discard", True, scratch)[0]
-    kernels, counts = ncu_medians(ncu, args.kladder, ladder, rung, args.reps)
-    row["ncu_kernels_ms"], row["ncu_launches"] = kernels, counts
-    row["ncu_ms"] = sum(kernels.values())
+        for flush in args.flushes:
+            row["cold_ms"][flush].append(app_median(args.kladder, ladder, rung, size, flush, False, scratch)[0])
+    row["warm_ms"] = app_median(args.kladder, ladder, rung, size, "write", True, scratch)[0]
+    if not args.no_ncu:
+        kernels, counts = ncu_medians(ncu, args.kladder, ladder, rung, size, args.reps)
+        row["ncu_kernels_ms"], row["ncu_launches"] = kernels, counts
+        row["ncu_ms"] = sum(kernels.values())
     return row
+
+
+def print_table(rows, flushes):
+    print(f"{'rung':40} {'warm ms':>9} {'ncu ms':>9}  " + "  ".join(f"{f + ' ms (vs ncu, vs warm)':>38}" for f in flushes))
+    for r in rows:
+        name = r["ladder"] + "/" + r["rung"] + ("@" + r["size"] if r["size"] else "")
+        ncu_ms = r.get("ncu_ms")
+        cells = []
+        for f in flushes:
+            v = statistics.median(r["cold_ms"][f])
+            vs_ncu = f"{100 * (v / ncu_ms - 1):+.1f}%" if ncu_ms else "-"
+            cells.append(f"{v:.4f} ({vs_ncu}, {100 * (v / r['warm_ms'] - 1):+.1f}%)")
+        print(f"{name:40} {r['warm_ms']:9.4f} {ncu_ms if ncu_ms else float('nan'):9.4f}  " + "  ".join(f"{c:>38}" for c in cells))
 
 
 def main():
@@ -87,6 +107,8 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--flushes", default="write,write_discard", type=lambda v: v.split(","))
+    parser.add_argument("--no-ncu", action="store_true", help="runner figures only")
     parser.add_argument("targets", nargs="+", metavar="LADDER/RUNG")
     args = parser.parse_args()
     ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
@@ -100,15 +122,9 @@ def main():
             except (RuntimeError, subprocess.TimeoutExpired, KeyError, ValueError) as e:
                 failures.append(f"{target}: {e}")
     with open(args.out + ".tmp", "w") as f:
-        json.dump({"rows": rows, "failures": failures}, f, indent=1)
+        json.dump({"flushes": args.flushes, "rows": rows, "failures": failures}, f, indent=1)
     os.replace(args.out + ".tmp", args.out)
-    print(f"{'rung':34} {'write ms':>18} {'write+discard ms':>18} {'warm ms':>9} {'ncu ms':>9} "
-          f"{'write/ncu':>9} {'discard/ncu':>11}")
-    for r in rows:
-        w, d = statistics.median(r["write_ms"]), statistics.median(r["write_discard_ms"])
-        spread = lambda v: f"{min(v):.4f}-{max(v):.4f}"
-        print(f"{r['ladder'] + '/' + r['rung']:34} {spread(r['write_ms']):>18} {spread(r['write_discard_ms']):>18} "
-              f"{r['warm_ms']:9.4f} {r['ncu_ms']:9.4f} {100 * (w / r['ncu_ms'] - 1):+8.2f}% {100 * (d / r['ncu_ms'] - 1):+10.2f}%")
+    print_table(rows, args.flushes)
     for line in failures:
         print("FAILED", line)
     return 1 if failures else 0

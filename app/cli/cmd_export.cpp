@@ -193,4 +193,11 @@ Action add_export_lesson_command(CLI::App& app) {
     };
 }
 
+std::vector<CommandSpec> report_commands() {
+    return {
+        {"export", "Draw one figure from a results file as SVG, PDF, PNG or CSV (no GPU needed)", add_export_command},
+        {"export-lesson", "Every figure of a lesson plus a Markdown/HTML handout, from a results file",
+         add_export_lesson_command}};
+}
+
 }  // namespace kl::cli

@@ -3,6 +3,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <vector>
 
 namespace kl::cli {
 
@@ -22,5 +23,15 @@ Action add_ptx_command(CLI::App& app);
 Action add_try_command(CLI::App& app);
 Action add_fork_command(CLI::App& app);
 Action add_tune_command(CLI::App& app);
+
+// The figure and handout commands (export, export-lesson), where the program has them:
+// cmd_export.cpp in `kladder`; no_report_commands.cpp (none) in `kladder-core`, which leaves
+// out cairo. main.cpp is then compiled once for both programs.
+struct CommandSpec {
+    const char* name;
+    const char* help;
+    Action (*adder)(CLI::App&);
+};
+std::vector<CommandSpec> report_commands();
 
 }  // namespace kl::cli

@@ -42,12 +42,7 @@ int main(int argc, char** argv) {
         kl::cli::add_try_command);
     add("serve", "Runner process for the GUI: JSON-line requests on stdin, replies on stdout",
         kl::cli::add_serve_command);
-#ifndef KL_NO_EXPORT  // kladder-core leaves out export, and with it cairo
-    add("export", "Draw one figure from a results file as SVG, PDF, PNG or CSV (no GPU needed)",
-        kl::cli::add_export_command);
-    add("export-lesson", "Every figure of a lesson plus a Markdown/HTML handout, from a results file",
-        kl::cli::add_export_lesson_command);
-#endif
+    for (const kl::cli::CommandSpec& c : kl::cli::report_commands()) add(c.name, c.help, c.adder);
     for (int i = 0; i < argc; ++i) kl::cli::invocation() += (i ? " " : "") + std::string(argv[i]);
     try {
         app.parse(argc, argv);

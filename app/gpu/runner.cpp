@@ -322,14 +322,20 @@ Correctness Runner::check(const Operation& op, const Problem& p, Prepared& prep)
 
 // [SECTION] Time
 
+// The cold-L2 flush, made on first use (its buffer is twice the L2); nullptr for warm runs.
+L2Flush* Runner::flush_for(const RunOptions& opt) {
+    if (!opt.cold_l2) return nullptr;
+    if (!cache_->flush) cache_->flush = std::make_unique<L2Flush>(gpu_);
+    return cache_->flush.get();
+}
+
 TimingStats Runner::time_rung(Prepared& prep, const RunOptions& opt) {
-    if (opt.cold_l2 && !cache_->flush) cache_->flush = std::make_unique<L2Flush>(gpu_);
     RepetitionPlan plan;
     plan.warmup = opt.warmup;
     plan.min_reps = opt.min_reps;
     plan.max_reps = opt.max_reps;
     plan.budget_ms = opt.budget_ms;
-    return time_repetitions(gpu_, plan, opt.cold_l2 ? cache_->flush.get() : nullptr, [&] { launch_all(prep); });
+    return time_repetitions(gpu_, plan, flush_for(opt), [&] { launch_all(prep); });
 }
 
 // [SECTION] Derive
@@ -370,12 +376,12 @@ void Runner::measure(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
     if (opt.check) rec.correctness = check(*prep.op, run.problem, prep);
     if (opt.time) {
         if (opt.mode == RunMode::ShortBurst) {  // [modes] before the runner's timing heats the GPU
-            if (opt.cold_l2 && !cache_->flush) cache_->flush = std::make_unique<L2Flush>(gpu_);
             rec.mode_timing = time_wrong_way(
-                opt.mode, gpu_, {}, [&] { launch_all(prep); }, opt.cold_l2 ? cache_->flush.get() : nullptr);
+                opt.mode, gpu_, {}, [&] { launch_all(prep); }, flush_for(opt));
         }
         const double clock_before = measure_sm_clock_mhz(gpu_);  // [clock]
         rec.timing = time_rung(prep, opt);
+        if (const L2Flush* f = flush_for(opt)) rec.l2_flush = f->name();
         rec.clock = make_clock_report(rated_sm_clock_mhz(gpu_), clock_before, measure_sm_clock_mhz(gpu_));
         derive(run, rec);
         if (opt.mode == RunMode::HostClockNoSync || opt.mode == RunMode::WarmL2) {  // [modes]
@@ -391,7 +397,7 @@ void Runner::measure(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
     if (opt.timeline) {
         std::string why;
         rec.timeline = trace_kernels(
-            gpu_, opt.cold_l2 ? cache_->flush.get() : nullptr, [&] { launch_all(prep); }, &why,
+            gpu_, flush_for(opt), [&] { launch_all(prep); }, &why,
             !counters_ && !opt.counters);  // a counters pass follows: keep CUPTI attached for it
         if (!rec.timeline) rec.timeline_note = why;
     }

@@ -24,6 +24,7 @@ namespace kl {
 
 class GpuContext;
 class CounterCollector;  // [counters]
+class L2Flush;
 
 class Runner {
   public:
@@ -66,6 +67,7 @@ class Runner {
     // [SECTION] check, time, derive
     Correctness check(const Operation& op, const Problem& p, Prepared& prep);
     TimingStats time_rung(Prepared& prep, const RunOptions& opt);
+    L2Flush* flush_for(const RunOptions& opt);
     void derive(const ResolvedRun& run, RunRecord& rec) const;
     void measure(const ResolvedRun& run, Prepared& prep, RunRecord& rec);
     void launch_all(Prepared& prep);   // the graph's replay when the rung has one, else enqueue_all

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,30 +13,78 @@
 namespace kl {
 
 namespace {
-// The discard is the lab's choice (KL_L2_FLUSH=write_discard, sm_80 and later), not yet the
-// default (timing.h says why); any other value than write or write_discard is refused.
-bool flush_discards(const DeviceInfo& device) {
+struct FlushChoice {
+    const char* name;
+    L2Flush::Mode mode;
+};
+constexpr FlushChoice kFlushes[] = {{"write", L2Flush::Mode::Memset},
+                                    {"write_discard", L2Flush::Mode::MemsetDiscard},
+                                    {"store_discard", L2Flush::Mode::StoreDiscard},
+                                    {"store_last_discard", L2Flush::Mode::StoreLastDiscard},
+                                    {"read_last", L2Flush::Mode::ReadLast}};
+
+// The default is the evicting, clean flush where the GPU has L2 cache hints and discards (sm_80);
+// KL_L2_FLUSH picks another (the lab's comparisons); a value that names no flush is refused, and
+// so is a variant with hints or discards below sm_80.
+L2Flush::Mode flush_mode(const DeviceInfo& device) {
     const char* choice = std::getenv("KL_L2_FLUSH");
-    if (!choice || !*choice || std::string(choice) == "write") return false;
-    if (std::string(choice) != "write_discard")
-        throw InputError(std::string("KL_L2_FLUSH: '") + choice + "' is not a flush (write or write_discard)");
-    if (device.cc() < 80) throw InputError("KL_L2_FLUSH=write_discard needs sm_80 or later (discard.global.L2)");
-    return true;
+    if (!choice || !*choice) return device.cc() >= 80 ? L2Flush::Mode::StoreLastDiscard : L2Flush::Mode::Memset;
+    for (const FlushChoice& f : kFlushes) {
+        if (std::string(choice) != f.name) continue;
+        if (f.mode != L2Flush::Mode::Memset && device.cc() < 80)
+            throw InputError(std::string("KL_L2_FLUSH=") + choice + " needs sm_80 or later (L2 cache hints)");
+        return f.mode;
+    }
+    throw InputError(std::string("KL_L2_FLUSH: '") + choice +
+                     "' is not a flush (write, write_discard, store_discard, store_last_discard or read_last)");
 }
+
+}  // namespace
+
+const char* L2Flush::name() const {
+    for (const FlushChoice& f : kFlushes)
+        if (f.mode == mode_) return f.name;
+    return "write";
+}
+
+namespace {
+// A grid of 256-thread blocks over `items`, at most 4096 blocks (the kernels loop).
+dim3 flush_grid(long long items) { return dim3(static_cast<unsigned>(std::min<long long>((items + 255) / 256, 4096))); }
 }  // namespace
 
 L2Flush::L2Flush(GpuContext& gpu)
     : gpu_(gpu),
       buffer_("l2_flush", DType::F32, std::max<int64_t>(2 * gpu.device().l2_bytes, 64 << 20) / 4),
-      discard_(flush_discards(gpu.device())) {}
+      mode_(flush_mode(gpu.device())) {
+    if (mode_ == Mode::ReadLast) {  // the loads read what a write left: one byte, everywhere
+        KL_CUDA_CALL(cudaMemsetAsync(buffer_.data(), 0x5a, buffer_.bytes(), gpu_.stream()));
+        sink_ = std::make_unique<DeviceBuffer>("l2_flush_sink", DType::F32, 1);
+    }
+}
 
 void L2Flush::write(int rep) {
-    KL_CUDA_CALL(cudaMemsetAsync(buffer_.data(), rep & 0xff, buffer_.bytes(), gpu_.stream()));
-    if (!discard_) return;
+    const long long vectors = static_cast<long long>(buffer_.bytes() / 16);
+    const KernelArg base = KernelArg::pointer(buffer_.data());
+    switch (mode_) {
+        case Mode::Memset:
+        case Mode::MemsetDiscard:
+            KL_CUDA_CALL(cudaMemsetAsync(buffer_.data(), rep & 0xff, buffer_.bytes(), gpu_.stream()));
+            break;
+        case Mode::StoreDiscard:
+        case Mode::StoreLastDiscard:
+            gpu_.launch_helper(
+                "common/l2_flush.cu", mode_ == Mode::StoreDiscard ? "kl_l2_flush_store" : "kl_l2_flush_store_last",
+                flush_grid(vectors), dim3(256), {base, KernelArg::i64v(vectors), KernelArg::i32v(rep & 0xff)});
+            break;
+        case Mode::ReadLast:
+            gpu_.launch_helper("common/l2_flush.cu", "kl_l2_flush_read_last", flush_grid(vectors), dim3(256),
+                               {base, KernelArg::i64v(vectors), KernelArg::pointer(sink_->data())});
+            return;
+    }
+    if (!discards()) return;
     const long long lines = static_cast<long long>(buffer_.bytes() / 128);
-    const unsigned blocks = static_cast<unsigned>(std::min<long long>((lines + 255) / 256, 4096));
-    gpu_.launch_helper("common/l2_discard.cu", "kl_l2_discard", dim3(blocks), dim3(256),
-                       {KernelArg::pointer(buffer_.data()), KernelArg::i64v(lines)});
+    gpu_.launch_helper("common/l2_discard.cu", "kl_l2_discard", flush_grid(lines), dim3(256),
+                       {base, KernelArg::i64v(lines)});
 }
 
 EventTimer::EventTimer(GpuContext& gpu) : gpu_(gpu) {

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <functional>
+#include <memory>
 
 #include "base/stats.h"
 #include "gpu/device_buffer.h"
@@ -20,26 +21,34 @@ struct RepetitionPlan {
     double budget_ms = 400;  // stop after this much timed GPU time (past min_reps)
 };
 
-// Before each cold repetition a buffer twice the size of L2 (at least 64 MiB) is written, a
-// different byte each time so that no layer can skip it.
-// - A write, not a read: on the H100 a 100 MiB streaming read left a 12 MiB working set mostly
-//   in L2 (vector add at 2^20: 7.4 us after a read flush, 7.1 us warm, 9.0 us after a write).
-// - The cost: the last L2-full of the write is dirty, and the timed kernel pays for writing it
-//   back. KL_L2_FLUSH=write_discard (sm_80 and later) then drops those lines without writing
-//   them back (kernels/common/l2_discard.cu): on the H200 that brings large rungs to within
-//   0-4% of Nsight Compute (from +1-16%), but a 24 MiB vector add then times within 4% of warm
-//   L2, so the write alone does not evict a working set, and the discard is not the default
-//   until a flush that does is found. docs/tuning/timing.md, "The cold-L2 flush against ncu".
+// Before each cold repetition L2 is left holding nothing of the previous repetition's and
+// nothing dirty, the state Nsight Compute's cache control gives a kernel before it times it:
+// - The default from sm_80 (store_last_discard): a buffer twice the size of L2 (at least 64 MiB)
+//   is written with stores that ask L2 to keep them (evict_last), so they displace every line
+//   the rung used, then those lines are dropped without being written back (discard.global.L2;
+//   kernels/common/l2_flush.cu, l2_discard.cu).
+// - Why: the memset that flushed until 2026-11-29 (`write`) left its last L2-full dirty, and
+//   the timed kernel paid for writing it back: on the H200, +7.4% over ncu for GeLU, +12% for a
+//   softmax, where this flush reads +2.5% and +3.7% (the rest is the launch inside the events
+//   and the clock). docs/tuning/timing.md, "The cold-L2 flush against ncu".
+// - Below sm_80 there are no L2 hints or discards: the memset, dirt and all (`write`).
+// - The lab's other variants (KL_L2_FLUSH): write_discard, store_discard, read_last.
 class L2Flush {
   public:
+    enum class Mode { Memset, MemsetDiscard, StoreDiscard, StoreLastDiscard, ReadLast };
     explicit L2Flush(GpuContext& gpu);
     void write(int rep);
-    bool discards() const { return discard_; }
+    Mode mode() const { return mode_; }
+    const char* name() const;  // KL_L2_FLUSH's name of the mode, recorded with cold runs
+    bool discards() const {
+        return mode_ == Mode::MemsetDiscard || mode_ == Mode::StoreDiscard || mode_ == Mode::StoreLastDiscard;
+    }
 
   private:
     GpuContext& gpu_;
     DeviceBuffer buffer_;
-    bool discard_ = false;
+    Mode mode_ = Mode::Memset;
+    std::unique_ptr<DeviceBuffer> sink_;  // read_last's never-written result
 };
 
 // Two CUDA events on the context's stream, created checked and released on every way out

@@ -118,7 +118,9 @@ void TestDriver::before_frame(ImGuiIO& io, Workbook& workbook) {
     if (screenshot_mode())
         io.MousePos = options_.hover_x >= 0 ? ImVec2(options_.hover_x, options_.hover_y) : ImVec2(-FLT_MAX, -FLT_MAX);
     if (!options_.script_path.empty()) {
-        script_.apply(io, {workbook.busy(), workbook.job_running(), workbook.results_received()});
+        // Busy for `wait_idle`: a job, or the PTX the Source panel is waiting for.
+        script_.apply(io,
+                      {workbook.busy() || workbook.ptx_pending(), workbook.job_running(), workbook.results_received()});
         clear_test_targets();  // this frame records what is on screen now
     }
     const std::string& what = options_.run_on_start;

@@ -75,6 +75,9 @@ struct RunRecord {
     std::string dtype = "fp32";
     // How it was timed
     std::string l2 = "cold";  // "cold": L2 flushed before every repetition; "warm": not
+    // How a cold run flushed (KL_L2_FLUSH's names: store_last_discard, the default from sm_80;
+    // write, the memset of recordings before 2026-11-29 and below sm_80); "" if warm or unknown.
+    std::string l2_flush;
     int warmup = 0;
     std::optional<TimingStats> timing;
     // [modes] a run that asked for a measuring mistake (run_modes.h): its name and the figure

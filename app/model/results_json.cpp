@@ -104,6 +104,7 @@ json to_json(const RunRecord& r) {
     j["sizes"] = r.sizes;
     j["dtype"] = r.dtype;
     j["l2"] = r.l2;
+    if (!r.l2_flush.empty()) j["l2_flush"] = r.l2_flush;
     j["warmup"] = r.warmup;
     if (r.timing)
         j["timing"] = {{"median_ms", r.timing->median_ms},   {"min_ms", r.timing->min_ms},
@@ -276,6 +277,7 @@ RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f, i
     r.sizes = rd.int_map(j, "sizes", f);
     r.dtype = rd.str(j, "dtype", f);
     r.l2 = rd.str_or(j, "l2", "cold", f);
+    r.l2_flush = rd.str_or(j, "l2_flush", "", f);
     r.warmup = static_cast<int>(rd.int_or(j, "warmup", 0, f, 0, kI32));
     if (j.contains("timing") && !j["timing"].is_null()) {
         const json& t = j["timing"];

@@ -4,6 +4,7 @@
 // leaving its state for the next launch, and the modes' figures where they must be.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 
 #include "base/paths.h"
@@ -102,7 +103,10 @@ TEST(GpuLaunch, ModesMeasureTheMistakeBesideTheRightFigure) {
     o.sizes = {{"n", int64_t(1) << 21}};
     kl::RunRecord warm = runner.run(L, *va, o);
     ASSERT_TRUE(warm.mode_timing);
-    EXPECT_LT(warm.mode_timing->median_ms, warm.timing->median_ms);  // 25 MB stay in L2
+    // 25 MB fit in L2: warm, the inputs are read from it, but the previous repetition's output is
+    // dirty there and is written back inside the timed interval; with a clean cold flush the
+    // two figures differ, warm faster or slower by the kernel's mix (docs/tuning/timing.md).
+    EXPECT_GT(std::abs(warm.mode_timing->median_ms / warm.timing->median_ms - 1), 0.03);
     o.mode = kl::RunMode::NoWarmup;
     kl::RunRecord cold = runner.run(L, *va, o);
     ASSERT_TRUE(cold.mode_timing);

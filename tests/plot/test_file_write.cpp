@@ -59,7 +59,8 @@ TEST(WriteFileAtomically, FolderInTheWayOrNoPath) {
     EXPECT_FALSE(write_file_atomically(dir.path().string() + "/", "x").ok());
 }
 
-TEST(WriteFileAtomically, UncreatableFileLeavesNothingBehind) {
+// Suites of one test below: they may skip (see cmake/KlGTestSuites.cmake).
+TEST(WriteFileAtomicallyWithProc, UncreatableFileLeavesNothingBehind) {
     // /proc refuses new files even for root, so this runs everywhere (a chmod'ed folder would
     // not stop root).
     if (!std::filesystem::is_directory("/proc")) GTEST_SKIP() << "no /proc on this system";
@@ -69,7 +70,7 @@ TEST(WriteFileAtomically, UncreatableFileLeavesNothingBehind) {
     EXPECT_FALSE(std::filesystem::exists("/proc/kl_plot_test.png"));
 }
 
-TEST(WriteFileAtomically, UnwritableFolderForNonRoot) {
+TEST(WriteFileAtomicallyAsNonRoot, UnwritableFolder) {
     if (geteuid() == 0) GTEST_SKIP() << "running as root: folder permissions do not apply";
     testing::TempDir dir;
     std::filesystem::create_directory(dir.path() / "locked");

@@ -268,7 +268,8 @@ TEST(ReportFormats, PngHasTheSizeAskedFor) {
     EXPECT_EQ(be32(20), 300u);  // IHDR height
 }
 
-TEST(ReportFormats, PdfRendersWithPdftoppm) {
+// A suite of its own: it skips without pdftoppm (see cmake/KlGTestSuites.cmake).
+TEST(ReportPdfRaster, RendersWithPdftoppm) {
     std::string pdftoppm = KL_PDFTOPPM;
     if (pdftoppm.empty() || pdftoppm.find("NOTFOUND") != std::string::npos) GTEST_SKIP() << "pdftoppm not installed";
     TempDir dir;
@@ -431,7 +432,8 @@ TEST(ReportFailures, MissingFolderFailsCleanlyWithNoLeftovers) {
     EXPECT_EQ(entries, 1u);
 }
 
-TEST(ReportFailures, UnwritableFolderFailsCleanly) {
+// A suite of its own: it skips as root (see cmake/KlGTestSuites.cmake).
+TEST(ReportFailuresAsNonRoot, UnwritableFolderFailsCleanly) {
     if (geteuid() == 0) GTEST_SKIP() << "running as root: permissions do not stop writes";
     TempDir dir;
     LoadedResults res = load_synthetic(dir);
