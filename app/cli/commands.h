@@ -22,5 +22,9 @@ Action add_ptx_command(CLI::App& app);
 Action add_try_command(CLI::App& app);
 Action add_fork_command(CLI::App& app);
 Action add_tune_command(CLI::App& app);
+Action add_submit_command(CLI::App& app);
+// `kladder class`: keygen and verify; merge when `add_merge` is given (kladder, not kladder-core).
+Action add_class_command(CLI::App& app, Action (*add_merge)(CLI::App&));
+Action add_class_merge_command(CLI::App& app);
 
 }  // namespace kl::cli

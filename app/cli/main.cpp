@@ -40,6 +40,15 @@ int main(int argc, char** argv) {
         kl::cli::add_fork_command);
     add("try", "Compile your own kernel file as a rung of a ladder; on a GPU check and time it beside --like",
         kl::cli::add_try_command);
+    add("submit", "Judge your kernel for a class exercise on this GPU and write a signed submission",
+        kl::cli::add_submit_command);
+#ifndef KL_NO_EXPORT
+    add("class", "Class mode for instructors: make a class key, verify and merge submissions",
+        [](CLI::App& a) { return kl::cli::add_class_command(a, kl::cli::add_class_merge_command); });
+#else
+    add("class", "Class mode for instructors: make a class key, verify submissions (merge: full kladder)",
+        [](CLI::App& a) { return kl::cli::add_class_command(a, nullptr); });
+#endif
     add("serve", "Runner process for the GUI: JSON-line requests on stdin, replies on stdout",
         kl::cli::add_serve_command);
 #ifndef KL_NO_EXPORT  // kladder-core leaves out export, and with it cairo

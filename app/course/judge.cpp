@@ -51,10 +51,10 @@ JudgeCheck poisoned_check(const JudgedRun& main) {
 }
 
 JudgeCheck inputs_check(const std::vector<JudgedRun>& runs) {
-    int hashed = 0;
+    int verified = 0;
     for (const auto& j : runs) {
-        if (!j.evidence.inputs_hashed) continue;
-        ++hashed;
+        if (!j.evidence.inputs_verified) continue;
+        ++verified;
         if (!j.evidence.inputs_modified.empty()) {
             std::string names;
             for (const auto& n : j.evidence.inputs_modified) names += (names.empty() ? "" : ", ") + n;
@@ -63,9 +63,9 @@ JudgeCheck inputs_check(const std::vector<JudgedRun>& runs) {
                         " run (a kernel may write only its outputs)"};
         }
     }
-    if (hashed == 0) return {judge_check::kInputs, false, "no run hashed its inputs"};
+    if (verified == 0) return {judge_check::kInputs, false, "no run verified its inputs"};
     return {judge_check::kInputs, true,
-            "inputs hashed before and after " + std::to_string(hashed) + " runs: unchanged"};
+            "inputs compared byte for byte before and after " + std::to_string(verified) + " runs: unchanged"};
 }
 
 }  // namespace
@@ -133,11 +133,11 @@ JudgeOutcome run_judge(const JudgePlan& plan, const JudgeMeasure& measure) {
     JudgeOutcome out;
     RunOptions main = plan.main;
     main.cold_l2 = true;
-    main.judge.hash_inputs = main.judge.poison_every_run = true;
+    main.judge.verify_inputs = main.judge.poison_every_run = true;
     out.runs.push_back(measure(main, JudgedRun::Role::Main));
-    RunOptions checked = plan.main;  // checked, not timed, inputs hashed
+    RunOptions checked = plan.main;  // checked, not timed, inputs verified
     checked.time = false;
-    checked.judge.hash_inputs = true;
+    checked.judge.verify_inputs = true;
     for (const auto& sizes : plan.hidden_sizes) {
         RunOptions o = checked;
         for (const auto& [k, v] : sizes) o.sizes[k] = v;

@@ -1,8 +1,8 @@
 // The hidden checks of a judged submission (`kladder submit`, docs/class-mode.md): what runs, in
 // which order, and what each run must show. No CUDA: the runs are made by a measuring function the
 // caller gives (the runner on a GPU in the CLI, a fake in tests), so the rules are testable
-// without a GPU. The GPU side of the checks (poison before every timed repetition, inputs hashed
-// before and after, NaN and Inf planted in the inputs) is the runner's (gpu/runner.cpp), asked for
+// without a GPU. The GPU side of the checks (poison before every timed repetition, inputs copied
+// before and compared after, NaN and Inf planted in the inputs) is the runner's (gpu/runner.cpp), asked for
 // through RunOptions::judge and reported in a JudgeEvidence.
 //
 // The checks, each with the name a refusal gives:
@@ -12,7 +12,7 @@
 //                    computed from the same inputs: non-finite where it is, within tolerance elsewhere
 //   poisoned output  the output poisoned before every run, timed ones included; the last timed
 //                    run's output is checked: a kernel that skips work on later calls is caught
-//   inputs unmodified  every input hashed before the first launch and after the last
+//   inputs unmodified  every input copied before the first launch, compared after the last
 //   several seeds    two more seeds, checked
 //   cold L2          the timed run flushed L2 before every repetition
 #pragma once
@@ -48,7 +48,7 @@ struct JudgeCheck {
 
 // What the runner saw of one run beyond its record, when RunOptions::judge asked.
 struct JudgeEvidence {
-    bool inputs_hashed = false;
+    bool inputs_verified = false;
     std::vector<std::string> inputs_modified;  // input buffers whose bytes changed during the run
     std::optional<Correctness> after_timing;   // the last timed repetition's output (poisoned before each)
     int64_t planted_values = 0;                // NaN/Inf values written into the inputs

@@ -1,8 +1,8 @@
 #include "gpu/judge_gpu.h"
 
 #include <algorithm>
+#include <cstring>
 
-#include "base/sha256.h"
 #include "course/judge.h"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_context.h"
@@ -10,8 +10,7 @@
 namespace kl {
 
 namespace {
-// Inputs are hashed in pieces of this many bytes: a large input never needs a second host copy.
-constexpr size_t kHashChunkBytes = size_t(64) << 20;
+constexpr size_t kCompareChunkBytes = size_t(64) << 20;
 }  // namespace
 
 void poison_outputs(GpuContext& gpu, const std::vector<BufferDecl>& buffers) {
@@ -19,30 +18,32 @@ void poison_outputs(GpuContext& gpu, const std::vector<BufferDecl>& buffers) {
         if (b.role == BufferDecl::Role::Output) gpu.poison(gpu.buffer(b.name));
 }
 
-std::vector<std::string> input_hashes(GpuContext& gpu, const std::vector<BufferDecl>& buffers) {
-    std::vector<std::string> out;
+std::vector<std::vector<unsigned char>> snapshot_inputs(GpuContext& gpu, const std::vector<BufferDecl>& buffers) {
+    std::vector<std::vector<unsigned char>> out;
     for (const auto& b : buffers) {
-        if (b.role != BufferDecl::Role::Input) {
-            out.emplace_back();
-            continue;
-        }
-        DeviceArray& buf = gpu.buffer(b.name);
-        Sha256 h;
-        for (size_t at = 0; at < buf.bytes(); at += kHashChunkBytes) {
-            const size_t n = std::min(kHashChunkBytes, buf.bytes() - at);
-            const std::vector<unsigned char> bytes = gpu.download_bytes(buf, at, n);  // synchronises, checked
-            h.update(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-        }
-        out.push_back(h.hex());
+        out.emplace_back();
+        if (b.role != BufferDecl::Role::Input) continue;
+        const DeviceArray& buf = gpu.buffer(b.name);
+        out.back() = gpu.download_bytes(buf, 0, buf.bytes());  // synchronises; checked
     }
     return out;
 }
 
-std::vector<std::string> changed_inputs(const std::vector<BufferDecl>& buffers, const std::vector<std::string>& before,
-                                        const std::vector<std::string>& after) {
+std::vector<std::string> changed_inputs(GpuContext& gpu, const std::vector<BufferDecl>& buffers,
+                                        const std::vector<std::vector<unsigned char>>& before) {
     std::vector<std::string> changed;
-    for (size_t i = 0; i < buffers.size() && i < before.size() && i < after.size(); ++i)
-        if (buffers[i].role == BufferDecl::Role::Input && before[i] != after[i]) changed.push_back(buffers[i].name);
+    for (size_t i = 0; i < buffers.size() && i < before.size(); ++i) {
+        if (buffers[i].role != BufferDecl::Role::Input) continue;
+        const DeviceArray& buf = gpu.buffer(buffers[i].name);
+        bool same = buf.bytes() == before[i].size();
+        // In pieces: a second whole copy of a large input is not needed to compare it.
+        for (size_t at = 0; same && at < buf.bytes(); at += kCompareChunkBytes) {
+            const size_t n = std::min(kCompareChunkBytes, buf.bytes() - at);
+            const std::vector<unsigned char> now = gpu.download_bytes(buf, at, n);
+            same = std::memcmp(now.data(), before[i].data() + at, n) == 0;
+        }
+        if (!same) changed.push_back(buffers[i].name);
+    }
     return changed;
 }
 

@@ -15,14 +15,14 @@ class GpuContext;
 // Every output buffer filled with 0xFF bytes (NaN in every float type) on the context's stream.
 void poison_outputs(GpuContext& gpu, const std::vector<BufferDecl>& buffers);
 
-// The SHA-256 of every input buffer's bytes, in declaration order (outputs: an empty string).
-// Synchronises the stream first: the hash is of what the GPU finished writing.
-std::vector<std::string> input_hashes(GpuContext& gpu, const std::vector<BufferDecl>& buffers);
+// Every input buffer's bytes as they are now, in declaration order (outputs: empty), kept on the
+// host: compared byte for byte after the run (a hash of a 2 GB input would cost seconds on the CPU
+// for each run; the copy and the comparison cost milliseconds). Synchronises the stream first.
+std::vector<std::vector<unsigned char>> snapshot_inputs(GpuContext& gpu, const std::vector<BufferDecl>& buffers);
 
-// The names of the inputs whose hash differs between `before` and `after` (input_hashes of the
-// same buffers).
-std::vector<std::string> changed_inputs(const std::vector<BufferDecl>& buffers, const std::vector<std::string>& before,
-                                        const std::vector<std::string>& after);
+// The names of the inputs whose bytes differ now from `before` (snapshot_inputs of the same buffers).
+std::vector<std::string> changed_inputs(GpuContext& gpu, const std::vector<BufferDecl>& buffers,
+                                        const std::vector<std::vector<unsigned char>>& before);
 
 // NaN, +Inf and -Inf written into every input at planted_positions(elements, seed); returns how
 // many values were written (0 for a type without them, fp8 e4m3).

@@ -441,14 +441,14 @@ RunRecord Runner::run(const ResolvedRun& asked) {
     rec.model_note = rung.model.note;
 
     std::unique_ptr<Prepared> prep = prepare(run, rec);
-    const bool hash = run.options.judge.hash_inputs && evidence_;  // [judge]
-    const std::vector<std::string> before = hash ? input_hashes(gpu_, cache_->buffers) : std::vector<std::string>{};
+    const bool verify = run.options.judge.verify_inputs && evidence_;  // [judge]
+    const auto before = verify ? snapshot_inputs(gpu_, cache_->buffers) : std::vector<std::vector<unsigned char>>{};
     if (evidence_) evidence_->planted_values = cache_->planted;
     try {
         measure(run, *prep, rec);
-        if (hash) {
-            evidence_->inputs_hashed = true;
-            evidence_->inputs_modified = changed_inputs(cache_->buffers, before, input_hashes(gpu_, cache_->buffers));
+        if (verify) {
+            evidence_->inputs_verified = true;
+            evidence_->inputs_modified = changed_inputs(gpu_, cache_->buffers, before);
             if (!evidence_->inputs_modified.empty()) cache_->key.clear();  // the next run makes fresh inputs
         }
     } catch (const GpuError&) {

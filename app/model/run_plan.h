@@ -37,7 +37,7 @@ struct RunOptions {
     uint64_t seed = 20261122;
     // [judge] the hidden checks of a judged submission (course/judge.h), on the GPU side
     struct Judge {
-        bool hash_inputs = false;       // hash every input before the first launch and after the last
+        bool verify_inputs = false;     // copy every input before the first launch, compare after the last
         bool poison_every_run = false;  // poison the outputs before every timed repetition; check the last
         bool plant_non_finite = false;  // plant NaN and Inf in the inputs; the reference is computed from them
     } judge;
