@@ -38,8 +38,9 @@ json parse_or_refuse(const std::string& text, const std::string& origin) {
     try {
         return json::parse(text);
     } catch (const json::parse_error& e) {
-        // nlohmann names the end of the text as "unexpected end of input": a file cut short.
-        if (std::strstr(e.what(), "end of input") != nullptr)
+        // An error at the last byte (or past it) is a file cut short: nlohmann says "unexpected end
+        // of input", or "missing closing quote" when the cut falls inside a string.
+        if (e.byte >= text.size())
             refuse(origin,
                    "truncated: the JSON ends at byte " + std::to_string(text.size()) + " before it is complete");
         refuse(origin, std::string("not valid JSON (") + e.what() + ")");
