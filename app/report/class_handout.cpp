@@ -27,11 +27,13 @@ std::string fmt(double v, int digits) {
     return b;
 }
 
-// The devices of an exercise's ranked entries, in order of first appearance (stable colours).
+// The devices of an exercise's ranked entries, by name: each device keeps its colour (its index
+// here) in every figure of the exercise.
 std::vector<std::string> devices_of(const std::vector<const ClassEntry*>& ranked) {
     std::vector<std::string> out;
     for (const ClassEntry* e : ranked)
         if (std::find(out.begin(), out.end(), e->device()) == out.end()) out.push_back(e->device());
+    std::sort(out.begin(), out.end());
     return out;
 }
 
@@ -57,10 +59,13 @@ plot::Figure class_times_figure(const ClassMerge& m, const std::string& exercise
     f.y.label = "Median time";
     f.y.unit = "us";
     f.y.scale = plot::Scale::Log10;
-    for (const std::string& device : devices_of(ranked)) {
+    const std::vector<std::string> devices = devices_of(ranked);
+    for (size_t d = 0; d < devices.size(); ++d) {
+        const std::string& device = devices[d];
         plot::Series s;
         s.name = device;
         s.kind = plot::SeriesKind::Scatter;
+        s.color = s.marker = static_cast<int>(d);
         for (size_t i = 0; i < ranked.size(); ++i)
             if (ranked[i]->device() == device) s.points.push_back({double(i + 1), ranked[i]->median_us});
         f.series.push_back(std::move(s));
@@ -83,10 +88,16 @@ plot::Figure class_roof_figure(const ClassMerge& m, const std::string& exercise)
         plot::Series s;
         s.name = f.x.categories[d];
         s.kind = plot::SeriesKind::Scatter;
+        s.color = s.marker = static_cast<int>(d);
         for (const ClassEntry* e : ranked)
             if (e->device() == s.name) s.points.push_back({double(d), e->pct_roof});
         f.series.push_back(std::move(s));
     }
+    plot::Series roof;
+    roof.name = "each device's roof";
+    roof.kind = plot::SeriesKind::HLine;
+    roof.value = 100;
+    f.series.push_back(std::move(roof));
     return f;
 }
 
@@ -236,8 +247,9 @@ void exercise_section(std::ostringstream& md, const ClassMerge& m, const std::st
 std::string class_markdown(const ClassMerge& m, const std::string& key_id) {
     std::ostringstream md;
     md << "# Class results\n\n"
-       << m.entries.size() << " submissions verified with the class key " << markdown_text(key_id) << "; "
-       << m.problems.size() << " files not merged (at the end). Every time was measured on the learner's own GPU "
+       << m.entries.size() << " submissions verified with the class key " << markdown_text(key_id)
+       << "; files not merged: " << m.problems.size() << (m.problems.empty() ? "." : " (listed at the end).")
+       << " Every time was measured on the learner's own GPU "
        << "by the workbook the learner ran; the signature shows the file was made with the class key and not changed "
           "since, not that the workbook or the GPU were genuine (docs/class-mode.md).\n";
     for (const std::string& ex : m.exercises()) exercise_section(md, m, ex);
