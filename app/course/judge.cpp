@@ -106,6 +106,10 @@ std::vector<JudgeCheck> judge_checks(const std::vector<JudgedRun>& runs) {
     if (!main) return {{judge_check::kCorrect, false, "the main run is missing"}};
     checks.push_back({judge_check::kCorrect, run_passed(main->record),
                       sizes_text(main->record.sizes) + ": " + run_failure(main->record)});
+    // The main run's own checks first: a refusal names the first check that failed, and a kernel
+    // that changes its inputs or skips later calls fails the later sizes too, for the same reason.
+    checks.push_back(inputs_check(runs));
+    checks.push_back(poisoned_check(*main));
     // Odd sizes: the exercise's hidden sizes and the odd size, together.
     JudgeCheck odd = all_of_role(runs, JudgedRun::Role::Odd, judge_check::kOddSizes, "odd size");
     JudgeCheck hidden = all_of_role(runs, JudgedRun::Role::Hidden, judge_check::kOddSizes, "hidden size");
@@ -119,8 +123,6 @@ std::vector<JudgeCheck> judge_checks(const std::vector<JudgedRun>& runs) {
         if (j.role == JudgedRun::Role::Planted && j.evidence.planted_values == 0 && planted.passed)
             planted = {judge_check::kPlanted, false, "no NaN or Inf could be planted in the inputs"};
     checks.push_back(planted);
-    checks.push_back(poisoned_check(*main));
-    checks.push_back(inputs_check(runs));
     checks.push_back(all_of_role(runs, JudgedRun::Role::Seed, judge_check::kSeeds, "seed"));
     const bool cold = main->record.l2 == "cold" && main->record.timing.has_value();
     checks.push_back({judge_check::kColdL2, cold,

@@ -7,12 +7,12 @@
 //
 // The checks, each with the name a refusal gives:
 //   correct          the learner's kernel at the exercise's size matches the reference
+//   inputs unmodified  every input copied before the first launch, compared after the last
+//   poisoned output  the output poisoned before every run, timed ones included; the last timed
+//                    run's output is checked: a kernel that skips work on later calls is caught
 //   odd sizes        the exercise's hidden sizes, and the size with every even axis made odd
 //   planted NaN/Inf  NaN, +Inf and -Inf planted in every input; the output matches the reference
 //                    computed from the same inputs: non-finite where it is, within tolerance elsewhere
-//   poisoned output  the output poisoned before every run, timed ones included; the last timed
-//                    run's output is checked: a kernel that skips work on later calls is caught
-//   inputs unmodified  every input copied before the first launch, compared after the last
 //   several seeds    two more seeds, checked
 //   cold L2          the timed run flushed L2 before every repetition
 #pragma once
