@@ -44,6 +44,8 @@ json parse_or_refuse(const std::string& text, const std::string& origin) {
             refuse(origin,
                    "truncated: the JSON ends at byte " + std::to_string(text.size()) + " before it is complete");
         refuse(origin, std::string("not valid JSON (") + e.what() + ")");
+    } catch (const json::exception& e) {  // a number out of range ("1e400")
+        refuse(origin, std::string("not valid JSON (") + e.what() + ")");
     }
 }
 
