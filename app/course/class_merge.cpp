@@ -132,7 +132,11 @@ ClassMerge merge_class(const std::string& submissions_dir, const ClassKey& key, 
             m.problems.push_back(older + ": superseded by " + newest + " (a newer submission of " + who.second +
                                  " by the same learner)");
             if (newer) kept = std::move(e);
-        } catch (const InputError& err) { m.problems.push_back(err.what()); }
+        } catch (const Error& err) {
+            m.problems.push_back(err.what());
+        } catch (const std::exception& err) {  // never one file's fault that stops the others
+            m.problems.push_back(name + ": cannot be read (" + err.what() + ")");
+        }
     }
     std::stable_sort(m.entries.begin(), m.entries.end(), [](const ClassEntry& a, const ClassEntry& b) {
         return std::tie(a.sub.exercise, a.sub.learner) < std::tie(b.sub.exercise, b.sub.learner);

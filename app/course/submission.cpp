@@ -132,8 +132,9 @@ json to_json(const Submission& s) {
 
 std::string sign_submission(const Submission& s, const ClassKey& key) {
     json j = to_json(s);
-    // Through text and back: the signature covers what a reader will parse, numbers included.
-    j = json::parse(j.dump(-1, ' ', false, json::error_handler_t::strict));
+    // Through text and back: the signature covers what a reader will parse (a NaN is written as
+    // null, invalid UTF-8 from a driver's string as U+FFFD), numbers included.
+    j = json::parse(j.dump(-1, ' ', false, json::error_handler_t::replace));
     j["signature"] = {
         {"algorithm", kAlgorithm}, {"key_id", key.id()}, {"mac", hmac_sha256_hex(key.secret, canonical_text(j))}};
     return j.dump(1) + "\n";

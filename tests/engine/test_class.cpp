@@ -75,6 +75,20 @@ TEST(ClassKey, RoundTripsAndRefusesABadKeyFile) {
                  kl::InputError);
 }
 
+TEST(Submission, ARefusedRunWithNaNInItSignsAndVerifies) {
+    kl::Submission s = class_fixture::submission("sm_90_h200.json", "Eve", 0.5);
+    kl::Correctness& c = *s.results.runs[0].correctness;
+    c.passed = false;
+    c.mismatches = c.nan_count = c.unwritten = 1;
+    c.first_mismatches = {{0, 1.5, std::numeric_limits<double>::quiet_NaN()}};  // JSON has no NaN: null
+    s.checks[0] = {kl::judge_check::kCorrect, false, "n=16777216: FAIL 1 of 16777216 elements wrong"};
+    const kl::ClassKey key = test_key('k');
+    const kl::Submission back = kl::read_submission(kl::sign_submission(s, key), "eve.json", key);
+    EXPECT_FALSE(back.accepted());
+    EXPECT_EQ(back.refusal(), "refused by check 'correct': n=16777216: FAIL 1 of 16777216 elements wrong");
+    EXPECT_EQ(back.mine_run()->correctness->mismatches, 1);
+}
+
 TEST(Submission, SignedFileVerifiesAndEveryRefusalIsOneLineNamingTheFile) {
     const kl::ClassKey key = test_key('k');
     const kl::Submission s = class_fixture::submission("sm_90_h100.json", "Ada", 0.8);
