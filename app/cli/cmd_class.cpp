@@ -25,6 +25,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "course/class_merge.h"
+#include "course/exercise.h"
 #include "course/judge.h"
 #include "course/plausibility.h"
 #include "course/submission.h"
@@ -118,6 +119,22 @@ std::vector<RunRecord> rungs_beside(Runner& runner, const GpuContext& gpu, const
     return out;
 }
 
+// The exercise's goal over the judged runs, as `kladder try --exercise` judges it.
+void judge_goal(const StepExercise& ex, const std::string& like_id, const Calibration& cal, Submission& s) {
+    GoalContext ctx;
+    ctx.mine = s.mine_run();
+    ctx.calibration = cal;
+    for (size_t i = 0; i < s.results.runs.size(); ++i) {
+        const RunRecord& r = s.results.runs[i];
+        if (int(i) < s.mine && r.rung == like_id) ctx.like = &r;
+        if (int(i) > s.mine && !r.timing) ctx.hidden.push_back(&r);  // the checked runs
+    }
+    const GoalVerdict v = evaluate_goal(parse_goal(ex.goal), ctx);
+    s.goal = ex.goal;
+    s.goal_met = v.met;
+    s.goal_summary = v.summary;
+}
+
 struct Judged {
     Submission sub;
     std::vector<CompileDiagnostic> diagnostics;
@@ -145,6 +162,7 @@ Judged judge_on_gpu(const Ladder& L, const Rung& like, const Rung& trial, const 
     out.sub.mine = static_cast<int>(out.sub.results.runs.size());
     for (auto& j : judged.runs) out.sub.results.runs.push_back(std::move(j.record));
     out.sub.checks = std::move(judged.checks);
+    judge_goal(ex, like.id, cal, out.sub);
     fill_reference_ratios(out.sub.results.runs);
     if (!log.empty()) {
         out.diagnostics = diagnostics_of_compile(log, trial.source_path);
@@ -174,6 +192,8 @@ void print_submission(const Submission& s, const std::vector<Finding>& findings,
     for (const auto& f : findings)
         std::printf("  %s (%s): %s\n", f.level == Finding::Level::Refused ? "impossible" : "flagged", f.check.c_str(),
                     printable(f.detail).c_str());
+    if (!s.goal.empty())
+        std::printf("exercise goal %s: %s\n", printable(s.goal).c_str(), printable(s.goal_summary).c_str());
     if (s.accepted())
         std::printf("accepted; signed submission written to %s\n", printable(out).c_str());
     else
@@ -190,8 +210,15 @@ nlohmann::json submit_json(const Submission& s, const std::vector<Finding>& find
                          {"check", f.check},
                          {"detail", f.detail}});
     for (const auto& d : diagnostics) diags.push_back(kl::to_json(d));
-    return {{"schema", "kernel-ladder/submit"}, {"version", 1},     {"file", out},       {"accepted", s.accepted()},
-            {"refusal", s.refusal()},           {"checks", checks}, {"findings", found}, {"diagnostics", diags}};
+    return {{"schema", "kernel-ladder/submit"},
+            {"version", 1},
+            {"file", out},
+            {"accepted", s.accepted()},
+            {"refusal", s.refusal()},
+            {"checks", checks},
+            {"findings", found},
+            {"diagnostics", diags},
+            {"goal", {{"text", s.goal}, {"met", s.goal_met}, {"summary", s.goal_summary}}}};
 }
 
 int submit(const SubmitOptions& o) {

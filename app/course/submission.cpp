@@ -127,7 +127,9 @@ json to_json(const Submission& s) {
                 {"created", s.created},
                 {"results", to_json(s.results)},
                 {"mine", s.mine},
-                {"checks", checks}};
+                {"checks", checks},
+                {"goal", s.goal.empty() ? json(nullptr)
+                                        : json{{"text", s.goal}, {"met", s.goal_met}, {"summary", s.goal_summary}}}};
 }
 
 std::string sign_submission(const Submission& s, const ClassKey& key) {
@@ -166,6 +168,13 @@ Submission parse_submission_fields(const json& j, const std::string& origin) {
         s.checks.push_back({rd.str(checks[i], "name", f + ".name"),
                             rd.bool_or(checks[i], "passed", false, f + ".passed"),
                             rd.str_or(checks[i], "detail", "", f + ".detail")});
+    }
+    if (j.contains("goal") && !j["goal"].is_null()) {
+        const json& g = j["goal"];
+        if (!g.is_object()) rd.fail("goal", "expected an object or null");
+        s.goal = rd.str(g, "text", "goal.text");
+        s.goal_met = rd.bool_or(g, "met", false, "goal.met");
+        s.goal_summary = rd.str_or(g, "summary", "", "goal.summary");
     }
     return s;
 }

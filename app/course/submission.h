@@ -49,6 +49,9 @@ struct Submission {
     ResultsFile results;   // device, calibration, the rungs beside, then the learner's judged runs
     int mine = -1;         // index in results.runs of the learner's timed run
     std::vector<JudgeCheck> checks;
+    // The exercise's goal (course/exercise.h) judged on the accepted runs: a grade, not a check.
+    std::string goal, goal_summary;  // "" when not judged
+    bool goal_met = false;
     bool accepted() const;  // every check passed
     std::string refusal() const;
     const RunRecord* mine_run() const;  // null when `mine` is out of range

@@ -105,7 +105,7 @@ plot::Figure class_roof_figure(const ClassMerge& m, const std::string& exercise)
 
 std::string gradebook_csv(const ClassMerge& m) {
     std::ostringstream out;
-    out << "learner,exercise,device,status,rank,median_us,gbps,pct_roof,checks_passed,file,workbook\n";
+    out << "learner,exercise,device,status,rank,median_us,gbps,pct_roof,checks_passed,goal_met,file,workbook\n";
     for (const std::string& ex : m.exercises()) {
         const auto ranked = m.leaderboard(ex);
         for (const ClassEntry& e : m.entries) {
@@ -120,7 +120,10 @@ std::string gradebook_csv(const ClassMerge& m) {
                 << (e.gbps > 0 ? plot::csv_number(e.gbps) : "") << ','
                 << (e.pct_roof > 0 ? plot::csv_number(e.pct_roof) : "") << ','
                 << plot::csv_field(std::to_string(passed) + " of " + std::to_string(e.sub.checks.size())) << ','
-                << plot::csv_field(e.file) << ',' << plot::csv_field(e.sub.workbook) << '\n';
+                << (e.sub.goal.empty() ? ""
+                    : e.sub.goal_met   ? "yes"
+                                       : "no")
+                << ',' << plot::csv_field(e.file) << ',' << plot::csv_field(e.sub.workbook) << '\n';
         }
     }
     return out.str();

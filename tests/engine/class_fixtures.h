@@ -76,6 +76,9 @@ inline kl::Submission submission(const std::string& profile, const std::string& 
     r.correctness = c;
     s.results.runs = {r};
     s.mine = 0;
+    s.goal = "correct and gbps >= 0.8 * device.copy_gbps";  // lesson 1's, judged on the made-up share
+    s.goal_met = share >= 0.8;
+    s.goal_summary = s.goal_met ? "goal met" : "goal not met: gbps >= 0.8 * device.copy_gbps";
     for (const char* name :
          {kl::judge_check::kCorrect, kl::judge_check::kOddSizes, kl::judge_check::kPlanted, kl::judge_check::kPoisoned,
           kl::judge_check::kInputs, kl::judge_check::kSeeds, kl::judge_check::kColdL2})

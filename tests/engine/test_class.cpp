@@ -97,6 +97,8 @@ TEST(Submission, SignedFileVerifiesAndEveryRefusalIsOneLineNamingTheFile) {
     EXPECT_EQ(back.learner, "Ada");
     EXPECT_EQ(back.source, s.source);
     EXPECT_TRUE(back.accepted());
+    EXPECT_EQ(back.goal, s.goal);
+    EXPECT_TRUE(back.goal_met);
     ASSERT_NE(back.mine_run(), nullptr);
     EXPECT_DOUBLE_EQ(back.mine_run()->timing->median_ms, s.results.runs[0].timing->median_ms);
 

@@ -58,6 +58,8 @@ TEST(ClassHandout, WritesTheLeaderboardsFiguresHandoutAndAGuardedGradebook) {
     EXPECT_EQ(csv.find(",=HYPERLINK"), std::string::npos);
     EXPECT_EQ(csv.find("\n=HYPERLINK"), std::string::npos);
     EXPECT_NE(csv.find("'=HYPERLINK"), std::string::npos);
+    EXPECT_NE(csv.find("\nlearner 19,01_first_kernel/8,NVIDIA A100-SXM4-40GB,accepted,1,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find(",7 of 7,yes,learner 19.json,"), std::string::npos) << csv;
     for (std::istringstream lines(csv); !lines.eof();) {
         std::string line;
         std::getline(lines, line);
