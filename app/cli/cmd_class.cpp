@@ -30,6 +30,7 @@
 #include "course/plausibility.h"
 #include "course/submission.h"
 #include "gpu/calibration.h"
+#include "gpu/compiler.h"
 #include "gpu/gpu_context.h"
 #include "gpu/runner.h"
 #include "model/compile_diagnostics.h"
@@ -133,6 +134,27 @@ void judge_goal(const StepExercise& ex, const std::string& like_id, const Calibr
     s.goal = ex.goal;
     s.goal_met = v.met;
     s.goal_summary = v.summary;
+}
+
+// Compiled before any GPU is opened (for sm_90 when there is none; NVRTC needs no GPU): a file
+// that does not compile is its NVRTC messages, named by the file as given, and exit 2, nothing
+// written, as `kladder try` does.
+void compile_or_refuse(const Rung& trial, const RunOptions& ro, const std::string& shown) {
+    CompileRequest req;
+    req.source_path = trial.source_path;
+    req.defines = compile_defines(trial, resolve_params(trial, ro.params), ro.dtype.value_or(trial.dtypes.front()));
+    req.arch = rung_arch(trial, "sm_90");
+    req.label = "submitted " + shown;
+    try {
+        compile_kernel(req);
+    } catch (const CompileError& e) {
+        std::vector<CompileDiagnostic> ds = diagnostics_of_compile(e.log(), trial.source_path);
+        for (auto& d : ds) {
+            if (d.file == trial.source_path) d.file = shown;
+            std::fprintf(stderr, "%s\n", printable(format_diagnostic(d)).c_str());
+        }
+        throw InputError(shown + " did not compile (" + count_diagnostics(ds) + "); nothing was judged or written");
+    }
 }
 
 struct Judged {
@@ -242,6 +264,7 @@ int submit(const SubmitOptions& o) {
     ro.sizes = step->exercise->sizes;
     if (!step->dtype.empty()) ro.dtype = parse_dtype(step->dtype);
     resolve_run(L, trial, ro, 0);  // bad sizes or parameters: one line, exit 2, before the GPU
+    compile_or_refuse(trial, ro, o.file);
     Watchdog watchdog(o.timeout_s,
                       "kladder: " + o.file + " was not judged within " + std::to_string(o.timeout_s) +
                           " s (a kernel that never ends?); stopped, nothing written",

@@ -23,13 +23,13 @@ std::string run_failure(const RunRecord& r) {
 
 bool run_passed(const RunRecord& r) { return r.error.empty() && r.correctness && r.correctness->passed; }
 
-// A check over the runs of one role: passed when there is at least one and each passed.
-JudgeCheck all_of_role(const std::vector<JudgedRun>& runs, JudgedRun::Role role, const char* name,
-                       const std::string& what) {
+// A check over the runs of some roles: passed when there is at least one and each passed.
+JudgeCheck all_of_role(const std::vector<JudgedRun>& runs, std::initializer_list<JudgedRun::Role> roles,
+                       const char* name, const std::string& what) {
     JudgeCheck c{name, true, ""};
     int n = 0;
     for (const auto& j : runs) {
-        if (j.role != role) continue;
+        if (std::find(roles.begin(), roles.end(), j.role) == roles.end()) continue;
         ++n;
         if (c.passed && !run_passed(j.record)) {
             c.passed = false;
@@ -110,20 +110,15 @@ std::vector<JudgeCheck> judge_checks(const std::vector<JudgedRun>& runs) {
     // that changes its inputs or skips later calls fails the later sizes too, for the same reason.
     checks.push_back(inputs_check(runs));
     checks.push_back(poisoned_check(*main));
-    // Odd sizes: the exercise's hidden sizes and the odd size, together.
-    JudgeCheck odd = all_of_role(runs, JudgedRun::Role::Odd, judge_check::kOddSizes, "odd size");
-    JudgeCheck hidden = all_of_role(runs, JudgedRun::Role::Hidden, judge_check::kOddSizes, "hidden size");
-    if (!hidden.detail.empty() && hidden.detail.rfind("no ", 0) == 0) hidden = {judge_check::kOddSizes, true, ""};
-    checks.push_back(!odd.passed      ? odd
-                     : !hidden.passed ? hidden
-                                      : JudgeCheck{judge_check::kOddSizes, true,
-                                                   odd.detail + (hidden.detail.empty() ? "" : "; " + hidden.detail)});
-    JudgeCheck planted = all_of_role(runs, JudgedRun::Role::Planted, judge_check::kPlanted, "planted run");
+    // The exercise's hidden sizes (if it has any) and the odd size made from the main one.
+    checks.push_back(all_of_role(runs, {JudgedRun::Role::Hidden, JudgedRun::Role::Odd}, judge_check::kOddSizes,
+                                 "odd or hidden size"));
+    JudgeCheck planted = all_of_role(runs, {JudgedRun::Role::Planted}, judge_check::kPlanted, "planted run");
     for (const auto& j : runs)
         if (j.role == JudgedRun::Role::Planted && j.evidence.planted_values == 0 && planted.passed)
             planted = {judge_check::kPlanted, false, "no NaN or Inf could be planted in the inputs"};
     checks.push_back(planted);
-    checks.push_back(all_of_role(runs, JudgedRun::Role::Seed, judge_check::kSeeds, "seed"));
+    checks.push_back(all_of_role(runs, {JudgedRun::Role::Seed}, judge_check::kSeeds, "seed"));
     const bool cold = main->record.l2 == "cold" && main->record.timing.has_value();
     checks.push_back({judge_check::kColdL2, cold,
                       cold ? "L2 flushed before each of " + std::to_string(main->record.timing->reps) + " repetitions"

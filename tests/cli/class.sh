@@ -1,6 +1,7 @@
 #!/bin/sh
 # Class mode without a GPU (issue 41): keygen makes a private key and never overwrites one; submit
-# refuses bad input in one line (exit 2) and says there is no GPU (exit 3) writing nothing; merge
+# refuses bad input in one line (exit 2), a file that does not compile with its NVRTC messages
+# (exit 2), and says there is no GPU (exit 3), writing nothing; merge
 # names each bad file in one line, goes on, writes the class folder and exits 2, and refuses a class
 # folder inside the submissions folder. Signed files (tampered, foreign key, duplicates) are the
 # engine tests' (tests/engine/test_class.cpp), since only a GPU run makes a real one.
@@ -25,6 +26,15 @@ expect 2 "step 3 of 01_first_kernel has none" "$kladder" submit 01_first_kernel/
 expect 3 "kladder: no CUDA GPU|kladder: no NVIDIA driver" env CUDA_VISIBLE_DEVICES= \
   "$kladder" submit 01_first_kernel/8 "$good" --name Ada --key "$tmp/class.key" -o "$tmp/a.json"
 [ -e "$tmp/a.json" ] && fail "a submission was written without a GPU"
+# A file that does not compile: NVRTC's message named by the file, exit 2, before any GPU.
+printf '#include "kl_common.cuh"\nextern "C" __global__ void vector_add(ELEM* c, const ELEM* a, const ELEM* b, long long n) { c[0] = x; }\n' \
+  > "$tmp/broken.cu"
+"$kladder" submit 01_first_kernel/8 "$tmp/broken.cu" --name Ada --key "$tmp/class.key" -o "$tmp/b.json" 2> "$tmp/err"
+code=$?; cat "$tmp/err"
+[ $code -eq 2 ] || fail "broken.cu: expected exit 2, got $code"
+grep -q "broken.cu:2:[0-9]*: error: identifier \"x\" is undefined" "$tmp/err" || fail "broken.cu: no diagnostic"
+grep -q "^kladder: .*broken.cu did not compile (1 error, 0 warnings); nothing was judged or written" "$tmp/err" || fail "broken.cu"
+[ -e "$tmp/b.json" ] && fail "a submission was written for a file that does not compile"
 
 mkdir "$tmp/subs"
 printf '{"schema": "kernel-ladder/submission", "version": 1, "learner": "A' > "$tmp/subs/truncated.json"
