@@ -4,8 +4,9 @@
 # refused by the check that caught them (NaN output: 'correct'; an output cached across calls:
 # 'poisoned output'; an input written: 'inputs unmodified'), each with exit 1 and a signed file.
 # Then the instructor's merge: all five verified, the good one ranked above the slow one, the
-# cheats listed as refused, the class folder written.
-# Usage: class_gpu.sh KLADDER SOURCE_DIR
+# cheats listed as refused, the class folder written (with the full kladder; kladder-core, which
+# the GPU machine runs, has no merge: CLASS_OUT=FILE.tgz keeps the submissions to merge here).
+# Usage: [CLASS_OUT=FILE.tgz] class_gpu.sh KLADDER SOURCE_DIR
 set -u
 kladder=$1; src=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -37,8 +38,17 @@ submit cacher cheat_cache.cu 1 "poisoned output"
 submit mutator cheat_mutate.cu 1 "inputs unmodified"
 
 "$kladder" class verify "$tmp/subs/good.json" --key "$tmp/class.key" || fail "verify good.json"
+"$kladder" class verify "$tmp/subs/cacher.json" --key "$tmp/class.key"
+[ $? -eq 1 ] || fail "verify cacher.json: expected exit 1 (refused)"
+# The submissions made on this GPU, for a merge elsewhere (the GPU machine runs kladder-core, which
+# has no merge): CLASS_OUT=FILE.tgz keeps them with the key.
+if [ -n "${CLASS_OUT:-}" ]; then tar czf "$CLASS_OUT" -C "$tmp" subs class.key || fail "cannot write $CLASS_OUT"; fi
 "$kladder" class merge "$tmp/subs" -o "$tmp/class" --key "$tmp/class.key" > "$tmp/out" 2>&1
 code=$?; cat "$tmp/out"
+if grep -q "leaves out: run the full kladder" "$tmp/out"; then
+  echo "class_gpu.sh: submissions passed; merge not run (kladder-core): tar xzf \$CLASS_OUT, then kladder class merge subs -o class --key class.key"
+  exit 0
+fi
 [ $code -eq 0 ] || fail "merge: expected exit 0, got $code"
 grep -q "^5 submissions merged (2 accepted, 3 refused or flagged)" "$tmp/out" || fail "merge: not 5 merged, 2 accepted"
 for f in class.md class.html gradebook.csv 01_first_kernel_8_times.pdf 01_first_kernel_8_roof.pdf; do
