@@ -65,13 +65,13 @@ void roof_findings(const Submission& s, const RunRecord& r, const Datasheet* she
         out.push_back({Finding::Level::Refused, "memory roof",
                        "impossible: " + at + " beats the datasheet's " + fmt0(sheet->memory_gbps) + " GB/s (" +
                            sheet->profile + ")"});
-    const bool fp32 = r.dtype == "fp32";
-    double peak = sheet ? (fp32 ? sheet->fp32_tflops : sheet->tensor_tflops) : 0;
-    if (peak == 0 && fp32 && s.results.device) peak = s.results.device->fp32_peak_flops() / 1e12;
-    if (peak > 0 && tflops > peak * kDatasheetMargin)
+    // The tensor peak bounds every dtype: an fp32 kernel may use TF32 tensor cores, which beat the
+    // FP32 peak honestly. Without a datasheet nothing bounds FLOPs (calibrated GEMM rates are not
+    // ceilings: a kernel may beat cuBLAS).
+    if (sheet && tflops > sheet->tensor_tflops * kDatasheetMargin)
         out.push_back({Finding::Level::Refused, "compute peak",
-                       "impossible: " + fmt0(tflops) + " TFLOP/s beats the " + (fp32 ? "FP32" : "tensor") +
-                           " peak of " + fmt0(peak) + " TFLOP/s"});
+                       "impossible: " + fmt0(tflops) + " TFLOP/s beats the tensor peak of " +
+                           fmt0(sheet->tensor_tflops) + " TFLOP/s (" + sheet->profile + ")"});
 }
 
 void device_findings(const Submission& s, const Datasheet& sheet, std::vector<Finding>& out) {
@@ -93,6 +93,11 @@ void device_findings(const Submission& s, const Datasheet& sheet, std::vector<Fi
                                " MHz, above the boost clock " + fmt0(sheet.boost_clock_mhz) + " MHz"});
             break;
         }
+    // The calibration's SGEMM is cuBLAS fp32 without TF32: it cannot beat the FP32 peak.
+    if (s.results.calibration && s.results.calibration->sgemm_tflops > sheet.fp32_tflops * kDatasheetMargin)
+        out.push_back({Finding::Level::Flagged, "calibration",
+                       "calibrated fp32 GEMM " + fmt0(s.results.calibration->sgemm_tflops) +
+                           " TFLOP/s is above the datasheet's FP32 peak " + fmt0(sheet.fp32_tflops) + " TFLOP/s"});
     if (s.results.calibration && calibrated_memory_gbps(*s.results.calibration) > sheet.memory_gbps * kDatasheetMargin)
         out.push_back({Finding::Level::Flagged, "calibration",
                        "calibrated memory roof " + fmt0(calibrated_memory_gbps(*s.results.calibration)) +

@@ -3,10 +3,11 @@
 //   refused  a learner's time faster than the device allows: the bytes it must move at the
 //            calibrated memory roof (the best streaming kernel of the calibration, or the copy)
 //            beyond the run's spread, or at the datasheet's memory bandwidth; its FLOPs at the
-//            datasheet's FP32 or tensor peak (or the clock's FP32 model without a datasheet)
+//            datasheet's tensor peak (for every dtype: fp32 kernels may use TF32 tensor cores)
 //   flagged  a source whose SHA-256 is not the one recorded; device facts (SM count, compute
 //            capability) that are not those of the device's profile; clocks above its boost
-//            clock; a calibrated roof above the datasheet's bandwidth
+//            clock; a calibrated roof above the datasheet's bandwidth, a calibrated fp32 GEMM
+//            (cuBLAS without TF32) above its FP32 peak
 // The datasheet figures come from the device profiles' `datasheet` objects (assets/devices/,
 // docs/formats.md section 4), each with its source.
 #pragma once

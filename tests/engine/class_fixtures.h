@@ -27,13 +27,14 @@ inline kl::DeviceInfo device_of(const std::string& profile) {
     return d;
 }
 
-inline double datasheet_gbps(const std::string& profile) {
+inline kl::Datasheet datasheet(const std::string& profile) {
     for (const auto& s : kl::load_datasheets(kl::assets_dir() + "/devices"))
-        if (s.profile == profile) return s.memory_gbps;
-    return 0;
+        if (s.profile == profile) return s;
+    return {};
 }
 
-// A vector add at n = 2^24 that reached `share` of a calibrated copy roof of 90% of the datasheet.
+// A vector add at n = 2^24 that reached `share` of a calibrated copy roof of 90% of the datasheet's
+// bandwidth (GEMM rates 70% of its peaks).
 inline kl::Submission submission(const std::string& profile, const std::string& learner, double share,
                                  const std::string& exercise = "01_first_kernel/8") {
     kl::Submission s;
@@ -52,9 +53,9 @@ inline kl::Submission submission(const std::string& profile, const std::string& 
     kl::Calibration cal;
     cal.device_uuid = s.results.device->uuid;
     cal.measured_at = s.created;
-    cal.copy_gbps = 0.9 * datasheet_gbps(profile);
-    cal.sgemm_tflops = 10;
-    cal.bf16_tflops = 100;
+    cal.copy_gbps = 0.9 * datasheet(profile).memory_gbps;
+    cal.sgemm_tflops = 0.7 * datasheet(profile).fp32_tflops;
+    cal.bf16_tflops = 0.7 * datasheet(profile).tensor_tflops;
     s.results.calibration = cal;
     kl::RunRecord r;
     r.ladder = "elementwise";

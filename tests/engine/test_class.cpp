@@ -264,11 +264,19 @@ TEST(Plausibility, AnHonestRunPassesAndTheImpossibleIsRefused) {
     EXPECT_NE(found.find("refused memory roof: impossible: "), std::string::npos) << found;
     EXPECT_NE(found.find("beats the datasheet's 300 GB/s (sm_89_l4.json)"), std::string::npos) << found;
     EXPECT_NE(found.find("flagged calibration: "), std::string::npos) << found;
-    // FLOPs beyond the FP32 peak (67 TFLOP/s on an H100).
+    // FLOPs beyond the tensor peak (989 TFLOP/s on an H100); above the FP32 peak alone is possible (TF32).
     kl::Submission compute = class_fixture::submission("sm_90_h100.json", "Eve", 0.5);
-    compute.results.runs[0].values.set(kl::tag::flops, 100e12 * compute.results.runs[0].timing->median_ms * 1e-3);
-    EXPECT_NE(findings_text(compute).find("refused compute peak: impossible: 100 TFLOP/s beats the FP32 peak of 67"),
-              std::string::npos);
+    const double seconds = compute.results.runs[0].timing->median_ms * 1e-3;
+    compute.results.runs[0].values.set(kl::tag::flops, 1500e12 * seconds);
+    EXPECT_NE(
+        findings_text(compute).find(
+            "refused compute peak: impossible: 1500 TFLOP/s beats the tensor peak of 989 TFLOP/s (sm_90_h100.json)"),
+        std::string::npos)
+        << findings_text(compute);
+    compute.results.runs[0].values.set(kl::tag::flops, 400e12 * seconds);
+    EXPECT_EQ(findings_text(compute), "");
+    compute.results.calibration->sgemm_tflops = 90;  // cuBLAS fp32 (no TF32) above the 67 of the datasheet
+    EXPECT_EQ(findings_text(compute).rfind("flagged calibration: calibrated fp32 GEMM 90 TFLOP/s is above", 0), 0u);
 }
 
 TEST(Plausibility, FlagsASourceHashAndADeviceThatContradictTheirNames) {
