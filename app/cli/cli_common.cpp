@@ -1,6 +1,7 @@
 #include "cli_common.h"
 
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <sstream>
 
@@ -11,6 +12,8 @@
 #include "model/manifest_load.h"
 
 namespace kl::cli {
+
+namespace fs = std::filesystem;
 
 namespace {
 std::vector<std::string>& errors_store() {
@@ -169,6 +172,25 @@ std::string human_bytes(double bytes) {
 std::string& invocation() {
     static std::string text;
     return text;
+}
+
+// LESSON/STEP -> the lesson (kept in *keep) and its step with an exercise; InputError otherwise.
+const LessonStep* find_exercise(const std::string& spec, const std::vector<Ladder>& ladders, Lesson* keep) {
+    const size_t slash = spec.find('/');
+    if (slash == std::string::npos) throw InputError("--exercise: expected LESSON/STEP, e.g. 01_first_kernel/3");
+    const std::string lesson = spec.substr(0, slash);
+    const int step = static_cast<int>(parse_integer(spec.substr(slash + 1), "--exercise step"));
+    std::vector<LessonLoadError> errors;
+    for (Lesson& l : load_all_lessons(lessons_dir(), ladders, &errors)) {
+        if (l.id != lesson && fs::path(l.dir).filename() != lesson) continue;
+        if (step < 1 || step > static_cast<int>(l.steps.size()))
+            throw InputError("--exercise: lesson " + l.id + " has steps 1.." + std::to_string(l.steps.size()));
+        *keep = std::move(l);
+        const LessonStep& s = keep->steps[size_t(step - 1)];
+        if (!s.exercise) throw InputError("--exercise: step " + std::to_string(step) + " of " + lesson + " has none");
+        return &s;
+    }
+    throw InputError("--exercise: no lesson '" + lesson + "' (see kladder list lessons)");
 }
 
 }  // namespace kl::cli

@@ -33,4 +33,8 @@ std::string human_bytes(double bytes);
 // The command line this process was started with (recorded in results files).
 std::string& invocation();
 
+// `--exercise LESSON/STEP` (try, submit): the lesson, kept in *keep, and its step, which has an
+// exercise. InputError naming the lesson or step otherwise.
+const LessonStep* find_exercise(const std::string& spec, const std::vector<Ladder>& ladders, Lesson* keep);
+
 }  // namespace kl::cli

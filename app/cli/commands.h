@@ -23,10 +23,14 @@ Action add_ptx_command(CLI::App& app);
 Action add_try_command(CLI::App& app);
 Action add_fork_command(CLI::App& app);
 Action add_tune_command(CLI::App& app);
+Action add_submit_command(CLI::App& app);
+// `kladder class`: keygen and verify; merge when `add_merge` is given (kladder, not kladder-core).
+Action add_class_command(CLI::App& app, Action (*add_merge)(CLI::App&));
+Action add_class_merge_command(CLI::App& app);
 
-// The figure and handout commands (export, export-lesson), where the program has them:
-// cmd_export.cpp in `kladder`; no_report_commands.cpp (none) in `kladder-core`, which leaves
-// out cairo. main.cpp is then compiled once for both programs.
+// The commands that differ with app/report (cairo): in `kladder` (cmd_export.cpp) export,
+// export-lesson and class with its merge; in `kladder-core` (no_report_commands.cpp), which
+// leaves out cairo, class without merge. main.cpp is then compiled once for both programs.
 struct CommandSpec {
     const char* name;
     const char* help;

@@ -40,6 +40,8 @@ int main(int argc, char** argv) {
         kl::cli::add_fork_command);
     add("try", "Compile your own kernel file as a rung of a ladder; on a GPU check and time it beside --like",
         kl::cli::add_try_command);
+    add("submit", "Judge your kernel for a class exercise on this GPU and write a signed submission",
+        kl::cli::add_submit_command);
     add("serve", "Runner process for the GUI: JSON-line requests on stdin, replies on stdout",
         kl::cli::add_serve_command);
     for (const kl::cli::CommandSpec& c : kl::cli::report_commands()) add(c.name, c.help, c.adder);

@@ -7,6 +7,7 @@
 
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_context.h"
+#include "gpu/judge_gpu.h"
 #include "gpu/kernel_cache.h"
 #include "gpu/kernel_trace.h"
 #include "gpu/launch_modes.h"
@@ -24,7 +25,8 @@ namespace kl {
 // [SECTION] State
 
 struct Runner::ProblemCache {
-    std::string key;  // operation + sizes + dtype + seed
+    std::string key;      // operation + sizes + dtype + seed (+ planted)
+    int64_t planted = 0;  // [judge] NaN/Inf values planted in the inputs of this problem
     ReferenceOutputs reference;
     std::vector<BufferDecl> buffers;
     std::unique_ptr<L2Flush> flush;  // made on the first cold timing, kept for the next ones
@@ -178,8 +180,8 @@ void Runner::load_kernels(const ResolvedRun& run, Prepared& prep, RunRecord& rec
 }
 
 void Runner::prepare_problem(const Operation& op, const Problem& p, uint64_t seed, const std::string& label,
-                             double scratch, const std::string& scratch_list) {
-    std::string key = op.name() + "|" + p.describe() + "|" + std::to_string(seed);
+                             double scratch, const std::string& scratch_list, bool plant) {
+    std::string key = op.name() + "|" + p.describe() + "|" + std::to_string(seed) + (plant ? "|planted" : "");
     const bool prepared = key == cache_->key;
     if (!prepared) {
         cache_->key.clear();
@@ -204,6 +206,7 @@ void Runner::prepare_problem(const Operation& op, const Problem& p, uint64_t see
     if (prepared) return;
     for (const auto& b : cache_->buffers) gpu_.add_buffer(b.name, b.dtype, b.elements);
     op.make_inputs(p, gpu_, seed);
+    cache_->planted = plant ? plant_non_finite(gpu_, cache_->buffers, seed) : 0;  // [judge] before the reference
     op.reference(p, gpu_, cache_->reference);
     gpu_.synchronize();
     cache_->key = key;
@@ -223,7 +226,8 @@ void Runner::allocate(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
     }
     for (const auto& l : prep.launches)  // Triton's own scratch, when its metadata asks for some
         for (int64_t bytes : l.triton_scratch) scratch_need += double(bytes);
-    prepare_problem(*prep.op, run.problem, run.options.seed, prep.label, scratch_need, scratch_list);
+    prepare_problem(*prep.op, run.problem, run.options.seed, prep.label, scratch_need, scratch_list,
+                    run.options.judge.plant_non_finite);
     for (const auto& s : run.rung->scratch) {
         DeviceBuffer& b =
             gpu_.add_buffer(s.name, s.dtype ? *s.dtype : dtype, std::max<int64_t>(s.elements.eval(prep.scope), 1));
@@ -291,17 +295,23 @@ void Runner::launch_all(Prepared& prep) {
 // [SECTION] Check
 
 Correctness Runner::check(const Operation& op, const Problem& p, Prepared& prep) {
-    for (const auto& b : cache_->buffers)
-        if (b.role == BufferDecl::Role::Output) gpu_.poison(gpu_.buffer(b.name));
+    poison_outputs(gpu_, cache_->buffers);
     launch_all(prep);
     gpu_.synchronize();  // a fault in the rung surfaces here
+    return compare_all(op, p);
+}
+
+// The outputs as they are now against the reference (with planted NaN/Inf: compare_planted).
+Correctness Runner::compare_all(const Operation& op, const Problem& p) {
     Correctness total;
     bool first = true;
     for (const auto& b : cache_->buffers) {
         if (b.role != BufferDecl::Role::Output) continue;
         auto actual = gpu_.download_as_float(gpu_.buffer(b.name));
-        Correctness c =
-            compare_outputs(actual, cache_->reference.at(b.name), op.tolerance(p), op.output_shape(p, b.name));
+        const auto& expected = cache_->reference.at(b.name);
+        Correctness c = cache_->planted > 0
+                            ? compare_planted(actual, expected, op.tolerance(p))
+                            : compare_outputs(actual, expected, op.tolerance(p), op.output_shape(p, b.name));
         if (first) {
             total = c;
             first = false;
@@ -335,6 +345,7 @@ TimingStats Runner::time_rung(Prepared& prep, const RunOptions& opt) {
     plan.min_reps = opt.min_reps;
     plan.max_reps = opt.max_reps;
     plan.budget_ms = opt.budget_ms;
+    if (opt.judge.poison_every_run) plan.before_each = [&] { poison_outputs(gpu_, cache_->buffers); };
     return time_repetitions(gpu_, plan, flush_for(opt), [&] { launch_all(prep); });
 }
 
@@ -382,6 +393,10 @@ void Runner::measure(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
         const double clock_before = measure_sm_clock_mhz(gpu_);  // [clock]
         rec.timing = time_rung(prep, opt);
         if (const L2Flush* f = flush_for(opt)) rec.l2_flush = f->name();
+        if (opt.judge.poison_every_run && evidence_) {  // [judge] the last timed call's own output
+            gpu_.synchronize();
+            evidence_->after_timing = compare_all(*prep.op, run.problem);
+        }
         rec.clock = make_clock_report(rated_sm_clock_mhz(gpu_), clock_before, measure_sm_clock_mhz(gpu_));
         derive(run, rec);
         if (opt.mode == RunMode::HostClockNoSync || opt.mode == RunMode::WarmL2) {  // [modes]
@@ -432,8 +447,16 @@ RunRecord Runner::run(const ResolvedRun& asked) {
     rec.model_note = rung.model.note;
 
     std::unique_ptr<Prepared> prep = prepare(run, rec);
+    const bool verify = run.options.judge.verify_inputs && evidence_;  // [judge]
+    const auto before = verify ? snapshot_inputs(gpu_, cache_->buffers) : std::vector<std::vector<unsigned char>>{};
+    if (evidence_) evidence_->planted_values = cache_->planted;
     try {
         measure(run, *prep, rec);
+        if (verify) {
+            evidence_->inputs_verified = true;
+            evidence_->inputs_modified = changed_inputs(gpu_, cache_->buffers, before);
+            if (!evidence_->inputs_modified.empty()) cache_->key.clear();  // the next run makes fresh inputs
+        }
     } catch (const GpuError&) {
         // A sticky error (illegal address, trap) poisons the whole CUDA context.
         cudaError_t after = cudaDeviceSynchronize();
@@ -461,25 +484,16 @@ RunRecord Runner::record(const ResolvedRun& run, const RecordOptions& how) {
     }
     if (run.rung->is_triton() && !triton_availability().available)
         return skipped_record(run, triton_availability().reason);
+    evidence_ = how.evidence;
+    struct Reset {
+        JudgeEvidence*& e;
+        ~Reset() { e = nullptr; }
+    } reset{evidence_};
     try {
         return this->run(run);
     } catch (const Error& e) {
         if (auto* ce = dynamic_cast<const CompileError*>(&e); ce && how.compile_log) *how.compile_log = ce->log();
         return failed_record(run, e, context_lost_);
-    }
-}
-
-void fill_reference_ratios(std::vector<RunRecord>& runs) {
-    for (auto& r : runs) {
-        if (!r.timing || r.reference) continue;
-        for (const auto& ref : runs) {
-            if (!ref.reference || !ref.timing || ref.ladder != r.ladder || ref.sizes != r.sizes) continue;
-            // Same dtype, or for mixed-precision ladders the reference of the rung's dtype.
-            if (ref.dtype != r.dtype) continue;
-            if (!r.values.has(tag::pct_reference) ||
-                ref.rung.find(r.dtype == "fp32" ? "fp32" : r.dtype) != std::string::npos)
-                r.values.set(tag::pct_reference, 100.0 * ref.timing->median_ms / r.timing->median_ms);
-        }
     }
 }
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "course/judge.h"
 #include "model/manifest.h"
 #include "model/operation.h"
 #include "model/results.h"
@@ -38,6 +39,7 @@ class Runner {
     struct RecordOptions {
         bool skip_unsupported_arch = false;
         std::string* compile_log = nullptr;
+        JudgeEvidence* evidence = nullptr;  // [judge] filled when the run's options ask for the judge's checks
     };
     RunRecord record(const ResolvedRun& run, const RecordOptions& how);
     RunRecord record(const ResolvedRun& run) { return record(run, RecordOptions{}); }
@@ -61,11 +63,12 @@ class Runner {
     // same). Refuses, before allocating anything, a problem whose buffers plus the rung's
     // `scratch` (bytes, described in `scratch_list`) do not fit in free memory.
     void prepare_problem(const Operation& op, const Problem& p, uint64_t seed, const std::string& label, double scratch,
-                         const std::string& scratch_list);
+                         const std::string& scratch_list, bool plant);
     void allocate(const ResolvedRun& run, Prepared& prep, RunRecord& rec);
     void bind_arguments(const ResolvedRun& run, Prepared& prep);
     // [SECTION] check, time, derive
     Correctness check(const Operation& op, const Problem& p, Prepared& prep);
+    Correctness compare_all(const Operation& op, const Problem& p);
     TimingStats time_rung(Prepared& prep, const RunOptions& opt);
     L2Flush* flush_for(const RunOptions& opt);
     void derive(const ResolvedRun& run, RunRecord& rec) const;
@@ -78,10 +81,7 @@ class Runner {
     std::unique_ptr<ProblemCache> cache_;
     std::unique_ptr<CounterCollector> counters_;  // [counters] opened on the first run that asks for counters
     bool context_lost_ = false;
+    JudgeEvidence* evidence_ = nullptr;  // [judge] during record() only
 };
-
-// Fills pct_reference of every run from the reference rungs (reference = true) measured in
-// the same list with the same sizes and dtype: reference time / run time x 100.
-void fill_reference_ratios(std::vector<RunRecord>& runs);
 
 }  // namespace kl

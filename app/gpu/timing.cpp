@@ -113,13 +113,17 @@ float EventTimer::time(const std::function<void()>& work) {
 
 TimingStats time_repetitions(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush,
                              const std::function<void()>& launch) {
-    for (int i = 0; i < plan.warmup; ++i) launch();
+    for (int i = 0; i < plan.warmup; ++i) {
+        if (plan.before_each) plan.before_each();
+        launch();
+    }
     gpu.synchronize();
     EventTimer timer(gpu);
     std::vector<double> samples;
     double total_ms = 0;
     while (static_cast<int>(samples.size()) < plan.max_reps &&
            (static_cast<int>(samples.size()) < plan.min_reps || total_ms < plan.budget_ms)) {
+        if (plan.before_each) plan.before_each();
         if (flush) flush->write(static_cast<int>(samples.size()));
         const float ms = timer.time(launch);
         samples.push_back(ms);

@@ -19,6 +19,9 @@ struct RepetitionPlan {
     int warmup = 2;  // untimed calls first
     int min_reps = 10, max_reps = 300;
     double budget_ms = 400;  // stop after this much timed GPU time (past min_reps)
+    // [judge] enqueued before every call, warm-up and timed, ahead of the L2 flush and outside the
+    // events: the judge poisons the outputs here, so that each call must write them again.
+    std::function<void()> before_each;
 };
 
 // Before each cold repetition L2 is left holding nothing of the previous repetition's and

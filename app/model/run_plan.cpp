@@ -146,4 +146,18 @@ ExitCode exit_code_of(const RunRecord& rec) {
     return ExitCode::Ok;
 }
 
+void fill_reference_ratios(std::vector<RunRecord>& runs) {
+    for (auto& r : runs) {
+        if (!r.timing || r.reference) continue;
+        for (const auto& ref : runs) {
+            if (!ref.reference || !ref.timing || ref.ladder != r.ladder || ref.sizes != r.sizes) continue;
+            // Same dtype, or for mixed-precision ladders the reference of the rung's dtype.
+            if (ref.dtype != r.dtype) continue;
+            if (!r.values.has(tag::pct_reference) ||
+                ref.rung.find(r.dtype == "fp32" ? "fp32" : r.dtype) != std::string::npos)
+                r.values.set(tag::pct_reference, 100.0 * ref.timing->median_ms / r.timing->median_ms);
+        }
+    }
+}
+
 }  // namespace kl

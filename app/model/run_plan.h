@@ -35,6 +35,12 @@ struct RunOptions {
     bool timeline = false;
     bool counters = false;  // [counters] read hardware counters in a replay pass after timing (counters.h)
     uint64_t seed = 20261122;
+    // [judge] the hidden checks of a judged submission (course/judge.h), on the GPU side
+    struct Judge {
+        bool verify_inputs = false;     // copy every input before the first launch, compare after the last
+        bool poison_every_run = false;  // poison the outputs before every timed repetition; check the last
+        bool plant_non_finite = false;  // plant NaN and Inf in the inputs; the reference is computed from them
+    } judge;
 };
 
 // The problem a rung runs on with these options: sizes (defaults + overrides, validated
@@ -101,5 +107,9 @@ RunRecord skipped_record(const ResolvedRun& run, const std::string& why);
 // The exit code a record asks for: 0 (measured, or skipped), 1 (ran but failed its check),
 // 2 (input or compile error), 3 (GPU error or fault). A command returns the largest.
 ExitCode exit_code_of(const RunRecord& rec);
+
+// Fills pct_reference of every run from the reference rungs (reference = true) measured in
+// the same list with the same sizes and dtype: reference time / run time x 100.
+void fill_reference_ratios(std::vector<RunRecord>& runs);
 
 }  // namespace kl
