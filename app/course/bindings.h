@@ -40,7 +40,7 @@ struct Binding {
     // operands[K]; an If's one comparison < <= > >= == != among them) and the bindings it reads.
     std::vector<std::string> expr;
     std::vector<Binding> operands;
-    std::string as;       // Expr: "pct" (x 100, %), "x" (0.84x), "ratio" (0.84x, or a tie within the spread)
+    std::string as;       // Expr: "pct" (x 100, %), "x" (0.84x), "ratio" (0.84x, or a tie within the spread), "unit:U"
     bool paired = false;  // Expr: every run operand from one recording (or all live)
 };
 
@@ -130,6 +130,7 @@ class NumberSources {
     // (copy_gbps ...) come from its calibration or card; a device with neither (a profile) falls
     // back to the preferred device's card, which the source line names.
     void set_device(const DeviceInfo& device, const std::string& origin);
+    void clear_device() { device_.reset(); }
     // Datasheet peaks (assets/devices/datasheet_peaks.json, docs/formats.md section 4): rows of
     // a device-name part, peaks and the source they come from. Throws InputError on a bad file.
     void load_datasheet(const std::string& path);
@@ -138,6 +139,8 @@ class NumberSources {
     void set_preferred_device(const std::string& device) { preferred_device_ = device; }
 
     BoundValue resolve(const Binding& b) const;
+    // Conditional prose (`{{ if ... }}`): true or false, or nullopt with the reason in *why.
+    std::optional<bool> holds(const Binding& cond, std::string* why) const;
     // `text` with each binding replaced by its shown value (or "[unresolved: ...]"); the values
     // in order of appearance go to `values` when given. `wrap`, when set, turns the shown text
     // and its value into what is inserted (the window makes a link carrying the source).
@@ -168,8 +171,6 @@ class NumberSources {
     BoundValue resolve_fact(const Binding& b, const DeviceInfo& d, const std::string& origin) const;
     std::vector<BoundValue> resolve_operands(const Binding& b) const;  // pinned to one recording when paired
     const DeviceInfo* fact_device(std::string* origin) const;
-    // Conditional prose: true or false, or nullopt with the reason in *why.
-    std::optional<bool> holds(const Binding& cond, std::string* why) const;
 
     const std::vector<Ladder>* ladders_;
     std::vector<Run> live_;              // newest last

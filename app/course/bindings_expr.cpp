@@ -263,6 +263,7 @@ BoundValue NumberSources::resolve_expr(const Binding& b) const {
     v.unit = q.unit;
     if (b.as == "pct") v.value *= 100, v.unit = "%";
     if (b.as == "x" || b.as == "ratio") v.unit = "x";
+    if (b.as.rfind("unit:", 0) == 0) v.unit = b.as.substr(5);
     // Where it came from: every input's source line.
     for (const BoundValue& x : vals) {
         if (v.device.empty() || x.live) v.device = x.device, v.date = x.date, v.origin = x.origin;

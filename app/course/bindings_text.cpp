@@ -51,11 +51,13 @@ bool parse_format(const std::string& format, Binding* b, std::string* why) {
             b->decimals = f[1] - '0';
         } else if (computed && (f == "pct" || f == "x" || f == "ratio")) {
             b->as = f;
+        } else if (computed && f.rfind("unit=", 0) == 0 && f.size() > 5 && f.size() < 16) {
+            b->as = "unit:" + f.substr(5);  // the result's unit, where the arithmetic cannot name it
         } else if (computed && f == "paired") {
             b->paired = true;
         } else {
             return *why = "unknown format '" + f + "' (bare, .0 to .6" +
-                          (computed ? ", pct, x, ratio, paired)" : "; pct, x, ratio, paired after =)"),
+                          (computed ? ", pct, x, ratio, unit=U, paired)" : "; pct, x, ratio, paired after =)"),
                    false;
         }
     }
