@@ -57,9 +57,7 @@ int check_lessons_main(const LessonCheckOptions& o) {
     for (auto& [path, device] : devices) {
         try {
             device = load_device_profile(path);
-        } catch (const Error& e) {
-            offences.push_back(e.what());
-        }
+        } catch (const Error& e) { offences.push_back(e.what()); }
     }
     for (auto& line : check_lessons_on_devices(lessons, sources, devices)) offences.push_back(line);
     // Paths relative to the data root: "lessons/01_first_kernel/02_memory.md:12: ...".
@@ -71,8 +69,12 @@ int check_lessons_main(const LessonCheckOptions& o) {
     size_t bindings = 0;
     for (const auto& l : lessons)
         for (const auto& t : lesson_texts(l)) bindings += find_bindings(t.text, nullptr).size();
-    std::fprintf(stderr, "check-lessons: %zu lessons, %zu bindings, %zu allow-listed numbers, %zu offences\n",
-                 lessons.size(), bindings, allowed.size(), offences.size());
+    size_t pending = 0;
+    for (const auto& a : allowed) pending += a.pending;
+    std::fprintf(stderr,
+                 "check-lessons: %zu lessons, %zu bindings, %zu allow-listed numbers (%zu typed figures pending a "
+                 "binding), %zu device profiles, %zu offences\n",
+                 lessons.size(), bindings, allowed.size() - pending, pending, devices.size(), offences.size());
     return offences.empty() ? 0 : static_cast<int>(ExitCode::BadInput);
 }
 

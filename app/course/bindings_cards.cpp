@@ -1,5 +1,6 @@
 // Bindings to a device's reference card and to PyTorch peer figures (bindings.h): the `device`
 // and `peer/WHAT` targets of lesson text.
+#include <cmath>
 #include <filesystem>
 
 #include "base/atomic_file.h"
@@ -105,7 +106,8 @@ BoundValue NumberSources::resolve_fact(const Binding& b, const DeviceInfo& d, co
     v.value = value.at(b.metric);
     v.unit = fact->second.first;
     v.what = fact->second.second + " (" + (device_ ? "this device" : "device properties") + ")";
-    v.shown = format_bound(v.value, v.unit, b.metric == "cc" && b.decimals < 0 ? 1 : b.decimals, b.bare);
+    int decimals = b.decimals >= 0 ? b.decimals : b.metric == "cc" ? 1 : v.value == std::floor(v.value) ? 0 : -1;
+    v.shown = format_bound(v.value, v.unit, decimals, b.bare);  // counts are whole: "32 blocks", not "32.0"
     return v;
 }
 

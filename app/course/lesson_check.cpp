@@ -65,12 +65,16 @@ std::vector<AllowedNumber> load_allowed_numbers(const std::string& path) {
         std::string f = "allow[" + std::to_string(i) + "]";
         const toml::table* t = arr->get(i)->as_table();
         if (!t) r.fail(line_of(*arr->get(i)), f, "expected a table");
-        r.allow_only(*t, f, {"lesson", "text", "source"});
+        r.allow_only(*t, f, {"lesson", "text", "source", "pending"});
         AllowedNumber a;
         a.line = line_of(*t);
         a.lesson = r.string(*t, "lesson", f);
         a.text = r.string(*t, "text", f);
         a.source = r.string(*t, "source", f);
+        if (const toml::node* p = t->get("pending")) {
+            if (!p->as_boolean()) r.fail(a.line, f + ".pending", "expected true or false");
+            a.pending = p->as_boolean()->get();
+        }
         if (a.source.size() < 8) r.fail(a.line, f + ".source", "say where the number comes from");
         std::vector<UnitNumber> one = find_unit_numbers(a.text);
         if (one.size() != 1 || one[0].text != a.text)
@@ -220,8 +224,8 @@ void check_prediction(const Lesson& lesson, size_t i, const NumberSources& sourc
                                                                     {where + ".predict.ask", s.predict_ask}};
     for (const auto& [place, text] : shown)
         for (const Binding& b : find_bindings(text, nullptr))
-            if (gate.withholds(b) || std::any_of(b.operands.begin(), b.operands.end(),
-                                                 [&](const Binding& o) { return gate.withholds(o); }))
+            if (gate.withholds(b) ||
+                std::any_of(b.operands.begin(), b.operands.end(), [&](const Binding& o) { return gate.withholds(o); }))
                 out->push_back(place + (place == md ? ":" + std::to_string(line_at(text, b.begin)) : "") + ": `{{ " +
                                b.source + " }}` shows the predicted figure before the prediction" +
                                (place == md ? " (move it below `<!-- reveal -->`)" : ""));
@@ -284,8 +288,8 @@ std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const
                 BoundValue v = b.kind == Binding::Kind::If ? BoundValue() : sources.resolve(b);
                 if (b.kind == Binding::Kind::If && sources.holds(b, &why)) v.ok = true;
                 if (!v.ok)
-                    out.push_back(at(b.begin) + ": `{{ " + b.source + " }}` resolves to nothing: " +
-                                  (why.empty() ? v.error : why));
+                    out.push_back(at(b.begin) + ": `{{ " + b.source +
+                                  " }}` resolves to nothing: " + (why.empty() ? v.error : why));
             }
             std::vector<UnitNumber> numbers = find_unit_numbers(rest);
             for (auto& n : find_table_unit_numbers(rest)) numbers.push_back(std::move(n));
@@ -313,8 +317,8 @@ bool percent_of_roof(const Binding& b) {
     for (size_t i = 0; i + 1 < b.expr.size(); ++i)
         if (b.expr[i] == "/" && b.expr[i + 1][0] == '$') {
             const Binding& o = b.operands[std::stoul(b.expr[i + 1].substr(1))];
-            if (o.target == "device" && (o.metric.find("gbps") != std::string::npos ||
-                                         o.metric.find("tflops") != std::string::npos))
+            if (o.target == "device" &&
+                (o.metric.find("gbps") != std::string::npos || o.metric.find("tflops") != std::string::npos))
                 return true;
         }
     return false;
@@ -336,8 +340,8 @@ std::vector<std::string> check_lessons_on_devices(const std::vector<Lesson>& les
                 // Only what reads the device can change with it: the rest was checked above.
                 for (const Binding& b : find_bindings(t.text, nullptr)) {
                     if (!reads_device(b) || b.kind == Binding::Kind::Else || b.kind == Binding::Kind::End) continue;
-                    std::string where = t.where + ":" + std::to_string(line_at(t.text, b.begin)) + ": `{{ " +
-                                        b.source + " }}`";
+                    std::string where =
+                        t.where + ":" + std::to_string(line_at(t.text, b.begin)) + ": `{{ " + b.source + " }}`";
                     std::string why;
                     if (b.kind == Binding::Kind::If) {
                         if (!sources.holds(b, &why)) out.push_back(where + " does not resolve" + under + ": " + why);

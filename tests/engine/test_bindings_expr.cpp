@@ -56,7 +56,7 @@ TEST(BindingsExpr, DeviceFactsComeFromTheRecordedDeviceOrTheOneSet) {
     s.add_recorded(file("2026-01-01T00:00:00Z", {run(256, 200)}), "rec/big.json");
     EXPECT_EQ(s.resolve(one("{{ device name }}")).shown, "Big GPU");
     EXPECT_EQ(s.resolve(one("{{ device threads_per_sm }}")).shown, "2,048");
-    EXPECT_EQ(s.resolve(one("{{ device l2_mib }}")).shown, "50.0 MiB");
+    EXPECT_EQ(s.resolve(one("{{ device l2_mib }}")).shown, "50 MiB");
     s.set_device(gpu("Small GPU", 82, 6, 1536), "profile.json");
     EXPECT_EQ(s.resolve(one("{{ device name }}")).shown, "Small GPU");
     EXPECT_EQ(s.resolve(one("{{ device sm_count }}")).value, 82);
