@@ -107,6 +107,15 @@ void NumberSources::add_recorded(ResultsFile file, const std::string& origin) {
     for (const auto& r : f.runs) add_run(r, false, device, f.created, origin);
 }
 
+void NumberSources::add_exported(ResultsFile file, const std::string& origin) {
+    if (file.device) {
+        preferred_device_ = file.device->name;
+        set_device(*file.device, origin);
+    }
+    exported_origin_ = origin;
+    add_recorded(std::move(file), origin);
+}
+
 void NumberSources::add_run(const RunRecord& run, bool live, const std::string& device, const std::string& created,
                             const std::string& origin) {
     (live ? live_ : recorded_).push_back({&run, live, device, created, origin});
@@ -348,10 +357,12 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     const std::string &from = want->from, &mode = want->mode, &dtype = want->dtype, &l2 = want->l2;
     const int64_t blocks = want->blocks;
     if (b.metric == "blocks_per_us" && blocks == 0) return fail("blocks_per_us needs blocks=N");
-    if (!recorded_sorted_) {  // the preferred device's first, then newest first; a tie keeps file order
+    // The exported results first, then the preferred device's, then newest first; a tie keeps file order.
+    if (!recorded_sorted_) {
         std::stable_sort(recorded_.begin(), recorded_.end(), [&](const Run& a, const Run& b) {
+            const bool ea = a.origin == exported_origin_, eb = b.origin == exported_origin_;
             const bool pa = a.device == preferred_device_, pb = b.device == preferred_device_;
-            return pa != pb ? pa : a.created > b.created;
+            return ea != eb ? ea : pa != pb ? pa : a.created > b.created;
         });
         recorded_sorted_ = true;
     }

@@ -111,6 +111,10 @@ class NumberSources {
     // `results = false` reads only peers/ and cards/ (the window has the results already).
     void load_recorded(const std::string& recorded_dir, std::vector<std::string>* errors, bool results);
     void add_recorded(ResultsFile file, const std::string& origin);
+    // The results a handout is exported from (call before load_recorded): their runs answer
+    // before any recording, and their device is the preferred one and the one device facts
+    // state; a recording of another device fills in only what they lack, under its own name.
+    void add_exported(ResultsFile file, const std::string& origin);
     // One run: a live one (`created` is when it ran), or one of a recorded file's. The record is
     // not copied: it must outlive this object (the window's ResultsStore keeps its runs in a deque).
     void add_run(const RunRecord& run, bool live, const std::string& device, const std::string& created,
@@ -187,6 +191,7 @@ class NumberSources {
     // runs, peer sessions and device cards of this device come before newer ones of another, so
     // adding a second device's recordings never changes the numbers a lesson shows.
     std::string preferred_device_;
+    std::string exported_origin_;       // add_exported: its runs sort first
     std::optional<DeviceInfo> device_;  // set_device
     std::string device_origin_;
     struct DatasheetRow {
