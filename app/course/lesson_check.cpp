@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <regex>
+#include <set>
 
 #include "base/errors.h"
 #include "base/toml_reader.h"
@@ -323,6 +324,19 @@ bool percent_of_roof(const Binding& b) {
         }
     return false;
 }
+// Every operand measured on or stated of one GPU: a profile without a recording of its own
+// borrows the preferred device's measured rates, and a ratio across two GPUs contradicts nothing.
+bool one_device(const Binding& b, const NumberSources& sources) {
+    std::set<std::string> devices;
+    static const std::string kProfile = " (profile)";  // a profile's name is its GPU's
+    for (const Binding& o : b.operands) {
+        std::string d = sources.resolve(o).device;
+        if (d.size() > kProfile.size() && d.compare(d.size() - kProfile.size(), kProfile.size(), kProfile) == 0)
+            d.resize(d.size() - kProfile.size());
+        devices.insert(d);
+    }
+    return devices.size() <= 1;
+}
 bool reads_device(const Binding& b) {
     if (b.target == "device") return true;
     return std::any_of(b.operands.begin(), b.operands.end(), [](const Binding& o) { return o.target == "device"; });
@@ -350,7 +364,7 @@ std::vector<std::string> check_lessons_on_devices(const std::vector<Lesson>& les
                     BoundValue v = sources.resolve(b);
                     if (!v.ok)
                         out.push_back(where + " resolves to nothing" + under + ": " + v.error);
-                    else if (percent_of_roof(b) && v.value > 100)
+                    else if (percent_of_roof(b) && v.value > 100 && one_device(b, sources))
                         out.push_back(where + " is " + v.shown + " of a roof" + under +
                                       ": above 100%, the text contradicts itself on this device");
                 }
