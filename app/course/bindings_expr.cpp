@@ -268,7 +268,8 @@ BoundValue NumberSources::resolve_expr(const Binding& b) const {
     for (const BoundValue& x : vals) {
         if (v.device.empty() || x.live) v.device = x.device, v.date = x.date, v.origin = x.origin;
         v.live = v.live || x.live;
-        v.what += (v.what.empty() ? "" : "; ") + x.source_line();
+        // Device, date and run of each input; the files stay with the value's own source line.
+        v.what += (v.what.empty() ? "" : "; ") + x.device + (x.date.empty() ? "" : ", " + x.date) + ": " + x.what;
     }
     v.what = "computed from " + (v.what.empty() ? std::string("numbers") : v.what);
     int decimals = b.decimals < 0 && v.unit == "x" && std::fabs(v.value) < 10 ? 2 : b.decimals;
