@@ -3,6 +3,7 @@
 // source, and the device cards match the recordings. Exit 0 when clean, 2 with one line per
 // offence. `kladder make-cards`: writes the device reference cards from the recordings.
 // Neither needs a GPU.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "course/bindings.h"
 #include "course/lesson_check.h"
 #include "model/device_card.h"
+#include "model/device_profile.h"
 
 namespace fs = std::filesystem;
 
@@ -47,6 +49,17 @@ int check_lessons_main(const LessonCheckOptions& o) {
     for (auto& line : check_lessons(lessons, sources, allowed))
         offences.push_back(line.rfind("numbers_allowed.toml:", 0) == 0 ? allow + line.substr(20) : line);
     for (auto& line : check_device_cards(sources, (fs::path(recorded) / "cards").string())) offences.push_back(line);
+    // Every lesson under each device profile: the prose of each device resolves.
+    std::vector<std::pair<std::string, DeviceInfo>> devices;
+    for (const auto& e : fs::directory_iterator(fs::path(assets_dir()) / "devices", ec))
+        if (e.path().extension() == ".json") devices.emplace_back(e.path().string(), DeviceInfo{});
+    std::sort(devices.begin(), devices.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [path, device] : devices) {
+        try {
+            device = load_device_profile(path);
+        } catch (const Error& e) { offences.push_back(e.what()); }
+    }
+    for (auto& line : check_lessons_on_devices(lessons, sources, devices)) offences.push_back(line);
     // Paths relative to the data root: "lessons/01_first_kernel/02_memory.md:12: ...".
     std::string root = data_root() + "/";
     for (auto line : offences) {
@@ -56,8 +69,12 @@ int check_lessons_main(const LessonCheckOptions& o) {
     size_t bindings = 0;
     for (const auto& l : lessons)
         for (const auto& t : lesson_texts(l)) bindings += find_bindings(t.text, nullptr).size();
-    std::fprintf(stderr, "check-lessons: %zu lessons, %zu bindings, %zu allow-listed numbers, %zu offences\n",
-                 lessons.size(), bindings, allowed.size(), offences.size());
+    size_t pending = 0;
+    for (const auto& a : allowed) pending += a.pending;
+    std::fprintf(stderr,
+                 "check-lessons: %zu lessons, %zu bindings, %zu allow-listed numbers (%zu typed figures pending a "
+                 "binding), %zu device profiles, %zu offences\n",
+                 lessons.size(), bindings, allowed.size() - pending, pending, devices.size(), offences.size());
     return offences.empty() ? 0 : static_cast<int>(ExitCode::BadInput);
 }
 

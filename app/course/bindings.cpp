@@ -81,6 +81,15 @@ void NumberSources::load_recorded(const std::string& recorded_dir, std::vector<s
     std::reverse(peers_.begin(), peers_.end());
     std::stable_partition(peers_.begin(), peers_.end(),
                           [&](const PeerFile& p) { return p.device == preferred_device_; });
+    // Datasheet peaks are not recordings, but every reader of the recordings binds them too.
+    const std::string datasheet = data_root() + "/assets/datasheet_peaks.json";
+    if (datasheet_.empty() && fs::exists(datasheet, ec)) {
+        try {
+            load_datasheet(datasheet);
+        } catch (const Error& e) {
+            if (errors) errors->push_back(e.what());
+        }
+    }
     for (const auto& f : json_files(fs::path(recorded_dir) / "cards")) {
         try {
             add_card(load_device_card(f));
@@ -96,6 +105,15 @@ void NumberSources::add_recorded(ResultsFile file, const std::string& origin) {
     files_.emplace_back(origin, std::move(file));
     const ResultsFile& f = files_.back().second;
     for (const auto& r : f.runs) add_run(r, false, device, f.created, origin);
+}
+
+void NumberSources::add_exported(ResultsFile file, const std::string& origin) {
+    if (file.device) {
+        preferred_device_ = file.device->name;
+        set_device(*file.device, origin);
+    }
+    exported_origin_ = origin;
+    add_recorded(std::move(file), origin);
 }
 
 void NumberSources::add_run(const RunRecord& run, bool live, const std::string& device, const std::string& created,
@@ -122,6 +140,8 @@ static std::map<std::string, int64_t> own_axes(const Rung& rung, const std::map<
 }
 
 BoundValue NumberSources::resolve(const Binding& b) const {
+    if (b.kind == Binding::Kind::Expr) return resolve_expr(b);
+    if (b.kind != Binding::Kind::Value) return BoundValue::failed("`{{ " + b.source + " }}` is not a number");
     if (b.target == "device") return resolve_device(b);
     if (b.target.rfind("peer/", 0) == 0) return resolve_peer(b);
     return resolve_run(b);
@@ -332,14 +352,17 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     std::string why;
     std::optional<WantedRun> want = wanted_run(b, *ladders_, &why);
     if (!want) return fail(why);
-    if (!metric) return fail("unknown metric '" + b.metric + "' (" + run_metric_names() + ")");
+    const bool names_device = b.metric == "device";  // `{{ LADDER/RUNG device }}`: whose run is shown
+    if (!metric && !names_device) return fail("unknown metric '" + b.metric + "' (" + run_metric_names() + ", device)");
     const std::string &from = want->from, &mode = want->mode, &dtype = want->dtype, &l2 = want->l2;
     const int64_t blocks = want->blocks;
     if (b.metric == "blocks_per_us" && blocks == 0) return fail("blocks_per_us needs blocks=N");
-    if (!recorded_sorted_) {  // the preferred device's first, then newest first; a tie keeps file order
+    // The exported results first, then the preferred device's, then newest first; a tie keeps file order.
+    if (!recorded_sorted_) {
         std::stable_sort(recorded_.begin(), recorded_.end(), [&](const Run& a, const Run& b) {
+            const bool ea = a.origin == exported_origin_, eb = b.origin == exported_origin_;
             const bool pa = a.device == preferred_device_, pb = b.device == preferred_device_;
-            return pa != pb ? pa : a.created > b.created;
+            return ea != eb ? ea : pa != pb ? pa : a.created > b.created;
         });
         recorded_sorted_ = true;
     }
@@ -364,12 +387,15 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
                     (want->settings.empty() ? "" : " settings=" + want->settings) +
                     (from.empty() ? "" : " in " + from));
     }
-    std::optional<double> x = run_metric(*found->record, b.metric, blocks);
+    std::optional<double> x = names_device ? 0.0 : run_metric(*found->record, b.metric, blocks);
     if (!x) return fail("the run of " + b.target + " in " + found->origin + " has no " + b.metric);
     v.ok = true;
     v.value = *x;
-    v.unit = metric->unit;
-    v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
+    v.unit = names_device ? "" : metric->unit;
+    v.text = names_device;
+    v.shown = names_device ? found->device : format_bound(v.value, v.unit, b.decimals, b.bare);
+    if (!names_device && std::string(metric->family) == "time" && found->record->timing)
+        v.spread = std::fabs(v.value) * found->record->timing->rel_spread;
     v.live = found->live;
     v.device = found->device;
     v.date = found->created.substr(0, 10);
@@ -386,10 +412,50 @@ std::string NumberSources::render(const std::string& text, std::vector<BoundValu
     std::vector<Binding> bs = find_bindings(text, nullptr);
     std::string out;
     size_t at = 0;
+    // Conditional prose: for each open `if`, whether its current branch shows (nullopt: the
+    // condition did not resolve, neither branch shows).
+    std::vector<std::optional<bool>> open;
+    auto showing = [&] {
+        for (const auto& o : open)
+            if (!o.value_or(false)) return false;
+        return true;
+    };
     for (const auto& b : bs) {
-        out += text.substr(at, b.begin - at);
+        size_t begin = b.begin, end = b.end;
+        if (b.kind != Binding::Kind::Value && b.kind != Binding::Kind::Expr) {
+            // A marker alone on its line takes the line with it.
+            size_t line = text.rfind('\n', begin == 0 ? 0 : begin - 1);
+            line = line == std::string::npos ? 0 : line + 1;
+            size_t eol = text.find('\n', end);
+            if (text.find_first_not_of(" \t", line) == begin &&
+                (eol == std::string::npos ? text.find_first_not_of(" \t\r", end) == std::string::npos
+                                          : text.find_first_not_of(" \t\r", end) == eol))
+                begin = std::max(line, at), end = eol == std::string::npos ? text.size() : eol + 1;
+        }
+        if (showing()) out += text.substr(at, begin - at);
+        at = end;
+        if (b.kind == Binding::Kind::If) {
+            const bool shown = showing();
+            std::string why;
+            open.push_back(shown ? holds(b, &why) : std::optional<bool>(false));
+            if (shown && !open.back()) {
+                BoundValue v = BoundValue::failed("`{{ " + b.source + " }}`: " + why);
+                v.shown = "[unresolved: " + b.source + "]";
+                out += wrap ? wrap(v) : v.shown;
+                if (values) values->push_back(v);
+            }
+            continue;
+        }
+        if (b.kind == Binding::Kind::Else || b.kind == Binding::Kind::End) {
+            if (!open.empty() && b.kind == Binding::Kind::Else && open.back()) open.back() = !*open.back();
+            if (!open.empty() && b.kind == Binding::Kind::End) open.pop_back();
+            continue;
+        }
+        if (!showing()) continue;
         BoundValue v;
-        if (withhold && withhold(b)) {
+        bool withheld = withhold && withhold(b);
+        for (const Binding& o : b.operands) withheld = withheld || (withhold && withhold(o));
+        if (withheld) {
             v.ok = v.withheld = true;
             v.shown = kWithheldShown;
         } else {
@@ -401,7 +467,6 @@ std::string NumberSources::render(const std::string& text, std::vector<BoundValu
         }
         out += wrap ? wrap(v) : v.shown;
         if (values) values->push_back(v);
-        at = b.end;
     }
     return out + text.substr(at);
 }

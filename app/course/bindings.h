@@ -17,13 +17,18 @@
 #include <nlohmann/json.hpp>
 
 #include "model/device_card.h"
+#include "model/device_info.h"
 #include "model/manifest.h"
 #include "model/results.h"
 
 namespace kl {
 
-// One `{{ ... }}` of a text, parsed.
+// One `{{ ... }}` of a text, parsed. Besides a number (`{{ TARGET METRIC ... }}`) it may be a
+// computed one (`{{ = EXPR }}`: arithmetic over bindings) or mark conditional prose
+// (`{{ if EXPR OP EXPR }}` ... `{{ else }}` ... `{{ end }}`, shown by the device's facts).
 struct Binding {
+    enum class Kind { Value, Expr, If, Else, End };
+    Kind kind = Kind::Value;
     size_t begin = 0, end = 0;                              // byte offsets of "{{" and one past "}}" in the text
     std::string source;                                     // the text between the braces, trimmed (for messages)
     std::string target;                                     // "ladder/rung", "device" or "peer/WHAT"
@@ -31,11 +36,21 @@ struct Binding {
     std::vector<std::pair<std::string, std::string>> keys;  // KEY=VALUE in order
     bool bare = false;                                      // "| bare": the number without its unit
     int decimals = -1;                                      // "| .N": N decimals (else 3 significant digits)
+    // Expr and If: the expression as tokens (numbers, + - * / ( ) , ceil floor min max, "$K" for
+    // operands[K]; an If's one comparison < <= > >= == != among them) and the bindings it reads.
+    std::vector<std::string> expr;
+    std::vector<Binding> operands;
+    std::string as;       // Expr: "pct" (x 100, %), "x" (0.84x), "ratio" (0.84x, or a tie within the spread), "unit:U"
+    bool paired = false;  // Expr: every run operand from one recording (or all live)
 };
 
 // Every binding of `text`. A malformed one is not returned; its problem is appended to
 // `errors` as "`{{ ... }}`: <problem>".
+// An `if`, `else` or `end` out of place is reported too.
 std::vector<Binding> find_bindings(const std::string& text, std::vector<std::string>* errors);
+// The expression of a `{{ = ... }}` (condition = false) or `{{ if ... }}` (true) into b->expr and
+// b->operands; false with the reason in *why (find_bindings uses it).
+bool parse_computed(const std::string& words, bool condition, Binding* b, std::string* why);
 
 // A number with the run it came from.
 struct BoundValue {
@@ -50,7 +65,14 @@ struct BoundValue {
     std::string origin;               // "assets/recorded/h100_elementwise.json", or "your run"
     std::string what;                 // the run: "vector_add TPB=256 EPT=1 · n=268435456 · fp32 · cold L2"
     bool withheld = false;            // not shown: it would give away a prediction not yet kept (reveal.h)
+    double spread = -1;               // the run's own spread in the value's unit ((p90 - p10) / median); -1: unknown
+    bool text = false;                // a name, not a number (`{{ device name }}`): no arithmetic
     std::string source_line() const;  // "NVIDIA H100 80GB HBM3, 2026-11-22, h100_elementwise.json: vector_add ..."
+    static BoundValue failed(const std::string& why) {
+        BoundValue v;
+        v.error = why;
+        return v;
+    }
 };
 
 // The run a `LADDER/RUNG` binding asks for, with what it leaves out filled in: the rung's
@@ -89,6 +111,10 @@ class NumberSources {
     // `results = false` reads only peers/ and cards/ (the window has the results already).
     void load_recorded(const std::string& recorded_dir, std::vector<std::string>* errors, bool results);
     void add_recorded(ResultsFile file, const std::string& origin);
+    // The results a handout is exported from (call before load_recorded): their runs answer
+    // before any recording, and their device is the preferred one and the one device facts
+    // state; a recording of another device fills in only what they lack, under its own name.
+    void add_exported(ResultsFile file, const std::string& origin);
     // One run: a live one (`created` is when it ran), or one of a recorded file's. The record is
     // not copied: it must outlive this object (the window's ResultsStore keeps its runs in a deque).
     void add_run(const RunRecord& run, bool live, const std::string& device, const std::string& created,
@@ -102,11 +128,23 @@ class NumberSources {
     void set_live_calibration(const Calibration& c, const std::string& device,
                               const std::string& origin = "your calibration");
     void add_card(DeviceCard card) { cards_.push_back(std::move(card)); }
+    // The GPU whose facts `{{ device ... }}` states (name, SMs, L2, per-SM limits): the learner's
+    // own, an exported results file's, or a profile of assets/devices/ (check-lessons renders
+    // every lesson under each). Unset: the preferred recorded device's. Its measured figures
+    // (copy_gbps ...) come from its calibration or card; a device with neither (a profile) falls
+    // back to the preferred device's card, which the source line names.
+    void set_device(const DeviceInfo& device, const std::string& origin);
+    void clear_device() { device_.reset(); }
+    // Datasheet peaks (assets/devices/datasheet_peaks.json, docs/formats.md section 4): rows of
+    // a device-name part, peaks and the source they come from. Throws InputError on a bad file.
+    void load_datasheet(const std::string& path);
     // The device whose card and runs answer first (the first recorded file's, unless set): the
     // window sets it from its results store, whose runs it adds one by one with add_run.
     void set_preferred_device(const std::string& device) { preferred_device_ = device; }
 
     BoundValue resolve(const Binding& b) const;
+    // Conditional prose (`{{ if ... }}`): true or false, or nullopt with the reason in *why.
+    std::optional<bool> holds(const Binding& cond, std::string* why) const;
     // `text` with each binding replaced by its shown value (or "[unresolved: ...]"); the values
     // in order of appearance go to `values` when given. `wrap`, when set, turns the shown text
     // and its value into what is inserted (the window makes a link carrying the source).
@@ -133,6 +171,10 @@ class NumberSources {
     BoundValue resolve_run(const Binding& b) const;
     BoundValue resolve_device(const Binding& b) const;
     BoundValue resolve_peer(const Binding& b) const;
+    BoundValue resolve_expr(const Binding& b) const;
+    BoundValue resolve_fact(const Binding& b, const DeviceInfo& d, const std::string& origin) const;
+    std::vector<BoundValue> resolve_operands(const Binding& b) const;  // pinned to one recording when paired
+    const DeviceInfo* fact_device(std::string* origin) const;
 
     const std::vector<Ladder>* ladders_;
     std::vector<Run> live_;              // newest last
@@ -149,6 +191,15 @@ class NumberSources {
     // runs, peer sessions and device cards of this device come before newer ones of another, so
     // adding a second device's recordings never changes the numbers a lesson shows.
     std::string preferred_device_;
+    std::string exported_origin_;       // add_exported: its runs sort first
+    std::optional<DeviceInfo> device_;  // set_device
+    std::string device_origin_;
+    struct DatasheetRow {
+        std::string match, source;
+        std::map<std::string, double> peaks;  // "gbps", "fp32_tflops", "bf16_tflops"
+    };
+    std::vector<DatasheetRow> datasheet_;
+    std::string datasheet_path_;
 };
 
 // What a withheld binding shows in place of its number.

@@ -1,7 +1,12 @@
 // Bindings to a device's reference card and to PyTorch peer figures (bindings.h): the `device`
 // and `peer/WHAT` targets of lesson text.
+#include <cmath>
 #include <filesystem>
 
+#include "base/atomic_file.h"
+#include "base/errors.h"
+#include "base/json_input.h"
+#include "base/paths.h"
 #include "course/bindings.h"
 #include "model/device_card.h"
 
@@ -11,12 +16,130 @@ namespace {
 std::string stem_of(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 }  // namespace
 
+void NumberSources::set_device(const DeviceInfo& device, const std::string& origin) {
+    device_ = device;
+    device_origin_ = origin;
+}
+
+void NumberSources::load_datasheet(const std::string& path) {
+    nlohmann::json j;
+    try {
+        j = parse_json_limited(read_file(path), path);
+    } catch (const nlohmann::json::exception& e) { throw InputError(path + ": not JSON: " + e.what()); }
+    if (!j.is_object() || j.value("schema", "") != "kernel-ladder/datasheet-peaks" || !j.contains("rows") ||
+        !j["rows"].is_array())
+        throw InputError(path + ": expected {\"schema\": \"kernel-ladder/datasheet-peaks\", \"rows\": [...]}");
+    std::vector<DatasheetRow> rows;
+    for (size_t i = 0; i < j["rows"].size(); ++i) {
+        const nlohmann::json& r = j["rows"][i];
+        std::string f = path + ": rows[" + std::to_string(i) + "]";
+        if (!r.is_object()) throw InputError(f + ": expected an object");
+        DatasheetRow row;
+        for (const auto& [k, x] : r.items()) {
+            if ((k == "match" || k == "source") && x.is_string() && !x.get<std::string>().empty())
+                (k == "match" ? row.match : row.source) = x.get<std::string>();
+            else if ((k == "gbps" || k == "fp32_tflops" || k == "bf16_tflops") && x.is_number() &&
+                     x.get<double>() > 0 && x.get<double>() < 1e6)
+                row.peaks[k] = x.get<double>();
+            else
+                throw InputError(f + "." + k + ": not a known field, or not a positive number or a name");
+        }
+        if (row.match.empty() || row.source.size() < 8)
+            throw InputError(f + ": needs a match (part of the device name) and its source");
+        rows.push_back(std::move(row));
+    }
+    datasheet_ = std::move(rows);
+    datasheet_path_ = path;
+}
+
+const DeviceInfo* NumberSources::fact_device(std::string* origin) const {
+    if (device_) return *origin = device_origin_, &*device_;
+    const DeviceInfo* best = nullptr;
+    for (const auto& [path, f] : files_)
+        if (f.device && f.device->name == preferred_device_ && (!best || (!best->has_limits && f.device->has_limits)))
+            best = &*f.device, *origin = path;
+    return best;
+}
+
+BoundValue NumberSources::resolve_fact(const Binding& b, const DeviceInfo& d, const std::string& origin) const {
+    BoundValue v;
+    const DeviceLimits& L = d.limits;
+    static const std::map<std::string, std::pair<std::string, std::string>> kFacts = {
+        {"sm_count", {"", "streaming multiprocessors"}},
+        {"l2_mib", {"MiB", "L2 cache size"}},
+        {"mem_gib", {"GiB", "device memory"}},
+        {"threads_per_sm", {"", "threads an SM holds at most"}},
+        {"warps_per_sm", {"", "warps an SM holds at most"}},
+        {"blocks_per_sm", {"", "blocks an SM holds at most"}},
+        {"regs_per_sm", {"", "32-bit registers per SM"}},
+        {"regs_per_thread", {"", "registers a thread may use at most"}},
+        {"threads_per_block", {"", "threads a block may have at most"}},
+        {"smem_per_sm_kib", {"KiB", "shared memory per SM"}},
+        {"smem_per_block_kib", {"KiB", "shared memory one block may opt in to"}},
+        {"cc", {"", "compute capability"}}};
+    auto fact = kFacts.find(b.metric);
+    v.device = d.name;
+    v.origin = origin;
+    if (b.metric == "name") {
+        v.ok = v.text = true;
+        v.shown = d.name;
+        v.what = "the device's name";
+        return v;
+    }
+    if (fact == kFacts.end()) return v.error = "no device fact '" + b.metric + "'", v;
+    const bool limit = b.metric.find("_per_") != std::string::npos && b.metric != "smem_per_block_kib";
+    if (limit && !d.has_limits) return v.error = "no per-SM limits recorded for " + d.name, v;
+    const std::map<std::string, double> value = {
+        {"sm_count", d.sm_count},
+        {"l2_mib", d.l2_bytes / double(1 << 20)},
+        {"mem_gib", d.global_mem_bytes / double(1 << 30)},
+        {"threads_per_sm", L.max_threads_per_sm},
+        {"warps_per_sm", L.max_warps_per_sm()},
+        {"blocks_per_sm", L.max_blocks_per_sm},
+        {"regs_per_sm", L.regs_per_sm},
+        {"regs_per_thread", L.max_regs_per_thread},
+        {"threads_per_block", L.max_threads_per_block},
+        {"smem_per_sm_kib", (L.smem_per_sm > 0 ? L.smem_per_sm : d.smem_per_sm) / 1024.0},
+        {"smem_per_block_kib", (L.smem_per_block_optin > 0 ? L.smem_per_block_optin : d.smem_per_block_optin) / 1024.0},
+        {"cc", d.cc() / 10.0}};
+    v.ok = true;
+    v.value = value.at(b.metric);
+    v.unit = fact->second.first;
+    v.what = fact->second.second + " (" + (device_ ? "this device" : "device properties") + ")";
+    int decimals = b.decimals >= 0 ? b.decimals : b.metric == "cc" ? 1 : v.value == std::floor(v.value) ? 0 : -1;
+    v.shown = format_bound(v.value, v.unit, decimals, b.bare);  // counts are whole: "32 blocks", not "32.0"
+    return v;
+}
+
 BoundValue NumberSources::resolve_device(const Binding& b) const {
     BoundValue v;
     std::string card_name;
     for (const auto& [k, val] : b.keys) {
         if (k != "card") return v.error = "device bindings take only card=NAME, not '" + k + "'", v;
         card_name = val;
+    }
+    std::string fact_origin;
+    const DeviceInfo* facts = card_name.empty() ? fact_device(&fact_origin) : nullptr;
+    // Facts of the device shown (its properties, or its profile).
+    if (facts && resolve_fact(b, *facts, fact_origin).error.rfind("no device fact", 0) != 0)
+        return resolve_fact(b, *facts, fact_origin);
+    // Datasheet peaks: the row whose match is part of the device's name.
+    if (b.metric.rfind("datasheet_", 0) == 0) {
+        const std::string name = facts ? facts->name : preferred_device_, peak = b.metric.substr(10);
+        for (const auto& row : datasheet_)
+            if (name.find(row.match) != std::string::npos && row.peaks.count(peak)) {
+                v.ok = true;
+                v.value = row.peaks.at(peak);
+                v.unit = peak == "gbps" ? "GB/s" : "TFLOP/s";
+                v.device = name;
+                v.origin = datasheet_path_;
+                v.what = "datasheet: " + row.source;
+                v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
+                return v;
+            }
+        return v.error = "no datasheet " + peak + " for '" + name + "' (datasheet_gbps, datasheet_fp32_tflops, " +
+                         "datasheet_bf16_tflops; assets/datasheet_peaks.json)",
+               v;
     }
     // The learner's own calibration, when there is one, for what a calibration measures.
     static const std::map<std::string, double Calibration::*> calibrated = {
@@ -41,11 +164,15 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
         if (card_name.empty() ? c.device == preferred_device_
                               : stem_of(c.path) == card_name || device_slug(c.device) == card_name)
             card = &c;
+    for (const auto& c : cards_)  // the shown device's own card, when it has one
+        if (card_name.empty() && device_ && c.device == device_->name) card = &c;
     if (!card && card_name.empty() && cards_.size() == 1) card = &cards_.front();
     if (!card && card_name.empty() && cards_.size() > 1)
         return v.error = "several device cards and none of the preferred device: name one with card=NAME", v;
     if (!card)
-        return v.error = card_name.empty() ? "no device card (run kladder make-cards)" : "no card '" + card_name + "'",
+        return v.error = card_name.empty()
+                             ? "no device fact '" + b.metric + "' and no device card (run kladder make-cards)"
+                             : "no card '" + card_name + "'",
                v;
     const nlohmann::json& vals = card->doc["values"];
     if (!vals.contains(b.metric)) {

@@ -40,11 +40,47 @@ bool tokenize(const std::string& s, std::vector<std::string>* out) {
     return !quoted;
 }
 
+bool parse_format(const std::string& format, Binding* b, std::string* why) {
+    std::vector<std::string> ftok;
+    tokenize(format, &ftok);
+    const bool computed = b->kind == Binding::Kind::Expr;
+    for (const auto& f : ftok) {
+        if (f == "bare") {
+            b->bare = true;
+        } else if (f.size() == 2 && f[0] == '.' && f[1] >= '0' && f[1] <= '6') {
+            b->decimals = f[1] - '0';
+        } else if (computed && (f == "pct" || f == "x" || f == "ratio")) {
+            b->as = f;
+        } else if (computed && f.rfind("unit=", 0) == 0 && f.size() > 5 && f.size() < 16) {
+            b->as = "unit:" + f.substr(5);  // the result's unit, where the arithmetic cannot name it
+        } else if (computed && f == "paired") {
+            b->paired = true;
+        } else {
+            return *why = "unknown format '" + f + "' (bare, .0 to .6" +
+                          (computed ? ", pct, x, ratio, unit=U, paired)" : "; pct, x, ratio, paired after =)"),
+                   false;
+        }
+    }
+    return true;
+}
+
 bool parse_one(const std::string& inner, Binding* b, std::string* why) {
+    if (inner == "else" || inner == "end") {
+        b->kind = inner == "else" ? Binding::Kind::Else : Binding::Kind::End;
+        return true;
+    }
+    if (inner.rfind("if ", 0) == 0) {
+        b->kind = Binding::Kind::If;
+        return parse_computed(inner.substr(3), true, b, why);
+    }
     std::string spec = inner, format;
     if (size_t bar = inner.find('|'); bar != std::string::npos) {
         spec = inner.substr(0, bar);
         format = inner.substr(bar + 1);
+    }
+    if (!spec.empty() && spec[0] == '=') {
+        b->kind = Binding::Kind::Expr;
+        return parse_format(format, b, why) && parse_computed(spec.substr(1), false, b, why);
     }
     std::vector<std::string> tok;
     if (!tokenize(spec, &tok)) return *why = "unbalanced double quote", false;
@@ -66,18 +102,7 @@ bool parse_one(const std::string& inner, Binding* b, std::string* why) {
             if (ok == k) return *why = "key '" + k + "' is given twice", false;
         b->keys.emplace_back(k, tok[i].substr(eq + 1));
     }
-    std::vector<std::string> ftok;
-    tokenize(format, &ftok);
-    for (const auto& f : ftok) {
-        if (f == "bare") {
-            b->bare = true;
-        } else if (f.size() == 2 && f[0] == '.' && f[1] >= '0' && f[1] <= '6') {
-            b->decimals = f[1] - '0';
-        } else {
-            return *why = "unknown format '" + f + "' (bare, .0 to .6)", false;
-        }
-    }
-    return true;
+    return parse_format(format, b, why);
 }
 
 }  // namespace
@@ -104,6 +129,16 @@ std::vector<Binding> find_bindings(const std::string& text, std::vector<std::str
             errors->push_back("`{{ " + b.source + " }}`: " + why);
         pos = close + 2;
     }
+    // Conditional prose nests: every `if` has its `end`, an `else` or `end` has its `if`.
+    std::vector<const Binding*> open;
+    for (const Binding& b : out) {
+        if (b.kind == Binding::Kind::If) open.push_back(&b);
+        if ((b.kind == Binding::Kind::Else || b.kind == Binding::Kind::End) && open.empty() && errors)
+            errors->push_back("`{{ " + b.source + " }}`: without its `{{ if ... }}`");
+        if (b.kind == Binding::Kind::End && !open.empty()) open.pop_back();
+    }
+    for (const Binding* b : open)
+        if (errors) errors->push_back("`{{ " + b->source + " }}`: without its `{{ end }}`");
     return out;
 }
 
@@ -151,7 +186,7 @@ std::string format_bound(double value, const std::string& unit, int decimals, bo
     }
     std::string s = group_thousands(buf);
     if (bare || unit.empty()) return s;
-    return s + (unit == "%" ? "" : " ") + unit;
+    return s + (unit == "%" || unit == "x" ? "" : " ") + unit;
 }
 
 }  // namespace kl

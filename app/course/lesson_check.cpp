@@ -1,8 +1,10 @@
 #include "course/lesson_check.h"
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <regex>
+#include <set>
 
 #include "base/errors.h"
 #include "base/toml_reader.h"
@@ -64,12 +66,16 @@ std::vector<AllowedNumber> load_allowed_numbers(const std::string& path) {
         std::string f = "allow[" + std::to_string(i) + "]";
         const toml::table* t = arr->get(i)->as_table();
         if (!t) r.fail(line_of(*arr->get(i)), f, "expected a table");
-        r.allow_only(*t, f, {"lesson", "text", "source"});
+        r.allow_only(*t, f, {"lesson", "text", "source", "pending"});
         AllowedNumber a;
         a.line = line_of(*t);
         a.lesson = r.string(*t, "lesson", f);
         a.text = r.string(*t, "text", f);
         a.source = r.string(*t, "source", f);
+        if (const toml::node* p = t->get("pending")) {
+            if (!p->as_boolean()) r.fail(a.line, f + ".pending", "expected true or false");
+            a.pending = p->as_boolean()->get();
+        }
         if (a.source.size() < 8) r.fail(a.line, f + ".source", "say where the number comes from");
         std::vector<UnitNumber> one = find_unit_numbers(a.text);
         if (one.size() != 1 || one[0].text != a.text)
@@ -81,11 +87,15 @@ std::vector<AllowedNumber> load_allowed_numbers(const std::string& path) {
 
 std::vector<UnitNumber> find_unit_numbers(const std::string& text) {
     // A number (digits, thousands commas, decimals), an optional space, then a unit of time,
-    // bandwidth or FLOP rate that is not the start of a longer word; seconds only after a space
-    // ("0.1 s", not "counting 1s").
+    // bandwidth or FLOP rate, a clock rate, a percentage, a count of SMs, registers or counter
+    // events, or a cache size; not the start of a longer word; seconds only after a space ("0.1
+    // s", not "counting 1s"). A ratio is a decimal number with x right after it ("0.84x": "2x" is
+    // a planning figure, "4096 x 4096" a shape).
     static const std::regex re(
         "([0-9][0-9,]*(\\.[0-9]+)?)( ?(ms|µs|μs|us|ns|GB/s|TB/s|MB/s|GiB/s|TiB/s|TFLOP/s|GFLOP/s|PFLOP/s|"
-        "TFLOPS|GFLOPS|TFLOPs|GFLOPs|cycles)| s)(?![A-Za-z0-9/])");
+        "TFLOPS|GFLOPS|TFLOPs|GFLOPs|cycles|GHz|MHz|%|SMs|registers|sectors|transactions|wavefronts|bank conflicts|"
+        "(MB|MiB|KB|KiB) (of )?(L2|L1|shared memory|cache))| s)(?![A-Za-z0-9/])|"
+        "[0-9]+\\.[0-9]+(x|×)(?![A-Za-z0-9])");
     std::vector<UnitNumber> out;
     for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
         size_t pos = static_cast<size_t>(it->position(0));
@@ -215,7 +225,8 @@ void check_prediction(const Lesson& lesson, size_t i, const NumberSources& sourc
                                                                     {where + ".predict.ask", s.predict_ask}};
     for (const auto& [place, text] : shown)
         for (const Binding& b : find_bindings(text, nullptr))
-            if (gate.withholds(b))
+            if (gate.withholds(b) ||
+                std::any_of(b.operands.begin(), b.operands.end(), [&](const Binding& o) { return gate.withholds(o); }))
                 out->push_back(place + (place == md ? ":" + std::to_string(line_at(text, b.begin)) : "") + ": `{{ " +
                                b.source + " }}` shows the predicted figure before the prediction" +
                                (place == md ? " (move it below `<!-- reveal -->`)" : ""));
@@ -262,10 +273,24 @@ std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const
             std::vector<Binding> bs = find_bindings(t.text, &errors);
             for (const auto& e : errors) out.push_back(t.where + ": malformed binding " + e);
             std::string rest = t.text;
+            std::vector<std::pair<const Binding*, bool>> open_ifs;  // conditional prose: both versions written
             for (const auto& b : bs) {
-                BoundValue v = sources.resolve(b);
-                if (!v.ok) out.push_back(at(b.begin) + ": `{{ " + b.source + " }}` resolves to nothing: " + v.error);
                 for (size_t i = b.begin; i < b.end; ++i) rest[i] = ' ';
+                if (b.kind == Binding::Kind::If) open_ifs.push_back({&b, false});
+                if (b.kind == Binding::Kind::Else && !open_ifs.empty()) open_ifs.back().second = true;
+                if (b.kind == Binding::Kind::End && !open_ifs.empty()) {
+                    if (!open_ifs.back().second)
+                        out.push_back(at(open_ifs.back().first->begin) + ": `{{ " + open_ifs.back().first->source +
+                                      " }}` has no `{{ else }}`: write the text for the other devices too");
+                    open_ifs.pop_back();
+                }
+                if (b.kind == Binding::Kind::Else || b.kind == Binding::Kind::End) continue;
+                std::string why;
+                BoundValue v = b.kind == Binding::Kind::If ? BoundValue() : sources.resolve(b);
+                if (b.kind == Binding::Kind::If && sources.holds(b, &why)) v.ok = true;
+                if (!v.ok)
+                    out.push_back(at(b.begin) + ": `{{ " + b.source +
+                                  " }}` resolves to nothing: " + (why.empty() ? v.error : why));
             }
             std::vector<UnitNumber> numbers = find_unit_numbers(rest);
             for (auto& n : find_table_unit_numbers(rest)) numbers.push_back(std::move(n));
@@ -283,6 +308,69 @@ std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const
         if (!a.used)
             out.push_back("numbers_allowed.toml:" + std::to_string(a.line) + ": '" + a.text + "' (" + a.lesson +
                           ") is no longer in the lessons: remove the entry");
+    return out;
+}
+
+namespace {
+// A percentage of a roof: a computed `pct` whose expression divides by a device's rate.
+bool percent_of_roof(const Binding& b) {
+    if (b.kind != Binding::Kind::Expr || b.as != "pct") return false;
+    for (size_t i = 0; i + 1 < b.expr.size(); ++i)
+        if (b.expr[i] == "/" && b.expr[i + 1][0] == '$') {
+            const Binding& o = b.operands[std::stoul(b.expr[i + 1].substr(1))];
+            if (o.target == "device" &&
+                (o.metric.find("gbps") != std::string::npos || o.metric.find("tflops") != std::string::npos))
+                return true;
+        }
+    return false;
+}
+// Every operand measured on or stated of one GPU: a profile without a recording of its own
+// borrows the preferred device's measured rates, and a ratio across two GPUs contradicts nothing.
+bool one_device(const Binding& b, const NumberSources& sources) {
+    std::set<std::string> devices;
+    static const std::string kProfile = " (profile)";  // a profile's name is its GPU's
+    for (const Binding& o : b.operands) {
+        std::string d = sources.resolve(o).device;
+        if (d.size() > kProfile.size() && d.compare(d.size() - kProfile.size(), kProfile.size(), kProfile) == 0)
+            d.resize(d.size() - kProfile.size());
+        devices.insert(d);
+    }
+    return devices.size() <= 1;
+}
+bool reads_device(const Binding& b) {
+    if (b.target == "device") return true;
+    return std::any_of(b.operands.begin(), b.operands.end(), [](const Binding& o) { return o.target == "device"; });
+}
+}  // namespace
+
+std::vector<std::string> check_lessons_on_devices(const std::vector<Lesson>& lessons, NumberSources& sources,
+                                                  const std::vector<std::pair<std::string, DeviceInfo>>& devices) {
+    std::vector<std::string> out;
+    for (const auto& [profile, device] : devices) {
+        sources.set_device(device, profile);
+        const std::string under = " (under " + fs::path(profile).filename().string() + ")";
+        for (const Lesson& lesson : lessons)
+            for (const LessonText& t : lesson_texts(lesson)) {
+                // Only what reads the device can change with it: the rest was checked above.
+                for (const Binding& b : find_bindings(t.text, nullptr)) {
+                    if (!reads_device(b) || b.kind == Binding::Kind::Else || b.kind == Binding::Kind::End) continue;
+                    std::string where =
+                        t.where + ":" + std::to_string(line_at(t.text, b.begin)) + ": `{{ " + b.source + " }}`";
+                    std::string why;
+                    if (b.kind == Binding::Kind::If) {
+                        if (!sources.holds(b, &why)) out.push_back(where + " does not resolve" + under + ": " + why);
+                        continue;
+                    }
+                    BoundValue v = sources.resolve(b);
+                    if (!v.ok)
+                        out.push_back(where + " resolves to nothing" + under + ": " + v.error);
+                    else if (percent_of_roof(b) && v.value > 100 && one_device(b, sources))
+                        out.push_back(where + " is " + v.shown + " of a roof" + under +
+                                      ": above 100%, the text contradicts itself on this device");
+                }
+            }
+    }
+    sources.clear_device();
     return out;
 }
 

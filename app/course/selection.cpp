@@ -16,16 +16,17 @@ namespace kl {
 namespace {
 
 std::optional<DeviceInfo> read_profile_for_arch(const std::string& arch) {
+    // Several GPUs share an architecture (sm_90: H100 and H200): the first by file name, so the
+    // choice does not depend on the order the directory lists them in.
     std::error_code ec;
-    const std::string dir = assets_dir() + "/devices";
-    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-        const std::string name = e.path().filename().string();
-        if (name.rfind(arch + "_", 0) != 0 || e.path().extension() != ".json") continue;
-        try {
-            return load_device_profile(e.path().string());
-        } catch (const Error&) { return std::nullopt; }
-    }
-    return std::nullopt;
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator(assets_dir() + "/devices", ec))
+        if (e.path().filename().string().rfind(arch + "_", 0) == 0 && e.path().extension() == ".json")
+            files.push_back(e.path());
+    if (files.empty()) return std::nullopt;
+    try {
+        return load_device_profile(std::min_element(files.begin(), files.end())->string());
+    } catch (const Error&) { return std::nullopt; }
 }
 
 }  // namespace

@@ -73,6 +73,10 @@ const NumberSources& Workbook::numbers() {
     // Device bindings answer from the lessons' device card (several cards are recorded).
     numbers->set_preferred_device(store_.preferred_device());
     if (runner_.calibration) numbers->set_live_calibration(*runner_.calibration, runner_.device);
+    // `{{ device name }}` and the other device facts speak of the GPU the window shows: this one,
+    // else the recorded device of the plots (the one the selection is resolved against).
+    if (std::optional<SelectionDevice> shown = selection_device())
+        numbers->set_device(shown->info, runner_.gpu ? "this GPU" : "device properties " + shown->from);
     bound_.numbers = numbers;
     bound_.generation = store_.generation();
     bound_.plain.clear();

@@ -201,6 +201,7 @@ void Workbook::on_runner_hello(const Hello& h) {
         runner_.status = "no GPU: " + runner_.no_gpu_reason;
     }
     if (restart) ++runner_.restarts_seen;
+    bound_.numbers.reset();  // device facts now speak of this GPU (or again of the recorded one)
     log(hello_summary(restart, runner_.gpu, runner_.device, runner_.no_gpu_reason));
 }
 

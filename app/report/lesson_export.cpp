@@ -19,6 +19,7 @@
 #include "course/bindings.h"
 #include "course/prediction.h"
 #include "course/reveal.h"
+#include "course/selection.h"
 #include "plot/file_write.h"
 #include "plot/ticks.h"
 #include "report/export_staging.h"
@@ -47,15 +48,22 @@ std::string cited(const BoundValue& v) {
     return v.device + (v.date.empty() ? "" : ", measured " + v.date) + (v.what.empty() ? "" : ": " + v.what);
 }
 
-// The lesson's texts with bound numbers filled in as the window fills them with the recordings
-// (the text names the reference GPU these numbers come from, whatever device the handout
-// shows); each number is followed by "[k]", k indexing `sources` (one entry per run). A step
+// The lesson's texts with bound numbers filled in as the window fills them: from the exported
+// results first, then the recordings (their device's before another's); device facts state the
+// exported results' device, the one the handout shows. Each number is followed by "[k]", k
+// indexing `sources` (one entry per run: device, date, run). A step
 // with predict is bound as the window shows it before the prediction (course/reveal.h): its text
 // up to `<!-- reveal -->`, the predicted figure withheld; what follows the marker goes to
 // `reveals`, bound in full, for the handout's part after the predictions.
-Lesson bind_numbers(const Lesson& lesson, const std::vector<Ladder>& ladders, std::vector<std::string>* sources,
-                    std::vector<std::string>* reveals) {
+Lesson bind_numbers(const Lesson& lesson, const std::vector<Ladder>& ladders, const LoadedResults& results,
+                    std::vector<std::string>* sources, std::vector<std::string>* reveals) {
     NumberSources numbers(&ladders);
+    ResultsFile exported = results.file;
+    // Results written before the schema carried per-SM limits: those of their architecture.
+    if (exported.device && !exported.device->has_limits)
+        if (std::optional<DeviceInfo> p = profile_for_arch(exported.device->arch()))
+            exported.device->limits = p->limits, exported.device->has_limits = true;
+    numbers.add_exported(std::move(exported), results.path);
     std::vector<std::string> errors;  // a recording that does not load leaves its numbers unresolved
     numbers.load_recorded(assets_dir() + "/recorded", &errors);
     auto cite = [sources](const BoundValue& v) {
@@ -271,7 +279,7 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
     }
     stage_timelines(lesson, results, staging, handout);
     staging.write(handout.results_name, results.bytes);
-    Lesson bound = bind_numbers(lesson, ladders, &handout.number_sources, &handout.step_reveals);
+    Lesson bound = bind_numbers(lesson, ladders, results, &handout.number_sources, &handout.step_reveals);
     handout.lesson = &bound;
     if (options.edition == HandoutEdition::Instructor) {
         handout.device_table = device_table(results);

@@ -2,7 +2,10 @@
 # `kladder check-lessons` on temporary lesson trees (the real kernels and recordings):
 # 1. a measured number typed into the text fails (exit 2, one line naming file, line, number);
 # 2. a binding that matches no recorded run fails (exit 2, one line saying what was looked for);
-# 3. the same lesson with a binding that resolves and an allow-listed datasheet figure passes.
+# 3. a typed percentage, a typed ratio and a device fact typed (an SM count) fail, and so do a
+#    conditional without its other version and a percentage of the roof above 100 under a profile;
+# 4. the same lesson with a binding that resolves and an allow-listed datasheet figure passes,
+#    with computed bindings and conditional prose over device facts.
 set -u
 kladder=$1
 root=$(mktemp -d)
@@ -40,7 +43,17 @@ expect_fail unbound "01_l/s.md:3: unbound measured number '2,777 GB/s'"
 lesson nothing "Vector add ran at {{ elementwise/vector_add gbps TPB=64 EPT=16 n=2^10 }}."
 expect_fail nothing "01_l/s.md:3: .*resolves to nothing: no successful run of elementwise/vector_add with .*EPT=16 TPB=64 n=1024"
 
-lesson clean "Vector add ran at {{ elementwise/vector_add gbps TPB=32 EPT=1 }}; the datasheet says 3.35 TB/s."
+# One run for the new kinds (each run costs a second): every planted figure has its line.
+lesson planted "Vector add reached 89% of the copy line; the tuned rung ran 0.84x as fast; the GPU has 132 SMs. {{ if device l2_mib >= 40 }}It fits.{{ end }} {{ = device copy_gbps * 1000 / device datasheet_gbps | pct }} of the datasheet."
+out=$("$kladder" check-lessons --lessons "$root/planted" 2>/dev/null); code=$?
+echo "$out"
+[ "$code" -eq 2 ] || { echo "planted: expected exit 2, got $code"; exit 1; }
+for want in "unbound measured number '89%'" "unbound measured number '0.84x'" "unbound measured number '132 SMs'" \
+    "has no .*else" "above 100%, the text contradicts itself"; do
+    echo "$out" | grep -Eq -- "01_l/s.md:3: .*$want" || { echo "planted: no line matches: $want"; exit 1; }
+done
+
+lesson clean "Vector add ran at {{ elementwise/vector_add gbps TPB=32 EPT=1 }}, {{ = elementwise/vector_add gbps TPB=32 EPT=1 / device copy_gbps | pct }} of the copy line of the {{ device name }} ({{ = device copy_gbps / device sm_count }} per SM); {{ if device l2_mib >= 40 }}its L2 is large{{ else }}its L2 is small{{ end }}. The datasheet says 3.35 TB/s."
 cat > "$root/clean/numbers_allowed.toml" <<'TOML'
 [[allow]]
 lesson = "01_l"

@@ -2,7 +2,8 @@
 # handout_devices.sh KLADDER WORK: a handout shows one device (issue 38). Results files of two
 # devices are refused in one line naming both, before anything is written; a device name with a
 # line break stays one line; --per-device writes one handout per device, each in a folder named
-# from the device's name, which never leaves the output folder whatever the name holds.
+# from the device's name, which never leaves the output folder whatever the name holds. Lesson 1
+# exported with H200 results names the H200, and an H100 only beside a recorded H100 figure.
 set -u
 kladder=$(realpath "$1") work=$(realpath -m "$2")
 export kladder work
@@ -43,4 +44,28 @@ n=$(find "$ex/split" -mindepth 1 -maxdepth 1 | wc -l)
 [ -z "$(find "$work" -name 'evil*' -not -path "$ex/split/*" -not -name evil.json)" ] || fail "a folder left the output"
 grep -q "Student edition" "$ex/split/nvidia_h100_80gb_hbm3/handout.md" || fail "not the student edition"
 grep -q "## Answers" "$ex/split/nvidia_h100_80gb_hbm3/handout.md" && fail "the student edition has the answers"
+# Issue 35: exported with H200 results only, lesson 1 speaks of the H200. An H100 is named only as
+# the device of a recorded H100 figure ("NVIDIA H100 80GB HBM3 [k]", source k measured there).
+ln -s "$src/assets" "$root/assets"  # the recordings and cards the other numbers come from
+expect devices.h200_lesson_names_h200 0 "" \
+    "$kladder" export-lesson first_kernel --results "$h200" -o "$ex/h200"
+python3 - "$ex/h200/handout.md" <<'PY' || fail "lesson 1 exported with H200 results names another device"
+import re, sys
+text = open(sys.argv[1]).read()
+body, _, cited = text.partition("## Where the numbers in the text come from")
+sources = dict(re.findall(r"^(\d+)\. (.*)$", cited, re.M))
+assert "NVIDIA H200" in body, "the H200 is never named"
+bad = []
+for line in body.splitlines():
+    for k in re.findall(r"NVIDIA H100 80GB HBM3 \[(\d+)\]", line):
+        if not sources.get(k, "").startswith("NVIDIA H100"):
+            bad.append(f"[{k}] is not an H100 figure: {line}")
+    if "H100" in re.sub(r"NVIDIA H100 80GB HBM3 \[\d+\]", "", line):
+        bad.append(line)
+if "[unresolved" in text:
+    bad.append("an unresolved binding")
+for b in bad:
+    print("names an H100:", b[:200], file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
 finish
