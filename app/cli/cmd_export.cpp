@@ -195,6 +195,8 @@ Action add_export_lesson_command(CLI::App& app) {
 
 std::vector<CommandSpec> report_commands() {
     return {
+        {"class", "Class mode for instructors: make a class key, verify and merge submissions",
+         [](CLI::App& a) { return add_class_command(a, add_class_merge_command); }},
         {"export", "Draw one figure from a results file as SVG, PDF, PNG or CSV (no GPU needed)", add_export_command},
         {"export-lesson", "Every figure of a lesson plus a Markdown/HTML handout, from a results file",
          add_export_lesson_command}};
