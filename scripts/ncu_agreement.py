@@ -14,8 +14,7 @@ Prints a table last and writes every number to OUT (JSON). Needs the GPU and ncu
 runs in CI.
 
 A target whose working set fits in L2 (vector_add@n=2^21) asks the other question: does the
-flush evict it? Cold should then be well above warm (GpuLadders.L2FlushChangesSmallBufferTime
-wants 15%).
+flush evict it? Cold should then be above warm (GpuTiming.WarmL2IsFasterThanColdWhenTheDataFits).
 
 Usage: ncu_agreement.py --kladder K --out FILE.json [--rounds N] [--reps N] [--flushes A,B]
        [--no-ncu] LADDER/RUNG[@AXIS=VALUE]...

@@ -118,9 +118,9 @@ Calibration measure_calibration(GpuContext& gpu) {
 }
 
 Calibration load_or_measure_calibration(GpuContext& gpu, bool force) {
-    // ".v3": with the memory roof's kernels (roof.h); ".v2" caches (the runner's protocol, no roof)
+    // ".v4": timed after the stopwatch's hold (timing.h); ".v3" caches (before the hold) and older
     // are measured again.
-    const std::string path = cache_dir("calibration") + "/" + gpu.device().uuid + ".v3.json";
+    const std::string path = cache_dir("calibration") + "/" + gpu.device().uuid + ".v4.json";
     if (!force && std::filesystem::exists(path)) {
         try {
             Calibration c = calibration_from_json(parse_json_limited(read_file(path), path), path);

@@ -158,9 +158,7 @@ std::vector<unsigned char> GpuContext::download_bytes(const DeviceArray& buf, si
         throw InputError("download of " + std::to_string(count) + " bytes at " + std::to_string(offset) +
                          " from buffer '" + buf.name() + "' (" + std::to_string(buf.bytes()) + " bytes)");
     std::vector<unsigned char> out(count);
-    synchronize();
-    KL_CUDA_CALL(
-        cudaMemcpy(out.data(), static_cast<const unsigned char*>(buf.data()) + offset, count, cudaMemcpyDeviceToHost));
+    copy_on_stream(out.data(), static_cast<const unsigned char*>(buf.data()) + offset, count, cudaMemcpyDeviceToHost);
     return out;
 }
 
@@ -170,19 +168,18 @@ void GpuContext::run_builtin(const std::string& name, const std::vector<KernelAr
 
 std::vector<float> GpuContext::download_as_float(const DeviceArray& buf) {
     std::vector<float> out(static_cast<size_t>(buf.elements()));
-    synchronize();
     if (buf.dtype() == DType::F32) {
-        KL_CUDA_CALL(cudaMemcpy(out.data(), buf.data(), buf.bytes(), cudaMemcpyDeviceToHost));
+        copy_on_stream(out.data(), buf.data(), buf.bytes(), cudaMemcpyDeviceToHost);
         return out;
     }
     if (buf.dtype() == DType::E4M3) {
         std::vector<uint8_t> bytes(out.size());
-        KL_CUDA_CALL(cudaMemcpy(bytes.data(), buf.data(), buf.bytes(), cudaMemcpyDeviceToHost));
+        copy_on_stream(bytes.data(), buf.data(), buf.bytes(), cudaMemcpyDeviceToHost);
         for (size_t i = 0; i < bytes.size(); ++i) out[i] = e4m3_to_float(bytes[i]);
         return out;
     }
     std::vector<uint16_t> raw(out.size());
-    KL_CUDA_CALL(cudaMemcpy(raw.data(), buf.data(), buf.bytes(), cudaMemcpyDeviceToHost));
+    copy_on_stream(raw.data(), buf.data(), buf.bytes(), cudaMemcpyDeviceToHost);
     for (size_t i = 0; i < raw.size(); ++i)
         out[i] = buf.dtype() == DType::BF16 ? bf16_to_float(raw[i]) : half_to_float(raw[i]);
     return out;
@@ -192,21 +189,33 @@ void GpuContext::upload_from_float(DeviceArray& buf, const std::vector<float>& v
     if (static_cast<int64_t>(values.size()) != buf.elements())
         throw InputError("upload to '" + buf.name() + "': " + std::to_string(values.size()) + " values for " +
                          std::to_string(buf.elements()) + " elements");
-    synchronize();
     if (buf.dtype() == DType::F32) {
-        KL_CUDA_CALL(cudaMemcpy(buf.data(), values.data(), buf.bytes(), cudaMemcpyHostToDevice));
+        copy_on_stream(buf.data(), values.data(), buf.bytes(), cudaMemcpyHostToDevice);
         return;
     }
     if (buf.dtype() == DType::E4M3) {
         std::vector<uint8_t> bytes(values.size());
         for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = float_to_e4m3(values[i]);
-        KL_CUDA_CALL(cudaMemcpy(buf.data(), bytes.data(), buf.bytes(), cudaMemcpyHostToDevice));
+        copy_on_stream(buf.data(), bytes.data(), buf.bytes(), cudaMemcpyHostToDevice);
         return;
     }
     std::vector<uint16_t> raw(values.size());
     for (size_t i = 0; i < raw.size(); ++i)
         raw[i] = buf.dtype() == DType::BF16 ? float_to_bf16(values[i]) : float_to_half(values[i]);
-    KL_CUDA_CALL(cudaMemcpy(buf.data(), raw.data(), buf.bytes(), cudaMemcpyHostToDevice));
+    copy_on_stream(buf.data(), raw.data(), buf.bytes(), cudaMemcpyHostToDevice);
+}
+
+void GpuContext::upload_bytes(DeviceArray& buf, size_t offset, const std::vector<unsigned char>& bytes) {
+    if (offset > buf.bytes() || bytes.size() > buf.bytes() - offset)
+        throw InputError("upload of " + std::to_string(bytes.size()) + " bytes at " + std::to_string(offset) +
+                         " to buffer '" + buf.name() + "' (" + std::to_string(buf.bytes()) + " bytes)");
+    copy_on_stream(static_cast<unsigned char*>(buf.data()) + offset, bytes.data(), bytes.size(),
+                   cudaMemcpyHostToDevice);
+}
+
+void GpuContext::copy_on_stream(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+    KL_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, kind, stream_));
+    synchronize();  // the host buffer may go away on return, and the caller reads what came back
 }
 
 void GpuContext::synchronize() { KL_CUDA_CALL(cudaStreamSynchronize(stream_)); }

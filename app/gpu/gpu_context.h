@@ -61,13 +61,20 @@ class GpuContext : public OpContext {
     void fill_uniform(DeviceArray& buf, uint64_t seed, float lo = -1.f, float hi = 1.f) override;
     // Set every byte to 0xFF: NaN in fp32, bf16 and fp16, so unwritten outputs are caught.
     void poison(DeviceArray& buf);
+    // Copies between host and device run on the work stream, after everything queued there, and
+    // are complete when they return: a plain cudaMemcpy runs on the legacy stream, which a
+    // non-blocking stream does not wait for, and a pageable upload may return before its DMA is
+    // done, so a kernel queued next could read half-written inputs.
     std::vector<float> download_as_float(const DeviceArray& buf) override;
     std::vector<unsigned char> download_bytes(const DeviceArray& buf, size_t offset, size_t count) override;
     void upload_from_float(DeviceArray& buf, const std::vector<float>& values) override;
+    void upload_bytes(DeviceArray& buf, size_t offset, const std::vector<unsigned char>& bytes);
     void run_builtin(const std::string& name, const std::vector<KernelArg>& args) override;  // builtins.h
     void synchronize() override;  // checked stream synchronize
 
   private:
+    void copy_on_stream(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind);
+
     DeviceInfo info_;
     cudaStream_t stream_ = nullptr;
     cublasHandle_t cublas_ = nullptr;

@@ -49,15 +49,13 @@ std::vector<std::string> changed_inputs(GpuContext& gpu, const std::vector<Buffe
 
 int64_t plant_non_finite(GpuContext& gpu, const std::vector<BufferDecl>& buffers, uint64_t seed) {
     int64_t planted = 0;
-    gpu.synchronize();  // the inputs are written by make_inputs on the stream
     for (const auto& b : buffers) {
         if (b.role != BufferDecl::Role::Input) continue;
         DeviceArray& buf = gpu.buffer(b.name);
         for (const PlantedValue& v : planted_positions(b.elements, seed)) {
             const std::vector<unsigned char> bytes = non_finite_bytes(b.dtype, v.kind);
             if (bytes.empty()) continue;
-            auto* at = static_cast<unsigned char*>(buf.data()) + size_t(v.index) * bytes.size();
-            KL_CUDA_CALL(cudaMemcpy(at, bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
+            gpu.upload_bytes(buf, size_t(v.index) * bytes.size(), bytes);
             ++planted;
         }
     }

@@ -1,6 +1,7 @@
 #include "gpu/timing.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -111,13 +112,30 @@ float EventTimer::time(const std::function<void()>& work) {
     return ms;
 }
 
+namespace {
+// How long the GPU waits before each timed repetition: twice the longest host time the warm-up
+// calls took to enqueue their launches, plus 20 us for the two event records, at most 5 ms (a
+// rung whose host side is slower than that shows the difference in its time, as it would in a
+// program). Without warm-up calls there is nothing to go by: 200 us.
+long long hold_nanoseconds(const std::vector<double>& enqueue_seconds) {
+    if (enqueue_seconds.empty()) return 200'000;
+    const double longest = *std::max_element(enqueue_seconds.begin(), enqueue_seconds.end());
+    return std::clamp(static_cast<long long>(2e9 * longest) + 20'000, 20'000LL, 5'000'000LL);
+}
+}  // namespace
+
 TimingStats time_repetitions(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush,
                              const std::function<void()>& launch) {
+    std::vector<double> enqueue_seconds;
     for (int i = 0; i < plan.warmup; ++i) {
         if (plan.before_each) plan.before_each();
+        const auto t0 = std::chrono::steady_clock::now();
         launch();
+        enqueue_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     gpu.synchronize();
+    const cudaKernel_t hold = gpu.helper_kernel("common/hold.cu", "kl_hold");
+    const long long hold_ns = hold_nanoseconds(enqueue_seconds);
     EventTimer timer(gpu);
     std::vector<double> samples;
     double total_ms = 0;
@@ -125,6 +143,7 @@ TimingStats time_repetitions(GpuContext& gpu, const RepetitionPlan& plan, L2Flus
            (static_cast<int>(samples.size()) < plan.min_reps || total_ms < plan.budget_ms)) {
         if (plan.before_each) plan.before_each();
         if (flush) flush->write(static_cast<int>(samples.size()));
+        gpu.launch_kernel(hold, "helper common/hold.cu:kl_hold", dim3(1), dim3(1), {KernelArg::i64v(hold_ns)});
         const float ms = timer.time(launch);
         samples.push_back(ms);
         total_ms += ms;

@@ -1,7 +1,9 @@
 // How the workbook times GPU work: warm-up calls, then repetitions bracketed by CUDA events on
-// the context's stream, each optionally after an L2 flush, until enough repetitions and enough
-// timed GPU time. The runner times rungs with it; the calibration times its ceilings (copy
-// bandwidth, cuBLAS rates) with it too, so that ceilings and rungs sit on one scale.
+// the context's stream, each optionally after an L2 flush and always after a hold (a kernel that
+// keeps the GPU busy until the host has queued the repetition, so that the events time the GPU's
+// work and not the host's launch call), until enough repetitions and enough timed GPU time. The runner times rungs with
+// it; the calibration times its ceilings (copy bandwidth, cuBLAS rates) with it too, so that ceilings and rungs sit on
+// one scale.
 #pragma once
 #include <cuda_runtime_api.h>
 
