@@ -177,6 +177,9 @@ const RunMetric kRunMetrics[] = {{"ms", "ms", "time"},
                                  {"mode_us", "µs", "mode"},
                                  {"us_per_step", "µs", "time"},
                                  {"clock_mhz", "MHz", "clock"},
+                                 {"clock_min_mhz", "MHz", "clock"},  // the slowest repetition's clock
+                                 {"burst_ms", "ms", "time"},         // the full-clock repetitions' median
+                                 {"burst_us", "µs", "time"},
                                  {"kernel1_ms", "ms", "time"},  // the traced repetition: the same kernels' time
                                  {"traced_ms", "ms", "time"}};
 
@@ -203,6 +206,9 @@ std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64
     if (m == "mode_us" && r.mode_timing) return r.mode_timing->median_ms * 1e3;
     // [clock] the SM clock probed right after the timed repetitions (lesson 0: the power cap)
     if (m == "clock_mhz" && r.clock && r.clock->after_mhz > 0) return r.clock->after_mhz;
+    if (m == "clock_min_mhz" && r.clock && r.clock->sampled_reps > 0) return r.clock->during_min_mhz;
+    if ((m == "burst_ms" || m == "burst_us") && r.clock && r.clock->burst)
+        return r.clock->burst->median_ms * (m == "burst_us" ? 1e3 : 1);
     // [timeline] the traced repetition (after timing, at the clock it found): the first kernel's
     // own time, and all kernels' summed
     const Timeline* tl = r.timeline ? &*r.timeline : nullptr;

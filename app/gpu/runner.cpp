@@ -13,7 +13,6 @@
 #include "gpu/launch_modes.h"
 #include "gpu/launch_resources.h"
 #include "gpu/tensor_map.h"
-#include "gpu/timing.h"
 #include "gpu/triton_launch.h"
 #include "model/counters.h"
 #include "model/device_profile.h"
@@ -339,14 +338,19 @@ L2Flush* Runner::flush_for(const RunOptions& opt) {
     return cache_->flush.get();
 }
 
-TimingStats Runner::time_rung(Prepared& prep, const RunOptions& opt) {
+RepetitionPlan Runner::repetition_plan(const RunOptions& opt) {
     RepetitionPlan plan;
     plan.warmup = opt.warmup;
     plan.min_reps = opt.min_reps;
     plan.max_reps = opt.max_reps;
     plan.budget_ms = opt.budget_ms;
+    return plan;
+}
+
+TimedRepetitions Runner::time_rung(Prepared& prep, const RunOptions& opt) {
+    RepetitionPlan plan = repetition_plan(opt);
     if (opt.judge.poison_every_run) plan.before_each = [&] { poison_outputs(gpu_, cache_->buffers); };
-    return time_repetitions(gpu_, plan, flush_for(opt), [&] { launch_all(prep); });
+    return time_each_repetition(gpu_, plan, flush_for(opt), [&] { launch_all(prep); });
 }
 
 // [SECTION] Derive
@@ -391,22 +395,18 @@ void Runner::measure(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
                 opt.mode, gpu_, {}, [&] { launch_all(prep); }, flush_for(opt));
         }
         const double clock_before = measure_sm_clock_mhz(gpu_);  // [clock]
-        rec.timing = time_rung(prep, opt);
+        const TimedRepetitions reps = time_rung(prep, opt);
+        rec.timing = summarize(reps.ms);
         if (const L2Flush* f = flush_for(opt)) rec.l2_flush = f->name();
         if (opt.judge.poison_every_run && evidence_) {  // [judge] the last timed call's own output
             gpu_.synchronize();
             evidence_->after_timing = compare_all(*prep.op, run.problem);
         }
         rec.clock = make_clock_report(rated_sm_clock_mhz(gpu_), clock_before, measure_sm_clock_mhz(gpu_));
+        add_repetition_clocks(*rec.clock, reps.ms, reps.clock_mhz);  // [clock] sustained and burst
         derive(run, rec);
-        if (opt.mode == RunMode::HostClockNoSync || opt.mode == RunMode::WarmL2) {  // [modes]
-            RepetitionPlan plan;
-            plan.warmup = opt.warmup;
-            plan.min_reps = opt.min_reps;
-            plan.max_reps = opt.max_reps;
-            plan.budget_ms = opt.budget_ms;
-            rec.mode_timing = time_wrong_way(opt.mode, gpu_, plan, [&] { launch_all(prep); });
-        }
+        if (opt.mode == RunMode::HostClockNoSync || opt.mode == RunMode::WarmL2)  // [modes]
+            rec.mode_timing = time_wrong_way(opt.mode, gpu_, repetition_plan(opt), [&] { launch_all(prep); });
     }
     // [timeline] One more repetition, traced: each kernel's start and end, after the timing.
     if (opt.timeline) {

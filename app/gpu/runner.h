@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "course/judge.h"
+#include "gpu/timing.h"
 #include "model/manifest.h"
 #include "model/operation.h"
 #include "model/results.h"
@@ -69,7 +70,8 @@ class Runner {
     // [SECTION] check, time, derive
     Correctness check(const Operation& op, const Problem& p, Prepared& prep);
     Correctness compare_all(const Operation& op, const Problem& p);
-    TimingStats time_rung(Prepared& prep, const RunOptions& opt);
+    TimedRepetitions time_rung(Prepared& prep, const RunOptions& opt);
+    static RepetitionPlan repetition_plan(const RunOptions& opt);
     L2Flush* flush_for(const RunOptions& opt);
     void derive(const ResolvedRun& run, RunRecord& rec) const;
     void measure(const ResolvedRun& run, Prepared& prep, RunRecord& rec);

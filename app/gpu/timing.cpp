@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -114,18 +115,31 @@ float EventTimer::time(const std::function<void()>& work) {
 
 namespace {
 // How long the GPU waits before each timed repetition: twice the longest host time the warm-up
-// calls took to enqueue their launches, plus 20 us for the two event records, at most 5 ms (a
-// rung whose host side is slower than that shows the difference in its time, as it would in a
-// program). Without warm-up calls there is nothing to go by: 200 us.
+// calls took to enqueue their launches, plus 20 us for the two event records, at least 100 us
+// (the clock it measures meanwhile is then good to 1% where the global timer steps by 1 us) and at
+// most 5 ms (a rung whose host side is slower than that shows the difference in its time, as it
+// would in a program). Without warm-up calls there is nothing to go by: 200 us.
 long long hold_nanoseconds(const std::vector<double>& enqueue_seconds) {
     if (enqueue_seconds.empty()) return 200'000;
     const double longest = *std::max_element(enqueue_seconds.begin(), enqueue_seconds.end());
-    return std::clamp(static_cast<long long>(2e9 * longest) + 20'000, 20'000LL, 5'000'000LL);
+    return std::clamp(static_cast<long long>(2e9 * longest) + 20'000, 100'000LL, 5'000'000LL);
+}
+
+// The SM clock in MHz from each hold's two counters (cycles, nanoseconds).
+std::vector<double> clocks_from(GpuContext& gpu, const DeviceBuffer& counters, size_t reps) {
+    const std::vector<unsigned char> bytes = gpu.download_bytes(counters, 0, reps * 16);
+    std::vector<double> mhz(reps);
+    for (size_t i = 0; i < reps; ++i) {
+        unsigned long long v[2];
+        std::memcpy(v, bytes.data() + i * 16, sizeof v);
+        mhz[i] = v[1] > 0 ? double(v[0]) / double(v[1]) * 1e3 : 0.0;
+    }
+    return mhz;
 }
 }  // namespace
 
-TimingStats time_repetitions(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush,
-                             const std::function<void()>& launch) {
+TimedRepetitions time_each_repetition(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush,
+                                      const std::function<void()>& launch) {
     std::vector<double> enqueue_seconds;
     for (int i = 0; i < plan.warmup; ++i) {
         if (plan.before_each) plan.before_each();
@@ -136,19 +150,29 @@ TimingStats time_repetitions(GpuContext& gpu, const RepetitionPlan& plan, L2Flus
     gpu.synchronize();
     const cudaKernel_t hold = gpu.helper_kernel("common/hold.cu", "kl_hold");
     const long long hold_ns = hold_nanoseconds(enqueue_seconds);
+    const int most = std::max(plan.max_reps, 1);
+    DeviceBuffer counters("kl_hold_clock", DType::F32, int64_t(most) * 4);  // two 64-bit counters a repetition
     EventTimer timer(gpu);
-    std::vector<double> samples;
+    TimedRepetitions out;
     double total_ms = 0;
-    while (static_cast<int>(samples.size()) < plan.max_reps &&
-           (static_cast<int>(samples.size()) < plan.min_reps || total_ms < plan.budget_ms)) {
+    while (static_cast<int>(out.ms.size()) < plan.max_reps &&
+           (static_cast<int>(out.ms.size()) < plan.min_reps || total_ms < plan.budget_ms)) {
         if (plan.before_each) plan.before_each();
-        if (flush) flush->write(static_cast<int>(samples.size()));
-        gpu.launch_kernel(hold, "helper common/hold.cu:kl_hold", dim3(1), dim3(1), {KernelArg::i64v(hold_ns)});
+        if (flush) flush->write(static_cast<int>(out.ms.size()));
+        auto* slot = static_cast<unsigned char*>(counters.data()) + out.ms.size() * 16;
+        gpu.launch_kernel(hold, "helper common/hold.cu:kl_hold", dim3(1), dim3(1),
+                          {KernelArg::i64v(hold_ns), KernelArg::pointer(slot)});
         const float ms = timer.time(launch);
-        samples.push_back(ms);
+        out.ms.push_back(ms);
         total_ms += ms;
     }
-    return summarize(samples);
+    out.clock_mhz = clocks_from(gpu, counters, out.ms.size());
+    return out;
+}
+
+TimingStats time_repetitions(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush,
+                             const std::function<void()>& launch) {
+    return summarize(time_each_repetition(gpu, plan, flush, launch).ms);
 }
 
 }  // namespace kl

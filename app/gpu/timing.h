@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "base/stats.h"
 #include "gpu/device_buffer.h"
@@ -74,8 +75,16 @@ class EventTimer {
     cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
 
+// Each timed repetition's event time, and the SM clock the hold measured right before it (MHz;
+// the clock moves on a scale of milliseconds, so it is the repetition's clock too).
+struct TimedRepetitions {
+    std::vector<double> ms, clock_mhz;
+};
 // Times `launch` (which enqueues its work on gpu.stream()) by `plan`; `flush` may be null (warm
 // L2). Every CUDA call is checked; events are released on every way out.
+TimedRepetitions time_each_repetition(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush,
+                                      const std::function<void()>& launch);
+// The same, summarized.
 TimingStats time_repetitions(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush,
                              const std::function<void()>& launch);
 

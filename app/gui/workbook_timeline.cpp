@@ -9,6 +9,7 @@
 
 #include "gui/widgets.h"
 #include "gui/workbook.h"
+#include "model/timing_notes.h"
 
 namespace kl::gui {
 
@@ -23,7 +24,7 @@ std::string us_text(double us) {
     return b;
 }
 
-void draw_clock_line(const ClockReport& c) {
+void draw_clock_line(const ClockReport& c, const std::optional<TimingStats>& sustained) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(c.throttled ? palette().bad : palette().muted));
     ImGui::Text("SM clock %.0f MHz before timing, %.0f after (rated %.0f)%s", c.before_mhz, c.after_mhz, c.rated_mhz,
                 c.throttled ? ": THROTTLED, the times are slower than this GPU can run" : "");
@@ -32,6 +33,13 @@ void draw_clock_line(const ClockReport& c) {
         "Measured by a probe kernel (clock64 cycles over the GPU's nanosecond timer) right before and after "
         "the timed repetitions. Flagged below 75% of the rated clock or 10% below the clock before timing, "
         "as nvbench does.");
+    if (c.sampled_reps == 0) return;  // recorded before the clock was sampled through the repetitions
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().muted), "%s", clock_during_note(c, sustained).c_str());
+    item_tooltip(
+        "The stopwatch's hold, the short wait queued before each timed repetition, counts SM cycles over "
+        "nanoseconds: the clock right before that repetition. A repetition below 98% of the rated clock is slow. "
+        "Sustained is the median of all repetitions (the figure everywhere else); burst, the median of the "
+        "repetitions at full clock, when there are at least five.");
 }
 
 }  // namespace
@@ -39,7 +47,7 @@ void draw_clock_line(const ClockReport& c) {
 void Workbook::draw_run_timeline(const StoredRun* run) {
     if (!run) return;
     const RunRecord& r = run->record;
-    if (r.clock) draw_clock_line(*r.clock);
+    if (r.clock) draw_clock_line(*r.clock, r.timing);
     if (!r.timeline || r.timeline->kernels.empty()) return;
     const Timeline& t = *r.timeline;
     ImGui::Text("%d kernels: their own time %s, events %s; span %s, gaps %s", t.launches,

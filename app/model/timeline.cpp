@@ -39,10 +39,32 @@ Timeline make_timeline(std::vector<KernelSpan> spans, double event_ms, int keep_
 }
 
 ClockReport make_clock_report(double rated_mhz, double before_mhz, double after_mhz) {
-    ClockReport c{rated_mhz, before_mhz, after_mhz, false};
+    ClockReport c;
+    c.rated_mhz = rated_mhz;
+    c.before_mhz = before_mhz;
+    c.after_mhz = after_mhz;
     c.throttled = (rated_mhz > 0 && after_mhz < kThrottleFraction * rated_mhz) ||
                   (before_mhz > 0 && after_mhz < 0.9 * before_mhz);
     return c;
+}
+
+void add_repetition_clocks(ClockReport& c, const std::vector<double>& ms, const std::vector<double>& mhz) {
+    std::vector<double> sampled, at_full_clock;
+    c.burst.reset();
+    for (size_t i = 0; i < ms.size() && i < mhz.size(); ++i) {
+        if (!(mhz[i] > 0)) continue;
+        sampled.push_back(mhz[i]);
+        if (c.rated_mhz <= 0 || mhz[i] >= kFullClockFraction * c.rated_mhz) at_full_clock.push_back(ms[i]);
+    }
+    c.sampled_reps = static_cast<int>(sampled.size());
+    if (sampled.empty()) return;
+    std::sort(sampled.begin(), sampled.end());
+    c.during_min_mhz = sampled.front();
+    c.during_max_mhz = sampled.back();
+    c.during_median_mhz = sampled[sampled.size() / 2];
+    c.slow_reps = c.sampled_reps - static_cast<int>(at_full_clock.size());
+    if (c.rated_mhz > 0 && c.during_min_mhz < kThrottleFraction * c.rated_mhz) c.throttled = true;
+    if (static_cast<int>(at_full_clock.size()) >= kBurstMinReps) c.burst = summarize(at_full_clock);
 }
 
 nlohmann::json to_json(const Timeline& t) {
@@ -63,10 +85,21 @@ nlohmann::json to_json(const Timeline& t) {
 }
 
 nlohmann::json to_json(const ClockReport& c) {
-    return {{"rated_mhz", c.rated_mhz},
-            {"before_mhz", c.before_mhz},
-            {"after_mhz", c.after_mhz},
-            {"throttled", c.throttled}};
+    nlohmann::json j = {{"rated_mhz", c.rated_mhz},
+                        {"before_mhz", c.before_mhz},
+                        {"after_mhz", c.after_mhz},
+                        {"throttled", c.throttled}};
+    if (c.sampled_reps > 0)
+        j["during"] = {
+            {"reps", c.sampled_reps},      {"min_mhz", c.during_min_mhz}, {"median_mhz", c.during_median_mhz},
+            {"max_mhz", c.during_max_mhz}, {"slow_reps", c.slow_reps},    {"full_clock_fraction", kFullClockFraction}};
+    if (c.burst)
+        j["burst"] = {{"median_ms", c.burst->median_ms},
+                      {"min_ms", c.burst->min_ms},
+                      {"max_ms", c.burst->max_ms},
+                      {"rel_spread", c.burst->rel_spread},
+                      {"reps", c.burst->reps}};
+    return j;
 }
 
 namespace {
@@ -78,6 +111,40 @@ double number(const nlohmann::json& j, const char* key, const std::string& origi
     const double v = j[key].get<double>();
     if (!std::isfinite(v) || v < 0) bad(origin, field + "." + key, "expected a finite number >= 0");
     return v;
+}
+int count(const nlohmann::json& j, const char* key, const std::string& origin, const std::string& field) {
+    const double v = number(j, key, origin, field);
+    if (v != std::floor(v) || v > 1e9) bad(origin, field + "." + key, "expected a whole number of repetitions");
+    return static_cast<int>(v);
+}
+
+void read_during(const nlohmann::json& j, const std::string& origin, const std::string& field, ClockReport& c) {
+    if (!j.is_object()) bad(origin, field, "expected an object");
+    c.sampled_reps = count(j, "reps", origin, field);
+    c.during_min_mhz = number(j, "min_mhz", origin, field);
+    c.during_median_mhz = number(j, "median_mhz", origin, field);
+    c.during_max_mhz = number(j, "max_mhz", origin, field);
+    c.slow_reps = count(j, "slow_reps", origin, field);
+    if (c.during_min_mhz > c.during_median_mhz || c.during_median_mhz > c.during_max_mhz)
+        bad(origin, field, "min_mhz <= median_mhz <= max_mhz does not hold");
+    if (c.slow_reps > c.sampled_reps) bad(origin, field + ".slow_reps", "more than the sampled repetitions");
+}
+
+TimingStats read_burst(const nlohmann::json& j, const std::string& origin, const std::string& field,
+                       const ClockReport& c) {
+    if (!j.is_object()) bad(origin, field, "expected an object");
+    TimingStats t;
+    t.median_ms = number(j, "median_ms", origin, field);
+    t.min_ms = number(j, "min_ms", origin, field);
+    t.max_ms = number(j, "max_ms", origin, field);
+    t.mean_ms = t.median_ms;
+    t.rel_spread = number(j, "rel_spread", origin, field);
+    t.reps = count(j, "reps", origin, field);
+    if (!(t.min_ms > 0) || t.min_ms > t.median_ms || t.median_ms > t.max_ms)
+        bad(origin, field, "0 < min_ms <= median_ms <= max_ms does not hold");
+    if (t.reps < kBurstMinReps || t.reps > c.sampled_reps - c.slow_reps)
+        bad(origin, field + ".reps", "not the count of full-clock repetitions in 'during'");
+    return t;
 }
 }  // namespace
 
@@ -125,6 +192,8 @@ ClockReport clock_from_json(const nlohmann::json& j, const std::string& origin, 
     if (!j.contains("throttled") || !j["throttled"].is_boolean())
         bad(origin, field + ".throttled", "expected true or false");
     c.throttled = j["throttled"].get<bool>();
+    if (j.contains("during")) read_during(j["during"], origin, field + ".during", c);
+    if (j.contains("burst")) c.burst = read_burst(j["burst"], origin, field + ".burst", c);
     return c;
 }
 

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/stats.h"
+
 namespace kl {
 
 struct KernelSpan {
@@ -39,14 +41,27 @@ struct Timeline {
 Timeline make_timeline(std::vector<KernelSpan> spans, double event_ms, int keep_at_most = 4096);
 
 // The SM clock measured by a probe kernel (clock64 cycles over %globaltimer nanoseconds)
-// before and after the timed repetitions, against the device's rated clock.
+// before and after the timed repetitions, against the device's rated clock; and through them,
+// by the stopwatch's hold right before each repetition (gpu/timing.h).
 struct ClockReport {
     double rated_mhz = 0;  // cudaDevAttrClockRate: the highest the SMs run at
     double before_mhz = 0, after_mhz = 0;
     bool throttled = false;  // after < kThrottleFraction x rated, or > 10% below before
+    // [clock] Through the repetitions (absent from files written before 2026-11-29 evening).
+    int sampled_reps = 0;  // repetitions with a clock sample
+    double during_min_mhz = 0, during_median_mhz = 0, during_max_mhz = 0;
+    int slow_reps = 0;  // repetitions below kFullClockFraction x rated
+    // The burst figure: the repetitions at full clock only (the rule above), when there are at
+    // least kBurstMinReps of them. The run's own timing, all repetitions, is the sustained figure.
+    std::optional<TimingStats> burst;
 };
 constexpr double kThrottleFraction = 0.75;  // nvbench's default threshold
+constexpr double kFullClockFraction = 0.98;
+constexpr int kBurstMinReps = 5;
 ClockReport make_clock_report(double rated_mhz, double before_mhz, double after_mhz);
+// Adds the clock through the repetitions: `ms[i]` timed at `mhz[i]` (same length; a sample of 0
+// is missing and counts nowhere).
+void add_repetition_clocks(ClockReport& c, const std::vector<double>& ms, const std::vector<double>& mhz);
 
 nlohmann::json to_json(const Timeline& t);
 nlohmann::json to_json(const ClockReport& c);

@@ -12,6 +12,20 @@ std::string fmt(const char* f, double a, double b = 0, double c = 0, double d = 
 }
 }  // namespace
 
+// "during timing 1740-1980 MHz (median 1830); 212 of 300 repetitions below 98% of rated:
+// sustained 0.529 ms (all), burst 0.512 ms (88 at full clock, -3.2%)"
+std::string clock_during_note(const ClockReport& c, const std::optional<TimingStats>& sustained) {
+    std::string s =
+        fmt("during timing %.0f-%.0f MHz (median %.0f); ", c.during_min_mhz, c.during_max_mhz, c.during_median_mhz) +
+        std::to_string(c.slow_reps) + " of " + std::to_string(c.sampled_reps) +
+        fmt(" repetitions below %.0f%% of rated", kFullClockFraction * 100);
+    if (!sustained) return s;
+    s += fmt(": sustained %.4f ms (all)", sustained->median_ms);
+    if (!c.burst) return s + ", no burst figure (fewer than " + std::to_string(kBurstMinReps) + " at full clock)";
+    return s + fmt(", burst %.4f ms (%.0f at full clock, %+.1f%%)", c.burst->median_ms, c.burst->reps,
+                   (c.burst->median_ms / sustained->median_ms - 1) * 100);
+}
+
 std::vector<std::string> timing_notes(const RunRecord& r) {
     std::vector<std::string> out;
     const std::string who = r.rung + ": ";
@@ -31,6 +45,7 @@ std::vector<std::string> timing_notes(const RunRecord& r) {
                       fmt("SM clock %.0f MHz before timing, %.0f after (rated %.0f)", r.clock->before_mhz,
                           r.clock->after_mhz, r.clock->rated_mhz) +
                       (r.clock->throttled ? ": THROTTLED" : ""));
+    if (r.clock && r.clock->sampled_reps > 0) out.push_back(who + clock_during_note(*r.clock, r.timing));
     return out;
 }
 

@@ -289,7 +289,7 @@ TEST(Plausibility, FlagsASourceHashAndADeviceThatContradictTheirNames) {
                   "flagged device: NVIDIA H100 80GB HBM3 reported 144 SMs and sm_90; sm_90_h100.json has 132"),
               std::string::npos);
     s = class_fixture::submission("sm_90_h100.json", "Eve", 0.8);
-    s.results.runs[0].clock = kl::ClockReport{1980, 2600, 2600, false};
+    s.results.runs[0].clock = kl::make_clock_report(1980, 2600, 2600);
     EXPECT_NE(findings_text(s).find("flagged clock: submitted: SM clock seen at 2600 MHz"), std::string::npos);
 }
 

@@ -127,7 +127,8 @@ TEST(LaunchBindings, TimePerStepAndTheModesFigure) {
     f.runs.push_back(launch_run("separate", 256, 0.512));  // 512 us over 256 steps
     RunRecord m = launch_run("fused", 256, 0.004);
     m.mode = "host_clock_no_sync";
-    m.clock = ClockReport{1980, 1980, 1680, false};
+    m.clock = make_clock_report(1980, 1980, 1680);
+    add_repetition_clocks(*m.clock, {0.004, 0.004, 0.004, 0.004, 0.004, 0.005}, {1980, 1980, 1980, 1980, 1980, 1680});
     m.mode_timing = TimingStats{};
     m.mode_timing->median_ms = m.mode_timing->min_ms = m.mode_timing->max_ms = 0.003;
     f.runs.push_back(m);
@@ -143,6 +144,9 @@ TEST(LaunchBindings, TimePerStepAndTheModesFigure) {
     BoundValue c = s.resolve(one("{{ launch/fused clock_mhz mode=host_clock_no_sync }}"));
     ASSERT_TRUE(c.ok) << c.error;
     EXPECT_DOUBLE_EQ(c.value, 1680.0);  // the clock after timing, not the rated one
+    EXPECT_DOUBLE_EQ(s.resolve(one("{{ launch/fused burst_us mode=host_clock_no_sync }}")).value, 4.0);
+    EXPECT_DOUBLE_EQ(s.resolve(one("{{ launch/fused clock_min_mhz mode=host_clock_no_sync }}")).value, 1680.0);
+    EXPECT_FALSE(s.resolve(one("{{ launch/separate burst_us }}")).ok);  // no clock through its repetitions
     EXPECT_NE(s.resolve(one("{{ launch/fused us mode=often }}")).error.find("mode must be"), std::string::npos);
 }
 
@@ -214,4 +218,45 @@ TEST(Timeline, ClockIsFlaggedWhenItDropsAndRecordsRoundTrip) {
     j["runs"][0]["timeline"]["kernels"][1]["end_us"] = 1.0;  // ends before it starts
     const std::string e = input_error_of([&] { results_from_json(j, "mem.json"); });
     EXPECT_NE(e.find("runs[0].timeline.kernels[1]"), std::string::npos) << e;
+}
+
+// [clock] The clock through the repetitions: a repetition below 98% of the rated clock is slow;
+// the burst figure is the median of the others, given at least five; a reader refuses a burst
+// that the samples do not account for.
+TEST(Timeline, RepetitionClocksGiveSustainedAndBurst) {
+    ClockReport c = make_clock_report(1980, 1980, 1960);
+    const std::vector<double> ms = {1.0, 1.0, 1.0, 1.0, 1.0, 1.2, 1.2, 1.3, 1.0};
+    const std::vector<double> mhz = {1980, 1975, 1990, 1960, 1945, 1755, 1740, 1700, 0};  // last: no sample
+    add_repetition_clocks(c, ms, mhz);
+    EXPECT_EQ(c.sampled_reps, 8);
+    EXPECT_EQ(c.slow_reps, 3);  // 1945 is above 0.98 x 1980 = 1940.4: at full clock
+    EXPECT_DOUBLE_EQ(c.during_min_mhz, 1700);
+    EXPECT_DOUBLE_EQ(c.during_max_mhz, 1990);
+    ASSERT_TRUE(c.burst.has_value());  // five full-clock repetitions
+    EXPECT_EQ(c.burst->reps, 5);
+    EXPECT_DOUBLE_EQ(c.burst->median_ms, 1.0);
+    add_repetition_clocks(c, {1.0, 1.0, 1.0, 1.0, 1.2}, {1980, 1975, 1990, 1960, 1755});
+    EXPECT_FALSE(c.burst.has_value());  // four are not enough
+    EXPECT_FALSE(c.throttled);          // slow, but nothing below 75% of rated
+    add_repetition_clocks(c, {1.0}, {1400});
+    EXPECT_TRUE(c.throttled);  // a repetition below 75% of rated
+
+    ResultsFile f;
+    RunRecord r = launch_run("separate", 4, 0.02);
+    r.clock = make_clock_report(1980, 1980, 1980);
+    add_repetition_clocks(*r.clock, {1.0, 1.0, 1.0, 1.0, 1.1, 1.5}, {1980, 1980, 1980, 1980, 1980, 1700});
+    f.runs.push_back(r);
+    nlohmann::json j = to_json(f);
+    const RunRecord back = results_from_json(j, "mem.json").runs[0];
+    ASSERT_TRUE(back.clock && back.clock->burst);
+    EXPECT_EQ(back.clock->slow_reps, 1);
+    EXPECT_EQ(back.clock->burst->reps, 5);
+    EXPECT_DOUBLE_EQ(back.clock->during_min_mhz, 1700);
+    j["runs"][0]["clock"]["burst"]["reps"] = 6;  // more full-clock repetitions than were sampled
+    std::string e = input_error_of([&] { results_from_json(j, "mem.json"); });
+    EXPECT_NE(e.find("runs[0].clock.burst.reps"), std::string::npos) << e;
+    j["runs"][0]["clock"]["burst"]["reps"] = 5;
+    j["runs"][0]["clock"]["during"]["min_mhz"] = 2500;  // above the median
+    e = input_error_of([&] { results_from_json(j, "mem.json"); });
+    EXPECT_NE(e.find("runs[0].clock.during"), std::string::npos) << e;
 }
