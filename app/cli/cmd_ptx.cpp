@@ -1,5 +1,6 @@
 // `kladder ptx LADDER --rung R [-p K=V ...] [--dtype D] [--arch sm_90]`: the PTX NVRTC makes of a
-// rung at those parameters, on standard output (no GPU needed). The window's PTX view runs this
+// rung at those parameters, on standard output (no GPU needed); R may be one of the learner's
+// rungs in the workspace. The window's PTX view runs this
 // as a child process, so the window itself links no CUDA library (not even NVRTC). A rung that
 // does not compile is exit 2 with NVRTC's message and log on standard error. For a Triton rung
 // the PTX (or, with --stage ttgir, the TritonGPU IR) is Triton's, through the Triton helper
@@ -20,6 +21,7 @@
 #include "model/operation.h"
 #include "model/run_plan.h"
 #include "model/triton_rung.h"
+#include "model/workspace.h"
 
 namespace kl::cli {
 
@@ -55,9 +57,12 @@ int print_triton_ptx(const PtxOptions& opt, const Ladder& L, const Rung& r, DTyp
 
 int print_ptx(const PtxOptions& opt) {
     auto ladders = load_ladders_or_throw();
-    const Ladder& L = find_ladder_or_throw(ladders, opt.ladder);
+    Ladder L = find_ladder_or_throw(ladders, opt.ladder);
+    std::string workspace_error;  // a learner's rung comes from the workspace (model/workspace.h)
+    if (!L.find_rung(opt.rung)) merge_learner_rungs(L, workspace_root(), &workspace_error);
     const Rung* r = L.find_rung(opt.rung);
-    if (!r) throw InputError("ladder " + L.id + " has no rung '" + opt.rung + "'");
+    if (!r && !workspace_error.empty()) throw InputError(workspace_error);
+    if (!r) throw InputError("ladder " + L.id + " has no rung '" + opt.rung + "' (nor has your workspace)");
     if (r->source_path.empty()) throw InputError(L.id + "/" + r->id + " calls a library routine: it has no PTX");
     ArchName an = parse_arch(opt.arch);
     if (an.cc < 50) throw InputError("--arch: '" + opt.arch + "' is not a target such as sm_90");

@@ -34,10 +34,10 @@
 #include "course/lesson.h"
 #include "course/reveal.h"
 #include "course/selection.h"
-#include "gui/child_process.h"
 #include "gui/code_editor.h"
 #include "gui/file_watch.h"
 #include "gui/frame_stats.h"
+#include "gui/learner_compile.h"  // and child_process.h
 #include "gui/line_diff.h"
 #include "gui/markdown.h"
 #include "gui/report_names.h"
@@ -84,7 +84,7 @@ class Workbook {
         plots_.built_w = 0;  // lay the plot out again with the new glyphs
         strip_.fitted_w = -1;
     }
-    bool busy() const { return runner_.job.has_value() || lesson_export_running(); }
+    bool busy() const { return runner_.job.has_value() || lesson_export_running() || learner_.compile.running(); }
     // What the test driver (gui/test_driver.h) sees and does, no more than a reader could: start
     // a job as its button would (a sweep along the step's axis, else the rung's first parameter;
     // false with the reason when nothing started), watch the runner, read the log.
@@ -454,9 +454,9 @@ class Workbook {
         std::vector<EditorMark> marks;               // the diagnostics with a line, for the gutter
         std::vector<int> shown_marks;                // the lines the gutter drew marks on (report)
         std::set<uint64_t> requests;                 // run requests of the learner's rung in flight
-        bool pending_run = false;                    // run once the job in flight ends
         std::string message, outcome;                // message: saved, reloaded, errors; outcome: the last run
-        bool message_error = false, outcome_error = false;
+        bool message_error = false, outcome_error = false, pending_run = false;  // pending: after the job
+        LearnerCompile compile;  // without a GPU: NVRTC's messages all the same (learner_compile.h)
         char find[128] = "";
         bool find_open = false, focus_find = false, find_missed = false;
         std::optional<StepExercise> exercise;  // the step exercise it was forked for (workbook_exercise.cpp)
@@ -475,7 +475,7 @@ class Workbook {
     void on_learner_record(const RunnerEvent& e, const RunRecord& rec);
     void on_learner_failure(uint64_t request_id, const std::string& message);
     std::vector<CompileDiagnostic> learner_diagnostics(const RunnerEvent& e, const RunRecord& rec) const;
-    bool in_learner_file(const CompileDiagnostic& d) const;  // a message about the open file (not a header)
+    void set_learner_diagnostics(std::vector<CompileDiagnostic> ds);  // and the gutter's marks of the open file
     void save_learner();
     void run_learner();
     void poll_learner_file();

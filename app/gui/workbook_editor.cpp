@@ -22,6 +22,11 @@
 namespace kl::gui {
 
 namespace {
+// A message about the learner's file (by its full path or its name), not about a header it includes.
+bool in_learner_file(const CompileDiagnostic& d, const std::string& path) {
+    return d.file == path || d.file == path.substr(path.find_last_of('/') + 1);
+}
+
 std::string clock_now() {
     std::time_t t = std::time(nullptr);
     char buf[16];
@@ -116,11 +121,7 @@ void Workbook::on_learner_record(const RunnerEvent& e, const RunRecord& rec) {
     learner_.requests.erase(e.request_id);
     // An exercise's hidden sizes are judged by the goal; the outcome line tells the main run (or a failure).
     if (learner_.exercise && rec.error.empty() && rec.sizes != learner_.exercise_sizes) return;
-    learner_.diagnostics = learner_diagnostics(e, rec);
-    learner_.marks.clear();
-    for (const auto& d : learner_.diagnostics)
-        if (d.line > 0 && in_learner_file(d))
-            learner_.marks.push_back({d.line, d.column, d.severity == Severity::Error, d.message});
+    set_learner_diagnostics(learner_diagnostics(e, rec));
     learner_.outcome_error = !rec.error.empty();
     if (rec.error_kind == "compile")
         learner_.outcome = "did not compile: " + count_diagnostics(learner_.diagnostics);
@@ -133,6 +134,14 @@ void Workbook::on_learner_record(const RunnerEvent& e, const RunRecord& rec) {
     else
         learner_.outcome = rec.title + ": " + (rec.timing ? std::to_string(rec.timing->median_ms) + " ms, " : "") +
                            (rec.correctness ? rec.correctness->summary() : "not checked");
+}
+
+void Workbook::set_learner_diagnostics(std::vector<CompileDiagnostic> ds) {
+    learner_.diagnostics = std::move(ds);
+    learner_.marks.clear();
+    for (const auto& d : learner_.diagnostics)
+        if (d.line > 0 && in_learner_file(d, learner_.path))
+            learner_.marks.push_back({d.line, d.column, d.severity == Severity::Error, d.message});
 }
 
 void Workbook::on_learner_failure(uint64_t request_id, const std::string& message) {
@@ -157,10 +166,6 @@ std::vector<CompileDiagnostic> Workbook::learner_diagnostics(const RunnerEvent& 
     }
     if (ds.empty()) ds.push_back({"", 0, 0, Severity::Error, rec.error});  // still say it, with no line
     return ds;
-}
-
-bool Workbook::in_learner_file(const CompileDiagnostic& d) const {
-    return d.file == learner_.path || d.file == learner_.path.substr(learner_.path.find_last_of('/') + 1);
 }
 
 nlohmann::json Workbook::learner_report() const {
@@ -200,8 +205,16 @@ void Workbook::save_learner() {
 }
 
 // Compiles, checks and times the learner's rung exactly as any rung: one run request to the runner.
+// Without a GPU (or without a runner) it is compiled all the same, by `kladder try --compile-only`.
 void Workbook::run_learner() {
     if (!ladder_ || ladder_->id != learner_.ladder) return;
+    if ((runner_.hello && !runner_.gpu) || !runner_.client) {
+        const Rung* r = ladder_->find_rung(learner_.rung);
+        learner_.compile.start(learner_.ladder, learner_.path, r ? params_for(*r) : ParamValues{}, dtype_);
+        learner_.outcome = "compiling " + learner_.rung + " with NVRTC (no GPU to run it)\xE2\x80\xA6";
+        learner_.outcome_error = false;
+        return;
+    }
     if (!rung_ || rung_->id != learner_.rung) select_rung(ladder_->find_rung(learner_.rung), true);
     if (!rung_ || rung_->id != learner_.rung || runner_.job) {
         learner_.pending_run = rung_ && rung_->id == learner_.rung;  // after the job in flight
@@ -219,6 +232,11 @@ void Workbook::run_learner() {
 // Once a second: the file changed on disk (saved in the learner's own editor) -> reload and run.
 void Workbook::poll_learner_file() {
     if (learner_.path.empty()) return;
+    if (std::optional<LearnerCompileOutcome> o = learner_.compile.take()) {  // compiled without a GPU
+        set_learner_diagnostics(o->diagnostics);
+        learner_.outcome = learner_.title + ": " + o->summary;
+        learner_.outcome_error = !o->compiled;
+    }
     if (learner_.pending_run && !runner_.job) run_learner();
     if (!learner_.watch.changed(FileWatch::Clock::now())) return;
     if (learner_.editor.modified()) {
@@ -285,7 +303,9 @@ void Workbook::draw_learner_empty() {
 
 void Workbook::draw_learner_toolbar() {
     CodeEditor& ed = learner_.editor;
-    if (primary_button(ed.modified() ? "Save and run (Ctrl+S)" : "Run (Ctrl+S)")) {
+    const bool compile_only = (runner_.hello && !runner_.gpu) || !runner_.client;  // run_learner's test
+    if (primary_button(ed.modified() ? (compile_only ? "Save and compile (Ctrl+S)" : "Save and run (Ctrl+S)")
+                                     : (compile_only ? "Compile (Ctrl+S)" : "Run (Ctrl+S)"))) {
         if (ed.modified())
             save_learner();
         else
@@ -342,7 +362,7 @@ void Workbook::draw_learner_diagnostics(float height) {
     for (size_t i = 0; i < learner_.diagnostics.size(); ++i) {
         const CompileDiagnostic& d = learner_.diagnostics[i];
         ImGui::PushID(int(i));
-        bool here = in_learner_file(d);
+        bool here = in_learner_file(d, learner_.path);
         std::string where = d.line <= 0 ? std::string("whole compile")
                                         : (here ? std::string("line ") : d.file + ":") + std::to_string(d.line) +
                                               (d.column ? ":" + std::to_string(d.column) : "");

@@ -57,6 +57,11 @@ cmp -s "$ws/mine_vector_add_2.cu" "$src/lessons/01_first_kernel/exercise_vector_
 "$kladder" try elementwise "$ws/mine_vector_add_2.cu" > "$tmp/out" 2>&1
 code=$?; cat "$tmp/out"
 [ $code -eq 3 ] && grep -q "like mine_vector_add_2;" "$tmp/out" || fail "try of a workspace file: expected exit 3 like mine_vector_add_2"
+# `kladder ptx` (the window's PTX tab) finds the learner's rung in the workspace.
+"$kladder" ptx elementwise --rung mine_vector_add > "$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; fail "ptx of a workspace rung: exit $?"; }
+grep -q "\.entry vector_add(" "$tmp/out" || fail "ptx of a workspace rung: no .entry vector_add in its PTX"
+"$kladder" ptx elementwise --rung mine_nope > "$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "has no rung 'mine_nope' (nor has your workspace)" "$tmp/err" || fail "ptx mine_nope: expected exit 2"
 "$kladder" fork elementwise nope > "$tmp/out" 2>&1
 [ $? -eq 2 ] && grep -q "has no rung 'nope' to fork" "$tmp/out" || fail "fork nope: expected exit 2"
 

@@ -9,7 +9,8 @@
 #      the ladder strip ("mine:") and in the bar plot;
 #   4. "Open in my editor" ($VISUAL, argv only) edits the file outside: the watch reloads and runs it;
 #   5. a second window whose runner faults on the learner's rung says so in the learner's panel;
-#   6. nothing was written inside the repository tree.
+#   6. a third, without a GPU, still compiles the rung on save and marks NVRTC's line;
+#   7. nothing was written inside the repository tree.
 gui=$1
 fake=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -132,6 +133,56 @@ if bad:
     sys.exit(1)
 PY
 sh "$here/check_png.sh" "$out/fault.png" 1920 1000 || exit 1
+
+# Without a GPU (issue 38): Save and run still compiles the rung, by `kladder try --compile-only`,
+# and the gutter marks NVRTC's line; the fixed file compiles and says there is no GPU to run it.
+export KLADDER_SERVE="$fake --no-gpu"
+cat > "$out/nogpu.txt" <<SCRIPT
+wait 5
+click card:vector_add
+click tab:Source
+click button:make_mine
+wait 3
+click editor:line:20
+key End
+key Enter
+type         oops_undefined = 1;
+key Ctrl+S
+wait 1
+wait_idle
+wait 2
+report $out/nogpu_error.json
+shot $out/nogpu_error.png
+key Ctrl+Z
+key Ctrl+S
+wait 1
+wait_idle
+wait 2
+report $out/nogpu_fixed.json
+SCRIPT
+run_gui "$gui" --size 1440x900 --lesson first_kernel --step 3 --script "$out/nogpu.txt" --max-seconds 120 \
+    --report "$out/nogpu.json"
+python3 - "$out" <<'PY' || exit 1
+import json, sys
+out = sys.argv[1]
+err = json.load(open(f"{out}/nogpu_error.json"))["learner"]
+fixed = json.load(open(f"{out}/nogpu_fixed.json"))["learner"]
+r = json.load(open(f"{out}/nogpu.json"))
+checks = [
+    (not r["script"]["errors"], f"script: {r['script']['errors']}"),
+    (21 in err["gutter_marks"], f"gutter marks without a GPU: {err['gutter_marks']} (expected line 21)"),
+    (any(".cu:21:" in d and "oops_undefined" in d for d in err["diagnostics"]), f"diagnostics: {err['diagnostics']}"),
+    ("did not compile" in err["outcome"] and err["outcome_error"], f"outcome after the broken save: {err['outcome']!r}"),
+    ("compiled with NVRTC" in fixed["outcome"] and "no GPU" in fixed["outcome"] and not fixed["outcome_error"], f"outcome after the fix: {fixed['outcome']!r}"),
+    (not fixed["gutter_marks"], f"marks left after the fix: {fixed['gutter_marks']}"),
+]
+bad = [m for ok, m in checks if not ok]
+print(f"learner rung without a GPU: {len(checks) - len(bad)} of {len(checks)} checks passed; {err['outcome']!r}, then {fixed['outcome']!r}")
+if bad:
+    print("FAIL: " + "\n      ".join(bad))
+    sys.exit(1)
+PY
+sh "$here/check_png.sh" "$out/nogpu_error.png" 1440 900 || exit 1
 written=$(find "$repo" \( -path "$repo/.git" -o -path "$repo/build*" -o -path "$repo/.carry*" \) -prune -o \
     -newer "$XDG_DATA_HOME/mark" -type f -print)
 [ -z "$written" ] || { echo "FAIL: files in the repository tree were written during the test:"; echo "$written"; exit 1; }
