@@ -72,7 +72,8 @@ TEST(GpuLadders, EveryRungCorrectAtAlignedAndOddSizes) {
     int checked = 0;
     for (const auto& L : ladders()) {
         for (const auto& sizes : sizes_for(L)) {
-            for (const auto& r : L.rungs) {
+            for (const kl::Rung* rp : L.every_rung()) {  // lab rungs too (issue 37)
+                const kl::Rung& r = *rp;
                 for (kl::DType dt : r.dtypes) {
                     kl::RunOptions o;
                     o.sizes = sizes;
