@@ -4,7 +4,8 @@ in this order, lines that begin
 
     What changes:       what this rung changes from the one before it
     Why it is faster:   the mechanism, in a sentence or a few ("Why it should be faster:" for a
-                        prediction, "Why it is slower:" for a rung that measures slower)
+                        prediction, "Why it is fast:" or "Why it is slow:" for a first rung, "Why it is slower:" for a rung
+                        that measures slower)
     What to see:        what the learner should look for in the measurements
     What it needs:      the architecture, the sizes and the dtypes it needs
 
@@ -23,7 +24,7 @@ import sys
 PARTS = ["What changes", "Why it is faster", "What to see", "What it needs"]
 # How each part may open: "What changes from rung 2:", "Why it should be faster:", and for a
 # rung that measures slower, "Why it is slower:" (the why of its speed either way).
-OPENINGS = [r"What changes\b[^:]{0,30}:", r"Why it (is|should be) (no |not )?(faster|slower)\b[^:]{0,30}:",
+OPENINGS = [r"What changes\b[^:]{0,30}:", r"Why it (is|should be) (no |not )?(faster|slower|fast|slow)\b[^:]{0,30}:",
             r"What to see\b[^:]{0,30}:", r"What it needs\b[^:]{0,30}:"]
 MAX_HEADER_LINES = 45
 

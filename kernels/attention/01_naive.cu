@@ -13,6 +13,7 @@
 // The softmax kernel: one block per row of S, the online (max, sum) of lesson 4 per thread,
 // merged over the block, then a second read of the row writes P. Scores are taken in log2
 // units (x log2(e) / sqrt(d)) so exp becomes exp2.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 or bf16 data.
 
 #include "kl_common.cuh"
 

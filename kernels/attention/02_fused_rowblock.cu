@@ -16,6 +16,7 @@
 // (i, j < 4), and output columns tx + 16 c. Strided ownership keeps shared-memory reads
 // conflict-free: the rows of Q and K are padded to d + 1 floats. Math is fp32 on CUDA cores;
 // bf16 inputs are converted when loaded. d is 64 or 128 (two instantiations, picked at run time).
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 or bf16 data.
 
 #include "kl_common.cuh"
 

@@ -14,6 +14,7 @@
 // has to agree across the 16 threads of a row at every tile (shuffles), because all of them
 // rescale their part of o by the same factor; their partial sums l are added only at the end.
 // Causal: tiles after the diagonal are skipped; heaviest query blocks launch first.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 
 #include "kl_common.cuh"
 

@@ -31,6 +31,8 @@
 // manifest launches the one whose `when` matches the problem's d. Their tile shapes are the
 // parameters BM64/BN64 and BM128/BN128. N may be anything >= 1: rows and keys past N are
 // zero-filled by cp.async and masked.
+// What it needs: sm_80 (Ampere) or newer: mma.sync.m16n8k16 with bf16 operands and cp.async are
+// Ampere instructions; bf16 data.
 
 #include <cuda_bf16.h>
 

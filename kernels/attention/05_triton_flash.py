@@ -9,7 +9,10 @@
 # algorithm as CUDA rung 04; what Triton does for us: the shared-memory staging and
 # swizzles, the pipelined K/V loads (num_stages), the wgmma/mma fragments of both products,
 # and the register layout conversions between them. Scores use exp2 with log2(e) folded into
-# the scale, as FlashAttention does. What to see: how close ~50 lines come to the CUDA rung.
+# the scale, as FlashAttention does.
+# What to see: how close ~50 lines come to the CUDA rung.
+# What it needs: sm_80 (Ampere) or newer: Triton's bf16 tl.dot needs Ampere tensor cores; bf16 data;
+# a python3 with Triton (KL_PYTHON).
 import triton
 import triton.language as tl
 

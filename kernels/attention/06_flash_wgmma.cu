@@ -37,6 +37,8 @@
 // row; tiles crossing a warpgroup's diagonal or the end of the sequence are masked element-wise;
 // tiles wholly after a warpgroup's rows are skipped by it. Blocks start heaviest first.
 // d = 64 and d = 128 are two entries of one template; the manifest picks by `when`.
+// What it needs: sm_90a only (Hopper: wgmma, setmaxnreg, TMA bulk tensor copies and mbarrier
+// transaction counts are Hopper features); bf16 data.
 
 #include <cuda_bf16.h>
 

@@ -40,6 +40,8 @@
 // (one store and one load per work item, outside the key loop, read off the SASS).
 // Layout, edges and the head-dimension entries: as rungs 6 and 7; the O tile of each warpgroup
 // is kHalves boxes of 64 x 64, like Q's.
+// What it needs: sm_90a only (Hopper: wgmma, setmaxnreg, TMA bulk tensor copies and mbarrier
+// transaction counts are Hopper features); bf16 data.
 
 #include <cuda_bf16.h>
 

@@ -35,6 +35,8 @@
 // Edges and alignment: TMA needs 16-byte aligned rows (K and N multiples of 8) and base
 // addresses. Otherwise the engine passes zeroed maps, and the producer warpgroup copies
 // element-wise, with guards, into the same swizzled layout (all 128 of its threads).
+// What it needs: sm_90a only (Hopper: wgmma, TMA bulk tensor copies and mbarrier transaction counts
+// are Hopper features); bf16 data.
 
 #if !defined(BM) || !defined(BN) || !defined(STAGES)
 #error "BM, BN and STAGES must be defined, e.g. -DBM=128 -DBN=256 -DSTAGES=4"

@@ -41,6 +41,8 @@
 // of the cut tiles. So STREAMK defaults to 0 (whole tiles, rung 12's schedule, padding on); 1
 // streams only when whole tiles would idle more than 1/8 of the SMs' time, 2 always.
 // Error: as rung 12 (~1e-6 relative); a cut tile adds its pieces in fp32 in a fixed order.
+// What it needs: sm_90a only (Hopper: wgmma, TMA bulk tensor copies and mbarrier transaction counts
+// are Hopper features); bf16 data.
 
 #include <cuda_bf16.h>
 

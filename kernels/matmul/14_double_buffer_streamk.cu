@@ -25,6 +25,8 @@
 // model, as in rung 13 the streamed tiles run slower than whole ones (cause not found yet).
 // STREAMK: 0 never, 1 when whole tiles would leave more than 1/8 of the SMs' time idle, 2 always.
 // The inner loop (fragments, serpentine FMAs, the hand-over before the last k-step) is rung 9's.
+// What it needs: sm_80 (Ampere) or newer: cp.async copies global memory into shared memory without
+// registers; fp32 data.
 
 #include "kl_ptx.cuh"    // smem_addr, cp.async and its group commit / wait (kernels/common)
 #include "kl_flags.cuh"  // flag_acquire / flag_release between blocks (kernels/common)

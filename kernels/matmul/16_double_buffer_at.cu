@@ -19,6 +19,8 @@
 // loop is not bound by its instruction count (88% FFMA issue would allow ~59 TFLOP/s).
 // Edges: rows of At or B that are not 16-byte aligned (M or N not a multiple of 4), and tiles
 // past the matrix, take rung 9's guarded one-float copies.
+// What it needs: sm_80 (Ampere) or newer: cp.async copies global memory into shared memory without
+// registers; fp32 data.
 
 #include "kl_ptx.cuh"  // smem_addr, cp.async and its group commit / wait (kernels/common)
 

@@ -33,6 +33,8 @@
 // rung 15's 114 and cuBLAS's 86): 272 tiles spread over 132 SMs better than 144. The first version, without the turn
 // barriers, faulted at 4097^3 and 4096^3 (a parity wait many phases behind, read as complete). Compiled for sm_90a
 // only. Error: as rung 12, ~1e-6 relative.
+// What it needs: sm_90a only (Hopper: thread-block clusters, TMA multicast, wgmma and mbarrier
+// transaction counts are Hopper features); bf16 data.
 
 #include <cuda_bf16.h>
 

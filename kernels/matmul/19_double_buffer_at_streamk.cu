@@ -25,6 +25,8 @@
 // separated (docs/tuning/matmul.md, seventh session). The first launch takes 11.5 us at
 // 2047 x 2049 x 1023 (rung 14's, 12.1 us).
 // What to see: the defaults against BN = 128 with STREAMK 0 and 2 at the odd sizes; FMA_ORDER.
+// What it needs: sm_80 (Ampere) or newer: cp.async copies global memory into shared memory without
+// registers; fp32 data.
 
 #include "kl_ptx.cuh"    // smem_addr, cp.async and its group commit / wait (kernels/common)
 #include "kl_flags.cuh"  // flag_acquire / flag_release between blocks (kernels/common)

@@ -27,6 +27,8 @@
 // Edges and alignment: TMA needs 16-byte rows (K a multiple of 16) and aligned bases; otherwise
 // the engine passes zeroed maps and the producer warpgroup copies byte by byte, with guards,
 // into the same swizzled layout. C is written with guards.
+// What it needs: sm_90a only (Hopper: wgmma with e4m3 operands, TMA and mbarrier transaction counts
+// are Hopper features); fp8e4m3 data.
 
 #include "kl_tma.cuh"        // TMA box loads, mbarriers, setmaxnreg, the grouped tile order (kernels/common)
 #include "kl_wgmma.cuh"      // fences, the smem descriptor, store_accumulators (kernels/common)

@@ -28,6 +28,8 @@
 // What to see: PREFETCH 0 against 1 (the same instructions, 11% apart), against rung 16 and cuBLAS.
 // Edges: A's rows not 16-byte aligned (K not a multiple of 4), B's (N), and tiles past the matrix
 // take one-float copies with guards; the K tail is zero-filled.
+// What it needs: sm_80 (Ampere) or newer: cp.async copies global memory into shared memory without
+// registers; fp32 data.
 
 #include "kl_ptx.cuh"  // smem_addr, cp.async and its group commit / wait (kernels/common)
 

@@ -7,8 +7,11 @@
 # or cp.async), and issues tensor-core instructions (wgmma on Hopper) for tl.dot.
 # GROUP_M is the one idea the source keeps: programs are ordered so that GROUP_M row-tiles
 # of C are finished together, and the A and B tiles they share stay in L2. GROUP_M = 1 is
-# plain row-major order. What to see: tensor-core speed from ~30 lines, and the L2 effect of
+# plain row-major order.
+# What to see: tensor-core speed from ~30 lines, and the L2 effect of
 # grouping at large sizes (compare GROUP_M = 1 and 8).
+# What it needs: sm_80 (Ampere) or newer: Triton's bf16 tl.dot needs Ampere tensor cores; bf16 data;
+# a python3 with Triton (KL_PYTHON).
 import triton
 import triton.language as tl
 

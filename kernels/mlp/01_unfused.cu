@@ -10,6 +10,7 @@
 //
 // Each thread takes 8 bf16 (one 16-byte load and store) when the vector lies inside the array;
 // the last partial vector goes element by element.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); bf16 data.
 #include <cuda_bf16.h>
 
 #include "gelu.cuh"

@@ -16,6 +16,8 @@
 // tanh.approx (gelu.cuh), like the GeLU kernel of rung 1.
 // Edges and alignment: as matmul rung 12 (element-wise copies by the producer when K or N is not
 // a multiple of 8); H written with guards, in bf16 pairs when aligned.
+// What it needs: sm_90a only (Hopper: wgmma, TMA bulk tensor copies and mbarrier transaction counts
+// are Hopper features); bf16 data.
 
 #include "gelu.cuh"  // the tanh-form GeLU on the SFU, and its bf16 epilogue store_gelu_bf16 (this folder)
 

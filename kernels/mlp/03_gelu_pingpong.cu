@@ -19,6 +19,8 @@
 // What to see: this rung against rung 1 (unfused) by at least U's round trip at copy bandwidth,
 // and against rung 2 by most of its epilogue time; the counters' DRAM bytes below unfused.
 // Error and edges: as rung 2.
+// What it needs: sm_90a only (Hopper: wgmma, TMA bulk tensor copies and mbarrier transaction counts
+// are Hopper features); bf16 data.
 
 #include "gelu.cuh"  // the tanh-form GeLU on the SFU, and its bf16 epilogue store_gelu_bf16 (this folder)
 

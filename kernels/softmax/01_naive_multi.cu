@@ -18,6 +18,7 @@
 // A row that is entirely -inf has no maximum to subtract; we define its softmax as all
 // zeros (torch gives NaN): the max is replaced by 0, so exp(-inf) = 0, and the division by a
 // zero sum is skipped.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 
 #if !defined(ELEM_IS_FP32)
 #error "the softmax ladder is written for fp32: compile with -DELEM=float -DELEM_IS_FP32=1"

@@ -32,6 +32,7 @@
 // float4 (lane l takes float4 l, l + 32, ...: each warp load covers 512 consecutive bytes).
 // Otherwise lanes hold 4K single floats the same way (128-byte warp loads). Any n >= 1 works.
 // A row of all -inf gives all zeros (defined; torch gives NaN).
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32, bf16 or fp16 data.
 
 // Storage: ELEM (fp32, bf16 or fp16). A "float4" below is a packet of four elements (kl_load4 /
 // kl_store4 of kl_vec.cuh: 16 bytes in fp32, 8 in 16 bits) held as a float4 in registers, so K,

@@ -6,9 +6,12 @@
 # the engine tells the compiler), the two reductions become warp shuffles plus a small
 # shared-memory exchange between warps, all chosen by the compiler from num_warps. When the
 # row is longer than BLOCK the kernel streams it in BLOCK-sized chunks with the online
-# softmax (rung 04's idea): one pass for the running max and sum, one to write. What to see:
+# softmax (rung 04's idea): one pass for the running max and sum, one to write.
+# What to see:
 # the row that fits (cols <= BLOCK) reaches the best CUDA rungs' GB/s. An all -inf row gives
 # zeros, as the ladder defines.
+# What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data; a python3 with Triton
+# (KL_PYTHON).
 import triton
 import triton.language as tl
 
