@@ -20,11 +20,10 @@
 // its first load, the loads' round trip, the tail of the last warps. This rung keeps that path
 // as short as it can be. At 32768 x 1024 rung 5 spreads a row over two warps joined by a barrier;
 // here one warp holds all 1,024 elements (32 registers per lane).
-// What to see (H100, 2026-11-22, same run as torch): at 4096 x 256 1,130-1,150 GB/s against
-// online_vec 1,116 and torch.softmax 1,092, while a plain copy of the same bytes
-// (transpose/copy_row_walk) makes 1,197: at this size the copy itself, not the softmax, sets
-// the ceiling, and this rung is within 4% of it. At 32768 x 1024 it is level with rung 5 and
-// the copy (2,870 GB/s). Rows longer than 1,024 are
+// What to see: at 4096 x 256 it runs within a few percent of a plain copy of the same bytes
+// (transpose/copy_row_walk), ahead of online_vec and torch.softmax: at this size the copy itself,
+// not the softmax, sets the ceiling (docs/tuning/softmax.md). At 32768 x 1024 it is level with
+// rung 5 and the copy. Rows longer than 1,024 are
 // not what this rung is for: they take a plain two-pass loop (online statistics, then a second
 // read from L2 for the output), correct at any length but slower than rung 5 there.
 //
