@@ -29,9 +29,9 @@ const kl::Ladder& mlp_ladder() {
     return L;
 }
 
+// The rung with every switch free (its lab twin when it has one): the variants set lab switches.
 const kl::Rung& rung(const std::string& id) {
-    for (const auto& r : mlp_ladder().rungs)
-        if (r.id == id) return r;
+    if (const kl::Rung* r = mlp_ladder().find_rung_with_switches(id)) return *r;
     throw std::runtime_error("no rung mlp/" + id);
 }
 
@@ -241,8 +241,7 @@ const kl::Ladder& matmul_ladder() {
 }
 
 const kl::Rung& matmul_rung(const std::string& id) {
-    for (const auto& r : matmul_ladder().rungs)
-        if (r.id == id) return r;
+    if (const kl::Rung* r = matmul_ladder().find_rung_with_switches(id)) return *r;
     throw std::runtime_error("no rung matmul/" + id);
 }
 
