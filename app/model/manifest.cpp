@@ -70,11 +70,6 @@ const Rung* Ladder::find_rung(const std::string& rung_id) const {
     return nullptr;
 }
 
-const Rung* Ladder::find_rung_with_switches(const std::string& rung_id) const {
-    const Rung* twin = find_rung(rung_id + "_lab");
-    return twin && twin->lab_of == rung_id ? twin : find_rung(rung_id);
-}
-
 std::vector<const Rung*> Ladder::every_rung() const {
     std::vector<const Rung*> out;
     for (const auto& r : rungs) out.push_back(&r);

@@ -168,9 +168,6 @@ struct Ladder {
     const Rung* find_rung(const std::string& id) const;
     // Teaching rungs, then lab rungs: what check-kernels and the GPU tests go through.
     std::vector<const Rung*> every_rung() const;
-    // The rung with every switch free: its lab twin "<id>_lab" when it has one, else the rung
-    // (for what sets lab switches: the GPU tests of a rung's variants).
-    const Rung* find_rung_with_switches(const std::string& id) const;
 };
 
 // [SECTION] Resolving a rung for a problem
