@@ -131,7 +131,8 @@ void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, co
     const int cc = parse_arch(arch).cc;
     for (const auto& L : ladders) {
         if (!opt.ladder.empty() && L.id != opt.ladder) continue;
-        for (const auto& r : L.rungs) {
+        for (const Rung* rp : L.every_rung()) {  // lab rungs too: their switches compile at their ends
+            const Rung& r = *rp;
             if (r.source_path.empty()) continue;  // library rungs (cuBLAS) have nothing to compile
             if (std::string need = rung_arch_refusal(r, cc); !need.empty()) {
                 ++n.by_design;

@@ -1,8 +1,8 @@
 // `kladder check-lessons`: every binding in the lessons resolves against the recordings, every
 // other number with a unit of time, bandwidth or FLOP rate is on the allow-list with its
-// source, and the device cards match the recordings. Exit 0 when clean, 2 with one line per
-// offence. `kladder make-cards`: writes the device reference cards from the recordings.
-// Neither needs a GPU.
+// source, the device cards match the recordings, and text that calls a rung by number uses its own. Exit 0 when clean,
+// 2 with one line per offence. `kladder make-cards`: writes the device reference cards from the recordings. Neither
+// needs a GPU.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "course/bindings.h"
 #include "course/lesson_check.h"
+#include "course/rung_numbers.h"
 #include "model/device_card.h"
 #include "model/device_profile.h"
 
@@ -49,6 +50,7 @@ int check_lessons_main(const LessonCheckOptions& o) {
     for (auto& line : check_lessons(lessons, sources, allowed))
         offences.push_back(line.rfind("numbers_allowed.toml:", 0) == 0 ? allow + line.substr(20) : line);
     for (auto& line : check_device_cards(sources, (fs::path(recorded) / "cards").string())) offences.push_back(line);
+    for (auto& line : check_rung_numbers(lessons, ladders)) offences.push_back(line);  // "rung 12" is rung 12
     // Every lesson under each device profile: the prose of each device resolves.
     std::vector<std::pair<std::string, DeviceInfo>> devices;
     for (const auto& e : fs::directory_iterator(fs::path(assets_dir()) / "devices", ec))

@@ -16,18 +16,30 @@ namespace {
 struct ListOptions {
     std::string what = "all";
     std::string ladder;
+    bool lab = false;  // the lab rungs instead of the teaching ones
 };
 
 constexpr size_t kTerminalColumns = 120;  // `kladder list` fits a 120-column terminal (test cli.list_width)
 
 // "K=default (allowed)" items joined by "; ", wrapped at item boundaries into lines of at most
 // `width` columns, each line indented by `indent` spaces (an item longer than a line gets its own).
+// A teaching rung's pinned lab switches follow as "K=value" items after one saying so.
 std::string wrapped_params(const Rung& r, size_t indent, size_t width) {
-    std::string out, line;
+    std::vector<std::string> items;
+    for (const auto& p : r.params)
+        if (!p.pinned)
+            items.push_back(printable(p.name) + "=" + std::to_string(p.default_value) + " (" +
+                            printable(p.describe_allowed()) + ")");
+    bool first_pinned = true;
     for (const auto& p : r.params) {
-        std::string item =
-            printable(p.name) + "=" + std::to_string(p.default_value) + " (" + printable(p.describe_allowed()) + ")";
-        if (!line.empty() && indent + line.size() + 2 + item.size() > width) {
+        if (!p.pinned) continue;
+        const std::string head = first_pinned ? "lab switches, pinned (" + printable(r.id) + "_lab varies them): " : "";
+        items.push_back(head + printable(p.name) + "=" + std::to_string(p.default_value));
+        first_pinned = false;
+    }
+    std::string out, line;
+    for (const auto& item : items) {
+        if (!line.empty() && indent + line.size() + 2 + item.size() + 1 > width) {  // + 1: the ";" ending a line
             out += std::string(indent, ' ') + line + ";\n";
             line.clear();
         }
@@ -37,17 +49,26 @@ std::string wrapped_params(const Rung& r, size_t indent, size_t width) {
     return out;
 }
 
-// One table row per rung (number, id, dtypes, title), its parameters wrapped on the lines below.
-void print_rungs(const Ladder& L) {
-    std::printf("\nladder %s: %s  [operation %s; sizes", L.id.c_str(), printable(L.title, kTitleChars).c_str(),
-                printable(L.operation).c_str());
-    for (const auto& [k, v] : L.default_sizes) std::printf(" %s=%lld", printable(k).c_str(), static_cast<long long>(v));
-    std::printf("]\n");
+// One table row per rung (number, id, dtypes, title), its parameters wrapped on the lines below:
+// the teaching rungs (those of the strip), or with --lab the lab rungs, each with the rung it is
+// the lab twin of. The number is the rung's own (the manifest's), as on the strip and plot axes.
+void print_rungs(const Ladder& L, bool lab) {
+    const std::vector<Rung>& rungs = lab ? L.lab_rungs : L.rungs;
+    if (lab && rungs.empty()) return;
+    if (lab) {
+        std::printf("\nladder %s, lab rungs: %s\n", L.id.c_str(), printable(L.title, kTitleChars).c_str());
+    } else {
+        std::printf("\nladder %s: %s  [operation %s; sizes", L.id.c_str(), printable(L.title, kTitleChars).c_str(),
+                    printable(L.operation).c_str());
+        for (const auto& [k, v] : L.default_sizes)
+            std::printf(" %s=%lld", printable(k).c_str(), static_cast<long long>(v));
+        std::printf("]\n");
+    }
     std::vector<std::vector<std::string>> rows;
-    for (const auto& r : L.rungs) {
+    for (const auto& r : rungs) {
         std::string dtypes;
         for (DType d : r.dtypes) dtypes += (dtypes.empty() ? "" : ",") + to_string(d);
-        rows.push_back({std::to_string(r.index + 1), r.id + (r.reference ? " (reference)" : ""), dtypes,
+        rows.push_back({printable(r.number), printable(r.id + (r.reference ? " (reference)" : "")), dtypes,
                         printable(r.title, kTitleChars)});
     }
     // format_table gives the header, a rule, then one line per row, in order.
@@ -55,8 +76,11 @@ void print_rungs(const Ladder& L) {
     std::string line;
     for (int i = 0; std::getline(table, line); ++i) {
         std::printf("%s\n", line.c_str());
-        if (i >= 2) std::printf("%s", wrapped_params(L.rungs[i - 2], 5, kTerminalColumns).c_str());
+        if (i >= 2) std::printf("%s", wrapped_params(rungs[i - 2], 5, kTerminalColumns).c_str());
     }
+    if (!lab && !L.lab_rungs.empty())
+        std::printf("  and %zu lab rung%s, off the strip (measuring and ablation switches): kladder list rungs --lab\n",
+                    L.lab_rungs.size(), L.lab_rungs.size() == 1 ? "" : "s");
 }
 }  // namespace
 
@@ -65,6 +89,9 @@ Action add_list_command(CLI::App& app) {
     app.add_option("what", opt->what, "lessons, ladders, rungs, operations or all")
         ->check(CLI::IsMember({"all", "lessons", "ladders", "rungs", "operations"}));
     app.add_option("--ladder", opt->ladder, "only this ladder's rungs");
+    app.add_flag("--lab", opt->lab,
+                 "the lab rungs instead: off the strip, they keep the measuring and ablation switches that the "
+                 "teaching rungs pin");
     return [opt] {
         auto ladders = load_ladders_or_throw();
         const bool all = opt->what == "all";
@@ -76,9 +103,9 @@ Action add_list_command(CLI::App& app) {
         }
         if (all || opt->what == "rungs") {
             if (!opt->ladder.empty())
-                print_rungs(find_ladder_or_throw(ladders, opt->ladder));
+                print_rungs(find_ladder_or_throw(ladders, opt->ladder), opt->lab);
             else
-                for (const auto& L : ladders) print_rungs(L);
+                for (const auto& L : ladders) print_rungs(L, opt->lab);
         }
         // A broken manifest first: the lessons that name its ladder fail because of it.
         for (const auto& e : load_errors()) std::fprintf(stderr, "kladder: %s\n", printable(e, kMessageChars).c_str());

@@ -371,14 +371,16 @@ Action add_run_command(CLI::App& app) {
         if (!plan_on->empty()) profile = load_device_profile(*plan_on);
         RunOptions base = to_run_options(*mo);
         Jobs jobs;
-        for (const auto& r : L.rungs) {
-            if (mo->rung != "all" && r.id != mo->rung) continue;
+        for (const Rung* rp : L.every_rung()) {
+            const Rung& r = *rp;
+            if (mo->rung == "all" ? r.lab : r.id != mo->rung) continue;  // lab rungs run when named
             RunOptions ro = base;
             if (mo->rung == "all") {
-                // With all rungs, a --param applies to the rungs that have it; a dtype to those that support it.
+                // With all rungs, a --param applies to the rungs that have it (not pinned: a lab switch of the
+                // teaching rung); a dtype to those that support it.
                 ro.params.clear();
                 for (const auto& [k, v] : base.params)
-                    if (r.find_param(k)) ro.params[k] = v;
+                    if (const ParamSpec* p = r.find_param(k); p && !p->pinned) ro.params[k] = v;
                 if (base.dtype && std::find(r.dtypes.begin(), r.dtypes.end(), *base.dtype) == r.dtypes.end()) continue;
             }
             jobs.emplace_back(&r, ro);

@@ -204,8 +204,9 @@ bool Workbook::run(Job::Kind kind, std::string* why_not) {
     else if (kind == Job::Kind::Ladder)
         run_ladder();
     else {
-        if (params_ui_.sweep_axis.empty() && rung_ && !rung_->params.empty())
-            params_ui_.sweep_axis = rung_->params.front().name;
+        if (params_ui_.sweep_axis.empty() && rung_)  // the first parameter the learner can set
+            for (const auto& p : rung_->params)
+                if (!p.pinned && params_ui_.sweep_axis.empty()) params_ui_.sweep_axis = p.name;
         run_sweep();
     }
     if (runner_.job) return true;

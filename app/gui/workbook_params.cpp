@@ -78,8 +78,10 @@ void Workbook::draw_params() {
     ParamValues current = params_for(r);
     // The values as set break a constraint: every parameter shows in red.
     const bool values_ok = refusal_at(r, sizes_, current).empty();
-    for (const auto& spec : r.params) draw_param_widget(r, spec, current, values_ok, label_w, widget_w);
-    if (r.params.empty()) { ImGui::TextDisabled("This rung has no parameters."); }
+    // A teaching rung's pinned lab switches are not the learner's to set (its lab twin varies them).
+    for (const auto& spec : r.params)
+        if (!spec.pinned) draw_param_widget(r, spec, current, values_ok, label_w, widget_w);
+    if (r.free_params() == 0) { ImGui::TextDisabled("This rung has no parameters to set."); }
     if (std::string need = arch_refusal_here(r); !need.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.warn));
         ImGui::TextWrapped("This GPU (%s) cannot run this rung: %s. The plots show its recorded results.",
@@ -163,7 +165,8 @@ void Workbook::draw_run_bar(const Rung& r, const std::string& problem) {
     // Sweep axis: the step's, or any size axis or parameter.
     std::vector<std::string> axes;
     for (const auto& [k, v] : sizes_) axes.push_back(k);
-    for (const auto& p : r.params) axes.push_back(p.name);
+    for (const auto& p : r.params)
+        if (!p.pinned) axes.push_back(p.name);
     if (params_ui_.sweep_axis.empty() && !axes.empty()) params_ui_.sweep_axis = axes.front();
     if (plain_button("Sweep", ImVec2(0, 0), can_run)) {
         run_sweep();

@@ -112,6 +112,7 @@ void check_launch_geometry(const std::string& rung_label, const Rung& rung, cons
 std::string params_used(const Rung& rung, const std::vector<Expr>& exprs) {
     std::string out;
     for (const auto& p : rung.params) {
+        if (p.pinned) continue;  // a teaching rung's lab switch: not the learner's to lower
         bool used = false;
         for (const auto& e : exprs)
             if (!e.empty()) used |= e.names().count(p.name) > 0;

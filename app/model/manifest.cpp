@@ -39,7 +39,9 @@ std::vector<int64_t> ParamSpec::allowed() const {
 
 std::string ParamSpec::describe_allowed() const {
     std::ostringstream s;
-    if (!values.empty()) {
+    if (pinned) {
+        s << "pinned at " << default_value << ": a lab switch, which the rung's lab twin varies";
+    } else if (!values.empty()) {
         s << "one of ";
         for (size_t i = 0; i < values.size(); ++i) s << (i ? ", " : "") << values[i];
     } else {
@@ -54,10 +56,25 @@ const ParamSpec* Rung::find_param(const std::string& name) const {
     return nullptr;
 }
 
+size_t Rung::free_params() const {
+    // A parameter with one value (a pinned lab switch; RMS = 1 of a shared file) is not a choice.
+    return static_cast<size_t>(
+        std::count_if(params.begin(), params.end(), [](const ParamSpec& p) { return p.allowed().size() > 1; }));
+}
+
 const Rung* Ladder::find_rung(const std::string& rung_id) const {
     for (const auto& r : rungs)
         if (r.id == rung_id) return &r;
+    for (const auto& r : lab_rungs)
+        if (r.id == rung_id) return &r;
     return nullptr;
+}
+
+std::vector<const Rung*> Ladder::every_rung() const {
+    std::vector<const Rung*> out;
+    for (const auto& r : rungs) out.push_back(&r);
+    for (const auto& r : lab_rungs) out.push_back(&r);
+    return out;
 }
 
 }  // namespace kl

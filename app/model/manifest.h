@@ -25,6 +25,10 @@ struct ParamSpec {
     int64_t min = 0, max = 0;
     bool pow2 = false;
     std::string help;
+    // `lab = true`: a measuring or ablation switch, not an idea. The teaching rung pins it at its
+    // default (values = {default}, pinned); the rung's lab twin (Rung::lab) varies it.
+    bool lab = false;
+    bool pinned = false;
     bool accepts(int64_t v) const;
     std::vector<int64_t> allowed() const;  // every valid value (ranges enumerated, capped at 4096 entries)
     std::string describe_allowed() const;  // "one of 32, 64, 128" / "1..16, powers of two"
@@ -96,6 +100,9 @@ struct RungModel {
 
 // The most characters a rung's `short` label may have: it names a bar on a plot's axis.
 inline constexpr size_t kShortLabelChars = 24;
+// The most parameters a teaching rung may offer the learner (issue 37): more are switches of a lab
+// rung. Pinned lab switches and parameters with a single value do not count.
+inline constexpr size_t kTeachingParams = 5;
 
 struct Rung {
     std::string id, title, file, source_path, operation, idea, arch;
@@ -124,6 +131,11 @@ struct Rung {
     bool graph = false;
     std::vector<DType> dtypes;
     bool reference = false;
+    // A lab rung (`lab = true`, or the twin the loader makes of a rung with lab switches, id
+    // "<id>_lab", lab_of naming the teaching rung): off the lesson strip and the window's strip,
+    // listed by `kladder list --lab`, checked by check-kernels and run by the GPU tests.
+    bool lab = false;
+    std::string lab_of;
     std::vector<ParamSpec> params;  // manifest order
     std::vector<Constraint> constraints;
     std::vector<LaunchSpec> launches;
@@ -131,9 +143,14 @@ struct Rung {
     RungModel model;
     int line = 0;
     int index = 0;  // position in the ladder
-    // What lessons, cards and plot axes call it: the file's number ("11" for 11_wgmma_bf16.cu),
-    // "R1", "R2", ... for library references (no file), else the position ("03").
+    // What lessons, the strip, plot axes and `kladder list` call it: the manifest's `number`, else
+    // the file's number ("11" for 11_wgmma_bf16.cu), "R1", "R2", ... for library references (no
+    // file), else the position ("03"). Unique within the ladder's teaching rungs; a lab twin
+    // shares its teaching rung's number.
     std::string number;
+    // The parameters a learner can set (those with more than one value: pinned lab switches and
+    // single-valued variant selectors left out): at most kTeachingParams on a teaching rung.
+    size_t free_params() const;
     // A learner's rung (model/workspace.h): read from the workspace, not from kernels/; number
     // "M1", "M2", ...; forked_from names the ladder's rung it started as.
     bool learner = false;
@@ -145,9 +162,12 @@ struct Ladder {
     std::string id, title, operation, summary;
     std::vector<std::pair<std::string, int64_t>> default_sizes;  // manifest order
     std::vector<DType> dtypes;
-    std::vector<Rung> rungs;
+    std::vector<Rung> rungs;      // the teaching rungs, in strip order
+    std::vector<Rung> lab_rungs;  // off the strip (Rung::lab); find_rung finds them too
     std::string manifest_path, dir;
     const Rung* find_rung(const std::string& id) const;
+    // Teaching rungs, then lab rungs: what check-kernels and the GPU tests go through.
+    std::vector<const Rung*> every_rung() const;
 };
 
 // [SECTION] Resolving a rung for a problem

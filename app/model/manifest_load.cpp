@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -55,11 +54,12 @@ std::vector<DType> read_dtypes(TomlReader& r, const toml::table& t, const std::s
 ParamSpec read_param(TomlReader& r, const std::string& name, const toml::node& n, const std::string& field) {
     const toml::table* t = n.as_table();
     if (!t) r.fail(line_of(n), field, "expected a table { default = ..., values = [...] or min/max }");
-    r.allow_only(*t, field, {"default", "values", "min", "max", "pow2", "help", "before"});
+    r.allow_only(*t, field, {"default", "values", "min", "max", "pow2", "help", "before", "lab"});
     ParamSpec p;
     p.name = name;
     p.default_value = r.integer(*t, "default", field);
     p.help = r.string_or(*t, "help", "", field);
+    p.lab = r.boolean_or(*t, "lab", false, field);
     if (t->get("values")) {
         for (auto [v, line] : r.integers(*t, "values", field)) p.values.push_back(v);
         if (p.values.empty()) r.fail(line_of(*t), field + ".values", "must not be empty");
@@ -174,6 +174,19 @@ std::string read_short_label(TomlReader& r, const toml::table& t, const std::str
     return s;
 }
 
+// `number`: what the strip, plot axes, `kladder list` and lesson text call the rung ("14", "04b"):
+// 1 to 4 letters and digits (uniqueness is the ladder's check, manifest_rungs.cpp).
+std::string read_rung_number(TomlReader& r, const toml::table& t, const std::string& field) {
+    if (!t.get("number")) return "";
+    std::string s = r.string(t, "number", field);
+    bool ok = !s.empty() && s.size() <= 4;
+    for (unsigned char c : s) ok = ok && std::isalnum(c);
+    if (!ok)
+        r.fail(line_of(*t.get("number")), field + ".number",
+               "'" + s + "' must be 1 to 4 letters and digits (\"14\", \"04b\")");
+    return s;
+}
+
 Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir,
                bool learner = false) {
     if (learner)  // a learner's rung (workspace.h) also says which rung it was forked from
@@ -182,9 +195,10 @@ Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, co
             {"id", "title", "file", "operation", "idea", "dtypes", "arch", "min_arch", "min_arch_why", "compute",
              "kind", "constexprs", "graph", "params", "constraint", "launch", "scratch", "model", "forked_from"});
     else
-        r.allow_only(t, field, {"id",    "title",    "short",        "file",    "operation", "idea", "dtypes",
-                                "arch",  "min_arch", "min_arch_why", "compute", "reference", "kind", "constexprs",
-                                "graph", "params",   "constraint",   "launch",  "scratch",   "model"});
+        r.allow_only(t, field, {"id",         "title",     "short",   "number",     "lab",      "file",
+                                "operation",  "idea",      "dtypes",  "arch",       "min_arch", "min_arch_why",
+                                "compute",    "reference", "kind",    "constexprs", "graph",    "params",
+                                "constraint", "launch",    "scratch", "model"});
     Rung rung;
     rung.learner = learner;
     if (learner) rung.forked_from = r.string(t, "forked_from", field);
@@ -204,6 +218,10 @@ Rung read_rung(TomlReader& r, const toml::table& t, const std::string& field, co
         r.fail(line_of(*t.get("compute")), field + ".compute",
                "unknown precision '" + rung.compute + "' (expected tf32, or leave it out)");
     rung.reference = r.boolean_or(t, "reference", false, field);
+    if (!learner) {
+        rung.lab = r.boolean_or(t, "lab", false, field);
+        rung.number = read_rung_number(r, t, field);
+    }
     rung.graph = r.boolean_or(t, "graph", false, field);
     if (t.get("dtypes")) rung.dtypes = read_dtypes(r, t, "dtypes");
     if (!rung.file.empty()) {
@@ -379,17 +397,7 @@ Ladder load_ladder(const std::string& manifest_path) {
         rung.index = static_cast<int>(L.rungs.size());
         L.rungs.push_back(std::move(rung));
     }
-    int references = 0;
-    for (auto& rung : L.rungs) {
-        const std::string stem = fs::path(rung.file).filename().string();
-        size_t digits = 0;
-        while (digits < stem.size() && std::isdigit(static_cast<unsigned char>(stem[digits]))) ++digits;
-        char position[16];
-        std::snprintf(position, sizeof position, "%02d", rung.index + 1);
-        rung.number = digits > 0 && digits < stem.size() && stem[digits] == '_' ? stem.substr(0, digits)
-                      : rung.file.empty() && rung.reference                     ? "R" + std::to_string(++references)
-                                                                                : std::string(position);
-    }
+    finish_rungs(L);  // numbers, lab twins, the teaching rungs' parameter limit (manifest_rungs.cpp)
     return L;
 }
 

@@ -19,6 +19,9 @@ ParamValues resolve_params(const Rung& rung, const ParamValues& overrides) {
             throw InputError("rung " + rung.id + " has no parameter '" + name + "'" +
                              (known.empty() ? " (it has none)" : " (it has " + known + ")"));
         }
+        if (p->pinned && v != p->default_value)
+            throw InputError("parameter " + name + " is a lab switch of rung " + rung.id + ", pinned at " +
+                             std::to_string(p->default_value) + "; rung " + rung.id + "_lab varies it");
         if (!p->accepts(v))
             throw InputError("parameter " + name + "=" + std::to_string(v) + " is out of range for rung " + rung.id +
                              " (" + p->describe_allowed() + ")");

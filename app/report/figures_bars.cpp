@@ -188,7 +188,7 @@ BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, Metric 
     std::vector<double> ideal_bytes;  // per rung (NaN without a measured run)
     for (size_t i = 0; i < L.rungs.size(); ++i) {
         const Rung& r = L.rungs[i];
-        f.x.categories.push_back(r.label());
+        f.x.categories.push_back(rung_axis_label(r));
         const StoredRun* s = out.bar_runs[i];
         out.bar_colors.push_back(rung_color(r));
         bars.point_colors.push_back(rung_color(r));
@@ -269,7 +269,7 @@ BuiltFigure correctness(const ResultsStore& store, const PlotContext& ctx, const
     double tolerance = 0;
     int with_data = 0;
     for (const auto& r : ctx.ladder->rungs) {
-        f.x.categories.push_back(r.label());
+        f.x.categories.push_back(rung_axis_label(r));
         const StoredRun* s = run_for(store, ctx, r);
         out.bar_runs.push_back(s);
         out.bar_colors.push_back(rung_color(r));

@@ -22,6 +22,10 @@ inline TimeUnit time_unit_for(double max_ms) {
 // One colour per rung across all plots: its position in the ladder.
 inline int rung_color(const Rung& r) { return r.index; }
 
+// A rung on a plot's axis: its number, as the strip and `kladder list` show it, and its name
+// ("07 Warp tiling"); the window keeps the number alone when names do not fit.
+inline std::string rung_axis_label(const Rung& r) { return r.number.empty() ? r.label() : r.number + " " + r.label(); }
+
 inline bool measured(const StoredRun* s) { return s && s->record.error.empty() && s->record.timing; }
 
 // The run a rung is represented by: the current parameters for the step's rung, the rung's

@@ -108,7 +108,7 @@ BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx, Metr
     int with_runs = 0;
     std::string note;  // the counters_note of a run without the counters asked for
     for (const auto& r : ctx.ladder->rungs) {
-        f.x.categories.push_back(r.label());
+        f.x.categories.push_back(rung_axis_label(r));
         const StoredRun* s = run_for(store, ctx, r);
         out.bar_runs.push_back(s);
         out.bar_colors.push_back(rung_color(r));

@@ -6,16 +6,19 @@
 // m and sum l over all keys, which are only known at the end, so the block walks K twice:
 //   pass 1: score each K tile, fold the scores into a running (m, l) per row, discard them;
 //   pass 2: score each K tile again, p = exp(s - m) / l is now final, accumulate O += P V_tile.
-// Why it should beat rung 1: per head it reads Q once, K twice and V once per query block and
+// Why it should be faster than rung 1: per head it reads Q once, K twice and V once per query block and
 // writes O once, instead of 4 N^2 elements of S and P. The price: Q K^T is computed twice,
 // 6 N^2 d FLOPs instead of 4 N^2 d (the TFLOP/s shown use the 4 N^2 d count of every rung).
 // Causal: a query block stops at its diagonal tile; only that tile (and a partial last tile)
 // needs the element mask. Blocks are launched heaviest first (the last query block first).
+// What to see: far less memory than rung 1 at large N (nothing of size N^2), and a time that
+// shows the second pass over K: the price rung 3 removes.
 //
 // Threads: 256 = 16 x 16; thread (ty, tx) owns rows ty + 16 i and score columns tx + 16 j
 // (i, j < 4), and output columns tx + 16 c. Strided ownership keeps shared-memory reads
 // conflict-free: the rows of Q and K are padded to d + 1 floats. Math is fp32 on CUDA cores;
 // bf16 inputs are converted when loaded. d is 64 or 128 (two instantiations, picked at run time).
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 or bf16 data.
 
 #include "kl_common.cuh"
 

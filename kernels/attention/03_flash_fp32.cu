@@ -7,13 +7,17 @@
 // everything accumulated so far is multiplied by exp(m - m_new) (lesson 8, step 5):
 //     m_new = max(m, max_j s_j);  p_j = exp(s_j - m_new)
 //     l = exp(m - m_new) l + sum_j p_j;   o = exp(m - m_new) o + sum_j p_j V_j
-// and O = o / l once, at the end. Why it should be faster than rung 2: K is read and scored
+// and O = o / l once, at the end.
+// Why it should be faster than rung 2: K is read and scored
 // once instead of twice (4 N^2 d FLOPs instead of 6 N^2 d), still nothing of size N^2 stored;
 // per row only O and lse = m + ln l are written.
 // Same tiling as rung 2 (BR = 64 rows, BC = 64 keys, 256 threads, fp32 math). The row max now
 // has to agree across the 16 threads of a row at every tile (shuffles), because all of them
 // rescale their part of o by the same factor; their partial sums l are added only at the end.
 // Causal: tiles after the diagonal are skipped; heaviest query blocks launch first.
+// What to see: about a third less time than rung 2 (one pass of Q K^T instead of two), and
+// causal = 1 at about half the time of causal = 0.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 
 #include "kl_common.cuh"
 

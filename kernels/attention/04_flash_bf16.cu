@@ -23,14 +23,16 @@
 // folded into one FFMA.
 // Why it should be faster: tensor cores do ~15x the math of the CUDA cores, bf16 halves the
 // bytes, and one pass over K and V per query block keeps the traffic O(N d) per block.
-// Measured (H100, B = 8, H = 16, N = 4096): 320 TFLOP/s at d = 64, 365 at d = 128, 1.03-1.1x
-// PyTorch's FlashAttention-2 backend (docs/benchmarks-attention.md). 32 rows per warp matter:
+// What to see: level with or a little ahead of PyTorch's FlashAttention-2 backend
+// (docs/benchmarks-attention.md), d = 128 ahead of d = 64. 32 rows per warp matter:
 // each K/V fragment loaded by ldmatrix feeds two mma instructions instead of one.
 //
 // d = 64 and d = 128 are two instantiations of one template, each its own entry point; the
 // manifest launches the one whose `when` matches the problem's d. Their tile shapes are the
 // parameters BM64/BN64 and BM128/BN128. N may be anything >= 1: rows and keys past N are
 // zero-filled by cp.async and masked.
+// What it needs: sm_80 (Ampere) or newer: mma.sync.m16n8k16 with bf16 operands and cp.async are
+// Ampere instructions; bf16 data.
 
 #include <cuda_bf16.h>
 

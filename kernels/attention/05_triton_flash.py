@@ -1,15 +1,19 @@
 # Triton rung: FlashAttention-2 forward in Triton, bf16 tensor cores, causal and not.
 #
-# A program owns BLOCK_M query rows of one (batch, head). It streams K and V in BLOCK_N-row
+# What changes from the CUDA rungs: the language. A program owns BLOCK_M query rows of one (batch, head). It streams K and V in BLOCK_N-row
 # tiles: S = Q K^T with tl.dot, the online softmax (running row max m and sum l, the
 # accumulator rescaled by exp(m_old - m_new)), then acc += P V with a second tl.dot, P cast to
 # bf16 as the tensor cores want it. At the end O = acc / l and lse = m + log(l) (natural log),
 # the number per row that the backward pass needs. With CAUSAL, the loop stops at the
 # diagonal and only the diagonal tile is masked, so causal costs about half. The same
-# algorithm as CUDA rung 04; what Triton does for us: the shared-memory staging and
+# algorithm as CUDA rung 04.
+# Why it is fast: Triton does for us the shared-memory staging and
 # swizzles, the pipelined K/V loads (num_stages), the wgmma/mma fragments of both products,
 # and the register layout conversions between them. Scores use exp2 with log2(e) folded into
-# the scale, as FlashAttention does. What to see: how close ~50 lines come to the CUDA rung.
+# the scale, as FlashAttention does.
+# What to see: how close ~50 lines come to the CUDA rung.
+# What it needs: sm_80 (Ampere) or newer: Triton's bf16 tl.dot needs Ampere tensor cores; bf16 data;
+# a python3 with Triton (KL_PYTHON).
 import triton
 import triton.language as tl
 

@@ -24,11 +24,9 @@
 // What it does not do yet (rung 7): inside a warpgroup, QK^T, softmax and PV still run one after
 // the other, so the tensor cores idle while a warpgroup exponentiates; only the other consumer
 // warpgroup, scheduled by chance, can fill that gap.
-// What to see (H100, 2026-11-24, B = 8, H = 16, N = 4096, same call as PyTorch's SDPA): 361
-// TFLOP/s at d = 64 and 521 at d = 128 (causal 330 and 476) against rung 4's 327 and 340: 1.1x
-// at d = 64, 1.5x at d = 128, the floor's shape (the serial softmax caps d = 64 at half the
-// tensor rate, d = 128 at two thirds). cuDNN: 483 and 678. A third K/V stage gains nothing here
-// (the consumers, not the copies, are the bottleneck); BN = 64 loses 15-25%.
+// What to see: against rung 4, a small gain at d = 64 and a large one at d = 128, the floor's
+// shape (the serial softmax caps d = 64 at half the tensor rate, d = 128 at two thirds), still
+// behind cuDNN; the figures and the variants tried are in docs/tuning/attention.md.
 //
 // Layout: Q, K, V are [B, H, N, d] bf16, seen by the tensor maps as one [B*H*N, d] matrix. A tile
 // may run past its head's last row into the next head (or past the tensor, zero-filled): keys
@@ -37,6 +35,8 @@
 // row; tiles crossing a warpgroup's diagonal or the end of the sequence are masked element-wise;
 // tiles wholly after a warpgroup's rows are skipped by it. Blocks start heaviest first.
 // d = 64 and d = 128 are two entries of one template; the manifest picks by `when`.
+// What it needs: sm_90a only (Hopper: wgmma, setmaxnreg, TMA bulk tensor copies and mbarrier
+// transaction counts are Hopper features); bf16 data.
 
 #include <cuda_bf16.h>
 

@@ -41,6 +41,8 @@
 // must take the same number of turns); they are masked like the diagonal ones (BN = 128 =
 // BM: that happens only with BN = 64, at most once per block).
 // Layout, edges and the head-dimension entries: as rung 6.
+// What it needs: sm_90a only (Hopper: wgmma, setmaxnreg, TMA bulk tensor copies and mbarrier
+// transaction counts are Hopper features); bf16 data.
 
 #include <cuda_bf16.h>
 

@@ -2,7 +2,7 @@
 // third consumer warpgroup.
 // This rung is rung 7 with a TMA-store epilogue and a third consumer: the copy is the lesson, diff it against 07.
 //
-// What changes from rung 7 (same producer, rings, wgmmas, online softmax and ping-pong):
+// What changes from rung 7: the same producer, rings, wgmmas, online softmax and ping-pong, and:
 //  1. The epilogue (TMA_STORE = 1). Rung 7's consumers wrote O from registers, 4 bytes per
 //     thread per store (a warp store covers 8 rows x 16 bytes), and only then turned to the next
 //     work item. Here each warpgroup writes its 64 rows of O, already divided by the row sums,
@@ -27,19 +27,15 @@
 // Why it should be faster: the tensor cores idle less at the two places rung 7 left them idle,
 // the end of each work item (the O stores) and, at d = 64, the softmax not covered by the other
 // warpgroup's products.
-// What to see (H100, 2026-11-24 12:53 UTC, B = 8, H = 16, N = 4096, same call as rung 7 and
-// PyTorch's SDPA, all timed until 400 ms of GPU time, under the power cap): d = 64 458 TFLOP/s
-// (causal 415) against rung 7's 444 (400) and cuDNN's 448 (392); d = 128 605 (530) against 597
-// (529) and 606 (536). The third warpgroup is the d = 64 gain (435 with WG64 = 2 in the call that
-// timed the variants); the TMA store pays at short sequences (401 against 367 at N = 1,024,
-// B = 1, where an item is 8 key tiles) and costs 1-3% at N >= 8,192 (its O tiles take the third
-// K/V stage's shared memory at d = 128). The counters: global store requests from 590 K to 66 K
-// (the lse only) at d = 64, and 192-row blocks read K and V from L2 a third less often.
-// docs/tuning/attention.md, round 3, has every variant and the predictions.
+// What to see: level with cuDNN at d = 64 and d = 128, ahead of rung 7 at d = 64 (the third
+// warpgroup); the TMA store pays at short sequences and the global store requests fall to the
+// lse's; docs/tuning/attention.md, round 3, has every variant, the predictions and the figures.
 // Registers: at d = 64 the compiler keeps the item loop's Q parity in 8 bytes of local memory
 // (one store and one load per work item, outside the key loop, read off the SASS).
 // Layout, edges and the head-dimension entries: as rungs 6 and 7; the O tile of each warpgroup
 // is kHalves boxes of 64 x 64, like Q's.
+// What it needs: sm_90a only (Hopper: wgmma, setmaxnreg, TMA bulk tensor copies and mbarrier
+// transaction counts are Hopper features); bf16 data.
 
 #include <cuda_bf16.h>
 

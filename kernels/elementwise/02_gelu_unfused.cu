@@ -1,10 +1,12 @@
 // Rung 2: GeLU as a framework runs it unfused: one kernel per primitive operation.
 //
-// 0.5*x * (1 + tanh(0.79788456 * (x + 0.044715*x*x*x))) becomes nine launches (see the
-// manifest). Each reads its operands from DRAM and writes its result back, so the chain moves
-// 22 elements per element of output where a fused kernel moves 2: eleven times the traffic of
-// rung 3 for the same arithmetic. What to see: effective GB/s (counted on the ideal 2 elements)
-// an order of magnitude under the copy roof, though every single kernel runs near it.
+// What changes: 0.5*x * (1 + tanh(0.79788456 * (x + 0.044715*x*x*x))) becomes nine launches (see
+// the manifest), each reading its operands from DRAM and writing its result back.
+// Why it is slower: the chain moves 22 elements per element of output where a fused kernel moves 2:
+// eleven times the traffic of rung 3 for the same arithmetic.
+// What to see: effective GB/s (counted on the ideal 2 elements) an order of magnitude under the
+// copy roof, though every single kernel runs near it.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 #include "kl_common.cuh"
 
 #define KL_ELEMENTWISE(NAME, EXPR)                                                                                     \

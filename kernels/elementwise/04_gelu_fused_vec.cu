@@ -1,13 +1,16 @@
 // Rung 4: fused GeLU with 16-byte accesses and several loads in flight per thread.
 //
-// Each thread loads VPT 16-byte vectors before computing any of them: a quarter (fp32) or an
-// eighth (bf16, fp16) of the memory instructions of rung 3, and VPT independent 16-byte loads
-// queued per thread, which is what keeps enough bytes in flight to approach the DRAM roof with
-// fewer resident warps. Loads and stores use the streaming hints (__ldcs/__stcs, evict-first):
-// each byte is touched once, so it need not displace anything in L2. A vector holds 16 / esize
-// elements (4 fp32, 8 bf16 or fp16; kl_vec.cuh); the math is float in every storage type. A
-// scalar tail handles n that is not a multiple of the vector. What to see: a few percent over
-// rung 3, close to the copy roof; in 16-bit storage half the bytes, so about half the time.
+// What changes from rung 3: each thread loads VPT 16-byte vectors before computing any of them.
+// Loads and stores use the streaming hints (__ldcs/__stcs, evict-first): each byte is touched once,
+// so it need not displace anything in L2. A vector holds 16 / esize elements (4 fp32, 8 bf16 or
+// fp16; kl_vec.cuh); the math is float in every storage type. A scalar tail handles n that is not a
+// multiple of the vector.
+// Why it is faster: a quarter (fp32) or an eighth (bf16, fp16) of the memory instructions of rung
+// 3, and VPT independent 16-byte loads queued per thread, which is what keeps enough bytes in
+// flight to approach the DRAM roof with fewer resident warps.
+// What to see: a few percent over rung 3, close to the copy roof; in 16-bit storage half the bytes,
+// so about half the time.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32, bf16 or fp16 data.
 #include "kl_vec.cuh"
 
 static_assert(TPB % 32 == 0, "threads per block must be a whole number of warps");

@@ -1,12 +1,14 @@
-// Rung 5: y = sin(x)^2 + cos(x)^2 as eager PyTorch runs it: five kernels (sin, pow, cos, pow,
-// add), the graph the CS336 lecture prints for this expression.
+// Rung 5: y = sin(x)^2 + cos(x)^2 as eager PyTorch runs it: five kernels (sin, pow, cos, pow, add),
+// the graph the CS336 lecture prints for this expression.
 //
-// Each kernel reads its operands from DRAM and writes its result back: four unary kernels of
-// two accesses and one binary add of three, 11 array accesses per element where a fused
-// kernel needs 2. Every kernel has the shape of rung 6 (EPT elements per thread, all loads
-// first), so the pair differs only in fusion. What to see: about 5.5 times the time of rung 6,
-// each kernel near the copy roof on its own. (The answer is 1 for every x; no compiler may use
-// that, and none does.)
+// What changes: a second expression, unfused. Every kernel has the shape of rung 6 (EPT elements
+// per thread, all loads first), so the pair differs only in fusion.
+// Why it is slower: each kernel reads its operands from DRAM and writes its result back: four unary
+// kernels of two accesses and one binary add of three, 11 array accesses per element where a fused
+// kernel needs 2.
+// What to see: about 5.5 times the time of rung 6, each kernel near the copy roof on its own. (The
+// answer is 1 for every x; no compiler may use that, and none does.)
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 #include "kl_common.cuh"
 
 static_assert(TPB % 32 == 0, "threads per block must be a whole number of warps");

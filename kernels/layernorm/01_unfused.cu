@@ -1,10 +1,14 @@
 // Rung 1: residual add and LayerNorm as a framework runs them without fusion: three kernels.
 //
-// ln_add writes s = x + r (read two arrays, write one); ln_row_stats reads s and writes each
-// row's mean and 1/std (two passes over the row, the second served by L2); ln_normalize reads s
-// again and writes y. s crosses DRAM three times (written, read for the statistics, read for
-// the normalization): 6 passes over a rows x cols array where the work needs 4 (read x and r,
-// write s and y), plus three launches. What to see: about 4/6 of the copy roof at best.
+// What changes: nothing yet; this is the baseline. ln_add writes s = x + r (read two arrays, write
+// one); ln_row_stats reads s and writes each row's mean and 1/std (two passes over the row, the
+// second served by L2); ln_normalize reads s again and writes y.
+// Why it is slow: s crosses DRAM three times (written, read for the statistics, read for the
+// normalization): 6 passes over a rows x cols array where the work needs 4 (read x and r, write s
+// and y), plus three launches.
+// What to see: about 4/6 of the copy roof at best.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32, bf16 or fp16 data; serves
+// add_layernorm and, with RMS = 1, add_rmsnorm (rung 01b).
 #include "ln_common.cuh"
 
 static_assert(TPB % 32 == 0 && TPB <= 1024, "threads per block: whole warps, at most 1024");

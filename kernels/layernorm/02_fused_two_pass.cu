@@ -1,11 +1,13 @@
 // Rung 2: one kernel, one block per row, two-pass statistics.
 //
-// The block adds x and r, writes s and sums it (pass 1: mean); reads its s back for the squared
-// deviations (pass 2: variance); reads it a third time to write y (pass 3). Each thread reads
-// back only the elements it wrote, so no barrier is needed between the passes, and the row was
-// just written, so the re-reads come from L2: DRAM sees 4 passes (x, r read; s, y written), the
-// minimum, and one launch instead of three. What to see: the time drops towards 4/6 of rung 1;
-// L2 still serves three passes over s, which the next rungs remove.
+// What changes from rung 1: the block adds x and r, writes s and sums it (pass 1: mean); reads its
+// s back for the squared deviations (pass 2: variance); reads it a third time to write y (pass 3).
+// Each thread reads back only the elements it wrote, so no barrier is needed between the passes.
+// Why it is faster: the row was just written, so the re-reads come from L2: DRAM sees 4 passes (x,
+// r read; s, y written), the minimum, and one launch instead of three.
+// What to see: the time drops towards 4/6 of rung 1; L2 still serves three passes over s, which the
+// next rungs remove.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32, bf16 or fp16 data.
 #include "ln_common.cuh"
 
 static_assert(TPB % 32 == 0 && TPB <= 1024, "threads per block: whole warps, at most 1024");

@@ -1,12 +1,14 @@
 // Rung 3: one-pass statistics with Welford's algorithm.
 //
-// Rung 2 reads s three times; here the mean and the variance come out of the first pass: each
-// thread keeps a running (count, mean, M2) as it adds x and r, and the block merges the 32 x
-// (TPB / 32) partial states with Chan's formula (ln_common.cuh), which, unlike E[s^2] - E[s]^2,
-// does not cancel when the mean is large (row 1 of the inputs has mean 32). One pass is left
-// over s from L2, for y. RMSNorm needs only the sum of squares, so RMS = 1 keeps a plain sum.
-// What to see: a little faster than rung 2 (one L2 pass and one block reduction fewer); DRAM
-// traffic is the same 4 passes.
+// What changes from rung 2: the mean and the variance come out of the first pass: each thread keeps
+// a running (count, mean, M2) as it adds x and r, and the block merges the 32 x (TPB / 32) partial
+// states with Chan's formula (ln_common.cuh), which, unlike E[s^2] - E[s]^2, does not cancel when
+// the mean is large (row 1 of the inputs has mean 32). RMSNorm needs only the sum of squares, so
+// RMS = 1 keeps a plain sum.
+// Why it is faster: rung 2 reads s three times; here one pass is left over s from L2, for y, and
+// one block reduction fewer.
+// What to see: a little faster than rung 2; DRAM traffic is the same 4 passes.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32, bf16 or fp16 data.
 #include "ln_common.cuh"
 
 static_assert(TPB % 32 == 0 && TPB <= 1024, "threads per block: whole warps, at most 1024");

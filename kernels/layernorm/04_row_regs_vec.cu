@@ -1,13 +1,17 @@
 // Rung 4: the row in registers, with 16-byte loads and stores.
 //
-// Each thread loads its share of x and r (MAXV vectors of 16 bytes each: 4 fp32 or 8 bf16/fp16
-// elements) before doing anything else, so every load of the row is in flight at once; it keeps
-// s in registers, stores it once, and computes the mean and then the variance from registers
-// (the exact two-pass formula, now free: no memory is read twice), then writes y. DRAM and L2
-// each see the 4 passes the work needs and nothing more; a quarter (fp32) or an eighth (16-bit)
-// of the memory instructions of rung 3. When cols is not a multiple of the vector width (or a
-// pointer is not 16-byte aligned) the same registers are filled element by element. The row must
-// fit: cols <= TPB * MAXV * VEC (the manifest checks). What to see: close to the copy roof.
+// What changes from rung 3: each thread loads its share of x and r (MAXV vectors of 16 bytes each:
+// 4 fp32 or 8 bf16/fp16 elements) before doing anything else; it keeps s in registers, stores it
+// once, and computes the mean and then the variance from registers (the exact two-pass formula, now
+// free: no memory is read twice), then writes y. When cols is not a multiple of the vector width
+// (or a pointer is not 16-byte aligned) the same registers are filled element by element.
+// Why it is faster: every load of the row is in flight at once; DRAM and L2 each see the 4 passes
+// the work needs and nothing more; a quarter (fp32) or an eighth (16-bit) of the memory
+// instructions of rung 3.
+// What to see: close to the copy roof.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32, bf16 or fp16 data; the row
+// must fit: cols <= TPB * MAXV * VEC (the manifest checks). Serves add_layernorm and, with RMS = 1,
+// add_rmsnorm (rung 04b).
 #include "ln_common.cuh"
 
 static_assert(TPB % 32 == 0 && TPB <= 1024, "threads per block: whole warps, at most 1024");

@@ -1,13 +1,15 @@
 # Triton rung: residual add + LayerNorm in one Triton kernel, one program per row.
 #
-# The row of x and r is loaded once (BLOCK wide, masked), s = x + r is stored for the next
-# residual, and the statistics come from the values already in registers: mean, then the
-# variance of (s - mean) (two-pass, like CUDA rung 02, but the second pass reads registers,
-# not memory: rung 04's idea). Statistics in fp32 whatever the storage type; the loads and
-# stores convert. What Triton does: the vectorized, coalesced loads and the block reductions
-# (shuffles + shared memory) that rungs 02-04 wrote by hand. Rows longer than BLOCK are
-# refused by the manifest's constraint (cols <= BLOCK). What to see: the copy roof from a
-# kernel of twenty lines.
+# What changes from the CUDA rungs: the language. The row of x and r is loaded once (BLOCK wide,
+# masked), s = x + r is stored for the next residual, and the statistics come from the values
+# already in registers: mean, then the variance of (s - mean) (two-pass, like CUDA rung 02, but the
+# second pass reads registers, not memory: rung 04's idea). Statistics in fp32 whatever the storage
+# type; the loads and stores convert.
+# Why it is fast: Triton generates the vectorized, coalesced loads and the block reductions
+# (shuffles + shared memory) that rungs 02-04 wrote by hand.
+# What to see: the copy roof from a kernel of twenty lines.
+# What it needs: any GPU the workbook runs on (sm_75 and newer); fp32, bf16 or fp16 data; rows no
+# longer than BLOCK (the manifest's constraint, cols <= BLOCK); a python3 with Triton (KL_PYTHON).
 import triton
 import triton.language as tl
 

@@ -2,27 +2,23 @@
 // reduce this one.
 //
 // What changes from rung 4: the grid is no longer one block per row but BPS blocks per SM, each
-// walking the rows blockIdx.x, blockIdx.x + gridDim.x, ... At the top of every row a block
-// issues the 16-byte loads of its NEXT row's x and r into a second set of registers, and only
-// then adds, reduces (two block sums with their barriers), normalizes and stores the current
-// row; the next row's bytes are on their way during all of that. w and b, the same for every
-// row, are staged once per block in shared memory instead of being fetched from L2 after every
-// row's reductions (in rung 4 that fetch sat between the statistics and the first store of y).
-// Why it should be faster (the prediction): in rung 4 a block's loads are all issued at its
-// start and none while it reduces and stores; DRAM stays busy only because other blocks are at
-// other phases, and at the kernel's start (all blocks load at once, then all reduce) and end (the
-// last rows drain with nothing behind them) it is not. On the H100 that fixed cost is ~6 us per
-// launch, which a 45 us 16-bit kernel cannot hide (docs/tuning/layernorm.md). Here every block
-// always has a row in flight, and 4,096 block launches become BPS x 132.
-// What to see (measured, H100, 2026-11-24): the prediction fails. At 4096 x 4096 bf16 the best
-// grid (BPS = 3 or 8) takes ~54 us against rung 4's 50 us, and BPS = 4 is slower than 3 and 8: the
-// grid is a fixed list of rows per block, so blocks that do not fit on the SMs at once (registers
-// for two rows) run their whole share at the end, a tail of their own, and a block that waits on
-// its reductions delays its next row however early its loads were issued. Rung 4's dynamic
-// scheduling of one-row blocks balances better. The counter-example of the ladder, kept for that.
-//
-// STORE picks the cache hint of the two stores (for the tuning notes): 0 s write-back, y
-// streaming (rung 4's choice); 1 both streaming (evict-first); 2 both write-back.
+// walking the rows blockIdx.x, blockIdx.x + gridDim.x, ... At the top of every row a block issues
+// the 16-byte loads of its NEXT row's x and r into a second set of registers, and only then adds,
+// reduces (two block sums with their barriers), normalizes and stores the current row. w and b, the
+// same for every row, are staged once per block in shared memory. STORE picks the cache hint of the
+// two stores (for the tuning notes): 0 s write-back, y streaming (rung 4's choice); 1 both
+// streaming (evict-first); 2 both write-back.
+// Why it should be faster (the prediction): in rung 4 a block's loads are all issued at its start
+// and none while it reduces and stores; DRAM stays busy only because other blocks are at other
+// phases, and at the kernel's start and end it is not. Here every block always has a row in flight,
+// and 4,096 block launches become BPS x 132.
+// What to see: the prediction fails, and why: the grid is a fixed list of rows per block, so blocks
+// that do not fit on the SMs at once (registers for two rows) run their whole share at the end, a
+// tail of their own, and a block that waits on its reductions delays its next row however early its
+// loads were issued. Rung 4's dynamic scheduling of one-row blocks balances better. The
+// counter-example of the ladder, kept for that; the measurements are in docs/tuning/layernorm.md.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32, bf16 or fp16 data; serves
+// add_layernorm and, with RMS = 1, add_rmsnorm (rung 06b).
 #include "ln_common.cuh"
 
 static_assert(TPB % 32 == 0 && TPB <= 1024, "threads per block: whole warps, at most 1024");

@@ -1,24 +1,25 @@
-// Rung 7: rung 4, with the L2 eviction priority of each stream as a parameter.
-// This rung is rung 4 with its loads and stores given cache hints: the copy is the lesson, diff it against 04.
+// Rung 7: rung 4, with the L2 eviction priority of each stream as a parameter. The copy is the
+// lesson: diff it against 04.
 //
-// What changes: only the cache hints of the 16-byte loads and stores (ln_cache_policy.cuh); the
-// arithmetic, the registers and the launch are rung 4's. By default x and r are loaded at normal
-// priority (rung 4 loads them evict-first, `.cs`); s stays a write-back store and y a streaming
-// store, as in rung 4. The other values let you try each stream's priority.
-// Why it can matter: this kernel streams 134 MB (16-bit, 4096 x 4096) through a 50 MB L2 that is
-// write-back and, when the kernel starts, full of dirty lines (before every cold repetition the
+// What changes from rung 4: only the cache hints of the 16-byte loads and stores
+// (ln_cache_policy.cuh); the arithmetic, the registers and the launch are rung 4's. By default x
+// and r are loaded at normal priority (rung 4 loads them evict-first, `.cs`); s stays a write-back
+// store and y a streaming store, as in rung 4. The other values let you try each stream's priority.
+// The policies apply to the vector path; the scalar path (cols not a multiple of the vector width,
+// or unaligned pointers) is rung 4's.
+// Why it should be faster: this kernel streams 134 MB (16-bit, 4096 x 4096) through a 50 MB L2 that
+// is write-back and, when the kernel starts, full of dirty lines (before every cold repetition the
 // runner writes a 2 x L2 buffer; in a model, the previous kernel's outputs). Every line the kernel
 // brings in evicts one, and which one decides when DRAM writes those dirty lines back: during the
 // first microseconds, when the kernel only reads, or later, competing with its own stores.
-// Evict-first loads make L2 recycle the kernel's own clean x and r lines and leave the dirty
-// ones for later; normal-priority loads evict the oldest lines first.
-// Measured on the H100 (docs/tuning/layernorm.md, third section): normal-priority loads were
-// 0.1-1.0 us faster than rung 4's in every comparison of two device calls (about 50 us at 4096 x
-// 4096 in bf16 and fp16: 89.5-90.3% of the copy line); no store policy gave a gain that held in
-// the second call. What to see: the same bytes and DRAM passes as rung 4, the time within a
-// percent of it; the policies change no value (a hint, never a result).
-// The policies apply to the vector path; the scalar path (cols not a multiple of the vector
-// width, or unaligned pointers) is rung 4's.
+// Evict-first loads make L2 recycle the kernel's own clean x and r lines and leave the dirty ones
+// for later; normal-priority loads evict the oldest lines first.
+// What to see: the same bytes and DRAM passes as rung 4, the time within a percent of it
+// (normal-priority loads held a small gain in two device calls; no store policy did:
+// docs/tuning/layernorm.md, third section); the policies change no value (a hint, never a result).
+// What it needs: sm_80 (Ampere) or newer: L2 cache-policy hints (createpolicy, .L2::cache_hint) are
+// Ampere instructions; fp32, bf16 or fp16 data; serves add_layernorm and, with RMS = 1, add_rmsnorm
+// (rung 07b).
 #include "ln_cache_policy.cuh"
 #include "ln_common.cuh"
 

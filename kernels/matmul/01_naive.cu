@@ -1,9 +1,9 @@
 // Rung 1 - naive: one thread per output element, everything from global memory.
 //
-// What this rung is: the baseline. Thread (x, y) computes C[row][col] as a K-long dot product,
+// What changes: nothing yet; this is the baseline. Thread (x, y) computes C[row][col] as a K-long dot product,
 // reading a row of A and a column of B straight from global memory and keeping nothing on chip.
-// The thread-to-element mapping is the one that looks natural on paper (row from the x index),
-// and it is the wrong one: threadIdx.x varies fastest inside a warp, so the 32 threads of a warp
+// Why it is slow: the thread-to-element mapping is the one that looks natural on paper (row from
+// the x index), and it is the wrong one: threadIdx.x varies fastest inside a warp, so the 32 threads of a warp
 // hold 32 consecutive *rows*. Each warp-wide load of A then touches 32 different rows of A (32
 // separate 32-byte sectors for 128 useful bytes), and each store of C is scattered the same way.
 // Only the load of B is shared: all 32 threads read the same element (a broadcast).
@@ -13,6 +13,7 @@
 // next rung, which differs from this one only in how threads map to elements.
 //
 // Layout: row-major A (M x K), B (K x N), C (M x N); C = A * B. Any M, N, K >= 1.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 
 #ifndef BS
 #error "BS (threads per block edge) must be defined, e.g. -DBS=32"

@@ -10,6 +10,7 @@
 // output (2K); the memory system simply wastes far fewer bytes per useful byte.
 //
 // Layout: row-major A (M x K), B (K x N), C (M x N); C = A * B. Any M, N, K >= 1.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 
 #ifndef BS
 #error "BS (threads per block edge) must be defined, e.g. -DBS=32"

@@ -11,6 +11,7 @@
 //
 // Edges: elements outside A or B are loaded as zeros (they add nothing to the dot product) and
 // threads outside C keep loading (the barrier needs every thread) but skip the final store.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 
 #ifndef BS
 #error "BS (tile edge, threads per block edge) must be defined, e.g. -DBS=32"

@@ -12,6 +12,7 @@
 // thread) and TM = 16; watch registers per thread grow with TM.
 //
 // Global loads per output: K / BN from A plus K / BM from B.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(TM)
 #error "BM, BN, BK and TM must be defined, e.g. -DBM=64 -DBN=64 -DBK=8 -DTM=8"

@@ -12,6 +12,7 @@
 // so every warp-wide load of B is a 4-way shared-memory bank conflict; and 156 registers per
 // thread leave room for one block per SM. Rung 6 keeps the 8 x 8 tile and removes both costs
 // with 16-byte loads. TM * TN above 128 accumulators would spill, so the manifest refuses it.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(TM) || !defined(TN)
 #error "BM, BN, BK, TM and TN must be defined, e.g. -DBM=128 -DBN=128 -DBK=8 -DTM=8 -DTN=8"

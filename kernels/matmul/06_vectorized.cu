@@ -14,6 +14,7 @@
 // path needs K and N to be multiples of 4 and the tile to lie wholly inside the matrices. Tiles
 // that touch an edge, or any tile when K or N is not a multiple of 4, take a guarded scalar path
 // that fills zeros (the branch is uniform across the block, so it costs no divergence).
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(TM) || !defined(TN)
 #error "BM, BN, BK, TM and TN must be defined, e.g. -DBM=128 -DBN=128 -DBK=8 -DTM=8 -DTN=8"

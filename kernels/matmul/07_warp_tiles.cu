@@ -19,6 +19,7 @@
 // Edges and alignment: a float4 needs 16-byte aligned addresses, so the fast path needs K and N
 // to be multiples of 4 and the block to lie inside C; other blocks take guarded scalar loads that
 // fill zeros outside the matrices.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(WM) || !defined(WN) || !defined(TM) || !defined(TN)
 #error "BM, BN, BK, WM, WN, TM and TN must be defined, e.g. -DBM=128 -DBN=128 -DBK=8 -DWM=32 -DWN=64 -DTM=4 -DTN=4"

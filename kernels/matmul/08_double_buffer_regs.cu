@@ -24,6 +24,7 @@
 //
 // Edges and alignment: as in rungs 6-7 (float4 fast path inside, guarded scalar path at edges).
 // The next rung keeps the two stages but moves the copies off the registers (cp.async).
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 
 #if !defined(BM) || !defined(BN) || !defined(BK) || !defined(WM) || !defined(WN) || !defined(TM) || !defined(TN)
 #error "BM, BN, BK, WM, WN, TM and TN must be defined, e.g. -DBM=128 -DBN=128 -DBK=8 -DWM=64 -DWN=64 -DTM=8 -DTN=4"

@@ -22,6 +22,8 @@
 //
 // Edges and alignment: as in rungs 6-8 (16-byte copies inside, guarded 4-byte copies at edges;
 // cp.async with a source size of 0 writes zeros past the matrix).
+// What it needs: sm_80 (Ampere) or newer: cp.async copies global memory into shared memory without
+// registers; fp32 data.
 
 #include "kl_ptx.cuh"  // smem_addr, cp.async and its group commit / wait (kernels/common)
 

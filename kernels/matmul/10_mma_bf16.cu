@@ -27,6 +27,8 @@
 // and N multiples of 8. Chunks outside the matrices are zero-filled by cp.async itself (source
 // size 0). If K or N is not a multiple of 8, every tile takes a slower path that loads element by
 // element with bounds checks and writes the same swizzled layout. C is written with guards.
+// What it needs: sm_80 (Ampere) or newer: mma.sync.m16n8k16 with bf16 operands and cp.async are
+// Ampere instructions; bf16 data.
 
 #include <cuda_bf16.h>
 

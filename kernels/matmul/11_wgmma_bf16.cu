@@ -27,6 +27,8 @@
 //
 // Edges and alignment: as rung 10 (cp.async with zero fill when K and N are multiples of 8,
 // element-wise guarded loads otherwise; C written with guards).
+// What it needs: sm_90a only (Hopper: wgmma (warpgroup matrix multiply) is a Hopper instruction);
+// bf16 data.
 
 #include <cuda_bf16.h>
 

@@ -29,18 +29,14 @@
 // Why it should be faster: at 4096^3 the critical path falls from 4 tiles' iterations (256) to
 // 248, ~3%; at 2047 x 2049 x 1023 from 2 tiles (32) to 18 iterations, ~40%, on top of the TMA
 // path the padding restores (rung 12 reads those operands element by element).
-// What was measured (H100, 2026-11-24, assets/recorded/h100_matmul_streamk_*.json): the padding
-// works: 113 TFLOP/s at 2047 x 2049 x 1023 (rung 12: 29, cuBLAS: 85), 272 at 4097^3 (rung 12:
-// 43, cuBLAS: 135), 151 at 2049^3. Stream-K does not, yet: the streamed part runs at about half
-// speed (2048^3 streamed: 271 against 507 in whole tiles; Nsight Compute: 40% more instructions
-// issued, SM throughput halved), although a model of the schedule predicts 35 iterations of
-// time for 34. Fixed on the way: the cut tiles' read-modify-write of C went element by element,
-// one L2 round trip each (now all loads first: 2048^3 streamed 99 -> 64 us). Ruled out: one lane
-// polling the flag before an .aligned barrier (now a whole warp polls: no change).
-// Suspects: neighbouring blocks at staggered K offsets (L2 and TMA locality), the __threadfence
-// of the cut tiles. So STREAMK defaults to 0 (whole tiles, rung 12's schedule, padding on); 1
-// streams only when whole tiles would idle more than 1/8 of the SMs' time, 2 always.
+// What to see: no cliff at odd sizes (2047 x 2049 x 1023, 4097^3, 2049^3): the padding keeps TMA
+// on, far above rung 12 there and above cuBLAS. Stream-K does not pay yet: the streamed part runs
+// at about half speed (its suspects and the measurements: docs/tuning/matmul.md), so STREAMK
+// defaults to 0 (whole tiles, rung 12's schedule, padding on); 1 streams only when whole tiles
+// would idle more than 1/8 of the SMs' time, 2 always.
 // Error: as rung 12 (~1e-6 relative); a cut tile adds its pieces in fp32 in a fixed order.
+// What it needs: sm_90a only (Hopper: wgmma, TMA bulk tensor copies and mbarrier transaction counts
+// are Hopper features); bf16 data.
 
 #include <cuda_bf16.h>
 

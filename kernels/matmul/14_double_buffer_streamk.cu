@@ -16,15 +16,14 @@
 // Why it should be faster: at 2047 x 2049 x 1023 the critical path falls from 2 tiles' K-loops
 // to 1.03 (a model's 1.9x), and every copy of B is one 16-byte cp.async again; at 4097^3,
 // 33 x 33 = 1089 tiles are 4.1 rounds of work in 5 rounds of time (1.2x).
-// What was measured (H100, 2026-11-24, assets/recorded/h100_matmul_streamk_*.json), TFLOP/s,
-// stream-K on / off / rung 9 / cuBLAS: 2047 x 2049 x 1023: 36.3 / 27.2 / 19.8 / 45.3; 4097^3:
-// 44.0 / 41.6 / 31.6 / 43.9; 4096^3: 47.9 / 47.2 / 50.5 / 51.6. Unlike rung 13, stream-K pays
-// here (fp32 needs a sixth of the bytes per second per SM). The same loop as rung 9 runs ~5%
-// slower at 4096^3 (218 registers against 248, and persistent blocks drain their ring between
-// units). Stream-K gains 1.33x at 2047 x 2049 x 1023 and 1.06x at 4097^3, well short of the
-// model, as in rung 13 the streamed tiles run slower than whole ones (cause not found yet).
+// What to see: STREAMK = 2 against 0, rung 9 and cuBLAS SGEMM at 2047 x 2049 x 1023 and 4097^3:
+// unlike rung 13, stream-K pays here (fp32 needs a sixth of the bytes per second per SM), though
+// short of the model; at 4096^3 the same loop runs a little slower than rung 9 (fewer registers,
+// and persistent blocks drain their ring between units). Figures: docs/tuning/matmul.md.
 // STREAMK: 0 never, 1 when whole tiles would leave more than 1/8 of the SMs' time idle, 2 always.
 // The inner loop (fragments, serpentine FMAs, the hand-over before the last k-step) is rung 9's.
+// What it needs: sm_80 (Ampere) or newer: cp.async copies global memory into shared memory without
+// registers; fp32 data.
 
 #include "kl_ptx.cuh"    // smem_addr, cp.async and its group commit / wait (kernels/common)
 #include "kl_flags.cuh"  // flag_acquire / flag_release between blocks (kernels/common)

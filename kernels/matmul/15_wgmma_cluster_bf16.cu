@@ -23,17 +23,14 @@
 // 4.2 MFLOP block K-tile; the L2 limit was not measured here); the pair asks 5.9 TB/s for the same
 // work, so the copies keep ahead of the tensor cores with more margin. cuBLAS's fastest bf16
 // kernels at these sizes use the same 128 x 256 tile with clusters of two.
-// What was measured (H100, 2026-11-24, assets/recorded/h100_matmul_cluster_*.json, each with
-// cuBLAS in the same call): 712-714 TFLOP/s at 4096^3 (cuBLAS 743-755, rung 12 706), and with
-// CLUSTER=1 (the same code unpaired) 719: the multicast gains nothing here, so rung 12's loop is
-// not short of L2 bandwidth. 674 at 8192^3 (cuBLAS 673 and 715 in two runs of the same call,
-// rung 12 668). The padded path makes it the fastest bf16 rung at odd sizes: 114 at
-// 2047 x 2049 x 1023 (cuBLAS 86), 328 at 4097^3 (cuBLAS 135, rung 13 271).
-// A first version used cluster-scope semantics for the mbarrier waits and arrivals
-// (.acquire.cluster, .release.cluster): 464 TFLOP/s unpaired and 310 paired, against 719 and
-// 712 with the default CTA-scope ones (docs/tuning/matmul.md, sixth session).
+// What to see: at 4096^3 and 8192^3 level with rung 12 and with CLUSTER = 1 (the same code
+// unpaired): the multicast gains nothing there, so rung 12's loop is not short of L2 bandwidth;
+// the padded path makes it the fastest bf16 rung at odd sizes. Figures, and a first version
+// with cluster-scope mbarrier semantics that ran far slower: docs/tuning/matmul.md.
 // CLUSTER=1 runs this file's code without the pairing, to measure the multicast alone.
 // Compiled for sm_90a only. Error: as rung 12, ~1e-6 relative.
+// What it needs: sm_90a only (Hopper: thread-block clusters, TMA multicast, wgmma and mbarrier
+// transaction counts are Hopper features); bf16 data.
 
 #include <cuda_bf16.h>
 

@@ -11,14 +11,13 @@
 // same ring, fragments, serpentine FMAs and stores.
 // Why it should be faster: fewer instructions per K-tile in a loop that issues one FFMA per
 // cycle at best. The transpose costs 2 x 4 MK bytes once (~45 us at 4096^3, 1.7% of the GEMM).
-// What was measured (H100, 2026-11-24, assets/recorded/h100_matmul_at_4096.json and the SASS
-// in ff809fc:assets/recorded/h100_2026-11-24_gemm_cluster/sass_loops.txt): the interior loop falls from
-// 1,194 to 1,162 instructions per K-tile (FFMA share 85.8% -> 88.1%: rung 9's A copies were
-// already cheap, 10 LDGSTS and ~60 address instructions), and the rung runs 50.7 TFLOP/s against
-// rung 9's 50.5 and cuBLAS SGEMM's 51.6: the transpose's cost eats most of the gain, and the
-// loop is not bound by its instruction count (88% FFMA issue would allow ~59 TFLOP/s).
+// What to see: level with rung 9 and a little under cuBLAS SGEMM at 4096^3: the transpose's cost
+// eats most of the gain, and the loop is not bound by its instruction count (the SASS counts
+// and figures: docs/tuning/matmul.md).
 // Edges: rows of At or B that are not 16-byte aligned (M or N not a multiple of 4), and tiles
 // past the matrix, take rung 9's guarded one-float copies.
+// What it needs: sm_80 (Ampere) or newer: cp.async copies global memory into shared memory without
+// registers; fp32 data.
 
 #include "kl_ptx.cuh"  // smem_addr, cp.async and its group commit / wait (kernels/common)
 

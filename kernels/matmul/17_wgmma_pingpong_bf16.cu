@@ -21,18 +21,14 @@
 // (1/128 + 1/128 loads per output per k instead of 1/128 + 1/256), which the multicast halves
 // back for B. BM = 64, BN = 256 gives each consumer 64 x 256 tiles instead (one m64n256 per
 // step, as rung 15's consumers; A is fetched per 64 rows, B per 256 columns).
-// What was measured (H100, 2026-11-24, one call with cuBLAS before and after; the seventh session
-// of docs/tuning/matmul.md): correct everywhere and slower than rung 15. 633 TFLOP/s at 4096^3
-// against rung 15's 716 and cuBLAS's 750 (584 at 64 x 256), 598 at 8192^3 against 660 and 675;
-// the K sweep shows the gap in the main loop, not the per-tile cost. The likely reason is the
-// bytes the smaller tile moves per FLOP: each K-step of a 128 x 128 tile reads B twice from shared
-// memory for half the math (96 bytes per clock of wgmma operands at full rate against rung 15's
-// 80), and CUPTI counted 20% more shared-memory wavefronts and 34% more L2 traffic than rung 15
-// at 4096^3; the SM clock after timing also sat lower (1635 MHz against 1829 for rung 15), as if
-// the extra traffic cost power. At 2047 x 2049 x 1023 the smaller tiles win instead (165 against
-// rung 15's 114 and cuBLAS's 86): 272 tiles spread over 132 SMs better than 144. The first version, without the turn
-// barriers, faulted at 4097^3 and 4096^3 (a parity wait many phases behind, read as complete). Compiled for sm_90a
-// only. Error: as rung 12, ~1e-6 relative.
+// What to see: correct everywhere and slower than rung 15 at 4096^3 and 8192^3, the gap in the
+// main loop (the K sweep), not the per-tile cost: each K-step of a 128 x 128 tile reads B twice
+// from shared memory for half the math, and the counters show more shared-memory wavefronts and
+// L2 traffic than rung 15. At 2047 x 2049 x 1023 the smaller tiles win instead (272 tiles spread
+// over 132 SMs better than 144). Figures: docs/tuning/matmul.md, seventh session.
+// Compiled for sm_90a only. Error: as rung 12, ~1e-6 relative.
+// What it needs: sm_90a only (Hopper: thread-block clusters, TMA multicast, wgmma and mbarrier
+// transaction counts are Hopper features); bf16 data.
 
 #include <cuda_bf16.h>
 

@@ -2,9 +2,7 @@
 //
 // What changes from rung 15: there, when a tile's last wgmma finished, each consumer thread wrote
 // its 128 fp32 accumulators to C with 64 eight-byte stores, and the warpgroup could start the
-// next tile only once the last of them had left the SM. All blocks finish their tiles at nearly
-// the same moment (same work per tile), so 132 blocks x 128 KB = 17 MB of C leave at once, and
-// the tensor cores of every SM wait for it. Here the epilogue is staged:
+// next tile only once the last of them had left the SM. Here the epilogue is staged:
 //  1. Each consumer warpgroup cuts its 64 x 256 part of the tile into eight 64 x 32 sub-tiles.
 //     It writes one sub-tile's accumulators into a shared-memory buffer (8 KB, laid out in the
 //     copy engine's 128-byte swizzle, so the 8 rows a warp writes at once land in different
@@ -16,79 +14,20 @@
 //  3. After the last sub-tile the warpgroup goes straight to the next tile's K-tiles (the
 //     producer has kept filling the ring): the last stores drain while the tensor cores work.
 //     The copy engine also clips the edge tiles, so no bounds checks remain in the epilogue.
-// The 32 KB of buffers come out of the 227 KB of shared memory: STAGES = 4 of 48 KB still fit.
-// When C's rows are not a multiple of 16 bytes (N % 4 != 0) no tensor map can describe C, and
-// the epilogue falls back to rung 15's direct stores.
-// Why it should be faster: a K sweep at M = N = 4096 (2026-11-24) put rung 15's fixed cost, the
-// time at K = 0 of a linear fit, at about 25 us against cuBLAS's 21 us (and a slope per K 6%
-// steeper): the fixed cost is where the epilogues sit, 4 tiles per SM at 4096^3.
-// BK = 32 halves a stage (A rows of 64 bytes in the 64-byte swizzle), so up to 8 stages fit.
-// What was measured (H100, 2026-11-24, assets/recorded/h100_matmul_tma_store_*.json, cuBLAS
-// before and after in the same call): the fixed cost is gone (K = 512 at M = N = 4096: 413
-// TFLOP/s against rung 15's 357 and cuBLAS's 365-405); 713 and 745 at 4096^3 against cuBLAS's
-// 737 and 737 (in the call before: 737 and 740 against 756 and 749), 668 and 675 at 8192^3
-// against 680 and 681. What is left is in the main loop and in the clock the power limit grants
-// (docs/tuning/matmul.md, seventh session). BK = 32 with 8 stages: 728 and 653, no gain.
-// Two later changes (docs/tuning/matmul.md, eighth session; assets/recorded/h100_matmul_tile_order_*,
-// h100_matmul_streamk_tail_*):
-//  - GROUP_M = 16 (was 8): a round of 132 tiles covers 16 tile rows by ~8 columns instead of
-//    8 by 16, so it reads 16 + 16 MB of A and B at 4096^3 instead of 8 + 32. DRAM reads fell
-//    from 187 to 149 MB (cuBLAS: 151), at 8192^3 from 1.59 to 1.27-1.29 GB (cuBLAS: 1.25-1.27).
-//    At full clock rung 18 then runs 778 TFLOP/s at 8192^3 against cuBLAS's 770, and 743 against
-//    754 at 4096^3; under the power limit the medians of alternated runs follow the clock.
-//  - STREAMK = 1 (off by default): the stacks left after the whole rounds (58 of 256 at 4096^3)
-//    are cut by K-tiles into equal shares, one per cluster, so no SM idles in the last round. The
-//    piece holding a tile's last K-tile stores it; once its TMA stores have landed (checked after
-//    the next unit's first batches are issued) it raises a flag, and the other pieces add theirs
-//    to C with the copy engine's reduce-add (`cp.reduce.async.bulk.tensor ... .add`). Measured:
-//    +3% at 4097^3, +1% at 8192^3 at full clock, but -7% at 4096^3: the cut pieces start at K
-//    offsets their neighbours do not share, and DRAM reads rose from 149 to 209 MB.
-//  - CROWS = 128 (off): each consumer warpgroup takes 128 rows with two m64 wgmmas per step, as
-//    cuBLAS's kernel at 4096^3 does on 256 x 128 tiles. Measured there with BM = 256, BN = 128:
-//    727 TFLOP/s against the default's 745 (more L2 and DRAM reads: the pair still shares B).
-// Two parameters measured and left off (docs/tuning/matmul.md, ninth session; assets/recorded/
-// h100_matmul_lag_s10.json, h100_matmul_pair_n_s10.json; six alternated rounds each):
-//  - LAG = 1-3: consumer 1 starts that many K-tiles behind consumer 0 (kl_cluster_gemm.cuh's
-//    Stagger), so the two epilogues of a tile do not coincide. No gain: the kernel's own time
-//    against cuBLAS stayed 0.982-0.985 at 4096^3 and 1.002-1.005 at 8192^3 for every LAG.
-//  - PAIR_N = 1: the pair side by side along N, sharing A (each block fetches half of A's rows),
-//    with 128 x 256 tiles or with cuBLAS's own 256 x 128 "coop" arrangement. Slower than the
-//    default at both sizes (0.974-0.981 at 4096^3 and 0.986-0.995 at 8192^3, against 0.986 and
-//    1.002), so what cuBLAS gains at 4096^3 is not its arrangement. Counted in cycles (Nsight
-//    Compute, one launch each) rung 18 takes 0.8% more than cuBLAS at 4096^3 and 2.4% fewer at
-//    8192^3; the rest of each timed gap is the clock the power limit grants.
-//  - CLUSTER = 4: a 2 x 2 square of tiles sharing A along its rows and B along its columns, a
-//    quarter fewer L2 reads than the pair. Correct, but 0.55-0.65x of cuBLAS: a cluster lives in
-//    one GPC, and only 30 clusters of 4 fit an H100 at once (66 pairs), so 3 of 33 wait for the
-//    others to finish (assets/recorded/h100_matmul_cluster4_s10.json;
-//    ff809fc:assets/recorded/h100_2026-11-25_s10/call14).
-//  - QUEUE = 1 / 2 (tenth session, assets/recorded/h100_matmul_queue_s11.json): the last round's
-//    stacks, or all of them, taken from an atomic counter by the pairs that come free first
-//    (kl_cluster_gemm.cuh's TailQueue). The block timeline (STAMPS) shows why it could pay: SMs
-//    differ in pace by about 2%, so after 15 rounds at 8192^3 the pairs finish 24 us apart.
-//    QUEUE 1: 1.009 of cuBLAS at 8192^3 against the default's 1.005, but 0.983 against 0.987 at
-//    4096^3 (3 rounds: no spread to recover, and the take costs an atomic and a hand-off);
-//    QUEUE 2 0.967 at 4096^3 (every pair's first job waits on the queue with an empty ring).
-// FULL_ROUNDS = 1 (the default since 2026-11-25, assets/recorded/h100_matmul_full_rounds_s11.json):
-// the grid is the fewest pairs that keep the number of rounds (64 at 4096^3 and 8192^3, not 66),
-// so every round is full. Predicted level; measured 0.6-1.3% faster at 8192^3 in the kernel's own
-// time (1.010-1.011 of cuBLAS in 12 of 12 rounds on two H100s), level at 4096^3, +3% at 4097^3.
-// NARROW = 1 (off; 2026-11-25, assets/recorded/h100_matmul_narrow_s13.json, kl_narrow_tail.cuh):
-// the 58 stacks left after three whole rounds at 4096^3 re-cut along N into 66 pieces of at most
-// 232 columns, one per pair, each all of K (an m64n232k16 wgmma on a whole tile's loads), so the
-// last round needs 232 / 256 of a tile's work. Predicted 2% at 4096^3; measured level or behind:
-// 0.988 of cuBLAS against FULL_ROUNDS = 1's 0.996 (six rounds, traced). The block timeline says why:
-// a piece took 66.3k cycles against a whole tile's 71k (0.93, its loads are a whole tile's), and
-// on 132 SMs every tile ran at a 1% lower clock than on FULL_ROUNDS' 128 with the same cycles per
-// tile: under the power limit, 4 more SMs took back in clock what the shorter round saved.
-// Where a tile's cycles go (same day, docs/tuning/matmul.md, thirteenth session): 71k per tile at
-// 4096^3, of which the wgmmas are 65.5k and the main loop 66.0k (99% of the tensor cores' rate);
-// this epilogue is the other 4.8k, and both consumers spend it at once. Buffers of two sub-tiles
-// need shared memory the ring cannot spare (3 stages cost more than they save), and ptxas keeps
-// no wgmma in flight on one half of the accumulators while the other half is stored.
-// STAMPS = n records the block timeline of the n-th launch (a measuring form, not one to time).
-// Compiled for sm_90a only. Error: as rung 12, ~1e-6 relative (a cut tile's sums are added in
-// L2 in the order the pieces arrive, so its last bits may differ from run to run).
+// Why it is faster: all blocks finish their tiles at nearly the same moment (same work per
+// tile), so in rung 15 132 blocks x 128 KB = 17 MB of C leave at once and the tensor cores of
+// every SM wait for it: that is the fixed cost a K sweep shows (the time at K = 0 of a linear
+// fit). Staged stores let the next tile's main loop run under the drain. GROUP_M = 16 walks 16
+// tile rows at a time, so a round of tiles reads fewer panels of A and B from DRAM.
+// What to see: the fixed cost gone at small K (K = 512 at M = N = 4096), and rung 18 level with
+// cuBLAS bf16 at 4096^3 and 8192^3, the rest of the gap the clock the power limit grants.
+// What it needs: sm_90a (wgmma, TMA, clusters, TMA stores), bf16 A and B, fp32 C. When C's rows
+// are not a multiple of 16 bytes (N % 4 != 0) no tensor map can describe C and the epilogue
+// falls back to rung 15's direct stores. Its lab rung, wgmma_tma_store_bf16_lab, keeps the
+// switches this rung pins (BK, CROWS, STREAMK, LAG, PAIR_N, QUEUE, FULL_ROUNDS, NARROW and the
+// measuring form STAMPS); what each measured is in docs/tuning/matmul.md ("Rung 18's switches").
+// Error: as rung 12, ~1e-6 relative (a cut tile's sums are added in L2 in the order the pieces
+// arrive, so its last bits may differ from run to run).
 
 #include <cuda_bf16.h>
 

@@ -7,7 +7,8 @@
 // first launch writes At = A^T padded to whole tiles (Kp x Mp, a 32 x 32 transpose through shared
 // memory) and, only when N or K is not whole tiles, B padded (Kp x Np); the GEMM then copies both
 // operands as rung 16 does: BK rows of BM (or BN) contiguous floats, 16 bytes per copy, no guards,
-// no padding column in shared memory. With 128 x 128 tiles its loop is 92.7% FFMA (2,048 of
+// no padding column in shared memory.
+// Why it should be faster: with 128 x 128 tiles its loop is 92.7% FFMA (2,048 of
 // 2,210 instructions per two K-tiles in the SASS), against rung 16's 88%.
 // The default tile is 128 x 64 (four warps of 32 x 64, 64 accumulators per thread): ptxas gives
 // it 128 registers, so four blocks share an SM, and at 2047 x 2049 x 1023 its 16 x 33 = 528 tiles
@@ -16,15 +17,11 @@
 // blocks, 1.03 rounds of work in 2 rounds of time, which STREAMK = 2 spreads evenly by K-tiles
 // over persistent blocks (rung 14's schedule: whole rounds stay whole, the pieces of a cut tile
 // are summed in C in a fixed order behind a flag per tile).
-// What was measured (H100, 2026-11-24, assets/recorded/h100_matmul_fp32_s7_*.json), TFLOP/s
-// against cuBLAS SGEMM in the same call: defaults 41.7 against 45.0 at 2047 x 2049 x 1023
-// (0.925x; rung 14 0.80x), 44.8 against 44.2 at 4097^3 (1.01x), 48.3 against 51.7 at 4096^3.
-// 128 x 128 tiles with stream-K: 45.9 at 4097^3 (1.04x), 37.6 at 2047 x 2049 x 1023 (0.83x): there
-// the stream-K GEMM issues on 68% of cycles where rung 16's whole tiles issue on 87% (Nsight
-// Compute); how much of that is the schedule and how much ptxas's register placement is not yet
-// separated (docs/tuning/matmul.md, seventh session). The first launch takes 11.5 us at
-// 2047 x 2049 x 1023 (rung 14's, 12.1 us).
-// What to see: the defaults against BN = 128 with STREAMK 0 and 2 at the odd sizes; FMA_ORDER.
+// What to see: at 2047 x 2049 x 1023 much closer to cuBLAS SGEMM than rung 14, level with it at
+// 4097^3; the defaults against BN = 128 with STREAMK 0 and 2 at the odd sizes (FMA_ORDER in its
+// lab rung, double_buffer_at_streamk_lab). Figures: docs/tuning/matmul.md, seventh session.
+// What it needs: sm_80 (Ampere) or newer: cp.async copies global memory into shared memory without
+// registers; fp32 data.
 
 #include "kl_ptx.cuh"    // smem_addr, cp.async and its group commit / wait (kernels/common)
 #include "kl_flags.cuh"  // flag_acquire / flag_release between blocks (kernels/common)

@@ -1,6 +1,6 @@
 // Rung 20 - fp8 (e4m3) operands with per-tensor scales on Hopper's wgmma.
 //
-// What changes from rung 12 (TMA + warp specialization, bf16): the operands are 8-bit floats,
+// What changes from rung 12 (bf16): the operands are 8-bit floats,
 // e4m3 (4 exponent bits, 3 mantissa bits, largest value 448), so each byte of shared memory and
 // of DRAM traffic carries twice the elements, and Hopper's tensor cores run fp8 wgmma at twice
 // the bf16 rate (m64nNk32: 32 deep per instruction instead of 16). Three consequences:
@@ -21,12 +21,13 @@
 // consumer waits for its wgmmas, adds their sums into fp32 registers and starts the next chunk
 // from zero, as cuBLASLt does by default. It costs a register per accumulator (so BN = 128) and a
 // full wait per chunk. PROMOTE = 0 keeps the whole K in the tensor core's accumulator.
-// Measured at 8192^3 (H100, 2026-11-24, assets/recorded/h100_matmul_fp8_promote.json): promoting
-// every K-tile is both the most accurate and, unexpectedly, the fastest of 1, 2, 4, 8; longer
-// chunks did not win back the waits (their modulo bookkeeping may cost the pipeline more).
+// Promoting every K-tile (PROMOTE = 1) measured both the most accurate and the fastest
+// (docs/tuning/matmul.md).
 // Edges and alignment: TMA needs 16-byte rows (K a multiple of 16) and aligned bases; otherwise
 // the engine passes zeroed maps and the producer warpgroup copies byte by byte, with guards,
 // into the same swizzled layout. C is written with guards.
+// What it needs: sm_90a only (Hopper: wgmma with e4m3 operands, TMA and mbarrier transaction counts
+// are Hopper features); fp8e4m3 data.
 
 #include "kl_tma.cuh"        // TMA box loads, mbarriers, setmaxnreg, the grouped tile order (kernels/common)
 #include "kl_wgmma.cuh"      // fences, the smem descriptor, store_accumulators (kernels/common)

@@ -6,28 +6,25 @@
 // BM rows of BK k-values, copied 16 bytes (four k of one row) per cp.async: the same two copies
 // per thread per K-tile as rung 16. A lane reads A along K instead: one float4 holds one row's next
 // four k-values, so a lane keeps RM rows x 4 k of A (four k-steps) and reads B each k-step.
-// Why it should be as fast as rung 16's GEMM: per four k-steps a lane with 8 x 16 outputs reads 8
-// float4s of A and 16 of B; rung 16's lane (16 x 8 outputs) reads 16 and 8: 24 LDS.128 per 512
-// FFMA either way. The lanes form an 8 x 4 grid; a lane's rows interleave (row lm + 8i), so one
-// LDS.128 reads eight consecutive rows, and a row of the A tile is padded to BK + 4 floats so the
-// eight 16-byte reads fall in eight different bank groups (a stride of 3, 5 or 9 units of 16
-// bytes). A lane's B float4s are 16 columns apart: four lanes read 64 contiguous bytes.
-// What was measured (H100, 2026-11-25, assets/recorded/h100_matmul_fp32_kmajor_s12.json and
-// ff809fc:assets/recorded/h100_2026-11-25_s12/): 3.23 ms at 4096^3 (0.82x cuBLAS SGEMM; rung 16 0.98x),
-// 3.57 ms with PREFETCH = 1. The loop has rung 16's length (1,172 against 1,164 instructions per
-// K-tile, 1,024 FFMA) and no shared-memory bank conflicts, but Nsight Compute counts 0.65 dispatch
-// stalls per issued instruction against rung 16's 0.15, and issue slots busy 68% against 91%:
-// register-bank conflicts. An FFMA reads three registers from two banks (register number mod 2)
-// unless the reuse cache supplies one. Here A's values of k-step q all sit in component q of a
-// float4 (one bank for every row) and B's value j in component j % 4. An FFMA that reuses A needs
-// its accumulator off B's bank (fixed per column: possible); one that reuses B needs it off A's
-// bank (q % 2: it changes every k-step). ptxas orders this loop both ways, so no placement suits
-// every FFMA: the SASS has 591 (PREFETCH 1) or 388 (PREFETCH 0) same-bank reads per 1,024 FFMA,
-// rung 16 (nearly all A-reuse) 196 (scripts/sass_loop_stats.py on the device's cubins). CUDA C has no handle on
-// register placement: the gap to rung 16 is ptxas's, and the 1.7% this rung was meant to save is lost many times over.
-// What to see: PREFETCH 0 against 1 (the same instructions, 11% apart), against rung 16 and cuBLAS.
+// Why it should be faster: no transpose launch, and a GEMM as fast as rung 16's: per four k-steps a
+// lane with 8 x 16 outputs reads 8 float4s of A and 16 of B; rung 16's lane (16 x 8 outputs) reads
+// 16 and 8: 24 LDS.128 per 512 FFMA either way. The lanes form an 8 x 4 grid; a lane's rows
+// interleave (row lm + 8i), so one LDS.128 reads eight consecutive rows, and a row of the A tile is
+// padded to BK + 4 floats so the eight 16-byte reads fall in eight different bank groups (a stride
+// of 3, 5 or 9 units of 16 bytes). A lane's B float4s are 16 columns apart: four lanes read 64
+// contiguous bytes.
+// What to see: slower than rung 16 and cuBLAS SGEMM, the measured step of the ladder. The loop has
+// rung 16's length and no shared-memory bank conflicts, but register-bank conflicts stall its
+// dispatch: an FFMA reads three registers from two banks (register number mod 2) unless the reuse
+// cache supplies one; here A's values of k-step q all sit in component q of a float4 (one bank for
+// every row), and ptxas cannot place every FFMA's accumulator off both A's and B's banks. CUDA C
+// has no handle on register placement: the gap to rung 16 is ptxas's. PREFETCH 0 against 1 (the
+// same instructions, apart in time) in its lab rung, double_buffer_a_kmajor_lab. Figures and SASS
+// counts: docs/tuning/matmul.md.
 // Edges: A's rows not 16-byte aligned (K not a multiple of 4), B's (N), and tiles past the matrix
 // take one-float copies with guards; the K tail is zero-filled.
+// What it needs: sm_80 (Ampere) or newer: cp.async copies global memory into shared memory without
+// registers; fp32 data.
 
 #include "kl_ptx.cuh"  // smem_addr, cp.async and its group commit / wait (kernels/common)
 

@@ -6,7 +6,8 @@
 // wgmma consumers, persistent blocks), included unchanged from kernels/common/kl_tma_gemm.cuh but
 // for its epilogue: each consumer applies GeLU to its accumulators while they are still in
 // registers and stores H in bf16 (`store_gelu_bf16`, gelu.cuh). The second product stays cuBLAS (the `cublas_bf16`
-// builtin). Why it should be faster: U's write and read (2 x T x F x 2 bytes, 512 MiB at 8192 x 16384) and the GeLU
+// builtin).
+// Why it should be faster: U's write and read (2 x T x F x 2 bytes, 512 MiB at 8192 x 16384) and the GeLU
 // kernel's launch are gone; the activation costs one SFU tanh and a few FMAs per element in an epilogue that the
 // producer already overlaps with the next tile's copies. The store also halves: bf16 H instead of rung 12's fp32 C.
 // What to see: the epilogue rung against rung 1 by at least U's round trip at copy bandwidth,
@@ -16,6 +17,8 @@
 // tanh.approx (gelu.cuh), like the GeLU kernel of rung 1.
 // Edges and alignment: as matmul rung 12 (element-wise copies by the producer when K or N is not
 // a multiple of 8); H written with guards, in bf16 pairs when aligned.
+// What it needs: sm_90a only (Hopper: wgmma, TMA bulk tensor copies and mbarrier transaction counts
+// are Hopper features); bf16 data.
 
 #include "gelu.cuh"  // the tanh-form GeLU on the SFU, and its bf16 epilogue store_gelu_bf16 (this folder)
 

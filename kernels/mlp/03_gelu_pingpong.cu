@@ -12,13 +12,16 @@
 // consumer 1 reaches its epilogue, tile 2's stages are waiting for consumer 0 (CUTLASS calls this
 // schedule "ping-pong"; the two main loops take turns, see consume()). Everything else is rung 2: TMA producer
 // warpgroup, 128-byte swizzled stages, persistent blocks walking tiles in GROUP_M order, GeLU on the SFU, bf16 H; the
-// second product stays cuBLAS. Why it should be faster: the epilogue leaves the tensor cores' critical path (it costs
+// second product stays cuBLAS.
+// Why it should be faster: the epilogue leaves the tensor cores' critical path (it costs
 // 0.1-0.2 ms of 1.7 ms in rung 2); the price is smaller tiles per warpgroup (64 x 256 instead of
 // a shared 128 x 256: 40 KB of stage copies per 64-deep K-tile for half the math, so L2 serves
 // 1.67x the bytes per FLOP), and 8,192 tiles instead of 4,096 also shorten the last wave.
 // What to see: this rung against rung 1 (unfused) by at least U's round trip at copy bandwidth,
 // and against rung 2 by most of its epilogue time; the counters' DRAM bytes below unfused.
 // Error and edges: as rung 2.
+// What it needs: sm_90a only (Hopper: wgmma, TMA bulk tensor copies and mbarrier transaction counts
+// are Hopper features); bf16 data.
 
 #include "gelu.cuh"  // the tanh-form GeLU on the SFU, and its bf16 epilogue store_gelu_bf16 (this folder)
 

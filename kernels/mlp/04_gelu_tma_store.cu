@@ -35,6 +35,8 @@
 // Edges and alignment: element-wise producer copies when K or N is not a multiple of 8 (rung 2);
 // when H's rows are not 16-byte aligned (N % 8 != 0: its map is zeros) the warpgroup copies its
 // patch to H element by element (copy_patch).
+// What it needs: sm_90a only (Hopper: wgmma, TMA bulk tensor copies and mbarrier transaction counts
+// are Hopper features); bf16 data.
 
 #include "gelu.cuh"       // the tanh-form GeLU on the SFU, and rung 2's store_gelu_bf16 (this folder)
 #include "wgmma_mlp.cuh"  // wgmma at N = 192, and first-K-step forms (this folder)

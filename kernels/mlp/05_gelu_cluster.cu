@@ -14,50 +14,24 @@
 // 64 x 64 sub-tiles (8 KB, 128-byte swizzled), two buffers taking turns, and one thread per
 // warpgroup hands each to a TMA store, waiting only until the store two sub-tiles back has read
 // its buffer. The warpgroup then starts its next tile while the last stores drain.
-// Why it should be faster: per K-tile rung 18's loop is 3-4% faster than rung 4's 128 x 192 one
-// (docs/tuning/mlp.md). Against that, 128 x 256 tiles make 64 x 64 = 4,096 tiles at this shape,
-// 2,048 stacks for 66 pairs: 31.03 rounds, so the 32nd round is 3% full. Predicted: the first
-// product level with cuBLAS's plain GEMM (within 1%), so the MLP saves U's round trip, and rung 5
-// beats rung 4 by 1-2%.
-// Measured (H100, 2026-11-24, assets/recorded/h100_mlp_cluster_s9.json, docs/tuning/mlp.md): the
-// first product 1.432-1.438 ms (traced) against cuBLAS's plain GEMM 1.418-1.426 and rung 4's
-// 1.448-1.457: 1.2% faster than rung 4, still 0.8-1.2% behind cuBLAS (the 32nd round's 3% tail),
-// so the saving against unfused is 0.160-0.168 ms, short of U's 0.180 ms round trip. Under the
-// power limit its timed medians run at a lower clock than rung 4's (1.50-1.52 GHz against 1.53).
-// TAIL = 1 (the default since; TAIL = 0 is the code measured above) attacks that 32nd round: the
-// two stacks left after 31 whole rounds are cut into 64-column pieces, all of K (GeLU needs whole
-// sums), eight pieces for eight pairs, so the last round takes a quarter of a tile's time.
-// Predicted 2.3% off the first product; measured (two more calls, assets/recorded/
-// h100_mlp_cluster_tail{,2}_s9.json) 1.1-1.5%: 1.426-1.433 ms against TAIL = 0's 1.446-1.450 and
-// cuBLAS's 1.424-1.430 on one H100, 1.399-1.402 against 1.414-1.418 and 1.395-1.399 on another:
-// within 0.1-0.4% of cuBLAS's plain GEMM, a kernel-level saving of 0.171-0.177 ms against U's
-// 0.180. What is left is the epilogue, which no other warpgroup hides (docs/tuning/mlp.md).
-// TAIL = 2 (2026-11-25, assets/recorded/h100_mlp_tail_fill_s10.json) puts two of a piece's K-tiles
-// in each stage, on the model that a piece's pace is its loads in flight: predicted 12 us off the
-// first product, measured 2 us (1.400-1.405 ms against TAIL = 1's 1.402-1.407, 4 of 6 rounds
-// ahead). Its first version branched between wgmmas and ptxas serialized every wgmma of the
-// kernel (warning C7520): 6% slower; the fix multiplies the zero-filled K-tile past K instead.
-// LAG (kl_cluster_gemm.cuh's staggered consumers, 1-3 K-tiles) gained nothing here either:
-// 1.413-1.421 ms for every LAG (assets/recorded/h100_mlp_lag_s10.json).
-// QUEUE = 1 (the default since 2026-11-25): the block timeline (STAMPS = n, kl_cluster_gemm.cuh)
-// showed the SMs keep different paces (1.6% between the slowest and fastest pair, every tile),
-// so after 31 rounds the pairs finish their whole tiles 20 us apart, while the last round's
-// pieces had been dealt in advance to clusters 0-7. Queued, they go to the pairs that come free
-// first (an atomic counter, kl_cluster_gemm.cuh's TailQueue). Predicted 18 us off the first
-// product; measured 9-23 us over 12 rounds on two H100s, which puts it 0.3-1.0% ahead of cuBLAS's
-// plain GEMM: the kernel-level saving against unfused (0.1825-0.1930 ms) now clears U's round
-// trip (0.180) in every round (assets/recorded/h100_mlp_queue_s11.json, h100_mlp_queue2_s11.json).
-// QUEUE = 2 queues every job: no better (whole tiles are too coarse to even out the paces).
+// Why it is faster: per K-tile rung 18's loop is 3-4% faster than rung 4's 128 x 192 one, and
+// half of W1's reads from L2 go away with the multicast. 128 x 256 tiles leave a last round that
+// is nearly empty at this shape (2,048 stacks for 66 pairs); TAIL = 1 cuts the stacks left after
+// the whole rounds into 64-column pieces, all of K (GeLU needs whole sums), one per pair, and the
+// pairs that come free first take them from a queue (QUEUE = 1, pinned: SMs keep slightly
+// different paces, so the pairs finish their whole tiles apart).
 // What to see: the first product's own time (the timeline) against the unfused plan's cuBLAS
-// GEMM, with QUEUE = 0 and 1, TAIL = 0 and 1; CLUSTER = 1 runs the same code unpaired (the multicast's worth).
-// TANH = 16 computes GeLU's tanh for two elements with one packed fp16 SFU instruction
-// (gelu.cuh), on the guess that the epilogue's 128 tanh per thread per tile wait on the SFU
-// (16 per clock per SM, about 1 us of a 45 us tile). Measured slower (1.444-1.449 ms) and less
-// exact (rel L2 9.4e-4 against 1.6e-4): the guess was wrong, the conversions cost more.
+// GEMM, and the whole MLP against rung 4 and unfused; TAIL = 0 and 1; CLUSTER = 1 runs the same
+// code unpaired (the multicast's worth); TANH = 16 computes GeLU's tanh for two elements with one
+// packed fp16 SFU instruction (gelu.cuh), slower and less exact: the conversions cost more than
+// the SFU saves.
+// What it needs: sm_90a (wgmma, TMA multicast, clusters), bf16. As matmul rung 18, a first
+// launch pads X and W1 when D or F is not a multiple of 8 (their rows are then not 16-byte
+// aligned, which a tensor map needs); H's map needs F % 8 == 0 too, and without it the consumers
+// store GeLU(acc) element by element. Its lab rung, gelu_cluster_lab, keeps the switches this
+// rung pins (BM, GROUP_M, LAG, QUEUE and the measuring form STAMPS); their history, with each
+// prediction and measurement, is in docs/tuning/mlp.md ("Rung 5's header").
 // Error: as rung 4 (fp32 sums, one rounding of GeLU's result to bf16).
-// Edges and alignment: as matmul rung 18, a first launch pads X and W1 when D or F is not a
-// multiple of 8 (their rows are then not 16-byte aligned, which a tensor map needs); H's map
-// needs F % 8 == 0 too, and without it the consumers store GeLU(acc) element by element.
 
 #include <cuda_bf16.h>
 

@@ -1,11 +1,14 @@
 // Rung 1: three stacked sigmoids as a framework runs them eagerly: one kernel per operation.
 //
-// Forward: s1 = sigmoid(x), s2 = sigmoid(s1), y = s3 = sigmoid(s2), three launches, each a
-// read and a write of a whole array. Backward (autograd's sigmoid_backward, once per sigmoid):
-// d3 = g * s3(1 - s3), d2 = d3 * s2(1 - s2), dx = d2 * s1(1 - s1), three launches of two reads
-// and a write. 6 + 9 = 15 array accesses per element; the intermediates d3 and d2 exist only
-// because each operation is its own kernel. What to see: about three times the time of rung 3,
-// as the access count predicts, each kernel on its own near the copy roof.
+// What changes: nothing yet; this is the baseline. Forward: s1 = sigmoid(x), s2 = sigmoid(s1), y =
+// s3 = sigmoid(s2), three launches, each a read and a write of a whole array. Backward (autograd's
+// sigmoid_backward, once per sigmoid): d3 = g * s3(1 - s3), d2 = d3 * s2(1 - s2), dx = d2 * s1(1 -
+// s1), three launches of two reads and a write.
+// Why it is slow: 6 + 9 = 15 array accesses per element; the intermediates d3 and d2 exist only
+// because each operation is its own kernel.
+// What to see: about three times the time of rung 3, as the access count predicts, each kernel on
+// its own near the copy roof.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 #include "sigmoid.cuh"
 
 // out = sigmoid(in)

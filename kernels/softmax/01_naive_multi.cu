@@ -1,23 +1,23 @@
-// Rung 1 of the softmax ladder: softmax over each row of an m x n matrix as five kernels,
-// the way a chain of library calls computes it:
+// Rung 1 of the softmax ladder: softmax over each row of an m x n matrix as five kernels, the way a
+// chain of library calls computes it:
 //   row_max[r]   = max_c in[r][c]                  (reduction)
 //   shifted      = in - row_max                    (elementwise, broadcast per row)
 //   out          = exp(shifted)                    (elementwise)
 //   row_sum[r]   = sum_c out[r][c]                 (reduction)
 //   out          = out / row_sum                   (elementwise, in place)
 //
-// What this rung is: the baseline. Each kernel on its own is reasonable (coalesced, the
-// reductions use one block per row and a shared-memory tree), but every launch reads its
-// inputs from DRAM and writes its output back: 5mn + 2m elements read and 3mn + 2m written,
-// about four times the 2mn a fused kernel needs.
-// What to see: GB/s measured against the ideal bytes (2mn) lands near a fifth of the copy
-// line, while GB/s against this rung's own model (8mn + 4m), four times more bytes, is well
-// over half of it: the kernels are reasonable, the traffic is not. Rung 2 fuses them.
+// What changes: nothing yet; this is the baseline. Each kernel on its own is reasonable (coalesced,
+// the reductions use one block per row and a shared-memory tree).
+// Why it is slow: every launch reads its inputs from DRAM and writes its output back: 5mn + 2m
+// elements read and 3mn + 2m written, about four times the 2mn a fused kernel needs.
+// What to see: GB/s measured against the ideal bytes (2mn) lands near a fifth of the copy line,
+// while GB/s against this rung's own model (8mn + 4m), four times more bytes, is well over half of
+// it: the kernels are reasonable, the traffic is not. Rung 2 fuses them.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 //
-// Subtracting the row maximum first keeps exp() from overflowing (rows holding 1e4).
-// A row that is entirely -inf has no maximum to subtract; we define its softmax as all
-// zeros (torch gives NaN): the max is replaced by 0, so exp(-inf) = 0, and the division by a
-// zero sum is skipped.
+// Subtracting the row maximum first keeps exp() from overflowing (rows holding 1e4). A row that is
+// entirely -inf has no maximum to subtract; we define its softmax as all zeros (torch gives NaN):
+// the max is replaced by 0, so exp(-inf) = 0, and the division by a zero sum is skipped.
 
 #if !defined(ELEM_IS_FP32)
 #error "the softmax ladder is written for fp32: compile with -DELEM=float -DELEM_IS_FP32=1"

@@ -16,6 +16,7 @@
 // Rows of any length work: nothing is held per element, so n = 65,536 and beyond simply
 // stream (the later reads may then come partly from DRAM rather than L2).
 // A row of all -inf gives all zeros (the max is replaced by 0 and 0 / 0 is avoided).
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32, bf16 or fp16 data.
 
 // Storage: ELEM (fp32, bf16 or fp16); every value is converted to float on load, the statistics
 // and the output are computed in float and the output rounded once to ELEM on store.

@@ -11,6 +11,7 @@
 // large share of the work, gain the most.
 // What to see: a gain over rung 2 that grows as n shrinks; at large n both are bound by the
 // three passes over the row. Rung 4 removes one pass.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32, bf16 or fp16 data.
 
 // Storage: ELEM (fp32, bf16 or fp16); every value is converted to float on load, the statistics
 // and the output are computed in float and the output rounded once to ELEM on store.

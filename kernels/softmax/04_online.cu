@@ -24,6 +24,7 @@
 // up, 65,537 most) the saved read is a DRAM read and rung 4 wins clearly. UNROLL = 1 vs 4
 // changed little on an H100 (the compiler overlaps the loads anyway). The same update is the
 // heart of FlashAttention, which never sees a whole row at once.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32, bf16 or fp16 data.
 
 // Storage: ELEM (fp32, bf16 or fp16); every value is converted to float on load, the statistics
 // and the output are computed in float and the output rounded once to ELEM on store.

@@ -27,6 +27,7 @@
 // before it (head) and after it (tail) go through a scalar loop. If `in` or `out` is not
 // 16-byte aligned at all, the whole row takes the scalar loop. Any n >= 1 is correct.
 // A row of all -inf gives all zeros (defined; torch gives NaN).
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32, bf16 or fp16 data.
 
 // Storage: ELEM (fp32, bf16 or fp16). The "float4" of this file is a packet of four elements
 // (kl_load4 / kl_store4 of kl_vec.cuh): 16 bytes in fp32, 8 in 16 bits, converted to a float4 in

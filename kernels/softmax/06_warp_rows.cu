@@ -20,11 +20,10 @@
 // its first load, the loads' round trip, the tail of the last warps. This rung keeps that path
 // as short as it can be. At 32768 x 1024 rung 5 spreads a row over two warps joined by a barrier;
 // here one warp holds all 1,024 elements (32 registers per lane).
-// What to see (H100, 2026-11-22, same run as torch): at 4096 x 256 1,130-1,150 GB/s against
-// online_vec 1,116 and torch.softmax 1,092, while a plain copy of the same bytes
-// (transpose/copy_row_walk) makes 1,197: at this size the copy itself, not the softmax, sets
-// the ceiling, and this rung is within 4% of it. At 32768 x 1024 it is level with rung 5 and
-// the copy (2,870 GB/s). Rows longer than 1,024 are
+// What to see: at 4096 x 256 it runs within a few percent of a plain copy of the same bytes
+// (transpose/copy_row_walk), ahead of online_vec and torch.softmax: at this size the copy itself,
+// not the softmax, sets the ceiling (docs/tuning/softmax.md). At 32768 x 1024 it is level with
+// rung 5 and the copy. Rows longer than 1,024 are
 // not what this rung is for: they take a plain two-pass loop (online statistics, then a second
 // read from L2 for the output), correct at any length but slower than rung 5 there.
 //
@@ -32,6 +31,7 @@
 // float4 (lane l takes float4 l, l + 32, ...: each warp load covers 512 consecutive bytes).
 // Otherwise lanes hold 4K single floats the same way (128-byte warp loads). Any n >= 1 works.
 // A row of all -inf gives all zeros (defined; torch gives NaN).
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32, bf16 or fp16 data.
 
 // Storage: ELEM (fp32, bf16 or fp16). A "float4" below is a packet of four elements (kl_load4 /
 // kl_store4 of kl_vec.cuh: 16 bytes in fp32, 8 in 16 bits) held as a float4 in registers, so K,

@@ -1,14 +1,16 @@
 # Triton rung: the fused row softmax, written in Triton.
 #
-# One program per row, as CUDA rungs 02-05: the row is loaded once as a BLOCK-wide tensor, its
-# max and sum are tl.max and tl.sum, and the result is stored once. What Triton does for us:
-# the load is coalesced and vectorized (16 bytes per thread when cols is a multiple of 16, as
-# the engine tells the compiler), the two reductions become warp shuffles plus a small
-# shared-memory exchange between warps, all chosen by the compiler from num_warps. When the
-# row is longer than BLOCK the kernel streams it in BLOCK-sized chunks with the online
-# softmax (rung 04's idea): one pass for the running max and sum, one to write. What to see:
-# the row that fits (cols <= BLOCK) reaches the best CUDA rungs' GB/s. An all -inf row gives
-# zeros, as the ladder defines.
+# What changes from the CUDA rungs: the language. One program per row, as CUDA rungs 02-05: the row
+# is loaded once as a BLOCK-wide tensor, its max and sum are tl.max and tl.sum, and the result is
+# stored once. When the row is longer than BLOCK the kernel streams it in BLOCK-sized chunks with
+# the online softmax (rung 04's idea): one pass for the running max and sum, one to write.
+# Why it is fast: the load is coalesced and vectorized (16 bytes per thread when cols is a multiple
+# of 16, as the engine tells the compiler), the two reductions become warp shuffles plus a small
+# shared-memory exchange between warps, all chosen by the compiler from num_warps.
+# What to see: the row that fits (cols <= BLOCK) reaches the best CUDA rungs' GB/s. An all -inf row
+# gives zeros, as the ladder defines.
+# What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data; a python3 with Triton
+# (KL_PYTHON).
 import triton
 import triton.language as tl
 

@@ -14,6 +14,7 @@
 //
 // Grid: x covers the columns in blocks of TPB threads; y covers the rows in groups of EPT
 // (a grid-stride loop, because the y dimension of a grid is limited to 65535 blocks).
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 
 #if !defined(ELEM_IS_FP32)
 #error "the transpose ladder is written for fp32: compile with -DELEM=float -DELEM_IS_FP32=1"

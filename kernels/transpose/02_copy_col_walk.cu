@@ -12,6 +12,7 @@
 //
 // Each thread copies EPT elements of its row, from EPT consecutive columns, loads first, as
 // in rung 1: the two rungs differ only in which index follows the thread.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 
 #if !defined(ELEM_IS_FP32)
 #error "the transpose ladder is written for fp32: compile with -DELEM=float -DELEM_IS_FP32=1"

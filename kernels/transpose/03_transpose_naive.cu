@@ -9,6 +9,7 @@
 // What to see: about as slow as rung 2, although only one side is strided: one uncoalesced
 // side is enough to lose most of the bandwidth.
 // Like rung 1, each thread handles EPT rows, loads first.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 
 #if !defined(ELEM_IS_FP32)
 #error "the transpose ladder is written for fp32: compile with -DELEM=float -DELEM_IS_FP32=1"

@@ -12,6 +12,7 @@
 // times. The profiler's shared-memory bank-conflict counter shows it; rung 5 removes it.
 //
 // Block: TILE x ROWS_PER_PASS threads; each thread handles TILE / ROWS_PER_PASS elements.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 
 #if !defined(ELEM_IS_FP32)
 #error "the transpose ladder is written for fp32: compile with -DELEM=float -DELEM_IS_FP32=1"

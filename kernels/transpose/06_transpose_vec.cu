@@ -18,6 +18,7 @@
 // and writes form longer runs, did not help; see docs/tuning/transpose.md).
 // Tiles that stick out of the matrix, or sizes whose rows are not 16-byte aligned (cols or
 // rows not a multiple of 4), take a scalar path through the same tile: correct, slower.
+// What it needs: any GPU the workbook runs on (sm_75 and newer); fp32 data.
 
 #if !defined(ELEM_IS_FP32)
 #error "the transpose ladder is written for fp32: compile with -DELEM=float -DELEM_IS_FP32=1"

@@ -104,17 +104,18 @@ TEST(LaunchGeometry, DynamicSharedMemoryIsCheckedAgainstTheProfilesOptInLimit) {
     // mma_bf16 at STAGES = 6, BK = 64: 6 x (128 x 64 + 64 x 128) x 2 = 196608 bytes. The H100 lets a
     // block opt in to 232448; the RTX 3090 to 101376.
     const kl::ParamValues deep = {{"STAGES", 6}, {"BK", 64}};
-    EXPECT_EQ(refusal("matmul", "mma_bf16", {}, deep, "sm_90_h100.json"), "");
-    EXPECT_EQ(refusal("matmul", "mma_bf16", {}, deep, "sm_86_rtx3090.json"),
-              "matmul/mma_bf16 (BK=64, BM=128, BN=128, STAGES=6): dynamic shared memory = STAGES * (BM * BK + BK * BN) "
-              "* 2 = 196608 bytes > 101376 bytes, the most a block may opt in to on the device");
+    EXPECT_EQ(refusal("matmul", "mma_bf16_lab", {}, deep, "sm_90_h100.json"), "");
+    EXPECT_EQ(
+        refusal("matmul", "mma_bf16_lab", {}, deep, "sm_86_rtx3090.json"),
+        "matmul/mma_bf16_lab (BK=64, BM=128, BN=128, STAGES=6): dynamic shared memory = STAGES * (BM * BK + BK * BN) "
+        "* 2 = 196608 bytes > 101376 bytes, the most a block may opt in to on the device");
 }
 
 TEST(LaunchGeometry, UnknownSharedMemoryLimitIsNotChecked) {
     // A default DeviceLimits (no GPU, no profile) knows the grid and block limits of
     // every CUDA GPU but not the shared memory: that is left to the runner.
     const kl::Ladder& L = ladder("matmul");
-    const kl::Rung& r = *L.find_rung("mma_bf16");
+    const kl::Rung& r = *L.find_rung("mma_bf16_lab");  // BK is its lab switch
     EXPECT_EQ(kl::launch_geometry_refusal(r, scope_of(L, r, {}, {{"STAGES", 6}, {"BK", 64}}), kl::DeviceLimits{}), "");
 }
 

@@ -220,9 +220,9 @@ TEST(LaunchCheck, TooManyRegistersForTheBlockIsRefusedNamingRegisters) {
 }
 
 TEST(LaunchCheck, SharedMemoryBeyondTheOptInLimitIsRefused) {
-    // mma_bf16 with STAGES = 6, BK = 64: 6 x (128 x 64 + 64 x 128) x 2 = 196608 B: fits the
-    // H100's 232448 but not the RTX 3090's 101376.
-    Geometry g = geometry("matmul", "mma_bf16", {{"STAGES", 6}, {"BK", 64}});
+    // mma_bf16 with STAGES = 6, BK = 64 (its lab rung: BK is a lab switch): 6 x (128 x 64 + 64 x 128)
+    // x 2 = 196608 B: fits the H100's 232448 but not the RTX 3090's 101376.
+    Geometry g = geometry("matmul", "mma_bf16_lab", {{"STAGES", 6}, {"BK", 64}});
     ASSERT_EQ(g.dynamic_smem, 196608);
     kl::KernelResources k;
     k.regs_per_thread = 96;
@@ -254,9 +254,9 @@ TEST(ArchGate, RunAllOnAnSm86ProfileSkipsExactlyTheHopperRungs) {
                 << p.skip;
             EXPECT_NE(p.skip.find(p.rung->min_arch_why), std::string::npos) << p.skip;
         }
-    EXPECT_EQ(skipped, (std::vector<std::string>{"wgmma_bf16", "wgmma_tma_bf16", "wgmma_streamk_bf16", "cublaslt_fp8",
-                                                 "wgmma_fp8", "wgmma_cluster_bf16", "wgmma_pingpong_bf16",
-                                                 "wgmma_tma_store_bf16"}));
+    EXPECT_EQ(skipped,
+              (std::vector<std::string>{"wgmma_bf16", "wgmma_tma_bf16", "wgmma_streamk_bf16", "wgmma_cluster_bf16",
+                                        "wgmma_pingpong_bf16", "wgmma_tma_store_bf16", "cublaslt_fp8", "wgmma_fp8"}));
     for (const char* id : {"elementwise", "transpose", "softmax"})
         for (const auto& p : kl::plan_run_all(ladder(id), d.cc())) EXPECT_EQ(p.skip, "") << id << "/" << p.rung->id;
     std::vector<std::string> attention_skipped;  // issue 19's wgmma/TMA rungs
@@ -269,16 +269,15 @@ TEST(ArchGate, OnTuringTheAmpereRungsAreSkippedToo) {
     std::vector<std::string> skipped;
     for (const auto& p : kl::plan_run_all(ladder("matmul"), 75))
         if (!p.skip.empty()) skipped.push_back(p.rung->id + ": " + p.skip.substr(0, p.skip.find(':')));
-    EXPECT_EQ(
-        skipped,
-        (std::vector<std::string>{
-            "double_buffer: needs sm_80 (Ampere)", "mma_bf16: needs sm_80 (Ampere)", "wgmma_bf16: needs sm_90 (Hopper)",
-            "wgmma_tma_bf16: needs sm_90 (Hopper)", "wgmma_streamk_bf16: needs sm_90 (Hopper)",
-            "double_buffer_streamk: needs sm_80 (Ampere)", "cublaslt_fp8: needs sm_89 (Ada)",
-            "wgmma_fp8: needs sm_90 (Hopper)", "triton_matmul: needs sm_80 (Ampere)",
-            "wgmma_cluster_bf16: needs sm_90 (Hopper)", "double_buffer_at: needs sm_80 (Ampere)",
-            "wgmma_pingpong_bf16: needs sm_90 (Hopper)", "wgmma_tma_store_bf16: needs sm_90 (Hopper)",
-            "double_buffer_at_streamk: needs sm_80 (Ampere)", "double_buffer_a_kmajor: needs sm_80 (Ampere)"}));
+    EXPECT_EQ(skipped, (std::vector<std::string>{
+                           "double_buffer: needs sm_80 (Ampere)", "mma_bf16: needs sm_80 (Ampere)",
+                           "wgmma_bf16: needs sm_90 (Hopper)", "wgmma_tma_bf16: needs sm_90 (Hopper)",
+                           "wgmma_streamk_bf16: needs sm_90 (Hopper)", "double_buffer_streamk: needs sm_80 (Ampere)",
+                           "wgmma_cluster_bf16: needs sm_90 (Hopper)", "double_buffer_at: needs sm_80 (Ampere)",
+                           "wgmma_pingpong_bf16: needs sm_90 (Hopper)", "wgmma_tma_store_bf16: needs sm_90 (Hopper)",
+                           "double_buffer_at_streamk: needs sm_80 (Ampere)", "cublaslt_fp8: needs sm_89 (Ada)",
+                           "wgmma_fp8: needs sm_90 (Hopper)", "double_buffer_a_kmajor: needs sm_80 (Ampere)",
+                           "triton_matmul: needs sm_80 (Ampere)"}));
     // The L2 cache-policy rungs of the layernorm ladder: their PTX does not assemble for sm_75.
     std::vector<std::string> layernorm_skipped;
     for (const auto& p : kl::plan_run_all(ladder("layernorm"), 75))

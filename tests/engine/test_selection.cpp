@@ -146,7 +146,7 @@ TEST(Selection, ARefusedSliderValueReadsTheSameEverywhere) {
     const kl::Ladder& M = ladder("matmul");
     kl::SelectionChoice deep;
     deep.ladder = &M;
-    deep.rung = M.find_rung("mma_bf16");
+    deep.rung = M.find_rung("mma_bf16_lab");  // the lab rung: BK is a lab switch of mma_bf16
     ASSERT_NE(deep.rung, nullptr);
     deep.sizes.insert(M.default_sizes.begin(), M.default_sizes.end());
     deep.overrides = {{"STAGES", 6}, {"BK", 64}};

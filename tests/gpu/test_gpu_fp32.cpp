@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu_matmul_support.h"
+#include "lab_twin.h"
 
 namespace {
 
@@ -33,7 +34,7 @@ std::vector<Sizes> sizes_with(const std::vector<Sizes>& more) {
 void expect_correct(const std::string& rung, const std::vector<kl::ParamValues>& variants,
                     const std::vector<Sizes>& sizes) {
     kl::Runner runner(gpu(), std::nullopt);
-    const kl::Rung* r = matmul().find_rung(rung);
+    const kl::Rung* r = kl_test::with_switches(matmul(), rung);  // lab switches set: the lab twin
     ASSERT_NE(r, nullptr) << rung;
     int checked = 0;
     for (const auto& params : variants) {

@@ -10,6 +10,7 @@
 #include "gpu/calibration.h"
 #include "gpu/gpu_context.h"
 #include "gpu/runner.h"
+#include "lab_twin.h"
 #include "model/device_profile.h"
 #include "model/manifest_load.h"
 
@@ -72,7 +73,8 @@ TEST(GpuLadders, EveryRungCorrectAtAlignedAndOddSizes) {
     int checked = 0;
     for (const auto& L : ladders()) {
         for (const auto& sizes : sizes_for(L)) {
-            for (const auto& r : L.rungs) {
+            for (const kl::Rung* rp : L.every_rung()) {  // lab rungs too (issue 37)
+                const kl::Rung& r = *rp;
                 for (kl::DType dt : r.dtypes) {
                     kl::RunOptions o;
                     o.sizes = sizes;
@@ -224,7 +226,7 @@ TEST(GpuLadders, DoubleBufferRungsCorrectAcrossStagesAndTiles) {
             std::string p;
             for (const auto& [k, v] : params) p += " " + k + "=" + std::to_string(v);
             SCOPED_TRACE("matmul/" + rung + p + " " + describe(sizes));
-            kl::RunRecord rec = runner.run(*L, *L->find_rung(rung), o);
+            kl::RunRecord rec = runner.run(*L, *kl_test::with_switches(*L, rung), o);
             ASSERT_TRUE(rec.correctness.has_value());
             EXPECT_TRUE(rec.correctness->passed) << rec.correctness->summary();
             ASSERT_FALSE(runner.context_lost()) << "a rung faulted";
@@ -263,7 +265,7 @@ TEST(GpuLadders, StreamKRungsCorrectAcrossSchedulesTilesAndOddSizes) {
     sizes.push_back({{"M", 64}, {"N", 64}, {"K", 8192}});    // one tile cut into ~130 pieces
     int checked = 0, skipped = 0;
     for (const auto& [rung, params] : variants) {
-        const kl::Rung* r = L->find_rung(rung);
+        const kl::Rung* r = kl_test::with_switches(*L, rung);  // lab switches set: the lab twin
         ASSERT_NE(r, nullptr) << rung;
         if (!kl::rung_arch_refusal(*r, gpu().device().cc()).empty()) {
             ++skipped;  // wgmma_streamk_bf16 is sm_90a only
@@ -298,8 +300,9 @@ TEST(GpuLadders, ClusterRungCorrectAcrossPairsTilesAndOddSizes) {
     const kl::Ladder* L = ladder_named("matmul");
     ASSERT_NE(L, nullptr);
     const kl::Rung* r = L->find_rung("wgmma_cluster_bf16");
-    const kl::Rung* pp = L->find_rung("wgmma_pingpong_bf16");   // rung 17: the same pairs, tiles in turn
-    const kl::Rung* ts = L->find_rung("wgmma_tma_store_bf16");  // rung 18: rung 15, C through TMA stores
+    const kl::Rung* pp = L->find_rung("wgmma_pingpong_bf16");  // rung 17: the same pairs, tiles in turn
+    const kl::Rung* ts =
+        kl_test::with_switches(*L, "wgmma_tma_store_bf16");  // rung 18 (its lab twin): rung 15, C by TMA
     ASSERT_NE(r, nullptr);
     ASSERT_NE(pp, nullptr);
     ASSERT_NE(ts, nullptr);
@@ -442,7 +445,7 @@ TEST(GpuLadders, HopperFlashRungsCorrectAtOddSizesInEveryMode) {
     };
     int checked = 0;
     for (const auto& [rung, params] : variants) {
-        const kl::Rung* r = L->find_rung(rung);
+        const kl::Rung* r = kl_test::with_switches(*L, rung);  // lab switches set: the lab twin
         ASSERT_NE(r, nullptr) << rung;
         if (!kl::rung_arch_refusal(*r, gpu().device().cc()).empty()) GTEST_SKIP() << rung << " needs sm_90a";
         for (int64_t d : {64, 128})

@@ -13,6 +13,7 @@
 #include "base/paths.h"
 #include "gpu/gpu_context.h"
 #include "gpu/runner.h"
+#include "lab_twin.h"
 #include "model/manifest_load.h"
 
 namespace {
@@ -29,9 +30,9 @@ const kl::Ladder& mlp_ladder() {
     return L;
 }
 
+// The rung with every switch free (its lab twin when it has one): the variants set lab switches.
 const kl::Rung& rung(const std::string& id) {
-    for (const auto& r : mlp_ladder().rungs)
-        if (r.id == id) return r;
+    if (const kl::Rung* r = kl_test::with_switches(mlp_ladder(), id)) return *r;
     throw std::runtime_error("no rung mlp/" + id);
 }
 
@@ -241,8 +242,7 @@ const kl::Ladder& matmul_ladder() {
 }
 
 const kl::Rung& matmul_rung(const std::string& id) {
-    for (const auto& r : matmul_ladder().rungs)
-        if (r.id == id) return r;
+    if (const kl::Rung* r = kl_test::with_switches(matmul_ladder(), id)) return *r;
     throw std::runtime_error("no rung matmul/" + id);
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gpu_matmul_support.h"
+#include "lab_twin.h"
 #include "model/device_profile.h"
 
 namespace {
@@ -34,7 +35,7 @@ const Sizes kReshapeSizes =
 // launch, and returns how many passed.
 int check_after_one_launch(const std::vector<kl::ParamValues>& variants, const Sizes& sizes = kReshapeSizes) {
     const kl::Ladder& L = matmul();
-    const kl::Rung* ts = L.find_rung("wgmma_tma_store_bf16");
+    const kl::Rung* ts = kl_test::with_switches(L, "wgmma_tma_store_bf16");
     kl::Runner runner(gpu(), std::nullopt);
     int checked = 0;
     for (const auto& params : variants) {
@@ -63,7 +64,7 @@ int check_after_one_launch(const std::vector<kl::ParamValues>& variants, const S
 }
 
 bool rung18_runs_here() {
-    const kl::Rung* ts = matmul().find_rung("wgmma_tma_store_bf16");
+    const kl::Rung* ts = kl_test::with_switches(matmul(), "wgmma_tma_store_bf16");
     return ts && kl::rung_arch_refusal(*ts, gpu().device().cc()).empty();
 }
 

@@ -14,13 +14,16 @@ fresh_out "$2" "${XDG_CACHE_HOME:-}"
 XDG_DATA_HOME=$(mktemp -d)
 export XDG_DATA_HOME
 trap 'rm -rf "$XDG_DATA_HOME"' EXIT
+# The trap and the loop go after the loop body's statement, wherever the rung's header puts it.
+anchor=$(grep -n 'if (i < n) c\[i\]' "$here/../../kernels/elementwise/01_vector_add.cu" | cut -d: -f1)
+[ -n "$anchor" ] || { echo "FAIL: no loop statement in kernels/elementwise/01_vector_add.cu"; exit 1; }
 cat > "$out/script.txt" <<SCRIPT
 wait 5
 click card:vector_add
 click tab:Source
 click button:make_mine
 wait 5
-click editor:line:20
+click editor:line:$anchor
 key End
 key Enter
 type         __trap();
@@ -34,7 +37,7 @@ click tab:Mine
 wait 30
 key Ctrl+Z
 wait 30
-click editor:line:20
+click editor:line:$anchor
 key End
 key Enter
 type         while (clock64() >= 0) {}

@@ -33,13 +33,16 @@ printf '%s\n' "$@" > "$(dirname "$0")/editor_argv.txt"
 printf '// edited in my own editor\n' >> "$1"
 ED
 export VISUAL="sh $out/editor.sh" EDITOR=
+# The broken line goes after the loop body's statement, wherever the rung's header puts it.
+anchor=$(grep -n 'if (i < n) c\[i\]' "$repo/kernels/elementwise/01_vector_add.cu" | cut -d: -f1)
+[ -n "$anchor" ] || { echo "FAIL: no loop statement in kernels/elementwise/01_vector_add.cu"; exit 1; }
 cat > "$out/script.txt" <<SCRIPT
 wait 5
 click card:vector_add
 click tab:Source
 click button:make_mine
 wait 5
-click editor:line:20
+click editor:line:$anchor
 key End
 key Enter
 type         oops_undefined = 1;
@@ -70,9 +73,9 @@ wait 5
 SCRIPT
 run_gui "$gui" --size 1440x900 --lesson first_kernel --step 3 --script "$out/script.txt" --max-seconds 240 \
     --report "$out/report.json"
-python3 - "$out" "$XDG_DATA_HOME" <<'PY' || exit 1
+python3 - "$out" "$XDG_DATA_HOME" "$((anchor + 1))" <<'PY' || exit 1
 import json, os, sys
-out, data = sys.argv[1], sys.argv[2]
+out, data, broken = sys.argv[1], sys.argv[2], int(sys.argv[3])
 r = json.load(open(f"{out}/report.json"))
 ce = json.load(open(f"{out}/compile_error.json"))["learner"]
 jumped = json.load(open(f"{out}/jumped.json"))["learner"]
@@ -84,10 +87,10 @@ checks = [
     (sc["finished"] and not sc["errors"], f"script: {sc['errors']}"),
     (os.path.exists(src) and os.path.exists(f"{ws}/manifest.toml"), f"workspace files missing: {os.listdir(ws) if os.path.isdir(ws) else 'no ' + ws}"),
     (le["rung"] == "mine_vector_add" and le["forked_from"] == "vector_add", f"learner rung: {le['rung']} from {le['forked_from']}"),
-    (21 in ce["gutter_marks"], f"gutter marks after the broken save: {ce['gutter_marks']} (expected line 21)"),
-    (any("mine_vector_add.cu:21:" in d and "oops_undefined" in d for d in ce["diagnostics"]), f"diagnostics: {ce['diagnostics']}"),
+    (broken in ce["gutter_marks"], f"gutter marks after the broken save: {ce['gutter_marks']} (expected line {broken})"),
+    (any(f"mine_vector_add.cu:{broken}:" in d and "oops_undefined" in d for d in ce["diagnostics"]), f"diagnostics: {ce['diagnostics']}"),
     ("did not compile" in ce["outcome"] and ce["outcome_error"], f"outcome after the broken save: {ce['outcome']!r}"),
-    (jumped["caret_line"] == 21, f"clicking the message put the caret on line {jumped['caret_line']}, expected 21"),
+    (jumped["caret_line"] == broken, f"clicking the message put the caret on line {jumped['caret_line']}, expected {broken}"),
     ("oops_undefined" not in text, "Ctrl+Z did not take the broken line back"),
     (not le["diagnostics"] and not le["gutter_marks"], f"marks left after the fix: {le['gutter_marks']} {le['diagnostics']}"),
     (text.endswith("// edited in my own editor\n"), "the outside editor's change is not in the file"),

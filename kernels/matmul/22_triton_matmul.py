@@ -1,14 +1,18 @@
 # Triton rung: the blocked GEMM of the Triton tutorial, bf16 inputs, fp32 sums and output.
 #
-# A program computes one BLOCK_M x BLOCK_N tile of C, walking K in BLOCK_K steps: load a tile
-# of A and one of B, tl.dot them into an fp32 accumulator. That is all the source says. The
-# compiler does what CUDA rungs 03-12 did by hand: it stages the tiles through shared memory
+# What changes from the CUDA rungs: the language. A program computes one BLOCK_M x BLOCK_N tile
+# of C, walking K in BLOCK_K steps: load a tile of A and one of B, tl.dot them into an fp32
+# accumulator. That is all the source says.
+# Why it is fast: the compiler does what CUDA rungs 03-12 did by hand: it stages the tiles through shared memory
 # (swizzled, no bank conflicts), pipelines num_stages of them with asynchronous copies (TMA
 # or cp.async), and issues tensor-core instructions (wgmma on Hopper) for tl.dot.
 # GROUP_M is the one idea the source keeps: programs are ordered so that GROUP_M row-tiles
 # of C are finished together, and the A and B tiles they share stay in L2. GROUP_M = 1 is
-# plain row-major order. What to see: tensor-core speed from ~30 lines, and the L2 effect of
+# plain row-major order.
+# What to see: tensor-core speed from ~30 lines, and the L2 effect of
 # grouping at large sizes (compare GROUP_M = 1 and 8).
+# What it needs: sm_80 (Ampere) or newer: Triton's bf16 tl.dot needs Ampere tensor cores; bf16 data;
+# a python3 with Triton (KL_PYTHON).
 import triton
 import triton.language as tl
 
