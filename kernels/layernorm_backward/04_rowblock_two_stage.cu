@@ -9,7 +9,7 @@
 // BPS x SMs atomics), at the price of writing and reading 2 x 4 bytes x grid x cols, which L2
 // holds (8 MiB at 4096 columns and 264 blocks); the second kernel is short.
 // What to see: against rung 3, which end costs less; the timeline's second kernel.
-// What it needs: cols <= TPB * MAXV * (16 / esize) (the manifest checks); nothing past sm_50;
+// What it needs: cols <= TPB * MAXP * 4 (the manifest checks); nothing past sm_50;
 // scratch of 2 x grid x cols fp32.
 #include "lnb_rowblock.cuh"
 
@@ -17,11 +17,11 @@ extern "C" __global__ void __launch_bounds__(TPB)
     lnb_rowblock_partials(ELEM* __restrict__ dx, float* __restrict__ part_g, float* __restrict__ part_b,
                           const ELEM* __restrict__ s, const ELEM* __restrict__ dy, const ELEM* __restrict__ w,
                           const float* __restrict__ mean, const float* __restrict__ rstd, long long rows, int cols) {
-    float pg[MAXV][VEC], pb[MAXV][VEC];
+    float pg[MAXP][VEC], pb[MAXP][VEC];
     const bool vec = lnb_rowblock_rows(dx, s, dy, w, mean, rstd, rows, cols, pg, pb);
     const long long o = (long long)blockIdx.x * cols;
 #pragma unroll
-    for (int j = 0; j < MAXV; ++j)
+    for (int j = 0; j < MAXP; ++j)
 #pragma unroll
         for (int k = 0; k < VEC; ++k) {
             const int c = lnb_col(vec, j, k);
