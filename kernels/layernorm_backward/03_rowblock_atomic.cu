@@ -21,16 +21,16 @@ extern "C" __global__ void __launch_bounds__(TPB)
     lnb_rowblock_atomic(ELEM* __restrict__ dx, float* __restrict__ total_g, float* __restrict__ total_b,
                         const ELEM* __restrict__ s, const ELEM* __restrict__ dy, const ELEM* __restrict__ w,
                         const float* __restrict__ mean, const float* __restrict__ rstd, long long rows, int cols) {
-    float pg[MAXP][VEC], pb[MAXP][VEC];
-    const bool vec = lnb_rowblock_rows(dx, s, dy, w, mean, rstd, rows, cols, pg, pb);
+    LnbRegColumns cs;
+    const bool vec = lnb_rowblock_rows(dx, s, dy, w, mean, rstd, rows, cols, cs);
 #pragma unroll
     for (int j = 0; j < MAXP; ++j)
 #pragma unroll
         for (int k = 0; k < VEC; ++k) {
             const int c = lnb_col(vec, j, k);
             if (c < cols) {
-                atomicAdd(total_g + c, pg[j][k]);
-                if (!RMS) atomicAdd(total_b + c, pb[j][k]);
+                atomicAdd(total_g + c, cs.sum_g(j, k));
+                if (!RMS) atomicAdd(total_b + c, cs.sum_b(j, k));
             }
         }
 }

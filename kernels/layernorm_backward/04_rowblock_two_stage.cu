@@ -17,8 +17,8 @@ extern "C" __global__ void __launch_bounds__(TPB)
     lnb_rowblock_partials(ELEM* __restrict__ dx, float* __restrict__ part_g, float* __restrict__ part_b,
                           const ELEM* __restrict__ s, const ELEM* __restrict__ dy, const ELEM* __restrict__ w,
                           const float* __restrict__ mean, const float* __restrict__ rstd, long long rows, int cols) {
-    float pg[MAXP][VEC], pb[MAXP][VEC];
-    const bool vec = lnb_rowblock_rows(dx, s, dy, w, mean, rstd, rows, cols, pg, pb);
+    LnbRegColumns cs;
+    const bool vec = lnb_rowblock_rows(dx, s, dy, w, mean, rstd, rows, cols, cs);
     const long long o = (long long)blockIdx.x * cols;
 #pragma unroll
     for (int j = 0; j < MAXP; ++j)
@@ -26,8 +26,8 @@ extern "C" __global__ void __launch_bounds__(TPB)
         for (int k = 0; k < VEC; ++k) {
             const int c = lnb_col(vec, j, k);
             if (c < cols) {
-                part_g[o + c] = pg[j][k];
-                if (!RMS) part_b[o + c] = pb[j][k];
+                part_g[o + c] = cs.sum_g(j, k);
+                if (!RMS) part_b[o + c] = cs.sum_b(j, k);
             }
         }
 }

@@ -1,6 +1,7 @@
-// The main loop of rungs 3 and 4 (their difference is what happens after it: rung 3 adds each
-// block's dgamma and dbeta into fp32 totals with atomics, rung 4 writes them as a row of partial
-// sums for a second kernel; both files say so at their top).
+// The main loop of rungs 3, 4 and 6 (rungs 3 and 4 differ in what happens after it: rung 3 adds
+// each block's dgamma and dbeta into fp32 totals with atomics, rung 4 writes them as a row of
+// partial sums for a second kernel; rung 6 keeps w and the sums in shared memory instead of
+// registers, LnbSmemColumns below; each file says so at its top).
 //
 // A block walks rows blockIdx.x, blockIdx.x + gridDim.x, ... (gridDim.x = BPS x SMs, persistent
 // blocks). Each thread owns the same columns of every row: MAXP packs of 4 elements. So w is
@@ -80,25 +81,65 @@ __device__ __forceinline__ void lnb_share_stats(const float (&sv)[MAXP][VEC], bo
     rstd = rsqrtf(lnb_block_sum(acc, sh, TPB) / cols + LNB_EPS);
 }
 
-// dx of the block's rows; pg and pb come back holding this thread's sums of dy * xhat and dy
-// over those rows, for its columns (lnb_col). Returns whether the pack path ran.
+// Where a thread keeps w and its sums of dy * xhat (g) and dy (b) for its columns: in registers
+// (rungs 3 and 4: 3 of the 5 registers each element of the row costs), ...
+struct LnbRegColumns {
+    float wv[MAXP][VEC], pg[MAXP][VEC], pb[MAXP][VEC];
+    __device__ __forceinline__ void begin(const ELEM* __restrict__ w, bool vec, int cols) {
+        lnb_load_share(wv, w, vec, cols, false);
+#pragma unroll
+        for (int j = 0; j < MAXP; ++j)
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) pg[j][k] = pb[j][k] = 0.f;
+    }
+    __device__ __forceinline__ float w(int j, int k) const { return wv[j][k]; }
+    __device__ __forceinline__ void add(int j, int k, float g, float b) {
+        pg[j][k] += g;
+        pb[j][k] += b;
+    }
+    __device__ __forceinline__ float sum_g(int j, int k) const { return pg[j][k]; }
+    __device__ __forceinline__ float sum_b(int j, int k) const { return pb[j][k]; }
+};
+
+// ... or in shared memory (rung 6): three arrays of TPB x MAXP x 4 floats, where element k of
+// pack j of thread t has slot (j * 4 + k) * TPB + t: a warp's 32 threads touch 32 neighbouring
+// floats (no bank conflict), and no thread reads another's slot (no barrier).
+struct LnbSmemColumns {
+    float *ws, *sg, *sb;
+    __device__ __forceinline__ static int slot(int j, int k) { return (j * VEC + k) * TPB + (int)threadIdx.x; }
+    __device__ __forceinline__ void begin(const ELEM* __restrict__ w, bool vec, int cols) {
+#pragma unroll
+        for (int j = 0; j < MAXP; ++j)
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+                const int c = lnb_col(vec, j, k);
+                ws[slot(j, k)] = c < cols ? kl_to_float(w[c]) : 0.f;
+                sg[slot(j, k)] = sb[slot(j, k)] = 0.f;
+            }
+    }
+    __device__ __forceinline__ float w(int j, int k) const { return ws[slot(j, k)]; }
+    __device__ __forceinline__ void add(int j, int k, float g, float b) {
+        sg[slot(j, k)] += g;
+        sb[slot(j, k)] += b;
+    }
+    __device__ __forceinline__ float sum_g(int j, int k) const { return sg[slot(j, k)]; }
+    __device__ __forceinline__ float sum_b(int j, int k) const { return sb[slot(j, k)]; }
+};
+
+// dx of the block's rows; `cs` comes back holding this thread's sums of dy * xhat and dy over
+// those rows, for its columns (lnb_col). Returns whether the pack path ran.
+template <class Columns>
 __device__ __forceinline__ bool lnb_rowblock_rows(ELEM* __restrict__ dx, const ELEM* __restrict__ s,
                                                   const ELEM* __restrict__ dy, const ELEM* __restrict__ w,
                                                   const float* __restrict__ mean_in, const float* __restrict__ rstd_in,
-                                                  long long rows, int cols, float (&pg)[MAXP][VEC],
-                                                  float (&pb)[MAXP][VEC]) {
+                                                  long long rows, int cols, Columns& cs) {
     __shared__ float sh[32];
     __shared__ float2 sh2[32];
     const bool vec =
         cols % VEC == 0 &&
         (((unsigned long long)dx | (unsigned long long)s | (unsigned long long)dy | (unsigned long long)w) &
          (KL_PACK_BYTES - 1)) == 0;
-    float wv[MAXP][VEC];
-    lnb_load_share(wv, w, vec, cols, false);
-#pragma unroll
-    for (int j = 0; j < MAXP; ++j)
-#pragma unroll
-        for (int k = 0; k < VEC; ++k) pg[j][k] = pb[j][k] = 0.f;
+    cs.begin(w, vec, cols);
     for (long long row = blockIdx.x; row < rows; row += gridDim.x) {  // uniform over the block
         const long long o = row * cols;
         float mean = 0.f, rstd = 0.f;
@@ -115,7 +156,7 @@ __device__ __forceinline__ bool lnb_rowblock_rows(ELEM* __restrict__ dx, const E
         for (int j = 0; j < MAXP; ++j)
 #pragma unroll
             for (int k = 0; k < VEC; ++k) {
-                const float g = dv[j][k] * wv[j][k];
+                const float g = dv[j][k] * cs.w(j, k);
                 acc.x += g;
                 acc.y += g * (sv[j][k] - mean) * rstd;
             }
@@ -127,9 +168,8 @@ __device__ __forceinline__ bool lnb_rowblock_rows(ELEM* __restrict__ dx, const E
 #pragma unroll
             for (int k = 0; k < VEC; ++k) {
                 const float xhat = (sv[j][k] - mean) * rstd;
-                out.e[k] = kl_from_float<ELEM>(rstd * (dv[j][k] * wv[j][k] - a - xhat * b));
-                pg[j][k] += dv[j][k] * xhat;
-                pb[j][k] += dv[j][k];
+                out.e[k] = kl_from_float<ELEM>(rstd * (dv[j][k] * cs.w(j, k) - a - xhat * b));
+                cs.add(j, k, dv[j][k] * xhat, dv[j][k]);
             }
             if (vec) {
                 const int q = j * TPB + threadIdx.x;
