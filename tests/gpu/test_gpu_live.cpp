@@ -142,8 +142,9 @@ TEST(GpuLive, LayerNormRungsCorrectAtOddSizesInEveryDtype) {
 // The layernorm_backward ladder (issue 40): every rung and dtype at odd sizes. One row of one
 // column (xhat = 0); rows with the special rows and lengths off every vector width; 4095 (the
 // element path of the row-block rungs) and 4096 (their pack path); 6000 (past their capacity,
-// TPB * MAXP * 4 = 4096 in every dtype, and the Triton rung's BLOCK: refused); 1000 and 2001 rows, more than the
-// persistent grid (BPS x SMs), so that blocks carry dgamma and dbeta across several rows.
+// TPB * MAXP * 4 = 4096 in every dtype, and the Triton rung's BLOCK: refused); 1000 and 2001
+// rows, more than the persistent grid (BPS x SMs), so that blocks carry dgamma and dbeta across
+// several rows.
 bool backward_long_rows_only(const std::string& rung, const std::map<std::string, int64_t>& s) {
     return (rung.find("rowblock") != std::string::npos || rung == "triton_backward") && s.at("cols") > 4096;
 }
