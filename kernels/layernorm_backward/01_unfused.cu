@@ -55,7 +55,7 @@ extern "C" __global__ void __launch_bounds__(TPB)
 }
 
 // dgamma and dbeta: column sums over all rows (lnb_common.cuh), xhat read back from DRAM.
-extern "C" __global__ void __launch_bounds__(TPB)
+extern "C" __global__ void __launch_bounds__(32 * LNB_COL_WARPS)
     lnb_col_sums(ELEM* __restrict__ dgamma, ELEM* __restrict__ dbeta, const ELEM* __restrict__ dy,
                  const float* __restrict__ xhat, long long rows, int cols) {
     lnb_column_sums(dgamma, dbeta, rows, cols, [&](long long r, int c) {

@@ -62,7 +62,7 @@ extern "C" __global__ void __launch_bounds__(TPB)
 
 // dgamma and dbeta: rung 1's column sums (lnb_common.cuh) with xhat = (s - mean) * rstd computed
 // where it is needed, from the statistics the forward saved (STATS = 1) or the first kernel's.
-extern "C" __global__ void __launch_bounds__(TPB)
+extern "C" __global__ void __launch_bounds__(32 * LNB_COL_WARPS)
     lnb_col_sums_s(ELEM* __restrict__ dgamma, ELEM* __restrict__ dbeta, const ELEM* __restrict__ dy,
                    const ELEM* __restrict__ s, const float* __restrict__ mean, const float* __restrict__ rstd,
                    long long rows, int cols) {

@@ -39,7 +39,7 @@ extern "C" __global__ void __launch_bounds__(TPB)
 }
 
 // dgamma and dbeta: the column sums of the grid's partial rows (rung 4's second kernel).
-extern "C" __global__ void __launch_bounds__(TPB)
+extern "C" __global__ void __launch_bounds__(32 * LNB_COL_WARPS)
     lnb_partial_col_sums(ELEM* __restrict__ dgamma, ELEM* __restrict__ dbeta, const float* __restrict__ part_g,
                          const float* __restrict__ part_b, long long parts, int cols) {
     lnb_column_sums(dgamma, dbeta, parts, cols, [&](long long r, int c) {

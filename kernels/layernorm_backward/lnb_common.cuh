@@ -48,18 +48,23 @@ __device__ __forceinline__ float2 lnb_block_sum2(float2 v, float2* sh, int threa
     return v;
 }
 
-// Column sums of a rows x cols array of terms, for dgamma and dbeta: a block of 32 x (TPB / 32)
-// threads owns 32 columns; threadIdx.y walks the rows with stride TPB / 32 (each warp reads 32
-// neighbouring columns of one row: coalesced), then the block adds its TPB / 32 partial sums
-// per column in shared memory. `terms(r, c)` returns {dy * xhat, dy} of element (r, c).
-// Launch: grid cdiv(cols, 32), block (32, TPB / 32).
+// Column sums of a rows x cols array of terms, for dgamma and dbeta, as a framework's reduction
+// over rows runs: a block of 32 x 32 threads owns 32 columns; threadIdx.y walks the rows with
+// stride 32 (each warp reads 32 neighbouring columns of one row: coalesced; four rows' loads in
+// flight per thread), then the block adds its 32 partial sums per column in shared memory. A
+// block of 1,024 threads whatever the rung's TPB: 32 warps per SM keep enough loads in flight
+// for one block per 32 columns to stream (128 blocks at 4096 columns). `terms(r, c)` returns
+// {dy * xhat, dy} of element (r, c). Launch: grid cdiv(cols, 32), block (32, LNB_COL_WARPS).
+#define LNB_COL_WARPS 32
+
 template <typename Terms>
 __device__ __forceinline__ void lnb_column_sums(ELEM* dgamma, ELEM* dbeta, long long rows, int cols, Terms terms) {
-    __shared__ float2 part[TPB / 32][32];
+    __shared__ float2 part[LNB_COL_WARPS][32];
     const int c = blockIdx.x * 32 + threadIdx.x;
     float2 acc = make_float2(0.f, 0.f);
     if (c < cols)
-        for (long long r = threadIdx.y; r < rows; r += TPB / 32) {
+#pragma unroll 4
+        for (long long r = threadIdx.y; r < rows; r += LNB_COL_WARPS) {
             const float2 t = terms(r, c);
             acc.x += t.x;
             acc.y += t.y;
@@ -68,7 +73,7 @@ __device__ __forceinline__ void lnb_column_sums(ELEM* dgamma, ELEM* dbeta, long 
     __syncthreads();
     if (threadIdx.y == 0 && c < cols) {
         float2 sum = make_float2(0.f, 0.f);
-        for (int k = 0; k < TPB / 32; ++k) {
+        for (int k = 0; k < LNB_COL_WARPS; ++k) {
             sum.x += part[k][threadIdx.x].x;
             sum.y += part[k][threadIdx.x].y;
         }
