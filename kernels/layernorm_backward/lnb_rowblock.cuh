@@ -1,6 +1,6 @@
-// The main loop of rungs 3, 4 and 6 (rungs 3 and 4 differ in what happens after it: rung 3 adds
+// The main loop of rungs 3, 4 and 5 (rungs 3 and 4 differ in what happens after it: rung 3 adds
 // each block's dgamma and dbeta into fp32 totals with atomics, rung 4 writes them as a row of
-// partial sums for a second kernel; rung 6 keeps w and the sums in shared memory instead of
+// partial sums for a second kernel; rung 5 keeps w and the sums in shared memory instead of
 // registers, LnbSmemColumns below; each file says so at its top).
 //
 // A block walks rows blockIdx.x, blockIdx.x + gridDim.x, ... (gridDim.x = BPS x SMs, persistent
@@ -101,7 +101,7 @@ struct LnbRegColumns {
     __device__ __forceinline__ float sum_b(int j, int k) const { return pb[j][k]; }
 };
 
-// ... or in shared memory (rung 6): three arrays of TPB x MAXP x 4 floats, where element k of
+// ... or in shared memory (rung 5): three arrays of TPB x MAXP x 4 floats, where element k of
 // pack j of thread t has slot (j * 4 + k) * TPB + t: a warp's 32 threads touch 32 neighbouring
 // floats (no bank conflict), and no thread reads another's slot (no barrier).
 struct LnbSmemColumns {

@@ -1,4 +1,4 @@
-// Rung 6: rung 4 with w and the block's dgamma and dbeta sums in shared memory, so that more rows
+// Rung 5: rung 4 with w and the block's dgamma and dbeta sums in shared memory, so that more rows
 // are in flight per SM.
 //
 // What changes from rung 4: where a thread keeps w and its sums of dy * xhat and dy: three
