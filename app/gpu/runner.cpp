@@ -308,9 +308,9 @@ Correctness Runner::compare_all(const Operation& op, const Problem& p) {
         if (b.role != BufferDecl::Role::Output) continue;
         auto actual = gpu_.download_as_float(gpu_.buffer(b.name));
         const auto& expected = cache_->reference.at(b.name);
-        Correctness c = cache_->planted > 0
-                            ? compare_planted(actual, expected, op.tolerance(p))
-                            : compare_outputs(actual, expected, op.tolerance(p), op.output_shape(p, b.name));
+        const Tolerance tol = op.tolerance_of(p, b.name);
+        Correctness c = cache_->planted > 0 ? compare_planted(actual, expected, tol)
+                                            : compare_outputs(actual, expected, tol, op.output_shape(p, b.name));
         if (first) {
             total = c;
             first = false;

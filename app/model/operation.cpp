@@ -25,6 +25,8 @@ void Operation::make_inputs(const Problem& p, OpContext& gpu, uint64_t seed) con
         if (b.role == BufferDecl::Role::Input) gpu.fill_uniform(gpu.buffer(b.name), seed * 1000003u + (++stream));
 }
 
+Tolerance Operation::tolerance_of(const Problem& p, const std::string&) const { return tolerance(p); }
+
 std::pair<int64_t, int64_t> Operation::output_shape(const Problem&, const std::string&) const { return {0, 0}; }
 
 namespace {

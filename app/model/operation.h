@@ -71,6 +71,9 @@ class Operation {
     virtual std::vector<BufferDecl> buffers(const Problem& p) const = 0;
     virtual Work work(const Problem& p) const = 0;
     virtual Tolerance tolerance(const Problem& p) const = 0;
+    // The tolerance of one output buffer: tolerance(p) unless an operation's outputs differ (a
+    // sum over rows errs in proportion to the rows: layernorm_backward's dgamma and dbeta).
+    virtual Tolerance tolerance_of(const Problem& p, const std::string& buffer) const;
     // Fill every input buffer. The default draws uniform values in [-1, 1) from a seeded
     // counter-based generator on the device; override for special inputs.
     virtual void make_inputs(const Problem& p, OpContext& gpu, uint64_t seed) const;

@@ -139,6 +139,27 @@ TEST(GpuLive, LayerNormRungsCorrectAtOddSizesInEveryDtype) {
     EXPECT_GE(passed, int(ids.size() * 3 * (sizes.size() - 1)));
 }
 
+// The layernorm_backward ladder (issue 40): every rung and dtype at odd sizes. One row of one
+// column (xhat = 0); rows with the special rows and lengths off every vector width; 4095 (the
+// element path of the row-block rungs) and 4096 (their pack path); 6000 (past their capacity,
+// TPB * MAXP * 4 = 4096 in every dtype, and the Triton rung's BLOCK: refused); 1000 and 2001
+// rows, more than the persistent grid (BPS x SMs), so that blocks carry dgamma and dbeta across
+// several rows.
+bool backward_long_rows_only(const std::string& rung, const std::map<std::string, int64_t>& s) {
+    return (rung.find("rowblock") != std::string::npos || rung == "triton_backward") && s.at("cols") > 4096;
+}
+
+TEST(GpuLive, LayerNormBackwardRungsCorrectAtOddSizesInEveryDtype) {
+    std::vector<std::string> ids;
+    for (const auto& r : ladder("layernorm_backward").rungs) ids.push_back(r.id);
+    const std::vector<std::map<std::string, int64_t>> sizes = {
+        {{"rows", 1}, {"cols", 1}},      {{"rows", 7}, {"cols", 3}},      {{"rows", 5}, {"cols", 1001}},
+        {{"rows", 33}, {"cols", 4095}},  {{"rows", 65}, {"cols", 4096}},  {{"rows", 9}, {"cols", 6000}},
+        {{"rows", 1000}, {"cols", 999}}, {{"rows", 2001}, {"cols", 1024}}};
+    const int passed = check_rungs("layernorm_backward", ids, sizes, backward_long_rows_only);
+    EXPECT_GE(passed, int(ids.size() * 3 * (sizes.size() - 1)));
+}
+
 // Rung 7's cache policies are hints: they change which lines L2 evicts first, never a value. Every
 // value of each policy parameter (the others at their defaults) must give a correct result on the
 // vector path (65 x 4096: the policies apply only there), in every dtype. RMSNorm runs the same
