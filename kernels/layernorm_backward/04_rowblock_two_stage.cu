@@ -5,7 +5,7 @@
 // (BPS x SMs) x cols values; a second kernel adds each column of those rows (rung 1's column
 // sums, lnb_common.cuh) and rounds to the storage type. No atomics, no zeroing, and the same
 // result on every run (the order of the additions is fixed).
-// Why it could be faster: no contention on L2's atomic units (each address of rung 3 takes
+// Why it should be faster: no contention on L2's atomic units (each address of rung 3 takes
 // BPS x SMs atomics), at the price of writing and reading 2 x 4 bytes x grid x cols, which L2
 // holds (8 MiB at 4096 columns and 264 blocks); the second kernel is short.
 // What to see: against rung 3, which end costs less; the timeline's second kernel.
