@@ -120,7 +120,7 @@ TEST(TritonSource, ShippedRungsPassBothLayersWithTheSameKernels) {
         SCOPED_TRACE(files[i]);
         std::vector<std::string> kernels;
         kl::read_checked_triton_source(files[i], &kernels);
-        ASSERT_EQ(kernels.size(), 1u);
+        ASSERT_GE(kernels.size(), 1u);  // one per stage: the LayerNorm backward's rung has two
         ASSERT_TRUE(verdicts[i].value("ok", false)) << verdicts[i].dump();
         EXPECT_EQ(verdicts[i]["kernels"], nlohmann::json(kernels));
     }

@@ -229,16 +229,17 @@ TEST(DeviceCards, TwoDeviceNamesWithOneCardAreRefusedNamingBoth) {
 // unique within the ladder; refused in one line naming the file, the line and the rung.
 
 namespace {
-// A two-rung ladder whose rungs carry the given `short` lines (empty: none).
+// A two-rung ladder whose rungs carry the given `short` lines (empty: none); they share a file,
+// so the second has its own number.
 std::string short_label_error(const TempTree& t, const std::string& first, const std::string& second) {
     t.write("tiny/01_one.cu", "extern \"C\" __global__ void one() {}\n");
     std::string launch = "  [[rung.launch]]\n  entry = \"one\"\n  grid = [\"1\"]\n  block = [\"32\"]\n  args = []\n";
-    std::string m =
-        t.write("tiny/ladder.toml",
-                "[ladder]\nid = \"tiny\"\ntitle = \"Tiny\"\noperation = \"gelu\"\n"
-                "sizes = { n = 1000 }\n\n[[rung]]\nid = \"one\"\ntitle = \"One\"\n" +
-                    first + "file = \"01_one.cu\"\n" + launch + "\n[[rung]]\nid = \"two\"\ntitle = \"Two\"\n" + second +
-                    "file = \"01_one.cu\"\n" + launch);
+    std::string m = t.write("tiny/ladder.toml",
+                            "[ladder]\nid = \"tiny\"\ntitle = \"Tiny\"\noperation = \"gelu\"\n"
+                            "sizes = { n = 1000 }\n\n[[rung]]\nid = \"one\"\ntitle = \"One\"\n" +
+                                first + "file = \"01_one.cu\"\n" + launch +
+                                "\n[[rung]]\nid = \"two\"\ntitle = \"Two\"\nnumber = \"01b\"\n" + second +
+                                "file = \"01_one.cu\"\n" + launch);
     try {
         kl::Ladder L = kl::load_ladder(m);
         return "loaded: " + L.rungs.at(0).label() + " / " + L.rungs.at(1).label();
@@ -251,9 +252,9 @@ TEST(ManifestShortLabels, ValidOnesNameTheBarsAndBadOnesAreRefusedInOneLine) {
     const std::string file = t.path("tiny/ladder.toml");
     EXPECT_EQ(short_label_error(t, "short = \"First\"\n", ""), "loaded: First / Two");
     EXPECT_EQ(short_label_error(t, "short = \"Same\"\n", "short = \"Same\"\n"),
-              file + ":21: rung 'two'.short: 'Same' is already rung 'one''s label");
+              file + ":22: rung 'two'.short: 'Same' is already rung 'one''s label");
     EXPECT_EQ(short_label_error(t, "", "short = \"One\"\n"),
-              file + ":20: rung 'two'.short: 'One' is already rung 'one''s label");
+              file + ":21: rung 'two'.short: 'One' is already rung 'one''s label");
     EXPECT_EQ(short_label_error(t, "short = \"A label far too long for an axis\"\n", ""),
               file + ":10: rung[0].short: 32 characters, at most 24 (it names a bar on a plot axis)");
     EXPECT_EQ(short_label_error(t, "short = \"two\\nlines\"\n", ""),

@@ -70,7 +70,11 @@ expect host.rung_passes_its_check 0 "" with_fake_python "$kladder" check-kernels
 grep -q "^skip  tri/triton_softmax on sm_90: a Triton rung, and this machine has no Triton" "$work/out.txt" ||
     fail "a good rung without Triton is not listed as skipped"
 rm -f "$ran" "$work/python-env"
-line=14  # after `import triton.language as tl`
+src_rung="$src/kernels/softmax/07_triton_softmax.py"
+# Found by their text: the rung's header may grow.
+line=$(( $(grep -n '^import triton.language as tl' "$src_rung" | cut -d: -f1) + 1 ))  # after the imports
+body=$(grep -n 'row = tl.program_id(0)' "$src_rung" | cut -d: -f1)  # a line of the kernel's body
+[ "$line" -gt 1 ] && [ -n "$body" ] || fail "cannot find the import and the kernel body in $src_rung"
 for planted in "import_os|import os|'import os': a Triton rung imports only triton" \
     "top_level_open|open('$work/written', 'w').write('x')|a call \\(open\\(\\.\\.\\.\\)\\) at the top level" \
     "dunder_import|X = __import__('os').system('touch $work/written')|'__import__' is not allowed" \
@@ -87,8 +91,8 @@ for planted in "import_os|import os|'import os': a Triton rung imports only trit
 done
 [ -e "$work/written" ] && fail "the planted rung wrote $work/written"
 
-fresh_root; tri_ladder; plant 18 "    row = eval('tl.program_id(0)')"
-expect host.ptx_refuses_eval_in_kernel 2 "tri/07_triton_softmax\\.py:18: 'eval' is not allowed" \
+fresh_root; tri_ladder; plant "$body" "    row = eval('tl.program_id(0)')"
+expect host.ptx_refuses_eval_in_kernel 2 "tri/07_triton_softmax\\.py:$body: 'eval' is not allowed" \
     with_fake_python "$kladder" ptx tri --rung triton_softmax
 no_python
 fresh_root; tri_ladder; plant $line "import os"

@@ -126,7 +126,7 @@ TEST(HandoutLesson, FusionHasNoOnePointSweepNoEmptySlotNoRepeatedFigure) {
     EXPECT_NE(md.find("the same figure as Figure 3"), std::string::npos);
     // No empty slot: the bars name the rungs measured here and no other.
     std::string bars = read_all(dir.path / "i" / "step03_bars.svg");
-    EXPECT_NE(bars.find(">sin^2 + cos^2,<"), std::string::npos);  // wrapped under its bar
+    EXPECT_NE(bars.find(">05 sin^2 +<"), std::string::npos);  // its number, then wrapped under its bar
     EXPECT_EQ(bars.find("in Triton"), std::string::npos);
     // The instructor edition: the device, key numbers, what it measured, the answers; no file
     // paths among the sources of the numbers.
