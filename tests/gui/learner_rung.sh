@@ -146,7 +146,7 @@ click card:vector_add
 click tab:Source
 click button:make_mine
 wait 3
-click editor:line:20
+click editor:line:$anchor
 key End
 key Enter
 type         oops_undefined = 1;
@@ -163,18 +163,18 @@ wait_idle
 wait 2
 report $out/nogpu_fixed.json
 SCRIPT
-run_gui "$gui" --size 1440x900 --lesson first_kernel --step 3 --script "$out/nogpu.txt" --max-seconds 120 \
+run_gui "$gui" --size 1440x1100 --lesson first_kernel --step 3 --script "$out/nogpu.txt" --max-seconds 120 \
     --report "$out/nogpu.json"
-python3 - "$out" <<'PY' || exit 1
+python3 - "$out" "$((anchor + 1))" <<'PY' || exit 1
 import json, sys
-out = sys.argv[1]
+out, mark = sys.argv[1], int(sys.argv[2])
 err = json.load(open(f"{out}/nogpu_error.json"))["learner"]
 fixed = json.load(open(f"{out}/nogpu_fixed.json"))["learner"]
 r = json.load(open(f"{out}/nogpu.json"))
 checks = [
     (not r["script"]["errors"], f"script: {r['script']['errors']}"),
-    (21 in err["gutter_marks"], f"gutter marks without a GPU: {err['gutter_marks']} (expected line 21)"),
-    (any(".cu:21:" in d and "oops_undefined" in d for d in err["diagnostics"]), f"diagnostics: {err['diagnostics']}"),
+    (mark in err["gutter_marks"], f"gutter marks without a GPU: {err['gutter_marks']} (expected line {mark})"),
+    (any(f".cu:{mark}:" in d and "oops_undefined" in d for d in err["diagnostics"]), f"diagnostics: {err['diagnostics']}"),
     ("did not compile" in err["outcome"] and err["outcome_error"], f"outcome after the broken save: {err['outcome']!r}"),
     ("compiled with NVRTC" in fixed["outcome"] and "no GPU" in fixed["outcome"] and not fixed["outcome_error"], f"outcome after the fix: {fixed['outcome']!r}"),
     (not fixed["gutter_marks"], f"marks left after the fix: {fixed['gutter_marks']}"),
@@ -185,7 +185,7 @@ if bad:
     print("FAIL: " + "\n      ".join(bad))
     sys.exit(1)
 PY
-sh "$here/check_png.sh" "$out/nogpu_error.png" 1440 900 || exit 1
+sh "$here/check_png.sh" "$out/nogpu_error.png" 1440 1100 || exit 1
 written=$(find "$repo" \( -path "$repo/.git" -o -path "$repo/build*" -o -path "$repo/.carry*" \) -prune -o \
     -newer "$XDG_DATA_HOME/mark" -type f -print)
 [ -z "$written" ] || { echo "FAIL: files in the repository tree were written during the test:"; echo "$written"; exit 1; }
