@@ -59,7 +59,11 @@ std::string svg_of(const plot::Figure& f) {
     return plot::scene_to_svg(plot::render_figure(f, 468, 320, plot::approximate_measure(), plot::print_theme()));
 }
 
-std::string title_of(const Ladder& L, const std::string& rung_id) { return L.find_rung(rung_id)->title; }
+// A rung's category in the figures: its number and title, as the strip shows them.
+std::string title_of(const Ladder& L, const std::string& rung_id) {
+    const Rung* r = L.find_rung(rung_id);
+    return r->number + " " + r->title;
+}
 
 double value_in(const std::vector<std::map<std::string, std::string>>& rows, const std::string& series,
                 const std::string& category) {
