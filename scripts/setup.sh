@@ -68,7 +68,7 @@ log="$build/configure.log"
 mkdir -p "$build"
 if [ ! -f "$build/build.ninja" ]; then
     # shellcheck disable=SC2086 # KL_CMAKE_ARGS is a list of arguments
-    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUDAToolkit_ROOT="$cuda" ${KL_CMAKE_ARGS:-} > "$log" 2>&1 || {
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUDAToolkit_ROOT="$cuda" -DKL_UNITY=ON ${KL_CMAKE_ARGS:-} > "$log" 2>&1 || {
         cat "$log" >&2
         echo "setup: CMake could not configure the build (full log above and in $log)" >&2
         exit 2

@@ -13,7 +13,7 @@
 namespace kl {
 
 namespace {
-std::string stem_of(const std::string& path) { return std::filesystem::path(path).stem().string(); }
+std::string card_stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 }  // namespace
 
 void NumberSources::set_device(const DeviceInfo& device, const std::string& origin) {
@@ -162,7 +162,7 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
     const DeviceCard* card = nullptr;
     for (const auto& c : cards_)
         if (card_name.empty() ? c.device == preferred_device_
-                              : stem_of(c.path) == card_name || device_slug(c.device) == card_name)
+                              : card_stem(c.path) == card_name || device_slug(c.device) == card_name)
             card = &c;
     for (const auto& c : cards_)  // the shown device's own card, when it has one
         if (card_name.empty() && device_ && c.device == device_->name) card = &c;
@@ -178,7 +178,7 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
     if (!vals.contains(b.metric)) {
         std::string names;
         for (const auto& [k, x] : vals.items()) names += (names.empty() ? "" : ", ") + k;
-        return v.error = "card " + stem_of(card->path) + " has no '" + b.metric + "' (" + names + ")", v;
+        return v.error = "card " + card_stem(card->path) + " has no '" + b.metric + "' (" + names + ")", v;
     }
     const nlohmann::json& e = vals[b.metric];
     v.ok = true;
@@ -226,7 +226,7 @@ BoundValue NumberSources::resolve_peer(const Binding& b) const {
     for (const auto& [k, val] : b.keys)
         if (k == "from") from = val;
     for (const auto& p : peers_) {
-        if (!from.empty() && stem_of(p.path) != from) continue;
+        if (!from.empty() && card_stem(p.path) != from) continue;
         for (const auto& e : p.entries) {
             if (!e.is_object() || e.value("what", "") != what) continue;
             bool all = true;

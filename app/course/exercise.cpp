@@ -15,7 +15,7 @@ namespace kl {
 
 namespace {
 
-std::string trim(const std::string& s) {
+std::string trim_blanks(const std::string& s) {
     size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
     return a == std::string::npos ? "" : s.substr(a, b - a + 1);
 }
@@ -25,7 +25,7 @@ std::vector<std::string> split_and(const std::string& text) {
     size_t start = 0;
     for (;;) {
         size_t p = text.find(" and ", start);
-        parts.push_back(trim(text.substr(start, p == std::string::npos ? std::string::npos : p - start)));
+        parts.push_back(trim_blanks(text.substr(start, p == std::string::npos ? std::string::npos : p - start)));
         if (p == std::string::npos) break;
         start = p + 5;
     }
@@ -79,13 +79,13 @@ GoalClause parse_clause(const std::string& goal, const std::string& text) {
         }
     }
     if (at == std::string::npos) return fail("expected 'correct' or METRIC >= VALUE (>=, >, <=, <)");
-    c.metric = trim(text.substr(0, at));
+    c.metric = trim_blanks(text.substr(0, at));
     if (!is_goal_metric(c.metric))
         return fail("unknown metric '" + c.metric + "' (gbps, tflops, us, ms, pct_copy, ...)");
-    std::string rhs = trim(text.substr(at + len));
+    std::string rhs = trim_blanks(text.substr(at + len));
     const size_t star = rhs.find('*');
-    std::string number = star == std::string::npos ? rhs : trim(rhs.substr(0, star));
-    std::string ref = star == std::string::npos ? "" : trim(rhs.substr(star + 1));
+    std::string number = star == std::string::npos ? rhs : trim_blanks(rhs.substr(0, star));
+    std::string ref = star == std::string::npos ? "" : trim_blanks(rhs.substr(star + 1));
     if (star == std::string::npos && !parse_number(rhs, &c.factor)) {  // a bare reference
         number = "";
         ref = rhs;
@@ -148,7 +148,8 @@ bool all_correct(const GoalContext& ctx, std::string* why) {
 Goal parse_goal(const std::string& text) {
     Goal g;
     g.text = text;
-    if (trim(text).empty()) throw InputError("goal: empty (e.g. \"correct and gbps >= 0.8 * device.copy_gbps\")");
+    if (trim_blanks(text).empty())
+        throw InputError("goal: empty (e.g. \"correct and gbps >= 0.8 * device.copy_gbps\")");
     if (text.size() > 400) throw InputError("goal: longer than 400 characters");
     for (const std::string& part : split_and(text)) g.clauses.push_back(parse_clause(text, part));
     return g;

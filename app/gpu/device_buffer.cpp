@@ -8,13 +8,11 @@
 
 namespace kl {
 
-namespace {
-std::string gib(double bytes) {
+std::string gib_text(double bytes) {
     char b[32];
     std::snprintf(b, sizeof b, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
     return b;
 }
-}  // namespace
 
 DeviceBuffer::DeviceBuffer(std::string name, DType dtype, int64_t elements)
     : DeviceArray(std::move(name), dtype, elements) {
@@ -24,8 +22,8 @@ DeviceBuffer::DeviceBuffer(std::string name, DType dtype, int64_t elements)
         cudaGetLastError();  // not sticky: clear it
         size_t free_b = 0, total_b = 0;
         cudaMemGetInfo(&free_b, &total_b);
-        throw InputError("problem too large for GPU memory: buffer '" + name_ + "' needs " + gib(double(bytes())) +
-                         ", " + gib(double(free_b)) + " free of " + gib(double(total_b)));
+        throw InputError("problem too large for GPU memory: buffer '" + name_ + "' needs " + gib_text(double(bytes())) +
+                         ", " + gib_text(double(free_b)) + " free of " + gib_text(double(total_b)));
     }
     if (err != cudaSuccess) throw_cuda_error(err, "cudaMalloc", __FILE__, __LINE__);
 }

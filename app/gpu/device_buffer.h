@@ -18,4 +18,7 @@ class DeviceBuffer : public DeviceArray {
     DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
 };
 
+// A byte count as the memory refusals print it: "1.50 GiB".
+std::string gib_text(double bytes);
+
 }  // namespace kl

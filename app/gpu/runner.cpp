@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "gpu/cuda_check.h"
+#include "gpu/device_buffer.h"
 #include "gpu/gpu_context.h"
 #include "gpu/judge_gpu.h"
 #include "gpu/kernel_cache.h"
@@ -94,12 +95,6 @@ KernelArg scalar_arg(const ArgSpec& a, const Scope& scope, const std::string& la
     }
     if (a.type == ArgSpec::Type::I64) return KernelArg::i64v(v);
     return KernelArg::f32v(static_cast<float>(v));
-}
-
-std::string gib(double bytes) {
-    char s[32];
-    std::snprintf(s, sizeof s, "%.2f GiB", bytes / 1073741824.0);
-    return s;
 }
 }  // namespace
 
@@ -196,11 +191,12 @@ void Runner::prepare_problem(const Operation& op, const Problem& p, uint64_t see
     size_t free_b = 0, total_b = 0;
     KL_CUDA_CALL(cudaMemGetInfo(&free_b, &total_b));
     if (need > 0.9 * double(free_b)) {
-        std::string what = label + " needs " + gib(buffers + scratch) + " (inputs and outputs " + gib(buffers);
-        if (scratch > 0) what += ", scratch " + gib(scratch) + ": " + scratch_list;
+        std::string what =
+            label + " needs " + gib_text(buffers + scratch) + " (inputs and outputs " + gib_text(buffers);
+        if (scratch > 0) what += ", scratch " + gib_text(scratch) + ": " + scratch_list;
         what += ")";
         throw InputError("problem too large for GPU memory: " + what + "; " +
-                         gib(double(free_b) + (prepared ? buffers : 0)) + " free of " + gib(double(total_b)));
+                         gib_text(double(free_b) + (prepared ? buffers : 0)) + " free of " + gib_text(double(total_b)));
     }
     if (prepared) return;
     for (const auto& b : cache_->buffers) gpu_.add_buffer(b.name, b.dtype, b.elements);
@@ -221,7 +217,7 @@ void Runner::allocate(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
         const double bytes =
             double(std::max<int64_t>(s.elements.eval(prep.scope), 1)) * dtype_size(s.dtype ? *s.dtype : dtype);
         scratch_need += bytes;
-        scratch_list += (scratch_list.empty() ? "" : ", ") + s.name + " " + gib(bytes);
+        scratch_list += (scratch_list.empty() ? "" : ", ") + s.name + " " + gib_text(bytes);
     }
     for (const auto& l : prep.launches)  // Triton's own scratch, when its metadata asks for some
         for (int64_t bytes : l.triton_scratch) scratch_need += double(bytes);

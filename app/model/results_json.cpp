@@ -157,7 +157,7 @@ using Reader = JsonReader;
 constexpr int64_t kI32 = 2147483647;
 constexpr int64_t kI64 = std::numeric_limits<int64_t>::max();
 
-DeviceInfo device_from_json(const Reader& rd, const json& j) {
+DeviceInfo read_device(const Reader& rd, const json& j) {
     DeviceInfo d;
     d.name = rd.str(j, "name", "device");
     d.uuid = rd.str_or(j, "uuid", "", "device");
@@ -377,7 +377,7 @@ RunRecord record_from_json(const json& j, const std::string& origin, const std::
 DeviceInfo device_from_json(const json& j, const std::string& origin) {
     Reader rd{origin};
     if (!j.is_object()) rd.fail("device", "expected an object");
-    return device_from_json(rd, j);
+    return read_device(rd, j);
 }
 
 ResultsFile results_from_json(const json& j, const std::string& origin) {
@@ -394,7 +394,7 @@ ResultsFile results_from_json(const json& j, const std::string& origin) {
     r.created = rd.str_or(j, "created", "", "");
     r.tool = rd.str_or(j, "tool", "", "");
     r.command = rd.str_or(j, "command", "", "");
-    if (j.contains("device") && !j["device"].is_null()) r.device = device_from_json(rd, j["device"]);
+    if (j.contains("device") && !j["device"].is_null()) r.device = read_device(rd, j["device"]);
     if (j.contains("calibration") && !j["calibration"].is_null())
         r.calibration = calibration_from_json(j["calibration"], origin);
     const json& runs = rd.need(j, "runs", "");
