@@ -31,7 +31,7 @@ shot traffic        --no-runner $extra --lesson coalescing --step 5 --view traff
 shot sectors        --no-runner $extra --lesson coalescing --step 3
 shot bank_conflicts --no-runner $extra --lesson coalescing --step 6
 shot attention_memory --no-runner $extra --lesson attention --step 3
-shot matmul_light   --no-runner $extra --lesson matmul --step 12 --view bars --theme light --hover 960,640
+shot matmul_light   --no-runner $extra --lesson matmul_hopper --step 1 --view bars --theme light --hover 960,640
 shot diff_light     --no-runner $extra --lesson fusion --step 4 --view diff --theme light
 shot ptx            --no-runner $extra --lesson fusion --step 5 --view ptx
 # Issue 18: a Triton rung's Python source (its PTX needs python3 with Triton where this runs).
@@ -39,10 +39,10 @@ shot triton_source  --no-runner $extra --lesson softmax --step 10 --view source
 shot questions      --no-runner $extra --lesson first_kernel --step 1 --view questions
 shot flashcards     --no-runner $extra --lesson softmax --step 2 --view cards --theme light
 # Issue 15: two recorded devices side by side, and the occupancy view.
-shot two_devices    --no-runner $extra --lesson matmul --step 12 --view bars --compare-device H200
+shot two_devices    --no-runner $extra --lesson matmul_hopper --step 1 --view bars --compare-device H200
 shot two_devices_elementwise --no-runner $extra --lesson first_kernel --step 3 --view bars --compare-device H200
 shot occupancy      --no-runner $extra --lesson first_kernel --step 6
-shot occupancy_reg_2d --no-runner $extra --lesson matmul --step 7
+shot occupancy_reg_2d --no-runner $extra --lesson matmul --step 6
 # The TPB slider marks 1024 as unable to launch at VPT = 8 (70 registers per thread, measured on the H100).
 shot launch_marks   --no-runner $extra --results "$here/../../assets/recorded/h100_2026-11-23_resources/h100_gelu_fused_vec_vpt8_sweep_tpb.json" \
     --lesson fusion --step 5 --param VPT=8 --view occupancy
