@@ -58,6 +58,19 @@ predict_shot() {  # predict_shot NAME WHEEL ARGS...
 }
 predict_shot prediction_fusion_before -6 --lesson fusion --step 3
 predict_shot prediction_attention_before -8 --lesson attention --step 3
+# Issue 37's acceptance: lessons 0-3 and the core matmul lesson as a new learner opens them (no
+# prediction kept yet, recorded results, 1280 x 720): each lesson's first predict step, the text at
+# the top and then scrolled to the prompt. No predicted figure may show above its question.
+predict_shot learner_l0_measuring_top 0 --lesson measuring --step 1
+predict_shot learner_l0_measuring_prompt -12 --lesson measuring --step 1
+predict_shot learner_l1_first_kernel_top 0 --lesson first_kernel --step 3
+predict_shot learner_l1_first_kernel_prompt -12 --lesson first_kernel --step 3
+predict_shot learner_l2_roofline_top 0 --lesson roofline --step 2
+predict_shot learner_l2_roofline_prompt -12 --lesson roofline --step 2
+predict_shot learner_l3_coalescing_top 0 --lesson coalescing --step 2
+predict_shot learner_l3_coalescing_prompt -12 --lesson coalescing --step 2
+predict_shot learner_l6_matmul_top 0 --lesson matmul --step 2
+predict_shot learner_l6_matmul_prompt -12 --lesson matmul --step 2
 mkdir -p "$tmp/data/kernel-ladder"
 echo '{"version": 1, "predictions": {"fusion": {"2": 2500}, "attention": {"2": 20}}}' > "$tmp/data/kernel-ladder/progress.json"
 predict_shot prediction_fusion_after -40 --lesson fusion --step 3
