@@ -62,7 +62,7 @@ predict_shot prediction_attention_before -8 --lesson attention --step 3
 # prediction kept yet, recorded results, 1280 x 720): each lesson's first predict step, the text at
 # the top and then scrolled to the prompt. No predicted figure may show above its question.
 predict_shot learner_l0_measuring_top 0 --lesson measuring --step 1
-predict_shot learner_l0_measuring_prompt -12 --lesson measuring --step 1
+predict_shot learner_l0_measuring_prompt -11 --lesson measuring --step 1
 predict_shot learner_l1_first_kernel_top 0 --lesson first_kernel --step 3
 predict_shot learner_l1_first_kernel_prompt -12 --lesson first_kernel --step 3
 predict_shot learner_l2_roofline_top 0 --lesson roofline --step 2
@@ -71,6 +71,11 @@ predict_shot learner_l3_coalescing_top 0 --lesson coalescing --step 2
 predict_shot learner_l3_coalescing_prompt -12 --lesson coalescing --step 2
 predict_shot learner_l6_matmul_top 0 --lesson matmul --step 2
 predict_shot learner_l6_matmul_prompt -12 --lesson matmul --step 2
+# The lesson list scrolled to its end: the appendix apart, each lesson marked with the GPU it needs.
+printf 'wait 3\nwheel panel:navigator -40\nwait 3\nshot %s\n' "$tmp/learner_appendix_list.png" > "$tmp/appendix.txt"
+XDG_DATA_HOME="$tmp/data" "$gui" --no-save --size 1280x720 --no-runner $extra --lesson matmul_hopper --step 1 \
+    --script "$tmp/appendix.txt" --max-seconds 60 > /dev/null
+convert "$tmp/learner_appendix_list.png" -colors 256 -define png:compression-level=9 "PNG8:$out/learner_appendix_list.png"
 mkdir -p "$tmp/data/kernel-ladder"
 echo '{"version": 1, "predictions": {"fusion": {"2": 2500}, "attention": {"2": 20}}}' > "$tmp/data/kernel-ladder/progress.json"
 predict_shot prediction_fusion_after -40 --lesson fusion --step 3
