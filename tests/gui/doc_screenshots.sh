@@ -31,7 +31,10 @@ shot traffic        --no-runner $extra --lesson coalescing --step 5 --view traff
 shot sectors        --no-runner $extra --lesson coalescing --step 3
 shot bank_conflicts --no-runner $extra --lesson coalescing --step 6
 shot attention_memory --no-runner $extra --lesson attention --step 3
-shot matmul_light   --no-runner $extra --lesson matmul_hopper --step 1 --view bars --theme light --hover 960,640
+# The wgmma step predicts its rate: a kept prediction (seeded) lets the bars show.
+mkdir -p "$tmp/seeded/kernel-ladder"
+echo '{"version": 1, "predictions": {"matmul_hopper": {"0": 600}}}' > "$tmp/seeded/kernel-ladder/progress.json"
+XDG_DATA_HOME="$tmp/seeded" shot matmul_light   --no-runner $extra --lesson matmul_hopper --step 1 --view bars --theme light --hover 960,640
 shot diff_light     --no-runner $extra --lesson fusion --step 4 --view diff --theme light
 shot ptx            --no-runner $extra --lesson fusion --step 5 --view ptx
 # Issue 18: a Triton rung's Python source (its PTX needs python3 with Triton where this runs).
@@ -39,7 +42,7 @@ shot triton_source  --no-runner $extra --lesson softmax --step 10 --view source
 shot questions      --no-runner $extra --lesson first_kernel --step 1 --view questions
 shot flashcards     --no-runner $extra --lesson softmax --step 2 --view cards --theme light
 # Issue 15: two recorded devices side by side, and the occupancy view.
-shot two_devices    --no-runner $extra --lesson matmul_hopper --step 1 --view bars --compare-device H200
+XDG_DATA_HOME="$tmp/seeded" shot two_devices    --no-runner $extra --lesson matmul_hopper --step 1 --view bars --compare-device H200
 shot two_devices_elementwise --no-runner $extra --lesson first_kernel --step 3 --view bars --compare-device H200
 shot occupancy      --no-runner $extra --lesson first_kernel --step 6
 shot occupancy_reg_2d --no-runner $extra --lesson matmul --step 6
