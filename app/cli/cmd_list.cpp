@@ -1,6 +1,7 @@
-// `kladder list [lessons|ladders|rungs|operations] [--ladder L]`
+// `kladder list [lessons|ladders|rungs|operations] [--ladder L] [--lab] [--plan-on PROFILE]`
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "base/errors.h"
@@ -8,6 +9,9 @@
 #include "base/printable.h"
 #include "cli_common.h"
 #include "commands.h"
+#include "course/lesson_plan.h"
+#include "model/arch.h"
+#include "model/device_profile.h"
 #include "model/operation.h"
 
 namespace kl::cli {
@@ -16,7 +20,8 @@ namespace {
 struct ListOptions {
     std::string what = "all";
     std::string ladder;
-    bool lab = false;  // the lab rungs instead of the teaching ones
+    bool lab = false;     // the lab rungs instead of the teaching ones
+    std::string plan_on;  // a device profile: which of each lesson's live steps it can run
 };
 
 constexpr size_t kTerminalColumns = 120;  // `kladder list` fits a 120-column terminal (test cli.list_width)
@@ -82,6 +87,42 @@ void print_rungs(const Ladder& L, bool lab) {
         std::printf("  and %zu lab rung%s, off the strip (measuring and ablation switches): kladder list rungs --lab\n",
                     L.lab_rungs.size(), L.lab_rungs.size() == 1 ? "" : "s");
 }
+// The lessons table: core first, then the appendix with the architecture it needs; with a device
+// profile, how many of each lesson's live steps that device can run, the steps it cannot, and the
+// core track's share.
+int print_lessons(const std::vector<Ladder>& ladders, const std::string& plan_on) {
+    std::optional<DeviceInfo> device;
+    if (!plan_on.empty()) device = load_device_profile(plan_on);
+    std::vector<LessonLoadError> errors;
+    auto lessons = load_all_lessons(lessons_dir(), ladders, &errors);
+    std::vector<LessonPlan> plans = plan_lessons_on(lessons, ladders, device ? device->cc() : 0);
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& p : plans) {
+        const Lesson& l = *p.lesson;
+        rows.push_back({std::to_string(l.number), l.id, l.appendix() ? "appendix " + printable(l.needs) : "core",
+                        std::to_string(l.steps.size()), std::to_string(l.checks.size()),
+                        std::to_string(l.cards.size())});
+        if (device) rows.back().push_back(std::to_string(p.runnable) + "/" + std::to_string(p.live));
+        rows.back().push_back(printable(l.title, kTitleChars));
+    }
+    std::vector<std::string> head = {"#", "lesson", "track", "steps", "checks", "cards", "title"};
+    if (device) head.insert(head.end() - 1, "live");
+    std::printf("\n%s", format_table(head, rows).c_str());
+    if (device) {
+        for (const auto& p : plans)
+            for (const auto& s : p.skips)
+                std::printf("  skip  lesson %d step %d (%s): %s\n", p.lesson->number, s.step + 1,
+                            printable(p.lesson->steps[s.step].rung).c_str(), printable(s.skip).c_str());
+        TrackShare core = track_share(plans, "core");
+        std::printf("core track on %s (%s): %d of %d live steps run (%.0f%%)\n",
+                    printable(device->name, kDeviceNameChars).c_str(), arch_name(device->cc()).c_str(), core.runnable,
+                    core.live, core.live ? 100.0 * core.runnable / core.live : 0.0);
+    }
+    for (const auto& e : errors)
+        std::fprintf(stderr, "kladder: lesson %s not loaded: %s\n", printable(e.folder).c_str(),
+                     printable(e.message, kMessageChars).c_str());
+    return errors.empty() ? 0 : static_cast<int>(ExitCode::BadInput);
+}
 }  // namespace
 
 Action add_list_command(CLI::App& app) {
@@ -92,6 +133,9 @@ Action add_list_command(CLI::App& app) {
     app.add_flag("--lab", opt->lab,
                  "the lab rungs instead: off the strip, they keep the measuring and ablation switches that the "
                  "teaching rungs pin");
+    app.add_option("--plan-on", opt->plan_on,
+                   "with lessons: how many of each lesson's live steps the device of this profile "
+                   "(assets/devices/*.json) can run, and the core track's share; needs no GPU");
     return [opt] {
         auto ladders = load_ladders_or_throw();
         const bool all = opt->what == "all";
@@ -109,20 +153,8 @@ Action add_list_command(CLI::App& app) {
         }
         // A broken manifest first: the lessons that name its ladder fail because of it.
         for (const auto& e : load_errors()) std::fprintf(stderr, "kladder: %s\n", printable(e, kMessageChars).c_str());
-        if (all || opt->what == "lessons") {
-            std::vector<LessonLoadError> errors;
-            auto lessons = load_all_lessons(lessons_dir(), ladders, &errors);
-            std::vector<std::vector<std::string>> rows;
-            for (const auto& l : lessons)
-                rows.push_back({std::to_string(l.number), l.id, std::to_string(l.steps.size()),
-                                std::to_string(l.checks.size()), std::to_string(l.cards.size()),
-                                printable(l.title, kTitleChars)});
-            std::printf("\n%s", format_table({"#", "lesson", "steps", "checks", "cards", "title"}, rows).c_str());
-            for (const auto& e : errors)
-                std::fprintf(stderr, "kladder: lesson %s not loaded: %s\n", printable(e.folder).c_str(),
-                             printable(e.message, kMessageChars).c_str());
-            if (!errors.empty()) return static_cast<int>(ExitCode::BadInput);
-        }
+        if (all || opt->what == "lessons")
+            if (int code = print_lessons(ladders, opt->plan_on)) return code;
         if (!load_errors().empty()) return static_cast<int>(ExitCode::BadInput);
         if (opt->what == "operations") {
             std::vector<std::vector<std::string>> rows;

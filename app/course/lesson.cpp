@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "base/atomic_file.h"
 #include "base/confined_path.h"
@@ -11,6 +12,7 @@
 #include "base/toml_reader.h"
 #include "course/figure_vocabulary.h"
 #include "course/sweep_spec.h"
+#include "model/arch.h"
 #include "model/run_metrics.h"
 #include "model/run_modes.h"
 
@@ -249,6 +251,25 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
     return s;
 }
 
+// track = "core" (the default) | "appendix", and an appendix's needs = "sm_90": the architecture
+// its live steps need, which the lesson list shows.
+void read_track(TomlReader& r, const toml::table& lt, Lesson* L) {
+    L->track = r.string_or(lt, "track", "core", "lesson");
+    if (L->track != "core" && L->track != "appendix")
+        r.fail(line_of(*lt.get("track")), "lesson.track", "'" + L->track + "' is not \"core\" or \"appendix\"");
+    L->needs = r.string_or(lt, "needs", "", "lesson");
+    if (!L->appendix()) {
+        if (lt.get("needs")) r.fail(line_of(*lt.get("needs")), "lesson.needs", "only an appendix lesson needs a GPU");
+        return;
+    }
+    if (!lt.get("needs"))
+        r.fail(line_of(lt), "lesson.needs", "an appendix names the architecture it needs, e.g. \"sm_90\"");
+    ArchName a = parse_arch(L->needs);
+    if (a.cc < 0 || a.specific)
+        r.fail(line_of(*lt.get("needs")), "lesson.needs",
+               "'" + L->needs + "' is not an architecture such as \"sm_90\"");
+}
+
 }  // namespace
 
 Lesson load_lesson(const std::string& manifest_path, const std::vector<Ladder>& ladders) {
@@ -257,7 +278,7 @@ Lesson load_lesson(const std::string& manifest_path, const std::vector<Ladder>& 
     r.allow_only(root, "", {"lesson", "step", "check", "card", "exercise"});
     const toml::table* lt = root.get("lesson") ? root.get("lesson")->as_table() : nullptr;
     if (!lt) r.fail(1, "lesson", "missing [lesson] table");
-    r.allow_only(*lt, "lesson", {"id", "number", "title", "summary"});
+    r.allow_only(*lt, "lesson", {"id", "number", "title", "summary", "track", "needs"});
     Lesson L;
     L.manifest_path = manifest_path;
     L.dir = fs::path(manifest_path).parent_path().string();
@@ -265,6 +286,7 @@ Lesson load_lesson(const std::string& manifest_path, const std::vector<Ladder>& 
     L.number = static_cast<int>(r.integer_in(*lt, "number", "lesson", 0, 9999));
     L.title = r.string(*lt, "title", "lesson");
     L.summary = r.string_or(*lt, "summary", "", "lesson");
+    read_track(r, *lt, &L);
     const toml::array* steps = root.get("step") ? root.get("step")->as_array() : nullptr;
     if (!steps || steps->empty()) r.fail(1, "step", "a lesson needs at least one [[step]]");
     for (size_t i = 0; i < steps->size(); ++i) {
@@ -340,7 +362,9 @@ std::vector<Lesson> load_all_lessons(const std::string& lessons_root, const std:
             if (errors) errors->push_back({fs::path(f).filename().string(), e.what()});
         }
     }
-    std::stable_sort(out.begin(), out.end(), [](const Lesson& a, const Lesson& b) { return a.number < b.number; });
+    std::stable_sort(out.begin(), out.end(), [](const Lesson& a, const Lesson& b) {
+        return std::make_pair(a.appendix(), a.number) < std::make_pair(b.appendix(), b.number);
+    });
     return out;
 }
 

@@ -63,7 +63,7 @@ struct LessonStep {
     // folds the text from here until a prediction is kept. npos: nothing folded.
     size_t reveal_at = std::string::npos;
     RunnerPreset runner;
-    // `tool = "calculator"`: the step opens lesson 10's calculator (calculator.h) in the plot area.
+    // `tool = "calculator"`: the step opens lesson 11's calculator (calculator.h) in the plot area.
     std::string tool;
     std::optional<StepExercise> exercise;
     int line = 0;
@@ -82,6 +82,12 @@ struct Flashcard {
 struct Lesson {
     std::string id, title, summary, dir, manifest_path;
     int number = 0;
+    // The course's two tracks: "core" lessons run live on any sm_75+ GPU; an "appendix" lesson
+    // needs a newer GPU for its live steps (`needs`, an architecture such as "sm_90") and is listed
+    // apart, after the core.
+    std::string track = "core";
+    std::string needs;  // "" for the core
+    bool appendix() const { return track == "appendix"; }
     std::vector<LessonStep> steps;
     std::vector<CheckQuestion> checks;
     std::vector<Flashcard> cards;
@@ -95,7 +101,7 @@ struct LessonLoadError {
     std::string folder, message;
 };
 
-// Every lessons/*/lesson.toml, ordered by number then folder. Failures are returned as
+// Every lessons/*/lesson.toml, the core first, each track ordered by number then folder. Failures are returned as
 // errors (the GUI lists them as error entries) and the rest load.
 std::vector<Lesson> load_all_lessons(const std::string& lessons_root, const std::vector<Ladder>& ladders,
                                      std::vector<LessonLoadError>* errors);

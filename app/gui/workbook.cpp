@@ -77,6 +77,7 @@ void Workbook::draw_panels() {
     ImGui::BeginChild("##navigator", ImVec2(nav_w, body_h), true);
     draw_navigator();
     ImGui::EndChild();
+    test_target("panel:navigator");  // a script may scroll the lesson list (docs/screenshots)
     ImGui::SetCursorScreenPos(ImVec2(top.x + nav_w, top.y));
     float nav_setting = settings_.navigator_width * s;
     bool nav_moved = splitter("##split_nav", true, gap, body_h, &nav_setting, 160 * s, avail.x * 0.45f);

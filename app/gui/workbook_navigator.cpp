@@ -74,6 +74,12 @@ void Workbook::draw_navigator() {
 
     for (int li = 0; li < int(lessons_.size()); ++li) {
         const Lesson& l = lessons_[li];
+        // The appendix apart, under its own label: its live steps need a newer GPU than the core's.
+        if (l.appendix() && (li == 0 || !lessons_[li - 1].appendix())) {
+            ImGui::Spacing();
+            section_label("APPENDIX");
+            ImGui::Spacing();
+        }
         ImGui::PushID(li);
         bool current = li == lesson_;
         auto pit = settings_.progress.find(l.id);
@@ -109,6 +115,7 @@ void Workbook::draw_navigator() {
         dl->AddText(tf, tf->FontSize, ImVec2(tx, start.y + title_h * 0.5f - ImGui::GetFontSize() * 0.95f), pal.text,
                     title.c_str());
         std::string sub = std::to_string(visited) + " of " + std::to_string(steps) + " steps";
+        if (l.appendix()) sub = "appendix, needs " + l.needs + " \xC2\xB7 " + sub;
         if (!l.checks.empty())
             sub += " \xC2\xB7 " + std::to_string(answered) + "/" + std::to_string(l.checks.size()) + " checks";
         dl->AddText(fonts_.small, fonts_.small->FontSize,

@@ -4,6 +4,8 @@
 #include "base/errors.h"
 #include "base/paths.h"
 #include "course/lesson.h"
+#include "course/lesson_plan.h"
+#include "model/device_profile.h"
 #include "model/manifest_load.h"
 #include "temp_tree.h"
 
@@ -97,4 +99,47 @@ TEST(Lesson, MetricMustFitThePlot) {
     EXPECT_NE(e.find("step[0].metric: 'sectors' does not fit plot 'bars'"), std::string::npos) << e;
     e = error_of(lesson_with("ladder = \"elementwise\"\nmetric = \"memory\"\n"));
     EXPECT_NE(e.find("does not fit plot ''"), std::string::npos) << e;
+}
+
+// [track] A lesson's track: "core" by default; an appendix names the architecture it needs.
+TEST(Lesson, TrackAndNeedsAreChecked) {
+    auto with_track = [](const std::string& fields) {
+        std::string m = lesson_with("");
+        return m.insert(m.find("\n\n[[step]]"), "\n" + fields);
+    };
+    EXPECT_EQ(error_of(with_track("track = \"core\"")), "");
+    EXPECT_EQ(error_of(with_track("track = \"appendix\"\nneeds = \"sm_90\"")), "");
+    std::string e = error_of(with_track("track = \"extra\""));
+    EXPECT_NE(e.find("lesson.toml:5: lesson.track: 'extra' is not \"core\" or \"appendix\""), std::string::npos) << e;
+    e = error_of(with_track("track = \"appendix\""));
+    EXPECT_NE(e.find("lesson.needs: an appendix names the architecture it needs"), std::string::npos) << e;
+    e = error_of(with_track("track = \"appendix\"\nneeds = \"hopper\""));
+    EXPECT_NE(e.find("lesson.needs: 'hopper' is not an architecture"), std::string::npos) << e;
+    e = error_of(with_track("needs = \"sm_90\""));
+    EXPECT_NE(e.find("lesson.needs: only an appendix lesson needs a GPU"), std::string::npos) << e;
+}
+
+// [track] The shipped course: core lessons of at most 12 steps, listed before the appendix, and
+// at least 90% of the core's live steps runnable on the RTX 3090 profile (sm_86), counted from the
+// lessons and the rungs' architecture requirements as `kladder list lessons --plan-on` counts them.
+TEST(Lesson, CoreTrackIsShortAndRunsOnSm86) {
+    std::vector<kl::LessonLoadError> errors;
+    auto ladders = shipped_ladders();
+    auto lessons = kl::load_all_lessons(kl::lessons_dir(), ladders, &errors);
+    ASSERT_TRUE(errors.empty());
+    bool seen_appendix = false;
+    for (const auto& l : lessons) {
+        if (!l.appendix()) { EXPECT_LE(l.steps.size(), 12u) << l.id; }
+        EXPECT_FALSE(seen_appendix && !l.appendix()) << l.id << " is a core lesson listed after the appendix";
+        seen_appendix |= l.appendix();
+    }
+    kl::DeviceInfo sm86 = kl::load_device_profile(kl::assets_dir() + "/devices/sm_86_rtx3090.json");
+    ASSERT_EQ(sm86.cc(), 86);
+    auto plans = kl::plan_lessons_on(lessons, ladders, sm86.cc());
+    kl::TrackShare core = kl::track_share(plans, "core");
+    ASSERT_GT(core.live, 0);
+    EXPECT_GE(core.runnable * 10, core.live * 9) << core.runnable << " of " << core.live << " core live steps on sm_86";
+    // The measure can fail: on Turing (sm_75) the bf16 tensor-core and cp.async rungs drop out.
+    kl::TrackShare turing_appendix = kl::track_share(kl::plan_lessons_on(lessons, ladders, 75), "appendix");
+    EXPECT_LT(turing_appendix.runnable, turing_appendix.live);
 }

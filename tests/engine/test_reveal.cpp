@@ -152,7 +152,7 @@ TEST(RevealGate, NoPredictStepShowsItsFigureBeforeThePrediction) {
 
 TEST(RevealGate, PlantedLeaksAreCaught) {
     const Course& c = course();
-    // Lesson 3's fused GeLU (it quotes its own bandwidth past the marker), planted in copies.
+    // Lesson 4's fused GeLU (it quotes its own bandwidth past the marker), planted in copies.
     const LessonStep* fused = nullptr;
     for (const Lesson& l : c.lessons)
         for (const LessonStep& st : l.steps)

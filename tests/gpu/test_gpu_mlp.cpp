@@ -233,7 +233,8 @@ TEST(GpuMlp, UnfusedRungMovesTheIntermediatesRoundTripMore) {
     }
 }
 
-// [SECTION] The matmul ladder's fp8 rungs (lesson 6): cuBLASLt's fp8 GEMM and the wgmma e4m3 rung.
+// [SECTION] The matmul ladder's fp8 rungs (lesson 12, the Hopper matmul appendix): cuBLASLt's fp8 GEMM and the wgmma
+// e4m3 rung.
 namespace {
 
 const kl::Ladder& matmul_ladder() {

@@ -31,7 +31,10 @@ shot traffic        --no-runner $extra --lesson coalescing --step 5 --view traff
 shot sectors        --no-runner $extra --lesson coalescing --step 3
 shot bank_conflicts --no-runner $extra --lesson coalescing --step 6
 shot attention_memory --no-runner $extra --lesson attention --step 3
-shot matmul_light   --no-runner $extra --lesson matmul --step 12 --view bars --theme light --hover 960,640
+# The wgmma step predicts its rate: a kept prediction (seeded) lets the bars show.
+mkdir -p "$tmp/seeded/kernel-ladder"
+echo '{"version": 1, "predictions": {"matmul_hopper": {"0": 600}}}' > "$tmp/seeded/kernel-ladder/progress.json"
+XDG_DATA_HOME="$tmp/seeded" shot matmul_light   --no-runner $extra --lesson matmul_hopper --step 1 --view bars --theme light --hover 960,640
 shot diff_light     --no-runner $extra --lesson fusion --step 4 --view diff --theme light
 shot ptx            --no-runner $extra --lesson fusion --step 5 --view ptx
 # Issue 18: a Triton rung's Python source (its PTX needs python3 with Triton where this runs).
@@ -39,10 +42,10 @@ shot triton_source  --no-runner $extra --lesson softmax --step 10 --view source
 shot questions      --no-runner $extra --lesson first_kernel --step 1 --view questions
 shot flashcards     --no-runner $extra --lesson softmax --step 2 --view cards --theme light
 # Issue 15: two recorded devices side by side, and the occupancy view.
-shot two_devices    --no-runner $extra --lesson matmul --step 12 --view bars --compare-device H200
+XDG_DATA_HOME="$tmp/seeded" shot two_devices    --no-runner $extra --lesson matmul_hopper --step 1 --view bars --compare-device H200
 shot two_devices_elementwise --no-runner $extra --lesson first_kernel --step 3 --view bars --compare-device H200
 shot occupancy      --no-runner $extra --lesson first_kernel --step 6
-shot occupancy_reg_2d --no-runner $extra --lesson matmul --step 7
+shot occupancy_reg_2d --no-runner $extra --lesson matmul --step 6
 # The TPB slider marks 1024 as unable to launch at VPT = 8 (70 registers per thread, measured on the H100).
 shot launch_marks   --no-runner $extra --results "$here/../../assets/recorded/h100_2026-11-23_resources/h100_gelu_fused_vec_vpt8_sweep_tpb.json" \
     --lesson fusion --step 5 --param VPT=8 --view occupancy
@@ -58,6 +61,24 @@ predict_shot() {  # predict_shot NAME WHEEL ARGS...
 }
 predict_shot prediction_fusion_before -6 --lesson fusion --step 3
 predict_shot prediction_attention_before -8 --lesson attention --step 3
+# Issue 37's acceptance: lessons 0-3 and the core matmul lesson as a new learner opens them (no
+# prediction kept yet, recorded results, 1280 x 720): each lesson's first predict step, the text at
+# the top and then scrolled to the prompt. No predicted figure may show above its question.
+predict_shot learner_l0_measuring_top 0 --lesson measuring --step 1
+predict_shot learner_l0_measuring_prompt -11 --lesson measuring --step 1
+predict_shot learner_l1_first_kernel_top 0 --lesson first_kernel --step 3
+predict_shot learner_l1_first_kernel_prompt -12 --lesson first_kernel --step 3
+predict_shot learner_l2_roofline_top 0 --lesson roofline --step 2
+predict_shot learner_l2_roofline_prompt -12 --lesson roofline --step 2
+predict_shot learner_l3_coalescing_top 0 --lesson coalescing --step 2
+predict_shot learner_l3_coalescing_prompt -12 --lesson coalescing --step 2
+predict_shot learner_l6_matmul_top 0 --lesson matmul --step 2
+predict_shot learner_l6_matmul_prompt -12 --lesson matmul --step 2
+# The lesson list scrolled to its end: the appendix apart, each lesson marked with the GPU it needs.
+printf 'wait 3\nwheel panel:navigator -40\nwait 3\nshot %s\n' "$tmp/learner_appendix_list.png" > "$tmp/appendix.txt"
+XDG_DATA_HOME="$tmp/data" "$gui" --no-save --size 1280x720 --no-runner $extra --lesson matmul_hopper --step 1 \
+    --script "$tmp/appendix.txt" --max-seconds 60 > /dev/null
+convert "$tmp/learner_appendix_list.png" -colors 256 -define png:compression-level=9 "PNG8:$out/learner_appendix_list.png"
 mkdir -p "$tmp/data/kernel-ladder"
 echo '{"version": 1, "predictions": {"fusion": {"2": 2500}, "attention": {"2": 20}}}' > "$tmp/data/kernel-ladder/progress.json"
 predict_shot prediction_fusion_after -40 --lesson fusion --step 3

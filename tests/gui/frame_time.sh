@@ -7,7 +7,7 @@
 # the frame interval are both <= 16.7 ms (60 fps). Exit 77 (skipped) without a GPU.
 gui=$1
 lesson=${3:-matmul}
-step=${4:-6}
+step=${4:-5}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/window_test.sh"
 fresh_out "$2" "${XDG_CACHE_HOME:-}"

@@ -60,7 +60,7 @@ expect export_lesson.bad_results_creates_nothing 2 "version" \
 
 # Interrupted: SIGTERM part-way through (a background job ignores SIGINT, and so does the export). Either it finished (exit 0, complete) or it stopped
 # (exit 2) with nothing at the destination; never a staging folder or a part of the files.
-# Lesson 5 has 13 figures (39 files): long enough to be caught part-way.
+# Lesson 6 (matmul) has a figure on most of its 12 steps: long enough to be caught part-way.
 interrupted=0
 for delay in 0.1 0.6 1.5 3; do
     cases=$((cases + 1)); name=export_lesson.interrupted_$delay

@@ -1,7 +1,7 @@
 // Operations of the elementwise ladder: vector_add (c = a + b) and gelu (tanh form).
 // This file is the model for other operations: declare axes and buffers, count the work,
 // compute the reference (here on the GPU in double precision), choose the tolerance.
-// Storage fp32, bf16 or fp16 (lesson 6); the reference reads the same stored (rounded) inputs
+// Storage fp32, bf16 or fp16 (lesson 7); the reference reads the same stored (rounded) inputs
 // and computes in double, so the error a run reports is the rung's own float math plus the
 // rounding of its output to the storage type (storage_rel below).
 #include <cmath>

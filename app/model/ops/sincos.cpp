@@ -1,4 +1,4 @@
-// Operation of the sin^2 + cos^2 rungs of the elementwise ladder (lesson 3, the CS336 lecture's
+// Operation of the sin^2 + cos^2 rungs of the elementwise ladder (lesson 4, the CS336 lecture's
 // fusion example): y = sin(x)^2 + cos(x)^2. Mathematically 1; computed honestly, it is a
 // memory-bound elementwise chain whose unfused form runs five kernels.
 #include "model/op_context.h"
