@@ -6,7 +6,7 @@
 // recomputing S, P, dP and dS for each (ab_recompute) and adding dS K. Each dQ element is
 // written once, in bf16, by the block that owns its row: no fp32 accumulator, no atomics, no
 // convert kernel, and the same sum every run.
-// Why it might be faster (or not): the atomics of rung 2 (B H N d x ceil(N / 64) fp32 additions)
+// Why it is faster (where it is): the atomics of rung 2 (B H N d x ceil(N / 64) fp32 additions)
 // are gone, but S = Q K^T and dP = dO V^T are computed twice, once per pass: 7 products of
 // 2 N^2 d per head instead of 5. Which costs more is the measurement: on the CUDA cores the
 // products dominate, so expect this rung to lose to rung 2 by up to 7/5.
