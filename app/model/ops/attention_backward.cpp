@@ -67,9 +67,8 @@ std::vector<float> download_head(OpContext& gpu, const char* name, int64_t bh, i
 }
 
 Head load_head(OpContext& gpu, int64_t bh, int64_t n, int64_t d) {
-    return {download_head(gpu, "Q", bh, n * d),  download_head(gpu, "K", bh, n * d),
-            download_head(gpu, "V", bh, n * d),  download_head(gpu, "O", bh, n * d),
-            download_head(gpu, "dO", bh, n * d), download_head(gpu, "L", bh, n)};
+    return {download_head(gpu, "Q", bh, n * d), download_head(gpu, "K", bh, n * d),  download_head(gpu, "V", bh, n * d),
+            download_head(gpu, "O", bh, n * d), download_head(gpu, "dO", bh, n * d), download_head(gpu, "L", bh, n)};
 }
 
 // [SECTION] Reference
@@ -103,9 +102,8 @@ void self_check(const Problem& p, OpContext& gpu, const ReferenceOutputs& out) {
         const AttentionHead<float> h = head.view(n, d, p.size("causal") != 0);
         attention_backward_dq_row(h, r, dq.data());
         attention_backward_dkdv_row(h, r, dk.data(), dv.data());
-        for (const auto& [name, want] : {std::pair<const char*, const std::vector<double>*>{"dQ", &dq},
-                                         {"dK", &dk},
-                                         {"dV", &dv}})
+        for (const auto& [name, want] :
+             {std::pair<const char*, const std::vector<double>*>{"dQ", &dq}, {"dK", &dk}, {"dV", &dv}})
             for (int64_t c = 0; c < d; ++c) {
                 const float got = out.at(name)[(bh * n + r) * d + c];
                 const double expected = (*want)[c];
@@ -144,8 +142,8 @@ void gpu_reference(const Problem& p, OpContext& gpu, ReferenceOutputs& out) {
                                          KernelArg::i32v(static_cast<int32_t>(d)),
                                          KernelArg::i32v(static_cast<int32_t>(p.size("causal"))),
                                          KernelArg::i64v(row_blocks)};
-    std::vector<KernelArg> dq_args = {KernelArg::pointer(dq.data())}, dkdv_args = {KernelArg::pointer(dk.data()),
-                                                                                   KernelArg::pointer(dv.data())};
+    std::vector<KernelArg> dq_args = {KernelArg::pointer(dq.data())},
+                           dkdv_args = {KernelArg::pointer(dk.data()), KernelArg::pointer(dv.data())};
     dq_args.insert(dq_args.end(), tail.begin(), tail.end());
     dkdv_args.insert(dkdv_args.end(), tail.begin(), tail.end());
     const dim3 grid(static_cast<unsigned>(bh * row_blocks)), block(kThreads);
@@ -209,8 +207,8 @@ class AttentionBackward : public Operation {
         forward_outputs(p, gpu);
     }
     void reference(const Problem& p, OpContext& gpu, ReferenceOutputs& out) const override {
-        const double cost = double(p.size("B")) * double(p.size("H")) * double(p.size("N")) * double(p.size("N")) *
-                            double(p.size("d"));
+        const double cost =
+            double(p.size("B")) * double(p.size("H")) * double(p.size("N")) * double(p.size("N")) * double(p.size("d"));
         if (cost <= kCpuReferenceLimit)
             cpu_reference(p, gpu, out);
         else
@@ -235,9 +233,9 @@ class AttentionBackward : public Operation {
         gpu.launch_helper(
             "attention/reference.cu", "ref_attention", dim3(static_cast<unsigned>(bh * row_blocks)), dim3(kThreads),
             {KernelArg::pointer(fo.data()), KernelArg::pointer(fl.data()), KernelArg::pointer(gpu.buffer("Q").data()),
-             KernelArg::pointer(gpu.buffer("K").data()), KernelArg::pointer(gpu.buffer("V").data()),
-             KernelArg::i64v(n), KernelArg::i32v(static_cast<int32_t>(d)),
-             KernelArg::i32v(static_cast<int32_t>(p.size("causal"))), KernelArg::i64v(row_blocks)},
+             KernelArg::pointer(gpu.buffer("K").data()), KernelArg::pointer(gpu.buffer("V").data()), KernelArg::i64v(n),
+             KernelArg::i32v(static_cast<int32_t>(d)), KernelArg::i32v(static_cast<int32_t>(p.size("causal"))),
+             KernelArg::i64v(row_blocks)},
             {"ELEM=" + dtype_cuda_name(p.dtype)}, smem);
         gpu.upload_from_float(gpu.buffer("O"), gpu.download_as_float(fo));
         gpu.upload_from_float(gpu.buffer("L"), gpu.download_as_float(fl));
