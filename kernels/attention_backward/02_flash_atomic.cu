@@ -39,6 +39,5 @@ extern "C" __global__ void __launch_bounds__(AB_THREADS)
 
 // dQ = the accumulator rounded to bf16 (already scaled by 1 / sqrt(d)).
 extern "C" __global__ void __launch_bounds__(AB_THREADS) ab_convert_dq(ELEM* dQ, const float* dq_acc, long long n) {
-    const long long e = (long long)blockIdx.x * AB_THREADS + threadIdx.x;
-    if (e < n) dQ[e] = kl_from_float<ELEM>(dq_acc[e]);
+    ab_convert_rows(dQ, dq_acc, n);
 }

@@ -11,34 +11,16 @@
 // Key tiles have AB_BN = 64 rows, query tiles BM (32 or 64: the rung's parameter); rows and
 // keys past N are zero-filled and masked, so N may be anything >= 1.
 #pragma once
-#include "kl_common.cuh"
+#include "ab_common.cuh"
 
 #ifndef BM
 #error "BM must be defined, e.g. -DBM=64"
 #endif
 static_assert(BM == 32 || BM == 64, "BM: query rows per tile, 32 or 64");
 
-#define AB_THREADS 256
 #define AB_BN 64
 #define AB_RM (BM / 16)     // query rows per thread in a tile product
 #define AB_RN (AB_BN / 16)  // key rows per thread
-
-// D_i = dO_i . O_i, a warp per row; with zero_acc the row of the fp32 dQ accumulator is zeroed
-// for rung 2's atomics (every run starts from zero: the accumulator is scratch, reused).
-__device__ __forceinline__ void ab_preprocess_rows(float* Dv, float* dq_acc, const ELEM* dO, const ELEM* O,
-                                                   long long rows, int d, bool zero_acc) {
-    const int lane = threadIdx.x % 32;
-    const long long r = (long long)blockIdx.x * (AB_THREADS / 32) + threadIdx.x / 32;
-    if (r >= rows) return;
-    float s = 0.f;
-    for (int c = lane; c < d; c += 32) {
-        s += kl_to_float(dO[r * d + c]) * kl_to_float(O[r * d + c]);
-        if (zero_acc) dq_acc[r * d + c] = 0.f;
-    }
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-    if (lane == 0) Dv[r] = s;
-}
 
 // ROWS rows of a [N][D] head from row `first` into dst[ROWS][D + 1] as float; zeros past N.
 template <int D, int ROWS>

@@ -170,8 +170,9 @@ TEST(GpuLive, AttentionBackwardRungsCorrectAtOddSizes) {
         for (int64_t causal : {0, 1})
             for (int64_t n : {128, 77}) sizes.push_back({{"B", 1}, {"H", 2}, {"N", n}, {"d", d}, {"causal", causal}});
     sizes.push_back({{"B", 2}, {"H", 2}, {"N", 1000}, {"d", 64}, {"causal", 1}});
-    const int passed = check_rungs("attention_backward", {"naive", "flash_atomic", "flash_dq_pass"}, sizes, never);
-    EXPECT_EQ(passed, int(3 * sizes.size()));
+    const int passed =
+        check_rungs("attention_backward", {"naive", "flash_atomic", "flash_dq_pass", "flash_mma"}, sizes, never);
+    EXPECT_EQ(passed, int(4 * sizes.size()));
     kl::Runner runner(gpu(), std::nullopt);
     const kl::Ladder& L = ladder("attention_backward");
     for (const char* id : {"flash_atomic", "flash_dq_pass"})
