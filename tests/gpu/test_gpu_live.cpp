@@ -160,19 +160,19 @@ TEST(GpuLive, LayerNormBackwardRungsCorrectAtOddSizesInEveryDtype) {
     EXPECT_GE(passed, int(ids.size() * 3 * (sizes.size() - 1)));
 }
 
-// The attention_backward ladder (issue 40): every rung at aligned and odd N (tiles of 64 keys
-// and 32 or 64 queries: 77 leaves ragged tiles on both sides), d = 64 and 128, causal and not, at
-// both query tile heights of the recomputing rungs. The reference is the CPU's up to
-// B H N^2 d = 2^26; B2 H2 N1000 d64 is past it, so the GPU reference and its CPU spot check run too.
+// The attention_backward ladder (issue 40): every CUDA rung at aligned and odd N (tiles of 64
+// keys and 32 or 64 queries: 77 leaves ragged tiles on both sides), d = 64 and 128, causal and
+// not, and rungs 2-3 at both query tile heights (the Triton rung: test_gpu_triton.cpp). The reference is the CPU's up
+// to B H N^2 d = 2^26; B2 H2 N1000 d64 is past it, so the GPU reference and its CPU spot check run too.
 TEST(GpuLive, AttentionBackwardRungsCorrectAtOddSizes) {
     std::vector<std::map<std::string, int64_t>> sizes;
     for (int64_t d : {64, 128})
         for (int64_t causal : {0, 1})
             for (int64_t n : {128, 77}) sizes.push_back({{"B", 1}, {"H", 2}, {"N", n}, {"d", d}, {"causal", causal}});
     sizes.push_back({{"B", 2}, {"H", 2}, {"N", 1000}, {"d", 64}, {"causal", 1}});
-    const int passed =
-        check_rungs("attention_backward", {"naive", "flash_atomic", "flash_dq_pass", "flash_mma"}, sizes, never);
-    EXPECT_EQ(passed, int(4 * sizes.size()));
+    const std::vector<std::string> ids = {"naive", "flash_atomic", "flash_dq_pass", "flash_mma", "flash_ldmatrix"};
+    const int passed = check_rungs("attention_backward", ids, sizes, never);
+    EXPECT_EQ(passed, int(ids.size() * sizes.size()));
     kl::Runner runner(gpu(), std::nullopt);
     const kl::Ladder& L = ladder("attention_backward");
     for (const char* id : {"flash_atomic", "flash_dq_pass"})
