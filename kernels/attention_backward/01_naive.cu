@@ -30,8 +30,7 @@ extern "C" __global__ void __launch_bounds__(TPB)
 }
 
 // S[h][i][j] = A_i . B_j for head h = blockIdx.y: Q K^T (into P) and dO V^T (into dS).
-extern "C" __global__ void __launch_bounds__(TPB)
-    abn_scores(float* S, const ELEM* A, const ELEM* B, int N, int d) {
+extern "C" __global__ void __launch_bounds__(TPB) abn_scores(float* S, const ELEM* A, const ELEM* B, int N, int d) {
     const long long e = (long long)blockIdx.x * TPB + threadIdx.x;
     if (e >= (long long)N * N) return;
     const long long head = (long long)blockIdx.y * N, i = e / N, j = e % N;
@@ -52,8 +51,7 @@ extern "C" __global__ void __launch_bounds__(TPB) abn_probs(float* P, const floa
 }
 
 // dS = P * (dP - D_i), in place over dP.
-extern "C" __global__ void __launch_bounds__(TPB)
-    abn_dscores(float* dS, const float* P, const float* Dv, int N) {
+extern "C" __global__ void __launch_bounds__(TPB) abn_dscores(float* dS, const float* P, const float* Dv, int N) {
     const long long e = (long long)blockIdx.x * TPB + threadIdx.x;
     if (e >= (long long)N * N) return;
     const long long head = (long long)blockIdx.y * N, i = e / N;
@@ -73,8 +71,7 @@ extern "C" __global__ void __launch_bounds__(TPB)
 }
 
 // dQ_i = sum_j dS[i][j] K_j / sqrt(d).
-extern "C" __global__ void __launch_bounds__(TPB)
-    abn_grad_nn(ELEM* out, const float* A, const ELEM* B, int N, int d) {
+extern "C" __global__ void __launch_bounds__(TPB) abn_grad_nn(ELEM* out, const float* A, const ELEM* B, int N, int d) {
     const long long e = (long long)blockIdx.x * TPB + threadIdx.x;
     if (e >= (long long)N * d) return;
     const long long head = (long long)blockIdx.y * N, i = e / d, c = e % d;

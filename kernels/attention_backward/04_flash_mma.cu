@@ -113,7 +113,7 @@ __device__ __forceinline__ void ab_kv_mma(bf16* dK, bf16* dV, float* dq_acc, con
                 dpt[nt][e] = ds;
                 dSs[qc * MMA_LDS + key] = __float2bfloat16(ds);
             }
-        // dV_w += P^T dO and dK_w += dS^T Q over the 64 queries, 16 at a time.
+            // dV_w += P^T dO and dK_w += dS^T Q over the 64 queries, 16 at a time.
 #pragma unroll
         for (int kq = 0; kq < 4; ++kq) {
             const unsigned pa[4] = {ab_pack(st[2 * kq][0], st[2 * kq][1]), ab_pack(st[2 * kq][2], st[2 * kq][3]),

@@ -49,8 +49,8 @@ __device__ __forceinline__ void mma_load_tile(bf16* dst, const bf16* src, long l
 // Dynamic shared memory: (2 MMA_BN + 2 MMA_BM) (D + 8) + MMA_BM MMA_LDS bf16, then 2 MMA_BM floats.
 template <int D>
 __device__ __forceinline__ void ab_kv_ldsm(bf16* dK, bf16* dV, float* dq_acc, const bf16* Q, const bf16* K,
-                                          const bf16* V, const bf16* dO, const float* L, const float* Dv, long long N,
-                                          int causal) {
+                                           const bf16* V, const bf16* dO, const float* L, const float* Dv, long long N,
+                                           int causal) {
     constexpr int LD = D + 8;
     extern __shared__ __align__(16) unsigned char ab_mma_smem[];
     bf16* Ks = reinterpret_cast<bf16*>(ab_mma_smem);
@@ -111,7 +111,7 @@ __device__ __forceinline__ void ab_kv_ldsm(bf16* dK, bf16* dV, float* dq_acc, co
                 dpt[nt][e] = ds;
                 dSs[qc * MMA_LDS + key] = __float2bfloat16(ds);
             }
-        // dV_w += P^T dO and dK_w += dS^T Q over the 64 queries, 16 at a time.
+            // dV_w += P^T dO and dK_w += dS^T Q over the 64 queries, 16 at a time.
 #pragma unroll
         for (int kq = 0; kq < 4; ++kq) {
             const unsigned pa[4] = {ab_pack(st[2 * kq][0], st[2 * kq][1]), ab_pack(st[2 * kq][2], st[2 * kq][3]),
@@ -168,12 +168,12 @@ __device__ __forceinline__ void ab_kv_ldsm(bf16* dK, bf16* dV, float* dq_acc, co
 
 extern "C" __global__ void __launch_bounds__(MMA_THREADS)
     ab_kv_ldsm_d64(bf16* dK, bf16* dV, float* dq_acc, const bf16* Q, const bf16* K, const bf16* V, const bf16* dO,
-                  const float* L, const float* Dv, long long N, int causal) {
+                   const float* L, const float* Dv, long long N, int causal) {
     ab_kv_ldsm<64>(dK, dV, dq_acc, Q, K, V, dO, L, Dv, N, causal);
 }
 
 extern "C" __global__ void __launch_bounds__(MMA_THREADS)
     ab_kv_ldsm_d128(bf16* dK, bf16* dV, float* dq_acc, const bf16* Q, const bf16* K, const bf16* V, const bf16* dO,
-                   const float* L, const float* Dv, long long N, int causal) {
+                    const float* L, const float* Dv, long long N, int causal) {
     ab_kv_ldsm<128>(dK, dV, dq_acc, Q, K, V, dO, L, Dv, N, causal);
 }

@@ -128,8 +128,8 @@ __host__ __device__ constexpr int ab_kv_smem_floats(int D) {
 
 template <int D, bool ATOMIC_DQ>
 __device__ __forceinline__ void ab_kv_block(ELEM* dK, ELEM* dV, float* dq_acc, const ELEM* Q, const ELEM* K,
-                                            const ELEM* V, const ELEM* dO, const float* L, const float* Dv,
-                                            long long N, int causal) {
+                                            const ELEM* V, const ELEM* dO, const float* L, const float* Dv, long long N,
+                                            int causal) {
     extern __shared__ float ab_smem[];
     float* Ks = ab_smem;
     float* Vs = Ks + AB_BN * (D + 1);

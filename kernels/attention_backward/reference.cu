@@ -96,8 +96,8 @@ extern "C" __global__ void __launch_bounds__(REF_THREADS)
 // dV_j = sum_i P_ij dO_i, dK_j = scale sum_i dS_ij q_i. Dynamic shared memory: 2 * REF_ROWS * d
 // doubles.
 extern "C" __global__ void __launch_bounds__(REF_THREADS)
-    ref_attention_dkdv(float* dK, float* dV, const ELEM* Q, const ELEM* K, const ELEM* V, const ELEM* O,
-                       const ELEM* dO, const float* L, long long N, int d, int causal, long long row_blocks) {
+    ref_attention_dkdv(float* dK, float* dV, const ELEM* Q, const ELEM* K, const ELEM* V, const ELEM* O, const ELEM* dO,
+                       const float* L, long long N, int d, int causal, long long row_blocks) {
     extern __shared__ double ref_smem[];
     double* k = ref_smem;          // [REF_ROWS][d]
     double* v = k + REF_ROWS * d;  // [REF_ROWS][d]
