@@ -170,6 +170,11 @@ TEST(GpuLive, AttentionBackwardRungsCorrectAtOddSizes) {
         for (int64_t causal : {0, 1})
             for (int64_t n : {128, 77}) sizes.push_back({{"B", 1}, {"H", 2}, {"N", n}, {"d", d}, {"causal", causal}});
     sizes.push_back({{"B", 2}, {"H", 2}, {"N", 1000}, {"d", 64}, {"causal", 1}});
+    // The odd sizes: one tile short and one past (63, 65), and 4097 (past the reference's
+    // CPU limit: the GPU reference at one tile more than the benchmark's N).
+    sizes.push_back({{"B", 1}, {"H", 2}, {"N", 63}, {"d", 64}, {"causal", 0}});
+    sizes.push_back({{"B", 1}, {"H", 2}, {"N", 65}, {"d", 128}, {"causal", 1}});
+    sizes.push_back({{"B", 1}, {"H", 1}, {"N", 4097}, {"d", 128}, {"causal", 1}});
     const std::vector<std::string> ids = {"naive", "flash_atomic", "flash_dq_pass", "flash_mma", "flash_ldmatrix"};
     const int passed = check_rungs("attention_backward", ids, sizes, never);
     EXPECT_EQ(passed, int(ids.size() * sizes.size()));

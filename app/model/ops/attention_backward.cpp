@@ -191,14 +191,18 @@ class AttentionBackward : public Operation {
         const double flops = 10 * bh * n * n * d * (p.size("causal") ? 0.5 : 1.0);
         return {flops, 8 * bh * n * d * dtype_size(p.dtype) + 4 * bh * n};
     }
-    // bf16 outputs: rounding dQ, dK, dV to bf16 moves each by at most 2^-9 of itself; the rungs'
-    // fp32 sums of N terms err by about 2^-24 sqrt(N) of the terms' size, far less. A rung that
-    // rounds P and dS to bf16 before its products (tensor-core rungs) moves each term by 2^-9 of
-    // itself, a sum of N such by about 2^-9 sqrt(sum of squares): a few 2^-9 of the output's size.
-    // Hence 1e-2 relative (5 half-ulps of bf16) and 4e-3 absolute for outputs that cancel to near
-    // zero (dQ, dK and dV have entries of order 0.1 to 1 at these inputs), as the forward's bf16
-    // tolerance. A dropped key tile, a missing scale or a wrong D moves outputs by 10% or more.
-    Tolerance tolerance(const Problem&) const override { return {4e-3, 1e-2}; }
+    // bf16 outputs: rounding dQ, dK, dV to bf16 moves each by at most 2^-9 of itself; the fp32
+    // sums of N terms err by about 2^-24 sqrt(N) of the terms' size, far less. The tensor-core
+    // rungs round P and dS to bf16 before their products, as every FlashAttention does: each term
+    // of dV_j = sum_i P_ij dO_i moves by up to 2^-9 of itself, so dV_j by up to 2^-9 sum_i P_ij
+    // |dO_i|, and the attention a key receives, sum_i P_ij, is not bounded by 1 as a row's is:
+    // under the causal mask the first keys receive about ln N (8.3 at N = 4096), up to
+    // 2^-9 x 8.3 x 0.5 = 8e-3 with every rounding aligned (dK and dQ alike, through dS).
+    // Emulated on the CPU (docs/tuning/attention_backward.md): 2.8e-3 at N = 130, causal, key 1,
+    // where dV is 6e-3. Hence 1e-2 absolute, and 2e-2 relative (10 half-ulps of bf16) for the
+    // outputs of order 1. A dropped key tile leaves its keys' dK and dV at zero; a missing scale
+    // or a wrong D moves every output by far more.
+    Tolerance tolerance(const Problem&) const override { return {1e-2, 2e-2}; }
     void make_inputs(const Problem& p, OpContext& gpu, uint64_t seed) const override {
         gpu.fill_uniform(gpu.buffer("Q"), seed * 1000003u + 1, -kQueryRange, kQueryRange);
         gpu.fill_uniform(gpu.buffer("K"), seed * 1000003u + 2, -1.f, 1.f);
