@@ -58,6 +58,10 @@ std::vector<std::map<std::string, int64_t>> sizes_for(const kl::Ladder& L) {
                 {{"rows", 7}, {"cols", 3}},
                 {{"rows", 65}, {"cols", 4096}},
                 {{"rows", 2001}, {"cols", 1001}}};
+    if (L.id == "attention_backward")  // one token, odd and aligned N, both head dimensions and masks
+        return {{{"B", 1}, {"H", 2}, {"N", 1}, {"d", 64}, {"causal", 0}},
+                {{"B", 1}, {"H", 2}, {"N", 77}, {"d", 64}, {"causal", 1}},
+                {{"B", 1}, {"H", 2}, {"N", 128}, {"d", 128}, {"causal", 0}}};
     if (L.id == "attention")
         return {{{"B", 1}, {"H", 2}, {"N", 1}, {"d", 64}, {"causal", 0}},
                 {{"B", 1}, {"H", 2}, {"N", 17}, {"d", 64}, {"causal", 1}},

@@ -160,6 +160,40 @@ TEST(GpuLive, LayerNormBackwardRungsCorrectAtOddSizesInEveryDtype) {
     EXPECT_GE(passed, int(ids.size() * 3 * (sizes.size() - 1)));
 }
 
+// The attention_backward ladder (issue 40): every CUDA rung at aligned and odd N (tiles of 64
+// keys and 32 or 64 queries: 77 leaves ragged tiles on both sides), d = 64 and 128, causal and
+// not, and rungs 2-3 at both query tile heights (the Triton rung: test_gpu_triton.cpp). The reference is the CPU's up
+// to B H N^2 d = 2^26; B2 H2 N1000 d64 is past it, so the GPU reference and its CPU spot check run too.
+TEST(GpuLive, AttentionBackwardRungsCorrectAtOddSizes) {
+    std::vector<std::map<std::string, int64_t>> sizes;
+    for (int64_t d : {64, 128})
+        for (int64_t causal : {0, 1})
+            for (int64_t n : {128, 77}) sizes.push_back({{"B", 1}, {"H", 2}, {"N", n}, {"d", d}, {"causal", causal}});
+    sizes.push_back({{"B", 2}, {"H", 2}, {"N", 1000}, {"d", 64}, {"causal", 1}});
+    // The issue's odd sizes: one tile short and one past (63, 65), and 4097 (past the reference's
+    // CPU limit: the GPU reference at one tile more than the benchmark's N).
+    sizes.push_back({{"B", 1}, {"H", 2}, {"N", 63}, {"d", 64}, {"causal", 0}});
+    sizes.push_back({{"B", 1}, {"H", 2}, {"N", 65}, {"d", 128}, {"causal", 1}});
+    sizes.push_back({{"B", 1}, {"H", 1}, {"N", 4097}, {"d", 128}, {"causal", 1}});
+    const std::vector<std::string> ids = {"naive", "flash_atomic", "flash_dq_pass", "flash_mma", "flash_ldmatrix"};
+    const int passed = check_rungs("attention_backward", ids, sizes, never);
+    EXPECT_EQ(passed, int(ids.size() * sizes.size()));
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::Ladder& L = ladder("attention_backward");
+    for (const char* id : {"flash_atomic", "flash_dq_pass"})
+        for (const auto& s : {sizes[3], sizes[5]}) {  // d = 64 causal N = 77, d = 128 not causal N = 77
+            kl::RunOptions o;
+            o.sizes = s;
+            o.dtype = kl::DType::BF16;
+            o.params = {{"BM", 32}};
+            o.time = false;
+            SCOPED_TRACE(std::string("attention_backward/") + id + " BM=32 " + describe(s));
+            const kl::RunRecord rec = runner.run(L, rung(L, id), o);
+            EXPECT_TRUE(rec.correctness && rec.correctness->passed)
+                << (rec.correctness ? rec.correctness->summary() : "no check");
+        }
+}
+
 // Rung 7's cache policies are hints: they change which lines L2 evicts first, never a value. Every
 // value of each policy parameter (the others at their defaults) must give a correct result on the
 // vector path (65 x 4096: the policies apply only there), in every dtype. RMSNorm runs the same
