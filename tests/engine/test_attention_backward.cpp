@@ -39,7 +39,7 @@ double forward_dot(const std::vector<double>& q, const std::vector<double>& k, c
     return s;
 }
 
-void check_against_finite_differences(int64_t n, int64_t d, bool causal) {
+void check_attention_against_finite_differences(int64_t n, int64_t d, bool causal) {
     std::mt19937 gen(static_cast<unsigned>(11 + n * 7 + d));
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     std::vector<double> q(n * d), k(n * d), v(n * d), dout(n * d);
@@ -69,9 +69,9 @@ void check_against_finite_differences(int64_t n, int64_t d, bool causal) {
 }  // namespace
 
 TEST(AttentionBackwardReference, MatchesFiniteDifferences) {
-    check_against_finite_differences(5, 3, false);
-    check_against_finite_differences(5, 3, true);
-    check_against_finite_differences(1, 4, false);  // one token: P = 1, O = V, dQ = dK = 0
+    check_attention_against_finite_differences(5, 3, false);
+    check_attention_against_finite_differences(5, 3, true);
+    check_attention_against_finite_differences(1, 4, false);  // one token: P = 1, O = V, dQ = dK = 0
 }
 
 // Worked by hand (d = 1, so scale = 1): q = 0 makes every score 0. Keys k = (1, 2), values

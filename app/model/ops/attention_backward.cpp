@@ -35,7 +35,7 @@ namespace {
 // Q uniform in [-3, 3), K, V and dO in [-1, 1): a scaled score q.k / sqrt(d) then has standard
 // deviation 1 for any d (variance 3 x 1/3 per term, d terms, divided by d), so the rows of P are
 // neither flat (where a dropped key tile would hide) nor one-hot (where dS would vanish).
-constexpr float kQueryRange = 3.f;
+constexpr float kBackwardQueryRange = 3.f;
 constexpr double kCpuReferenceLimit = double(int64_t(1) << 26);  // B H N^2 d: a CPU second in double
 
 struct Head {
@@ -204,7 +204,7 @@ class AttentionBackward : public Operation {
     // or a wrong D moves every output by far more.
     Tolerance tolerance(const Problem&) const override { return {1e-2, 2e-2}; }
     void make_inputs(const Problem& p, OpContext& gpu, uint64_t seed) const override {
-        gpu.fill_uniform(gpu.buffer("Q"), seed * 1000003u + 1, -kQueryRange, kQueryRange);
+        gpu.fill_uniform(gpu.buffer("Q"), seed * 1000003u + 1, -kBackwardQueryRange, kBackwardQueryRange);
         gpu.fill_uniform(gpu.buffer("K"), seed * 1000003u + 2, -1.f, 1.f);
         gpu.fill_uniform(gpu.buffer("V"), seed * 1000003u + 3, -1.f, 1.f);
         gpu.fill_uniform(gpu.buffer("dO"), seed * 1000003u + 4, -1.f, 1.f);
