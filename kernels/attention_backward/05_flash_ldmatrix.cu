@@ -1,4 +1,4 @@
-// Rung 5 - rung 4 with every operand fragment loaded by ldmatrix: diff it against 04.
+// Rung 5 - rung 4 with every operand fragment loaded by ldmatrix. The copy is the lesson: diff it against 04.
 //
 // What changes from rung 4: nothing in the plan; only how fragments leave shared memory. Rung 4
 // read each register of a B operand stored with k down its columns (dO and Q for dV and dK, K for

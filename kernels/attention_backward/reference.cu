@@ -27,6 +27,34 @@ __device__ __forceinline__ double ref_warp_sum(double v) {
     return v;
 }
 
+// Which head and which REF_ROWS rows of it (query rows for dq, key rows for dkdv) this block
+// serves; `rows` is less than REF_ROWS only in a head's last block.
+struct RefRowBlock {
+    long long bh, first, head;  // head: the offset of the head's [N][d] rows
+    int rows;
+};
+
+__device__ __forceinline__ RefRowBlock ref_row_block(long long N, int d, long long row_blocks) {
+    RefRowBlock b;
+    b.bh = blockIdx.x / row_blocks;
+    b.first = (blockIdx.x % row_blocks) * REF_ROWS;
+    b.rows = (int)min((long long)REF_ROWS, N - b.first);
+    b.head = b.bh * N * d;
+    return b;
+}
+
+// The block's rows of two [N][d] tensors, upcast to double in shared memory ([REF_ROWS][d]
+// each); rows past the head's end are zeros.
+__device__ __forceinline__ void ref_stage_rows(double* a, double* b, const ELEM* A, const ELEM* B,
+                                               const RefRowBlock& blk, int d) {
+    for (int e = threadIdx.x; e < REF_ROWS * d; e += REF_THREADS) {
+        const int r = e / d, c = e % d;
+        const long long at = blk.head + (blk.first + r) * d + c;
+        a[e] = r < blk.rows ? (double)kl_to_float(A[at]) : 0.0;
+        b[e] = r < blk.rows ? (double)kl_to_float(B[at]) : 0.0;
+    }
+}
+
 // dQ_i = scale sum_j P_ij (dO_i . v_j - D_i) k_j. Dynamic shared memory: 2 * REF_ROWS * d doubles.
 extern "C" __global__ void __launch_bounds__(REF_THREADS)
     ref_attention_dq(float* dQ, const ELEM* Q, const ELEM* K, const ELEM* V, const ELEM* O, const ELEM* dO,
@@ -38,17 +66,12 @@ extern "C" __global__ void __launch_bounds__(REF_THREADS)
     __shared__ double row_d[REF_ROWS], row_l[REF_ROWS];
 
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-    const long long bh = blockIdx.x / row_blocks;
-    const long long i0 = (blockIdx.x % row_blocks) * REF_ROWS;
-    const int rows = (int)min((long long)REF_ROWS, N - i0);
-    const long long head = bh * N * d;
+    const RefRowBlock blk = ref_row_block(N, d, row_blocks);
+    const long long bh = blk.bh, i0 = blk.first, head = blk.head;
+    const int rows = blk.rows;
     const double scale = 1.0 / sqrt((double)d);
 
-    for (int e = tid; e < REF_ROWS * d; e += REF_THREADS) {
-        const int r = e / d, c = e % d;
-        q[e] = r < rows ? (double)kl_to_float(Q[head + (i0 + r) * d + c]) : 0.0;
-        g[e] = r < rows ? (double)kl_to_float(dO[head + (i0 + r) * d + c]) : 0.0;
-    }
+    ref_stage_rows(q, g, Q, dO, blk, d);
     __syncthreads();
     for (int r = warp; r < REF_ROWS; r += REF_WARPS) {
         double s = 0.0;
@@ -118,17 +141,12 @@ extern "C" __global__ void __launch_bounds__(REF_THREADS)
     __shared__ double pr[REF_ROWS][REF_THREADS], ds[REF_ROWS][REF_THREADS];
 
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-    const long long bh = blockIdx.x / row_blocks;
-    const long long j0 = (blockIdx.x % row_blocks) * REF_ROWS;
-    const int rows = (int)min((long long)REF_ROWS, N - j0);
-    const long long head = bh * N * d;
+    const RefRowBlock blk = ref_row_block(N, d, row_blocks);
+    const long long bh = blk.bh, j0 = blk.first, head = blk.head;
+    const int rows = blk.rows;
     const double scale = 1.0 / sqrt((double)d);
 
-    for (int e = tid; e < REF_ROWS * d; e += REF_THREADS) {
-        const int r = e / d, c = e % d;
-        k[e] = r < rows ? (double)kl_to_float(K[head + (j0 + r) * d + c]) : 0.0;
-        v[e] = r < rows ? (double)kl_to_float(V[head + (j0 + r) * d + c]) : 0.0;
-    }
+    ref_stage_rows(k, v, K, V, blk, d);
     __syncthreads();
 
     const long long query_begin = causal ? j0 : 0;  // no earlier query sees the block's keys

@@ -18,11 +18,13 @@
 #include <cstring>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/errors.h"
 #include "model/op_context.h"
 #include "model/operation.h"
+#include "model/ops/attention_forward_reference.h"
 
 namespace kl {
 
@@ -168,26 +170,9 @@ class Attention : public Operation {
     }
     // [SECTION] Reference
     void reference(const Problem& p, OpContext& gpu, ReferenceOutputs& out) const override {
-        const int64_t bh = p.size("B") * p.size("H"), n = p.size("N"), d = p.size("d");
-        constexpr int64_t kRowsPerBlock = 8, kThreads = 256;  // REF_ROWS, REF_THREADS of reference.cu
-        const int64_t row_blocks = (n + kRowsPerBlock - 1) / kRowsPerBlock;
-        if (bh * row_blocks > 2147483647LL)
-            throw InputError("attention reference: B * H * ceil(N / 8) = " + std::to_string(bh * row_blocks) +
-                             " blocks exceed the grid limit 2^31 - 1");
-        DeviceArray& ref_o = gpu.add_buffer("ref_O", DType::F32, bh * n * d);
-        DeviceArray& ref_lse = gpu.add_buffer("ref_lse", DType::F32, bh * n);
-        const size_t smem = static_cast<size_t>(kRowsPerBlock * d + kRowsPerBlock * kThreads) * sizeof(double);
-        gpu.launch_helper(
-            "attention/reference.cu", "ref_attention", dim3(static_cast<unsigned>(bh * row_blocks)), dim3(kThreads),
-            {KernelArg::pointer(ref_o.data()), KernelArg::pointer(ref_lse.data()),
-             KernelArg::pointer(gpu.buffer("Q").data()), KernelArg::pointer(gpu.buffer("K").data()),
-             KernelArg::pointer(gpu.buffer("V").data()), KernelArg::i64v(n), KernelArg::i32v(static_cast<int32_t>(d)),
-             KernelArg::i32v(static_cast<int32_t>(p.size("causal"))), KernelArg::i64v(row_blocks)},
-            {"ELEM=" + dtype_cuda_name(p.dtype)}, smem);
-        out["O"] = gpu.download_as_float(ref_o);
-        out["lse"] = gpu.download_as_float(ref_lse);
-        gpu.remove_buffer("ref_O");
-        gpu.remove_buffer("ref_lse");
+        AttentionForwardOutputs forward = run_attention_forward_reference(p, gpu, "attention reference");
+        out["O"] = std::move(forward.o);
+        out["lse"] = std::move(forward.lse);
         self_check_reference(p, gpu, out["O"], out["lse"]);
     }
     // O as (B*H*N rows, d columns); lse as (B*H heads, N queries).

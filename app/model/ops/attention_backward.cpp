@@ -25,6 +25,7 @@
 #include "model/op_context.h"
 #include "model/operation.h"
 #include "model/ops/attention_backward_ref.h"
+#include "model/ops/attention_forward_reference.h"
 
 namespace kl {
 
@@ -225,26 +226,9 @@ class AttentionBackward : public Operation {
   private:
     // O and L by the forward ladder's double reference, O rounded to bf16 on upload.
     static void forward_outputs(const Problem& p, OpContext& gpu) {
-        const int64_t bh = p.size("B") * p.size("H"), n = p.size("N"), d = p.size("d");
-        constexpr int64_t kRowsPerBlock = 8, kThreads = 256;  // REF_ROWS, REF_THREADS of attention/reference.cu
-        const int64_t row_blocks = (n + kRowsPerBlock - 1) / kRowsPerBlock;
-        if (bh * row_blocks > 2147483647LL)
-            throw InputError("attention_backward inputs: B * H * ceil(N / 8) = " + std::to_string(bh * row_blocks) +
-                             " blocks exceed the grid limit 2^31 - 1");
-        DeviceArray& fo = gpu.add_buffer("fwd_O", DType::F32, bh * n * d);
-        DeviceArray& fl = gpu.add_buffer("fwd_L", DType::F32, bh * n);
-        const size_t smem = static_cast<size_t>(kRowsPerBlock * d + kRowsPerBlock * kThreads) * sizeof(double);
-        gpu.launch_helper(
-            "attention/reference.cu", "ref_attention", dim3(static_cast<unsigned>(bh * row_blocks)), dim3(kThreads),
-            {KernelArg::pointer(fo.data()), KernelArg::pointer(fl.data()), KernelArg::pointer(gpu.buffer("Q").data()),
-             KernelArg::pointer(gpu.buffer("K").data()), KernelArg::pointer(gpu.buffer("V").data()), KernelArg::i64v(n),
-             KernelArg::i32v(static_cast<int32_t>(d)), KernelArg::i32v(static_cast<int32_t>(p.size("causal"))),
-             KernelArg::i64v(row_blocks)},
-            {"ELEM=" + dtype_cuda_name(p.dtype)}, smem);
-        gpu.upload_from_float(gpu.buffer("O"), gpu.download_as_float(fo));
-        gpu.upload_from_float(gpu.buffer("L"), gpu.download_as_float(fl));
-        gpu.remove_buffer("fwd_O");
-        gpu.remove_buffer("fwd_L");
+        const AttentionForwardOutputs forward = run_attention_forward_reference(p, gpu, "attention_backward inputs");
+        gpu.upload_from_float(gpu.buffer("O"), forward.o);
+        gpu.upload_from_float(gpu.buffer("L"), forward.lse);
     }
 };
 
