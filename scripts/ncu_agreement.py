@@ -16,8 +16,13 @@ runs in CI.
 A target whose working set fits in L2 (vector_add@n=2^21) asks the other question: does the
 flush evict it? Cold should then be above warm (GpuTiming.WarmL2IsFasterThanColdWhenTheDataFits).
 
+With --ncu-after-flush, ncu also times the rung's kernels with `--cache-control none` inside the
+runner's own cold run under each flush: the kernel's real time in the cache state that flush
+leaves, which tells a slower kernel from a longer stopwatch. A flush named FLUSH+touch is FLUSH
+with KL_L2_FLUSH_TOUCH=1 (the rung's pages read again after the flush, app/gpu/timing.h).
+
 Usage: ncu_agreement.py --kladder K --out FILE.json [--rounds N] [--reps N] [--flushes A,B]
-       [--no-ncu] LADDER/RUNG[@AXIS=VALUE]...
+       [--no-ncu] [--ncu-after-flush] LADDER/RUNG[@AXIS=VALUE]...
 """
 import argparse
 import csv
@@ -33,13 +38,20 @@ import tempfile
 HELPER_PREFIX = "kl_"  # the workbook's own kernels (fills, flush, clock probe): not the rung's
 
 
+def flush_env(flush):
+    """The runner's environment for a flush name of --flushes (FLUSH or FLUSH+touch)."""
+    base, _, extra = flush.partition("+")
+    if extra not in ("", "touch"):
+        raise ValueError(f"flush '{flush}': only '+touch' may follow the flush's name")
+    return dict(os.environ, KL_L2_FLUSH=base, KL_L2_FLUSH_TOUCH="1" if extra else "0")
+
+
 def app_median(kladder, ladder, rung, size, flush, warm, scratch):
     out = os.path.join(scratch, "run.json")
     cmd = [kladder, "run", ladder, "--rung", rung, "--json", out] + (["--size", size] if size else [])
     if warm:
         cmd.append("--warm-l2")
-    env = dict(os.environ, KL_L2_FLUSH=flush)
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(cmd, env=flush_env(flush), capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: exit {done.returncode}: {done.stderr.strip()[-400:]}")
     with open(out) as f:
@@ -49,12 +61,15 @@ def app_median(kladder, ladder, rung, size, flush, warm, scratch):
     return run["timing"]["median_ms"], run["timing"].get("reps")
 
 
-def ncu_medians(ncu, kladder, ladder, rung, size, reps):
-    cmd = [ncu, "--clock-control", "none", "--print-units", "base", "--csv", "--metrics",
-           "gpu__time_duration.sum", "--kernel-name", f"regex:^(?!{HELPER_PREFIX})",
-           kladder, "run", ladder, "--rung", rung, "--no-check", "--warm-l2", "--warmup", "0",
-           "--reps", str(reps)] + (["--size", size] if size else [])
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+def ncu_medians(ncu, kladder, ladder, rung, size, reps, after_flush=None):
+    """ncu's own cache control on a warm run, or (after_flush) none inside a cold run under it."""
+    cache = ["--cache-control", "none"] if after_flush else []
+    run = [kladder, "run", ladder, "--rung", rung, "--no-check", "--warmup", "0",
+           "--reps", str(reps)] + ([] if after_flush else ["--warm-l2"]) + (["--size", size] if size else [])
+    cmd = [ncu, "--clock-control", "none"] + cache + ["--print-units", "base", "--csv", "--metrics",
+           "gpu__time_duration.sum", "--kernel-name", f"regex:^(?!{HELPER_PREFIX})"] + run
+    env = flush_env(after_flush) if after_flush else None
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         raise RuntimeError(f"ncu on {ladder}/{rung}: exit {done.returncode}: {done.stderr.strip()[-400:]}")
     text = done.stdout[done.stdout.find('"ID"'):]
@@ -84,6 +99,10 @@ def measure(args, target, ncu, scratch):
         kernels, counts = ncu_medians(ncu, args.kladder, ladder, rung, size, args.reps)
         row["ncu_kernels_ms"], row["ncu_launches"] = kernels, counts
         row["ncu_ms"] = sum(kernels.values())
+        if args.ncu_after_flush:
+            row["ncu_after_flush_ms"] = {
+                f: sum(ncu_medians(ncu, args.kladder, ladder, rung, size, args.reps, f)[0].values())
+                for f in args.flushes}
     return row
 
 
@@ -96,7 +115,9 @@ def print_table(rows, flushes):
         for f in flushes:
             v = statistics.median(r["cold_ms"][f])
             vs_ncu = f"{100 * (v / ncu_ms - 1):+.1f}%" if ncu_ms else "-"
-            cells.append(f"{v:.4f} ({vs_ncu}, {100 * (v / r['warm_ms'] - 1):+.1f}%)")
+            after = r.get("ncu_after_flush_ms", {}).get(f)
+            state = f", ncu here {after:.4f}" if after else ""
+            cells.append(f"{v:.4f} ({vs_ncu}, {100 * (v / r['warm_ms'] - 1):+.1f}%{state})")
         print(f"{name:40} {r['warm_ms']:9.4f} {ncu_ms if ncu_ms else float('nan'):9.4f}  " + "  ".join(f"{c:>38}" for c in cells))
 
 
@@ -108,6 +129,8 @@ def main():
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--flushes", default="write,write_discard", type=lambda v: v.split(","))
     parser.add_argument("--no-ncu", action="store_true", help="runner figures only")
+    parser.add_argument("--ncu-after-flush", action="store_true",
+                        help="also ncu --cache-control none inside the runner's cold run under each flush")
     parser.add_argument("targets", nargs="+", metavar="LADDER/RUNG")
     args = parser.parse_args()
     ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"

@@ -43,6 +43,12 @@ class GpuContext : public OpContext {
     DeviceBuffer& add_buffer(const std::string& name, DType dtype, int64_t elements) override;
     void remove_buffer(const std::string& name) override { buffers_.erase(name); }
     void clear_buffers() { buffers_.clear(); }
+    // Every named buffer, in name order (the flush's lab variant touches their pages).
+    std::vector<const DeviceBuffer*> all_buffers() const {
+        std::vector<const DeviceBuffer*> out;
+        for (const auto& [name, buf] : buffers_) out.push_back(&buf);
+        return out;
+    }
 
     // [SECTION] Helpers for operations.
     // A helper kernel of kernels/<file>, compiled (cached) and loaded: looked up once, outside a

@@ -43,10 +43,11 @@ L2Flush::Mode flush_mode(const DeviceInfo& device) {
 
 }  // namespace
 
-const char* L2Flush::name() const {
+std::string L2Flush::name() const {
+    std::string base = "write";
     for (const FlushChoice& f : kFlushes)
-        if (f.mode == mode_) return f.name;
-    return "write";
+        if (f.mode == mode_) base = f.name;
+    return touch_pages_ ? base + "+touch" : base;
 }
 
 namespace {
@@ -58,13 +59,33 @@ L2Flush::L2Flush(GpuContext& gpu)
     : gpu_(gpu),
       buffer_("l2_flush", DType::F32, std::max<int64_t>(2 * gpu.device().l2_bytes, 64 << 20) / 4),
       mode_(flush_mode(gpu.device())) {
+    if (const char* touch = std::getenv("KL_L2_FLUSH_TOUCH"); touch && *touch) {
+        if (std::string(touch) != "1" && std::string(touch) != "0")
+            throw InputError(std::string("KL_L2_FLUSH_TOUCH: '") + touch + "' is not 0 or 1");
+        touch_pages_ = std::string(touch) == "1";
+    }
     if (mode_ == Mode::ReadLast) {  // the loads read what a write left: one byte, everywhere
         KL_CUDA_CALL(cudaMemsetAsync(buffer_.data(), 0x5a, buffer_.bytes(), gpu_.stream()));
         sink_ = std::make_unique<DeviceBuffer>("l2_flush_sink", DType::F32, 1);
     }
 }
 
+void L2Flush::touch_pages() {
+    constexpr long long kPage = 64 << 10;  // the GPU's small page; its 2 MiB pages are covered too
+    for (const DeviceBuffer* buf : gpu_.all_buffers()) {
+        const long long bytes = static_cast<long long>(buf->bytes());
+        if (bytes == 0) continue;
+        gpu_.launch_helper("common/tlb_touch.cu", "kl_touch_pages", flush_grid((bytes + kPage - 1) / kPage), dim3(256),
+                           {KernelArg::pointer(buf->data()), KernelArg::i64v(bytes), KernelArg::i64v(kPage)});
+    }
+}
+
 void L2Flush::write(int rep) {
+    flush_only(rep);
+    if (touch_pages_) touch_pages();
+}
+
+void L2Flush::flush_only(int rep) {
     const long long vectors = static_cast<long long>(buffer_.bytes() / 16);
     const KernelArg base = KernelArg::pointer(buffer_.data());
     switch (mode_) {

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "base/stats.h"
@@ -39,13 +40,16 @@ struct RepetitionPlan {
 //   and the clock). docs/tuning/timing.md, "The cold-L2 flush against ncu".
 // - Below sm_80 there are no L2 hints or discards: the memset, dirt and all (`write`).
 // - The lab's other variants (KL_L2_FLUSH): write_discard, store_discard, read_last.
+// - KL_L2_FLUSH_TOUCH=1 (lab): after the flush, one byte of every 64 KiB of the rung's buffers is
+//   read and its line discarded (kernels/common/tlb_touch.cu), so that the rung's address
+//   translations are warm, as after Nsight Compute's flush, while L2 still holds none of its lines.
 class L2Flush {
   public:
     enum class Mode { Memset, MemsetDiscard, StoreDiscard, StoreLastDiscard, ReadLast };
     explicit L2Flush(GpuContext& gpu);
     void write(int rep);
     Mode mode() const { return mode_; }
-    const char* name() const;  // KL_L2_FLUSH's name of the mode, recorded with cold runs
+    std::string name() const;  // KL_L2_FLUSH's name of the mode ("+touch" with KL_L2_FLUSH_TOUCH)
     bool discards() const {
         return mode_ == Mode::MemsetDiscard || mode_ == Mode::StoreDiscard || mode_ == Mode::StoreLastDiscard;
     }
@@ -54,7 +58,10 @@ class L2Flush {
     GpuContext& gpu_;
     DeviceBuffer buffer_;
     Mode mode_ = Mode::Memset;
+    bool touch_pages_ = false;            // KL_L2_FLUSH_TOUCH=1
     std::unique_ptr<DeviceBuffer> sink_;  // read_last's never-written result
+    void flush_only(int rep);
+    void touch_pages();
 };
 
 // Two CUDA events on the context's stream, created checked and released on every way out
