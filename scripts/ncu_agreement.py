@@ -18,8 +18,8 @@ flush evict it? Cold should then be above warm (GpuTiming.WarmL2IsFasterThanCold
 
 With --ncu-after-flush, ncu also times the rung's kernels with `--cache-control none` inside the
 runner's own cold run under each flush: the kernel's real time in the cache state that flush
-leaves, which tells a slower kernel from a longer stopwatch. A flush named FLUSH+touch is FLUSH
-with KL_L2_FLUSH_TOUCH=1 (the rung's pages read again after the flush, app/gpu/timing.h).
+leaves, which tells a slower kernel from a longer stopwatch. A flush named FLUSH+STEP is FLUSH
+with KL_L2_FLUSH_AFTER=STEP (touch or reset, app/gpu/timing.h).
 
 Usage: ncu_agreement.py --kladder K --out FILE.json [--rounds N] [--reps N] [--flushes A,B]
        [--no-ncu] [--ncu-after-flush] LADDER/RUNG[@AXIS=VALUE]...
@@ -39,11 +39,11 @@ HELPER_PREFIX = "kl_"  # the workbook's own kernels (fills, flush, clock probe):
 
 
 def flush_env(flush):
-    """The runner's environment for a flush name of --flushes (FLUSH or FLUSH+touch)."""
-    base, _, extra = flush.partition("+")
-    if extra not in ("", "touch"):
-        raise ValueError(f"flush '{flush}': only '+touch' may follow the flush's name")
-    return dict(os.environ, KL_L2_FLUSH=base, KL_L2_FLUSH_TOUCH="1" if extra else "0")
+    """The runner's environment for a flush name of --flushes (FLUSH or FLUSH+STEP)."""
+    base, _, after = flush.partition("+")
+    if after not in ("", "touch", "reset"):
+        raise ValueError(f"flush '{flush}': only '+touch' or '+reset' may follow the flush's name")
+    return dict(os.environ, KL_L2_FLUSH=base, KL_L2_FLUSH_AFTER=after)
 
 
 def app_median(kladder, ladder, rung, size, flush, warm, scratch):

@@ -47,7 +47,7 @@ std::string L2Flush::name() const {
     std::string base = "write";
     for (const FlushChoice& f : kFlushes)
         if (f.mode == mode_) base = f.name;
-    return touch_pages_ ? base + "+touch" : base;
+    return after_.empty() ? base : base + "+" + after_;
 }
 
 namespace {
@@ -59,10 +59,10 @@ L2Flush::L2Flush(GpuContext& gpu)
     : gpu_(gpu),
       buffer_("l2_flush", DType::F32, std::max<int64_t>(2 * gpu.device().l2_bytes, 64 << 20) / 4),
       mode_(flush_mode(gpu.device())) {
-    if (const char* touch = std::getenv("KL_L2_FLUSH_TOUCH"); touch && *touch) {
-        if (std::string(touch) != "1" && std::string(touch) != "0")
-            throw InputError(std::string("KL_L2_FLUSH_TOUCH: '") + touch + "' is not 0 or 1");
-        touch_pages_ = std::string(touch) == "1";
+    if (const char* after = std::getenv("KL_L2_FLUSH_AFTER"); after && *after) {
+        after_ = after;
+        if (after_ != "touch" && after_ != "reset")
+            throw InputError("KL_L2_FLUSH_AFTER: '" + after_ + "' is not touch or reset");
     }
     if (mode_ == Mode::ReadLast) {  // the loads read what a write left: one byte, everywhere
         KL_CUDA_CALL(cudaMemsetAsync(buffer_.data(), 0x5a, buffer_.bytes(), gpu_.stream()));
@@ -82,7 +82,8 @@ void L2Flush::touch_pages() {
 
 void L2Flush::write(int rep) {
     flush_only(rep);
-    if (touch_pages_) touch_pages();
+    if (after_ == "touch") touch_pages();
+    if (after_ == "reset") KL_CUDA_CALL(cudaCtxResetPersistingL2Cache());
 }
 
 void L2Flush::flush_only(int rep) {
@@ -146,6 +147,20 @@ long long hold_nanoseconds(const std::vector<double>& enqueue_seconds) {
     return std::clamp(static_cast<long long>(2e9 * longest) + 20'000, 100'000LL, 5'000'000LL);
 }
 
+// KL_HOLD_US (lab): a longer hold, in microseconds, up to 100 ms: the GPU idles that long before
+// each repetition, to tell a kernel slowed by the power drawn just before it from one slowed by
+// the cache state (docs/tuning/timing.md). Unset or 0: the hold above.
+long long lab_hold_nanoseconds(long long hold_ns) {
+    const char* text = std::getenv("KL_HOLD_US");
+    if (!text || !*text) return hold_ns;
+    char* end = nullptr;
+    const long long us = std::strtoll(text, &end, 10);
+    if (*end != '\0' || us < 0 || us > 100'000)
+        throw InputError(std::string("KL_HOLD_US: '") + text +
+                         "' is not a whole number of microseconds from 0 to 100000");
+    return std::max(hold_ns, us * 1000);
+}
+
 // The SM clock in MHz from each hold's two counters (cycles, nanoseconds).
 std::vector<double> clocks_from(GpuContext& gpu, const DeviceBuffer& counters, size_t reps) {
     const std::vector<unsigned char> bytes = gpu.download_bytes(counters, 0, reps * 16);
@@ -170,7 +185,7 @@ TimedRepetitions time_each_repetition(GpuContext& gpu, const RepetitionPlan& pla
     }
     gpu.synchronize();
     const cudaKernel_t hold = gpu.helper_kernel("common/hold.cu", "kl_hold");
-    const long long hold_ns = hold_nanoseconds(enqueue_seconds);
+    const long long hold_ns = lab_hold_nanoseconds(hold_nanoseconds(enqueue_seconds));
     const int most = std::max(plan.max_reps, 1);
     DeviceBuffer counters("kl_hold_clock", DType::F32, int64_t(most) * 4);  // two 64-bit counters a repetition
     EventTimer timer(gpu);

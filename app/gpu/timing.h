@@ -40,16 +40,17 @@ struct RepetitionPlan {
 //   and the clock). docs/tuning/timing.md, "The cold-L2 flush against ncu".
 // - Below sm_80 there are no L2 hints or discards: the memset, dirt and all (`write`).
 // - The lab's other variants (KL_L2_FLUSH): write_discard, store_discard, read_last.
-// - KL_L2_FLUSH_TOUCH=1 (lab): after the flush, one byte of every 64 KiB of the rung's buffers is
-//   read and its line discarded (kernels/common/tlb_touch.cu), so that the rung's address
-//   translations are warm, as after Nsight Compute's flush, while L2 still holds none of its lines.
+// - KL_L2_FLUSH_AFTER (lab), a step after the flush: `touch` reads one byte of every 64 KiB of the
+//   rung's buffers and discards its line (kernels/common/tlb_touch.cu), so that the rung's address
+//   translations are warm, as after Nsight Compute's flush, while L2 holds none of its lines;
+//   `reset` calls cudaCtxResetPersistingL2Cache (every persisting line made normal).
 class L2Flush {
   public:
     enum class Mode { Memset, MemsetDiscard, StoreDiscard, StoreLastDiscard, ReadLast };
     explicit L2Flush(GpuContext& gpu);
     void write(int rep);
     Mode mode() const { return mode_; }
-    std::string name() const;  // KL_L2_FLUSH's name of the mode ("+touch" with KL_L2_FLUSH_TOUCH)
+    std::string name() const;  // KL_L2_FLUSH's name of the mode ("+touch" or "+reset" with KL_L2_FLUSH_AFTER)
     bool discards() const {
         return mode_ == Mode::MemsetDiscard || mode_ == Mode::StoreDiscard || mode_ == Mode::StoreLastDiscard;
     }
@@ -58,7 +59,7 @@ class L2Flush {
     GpuContext& gpu_;
     DeviceBuffer buffer_;
     Mode mode_ = Mode::Memset;
-    bool touch_pages_ = false;            // KL_L2_FLUSH_TOUCH=1
+    std::string after_;                   // KL_L2_FLUSH_AFTER: "", "touch" or "reset"
     std::unique_ptr<DeviceBuffer> sink_;  // read_last's never-written result
     void flush_only(int rep);
     void touch_pages();

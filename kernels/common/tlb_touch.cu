@@ -1,4 +1,4 @@
-// Engine helper, not a rung: a lab variant of the cold-L2 flush (KL_L2_FLUSH_TOUCH=1,
+// Engine helper, not a rung: a lab variant of the cold-L2 flush (KL_L2_FLUSH_AFTER=touch,
 // app/gpu/timing.cpp). The flush walks a buffer twice the size of L2, which may also evict the
 // GPU's address translations (TLB entries) of the rung's own buffers; Nsight Compute's cache
 // control invalidates the caches without touching memory, so its kernels start with warm

@@ -1,9 +1,10 @@
 // Rung 4: fused GeLU with 16-byte accesses and several loads in flight per thread.
 //
 // What changes from rung 3: each thread loads VPT 16-byte vectors before computing any of them.
-// Loads and stores use the streaming hints (__ldcs/__stcs, evict-first): each byte is touched once,
-// so it need not displace anything in L2. A vector holds 16 / esize elements (4 fp32, 8 bf16 or
-// fp16; kl_vec.cuh); the math is float in every storage type. A scalar tail handles n that is not a
+// Stores use the streaming hint (__stcs, evict-first): y is never read again, so its lines need
+// not displace anything in L2. Loads stay plain: an evict-first hint on them cost 2-10% on the
+// H200 (docs/tuning/elementwise.md). A vector holds 16 / esize elements (4 fp32, 8 bf16 or fp16;
+// kl_vec.cuh); the math is float in every storage type. A scalar tail handles n that is not a
 // multiple of the vector.
 // Why it is faster: a quarter (fp32) or an eighth (bf16, fp16) of the memory instructions of rung
 // 3, and VPT independent 16-byte loads queued per thread, which is what keeps enough bytes in
@@ -28,7 +29,7 @@ extern "C" __global__ void gelu_fused_vec(ELEM* __restrict__ y, const ELEM* __re
 #pragma unroll
     for (int j = 0; j < VPT; ++j) {  // issue every load first: VPT requests in flight
         long long i = base + (long long)j * TPB;
-        if (i < nv) v[j] = kl_load_vec_cs(x, i);
+        if (i < nv) v[j] = kl_load_vec(x, i);
     }
 #pragma unroll
     for (int j = 0; j < VPT; ++j) {
