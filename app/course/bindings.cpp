@@ -225,7 +225,7 @@ std::string describe_run(const RunRecord& r) {
     for (const auto& [k, v] : r.params) s += " " + k + "=" + std::to_string(v);
     std::string sz;
     for (const auto& [k, v] : r.sizes) sz += (sz.empty() ? "" : ",") + k + "=" + std::to_string(v);
-    return s + " · " + sz + " · " + r.dtype + " · " + r.l2 + " L2";
+    return s + " · " + sz + " · " + to_string(r.dtype) + " · " + r.l2 + " L2";
 }
 
 std::string stem_of(const std::string& path) { return fs::path(path).stem().string(); }
@@ -285,7 +285,7 @@ bool WantedRun::same_run(const WantedRun& o) const {
 }
 
 bool WantedRun::identifies(const RunRecord& r) const {
-    if (r.ladder != ladder || r.rung != rung || r.dtype != dtype || r.l2 != l2 || !holds_all(r.sizes, sizes))
+    if (r.ladder != ladder || r.rung != rung || to_string(r.dtype) != dtype || r.l2 != l2 || !holds_all(r.sizes, sizes))
         return false;
     if (settings == "tuned")  // [tuned] whatever the search chose, unless the binding names a value
         return r.settings.kind == "tuned" && holds_all(r.params, asked_params);

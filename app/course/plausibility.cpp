@@ -138,7 +138,7 @@ double pct_of_roof(const Submission& s) {
     if (!r || !r->timing || !(r->timing->median_ms > 0) || !s.results.calibration) return 0;
     const Calibration& c = *s.results.calibration;
     const double mem = calibrated_memory_gbps(c);
-    const double compute = r->dtype == "fp32" ? c.sgemm_tflops : c.bf16_tflops;
+    const double compute = r->dtype == DType::F32 ? c.sgemm_tflops : c.bf16_tflops;
     double ideal_s = mem > 0 ? r->values.num(tag::ideal_bytes) / (mem * 1e9) : 0;
     if (compute > 0) ideal_s = std::max(ideal_s, r->values.num(tag::flops) / (compute * 1e12));
     return 100.0 * ideal_s / (r->timing->median_ms * 1e-3);

@@ -147,8 +147,8 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
             } else if (run && !card.elsewhere && !run->record.error.empty()) {
                 card.detail = run->record.error_kind + ": " + run->record.error;
             } else if (card.elsewhere) {
-                card.detail = run->record.dtype != to_string(dtype_) ? "measured in " + run->record.dtype
-                                                                     : "measured at " + format_sizes(run->record.sizes);
+                card.detail = run->record.dtype != dtype_ ? "measured in " + to_string(run->record.dtype)
+                                                          : "measured at " + format_sizes(run->record.sizes);
             }
         }
         strip_.built_view = view.version;

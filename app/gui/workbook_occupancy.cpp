@@ -98,8 +98,7 @@ const StoredRun* Workbook::measured_run(const Rung& r, const ParamValues& params
     const StoredRun* best = nullptr;
     for (const auto& sr : store_.runs()) {
         const RunRecord& x = sr.record;
-        if (x.ladder != ladder_->id || x.rung != r.id || x.dtype != to_string(dtype_) || !x.launch_named(entry))
-            continue;
+        if (x.ladder != ladder_->id || x.rung != r.id || x.dtype != dtype_ || !x.launch_named(entry)) continue;
         const bool exact = x.params == params, best_exact = best && best->record.params == params;
         if (!best || (exact && !best_exact) || (exact == best_exact && sr.seq > best->seq)) best = &sr;
     }

@@ -85,7 +85,7 @@ std::string describe_run(const StoredRun& s, const StoredRun* library) {
     std::string params;
     for (const auto& [k, v] : r.params) params += (params.empty() ? "" : ", ") + k + " = " + std::to_string(v);
     if (!params.empty()) t += "\n" + params;
-    t += "\n" + format_sizes(r.sizes) + ", " + r.dtype;
+    t += "\n" + format_sizes(r.sizes) + ", " + to_string(r.dtype);
     t += "\n" + (s.live ? std::string("measured live")
                         : "recorded (" + std::filesystem::path(s.origin).filename().string() + ")");
     return t;
@@ -280,7 +280,7 @@ const StoredRun* Workbook::library_run_for(const RunRecord& record) const {
     PlotContext ctx;
     ctx.ladder = ladder_;
     ctx.sizes = record.sizes;
-    ctx.dtype = record.dtype;
+    ctx.dtype = to_string(record.dtype);
     return library_reference_run(store_, ctx);
 }
 

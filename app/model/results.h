@@ -15,6 +15,7 @@
 
 #include "base/stats.h"
 #include "model/compare.h"
+#include "model/dtype.h"
 #include "model/device_info.h"
 #include "model/measures.h"
 #include "model/occupancy.h"
@@ -72,7 +73,7 @@ struct RunRecord {
     std::string ladder, rung, title, operation;
     bool reference = false;
     std::map<std::string, int64_t> params, sizes;
-    std::string dtype = "fp32";
+    DType dtype = DType::F32;
     // How it was timed
     std::string l2 = "cold";  // "cold": L2 flushed before every repetition; "warm": not
     // How a cold run flushed (KL_L2_FLUSH's names: store_last_discard, the default from sm_80;

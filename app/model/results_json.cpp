@@ -102,7 +102,7 @@ json to_json(const RunRecord& r) {
     j["reference"] = r.reference;
     j["params"] = r.params;
     j["sizes"] = r.sizes;
-    j["dtype"] = r.dtype;
+    j["dtype"] = to_string(r.dtype);
     j["l2"] = r.l2;
     if (!r.l2_flush.empty()) j["l2_flush"] = r.l2_flush;
     j["warmup"] = r.warmup;
@@ -275,7 +275,10 @@ RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f, i
     r.reference = rd.bool_or(j, "reference", false, f);
     r.params = rd.int_map(j, "params", f);
     r.sizes = rd.int_map(j, "sizes", f);
-    r.dtype = rd.str(j, "dtype", f);
+    const std::string dtype_name = rd.str(j, "dtype", f);
+    const std::optional<DType> dtype = parse_dtype(dtype_name);
+    if (!dtype) rd.fail(f + ".dtype", "'" + dtype_name + "' is not a dtype (fp32, bf16, fp16, fp8e4m3)");
+    r.dtype = *dtype;
     r.l2 = rd.str_or(j, "l2", "cold", f);
     r.l2_flush = rd.str_or(j, "l2_flush", "", f);
     r.warmup = static_cast<int>(rd.int_or(j, "warmup", 0, f, 0, kI32));

@@ -120,7 +120,7 @@ RunRecord identity_record(const ResolvedRun& run) {
     rec.reference = run.rung->reference;
     rec.params = run.params;
     rec.sizes = run.problem.sizes;
-    rec.dtype = to_string(run.problem.dtype);
+    rec.dtype = run.problem.dtype;
     return rec;
 }
 
@@ -153,8 +153,7 @@ void fill_reference_ratios(std::vector<RunRecord>& runs) {
             if (!ref.reference || !ref.timing || ref.ladder != r.ladder || ref.sizes != r.sizes) continue;
             // Same dtype, or for mixed-precision ladders the reference of the rung's dtype.
             if (ref.dtype != r.dtype) continue;
-            if (!r.values.has(tag::pct_reference) ||
-                ref.rung.find(r.dtype == "fp32" ? "fp32" : r.dtype) != std::string::npos)
+            if (!r.values.has(tag::pct_reference) || ref.rung.find(to_string(r.dtype)) != std::string::npos)
                 r.values.set(tag::pct_reference, 100.0 * ref.timing->median_ms / r.timing->median_ms);
         }
     }

@@ -118,7 +118,7 @@ const RunRecord* representative_run(const LoadedResults& results, const Ladder& 
     for (const auto& [k, v] : req.sizes) defaults[k] = v;
     auto fits = [&](const RunRecord& x, bool same_rung, bool at_defaults) {
         if (x.ladder != L.id || (same_rung && rung && x.rung != rung->id)) return false;
-        if (!req.dtype.empty() && x.dtype != req.dtype) return false;
+        if (!req.dtype.empty() && to_string(x.dtype) != req.dtype) return false;
         for (const auto& [k, v] : at_defaults ? defaults : req.sizes)
             if (k != req.axis && std::find(req.tie.begin(), req.tie.end(), k) == req.tie.end() && x.sizes.count(k) &&
                 x.sizes.at(k) != v)  // an axis the run lacks is not its operation's
@@ -166,7 +166,7 @@ PlotContext resolve_context(const LoadedResults& results, const Ladder& L, const
         if (!ctx.sizes.count(k)) throw InputError("ladder '" + L.id + "' has no size '" + k + "'");
         ctx.sizes[k] = v;
     }
-    ctx.dtype = !req.dtype.empty() ? req.dtype : rep ? rep->dtype : "fp32";
+    ctx.dtype = !req.dtype.empty() ? req.dtype : rep ? to_string(rep->dtype) : "fp32";
     if (rung) {
         for (const auto& p : rung->params) ctx.params[p.name] = p.default_value;
         if (rep && rep->rung == rung->id && req.params.empty())

@@ -225,7 +225,8 @@ BuiltFigure correctness(const ResultsStore& store, const PlotContext& ctx, const
         const ErrorMap& m = c.error_map;
         f.name = run->record.ladder + "_" + run->record.rung + "_error_map";
         f.title = "Where " + run->record.title + " is wrong: share of failing elements per cell";
-        f.caption = plot::caption_of({ctx.device, format_sizes(run->record.sizes), run->record.dtype, c.summary()});
+        f.caption =
+            plot::caption_of({ctx.device, format_sizes(run->record.sizes), to_string(run->record.dtype), c.summary()});
         plot::Heatmap h;
         h.rows = m.rows;
         h.cols = m.cols;

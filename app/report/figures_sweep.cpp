@@ -35,7 +35,7 @@ void add_refused_marks(const ResultsStore& store, const PlotContext& ctx, const 
     std::map<std::pair<std::string, int64_t>, const StoredRun*> newest;
     for (const auto& s : store.runs()) {
         const RunRecord& x = s.record;
-        if (x.ladder != ctx.ladder->id || x.dtype != ctx.dtype || x.error_kind != "input" ||
+        if (x.ladder != ctx.ladder->id || to_string(x.dtype) != ctx.dtype || x.error_kind != "input" ||
             x.error.find("too large") == std::string::npos)
             continue;
         auto v = axis_value(x, axis);

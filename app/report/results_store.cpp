@@ -69,7 +69,7 @@ const StoredRun* ResultsStore::latest(const std::string& ladder, const std::stri
     const StoredRun* best_exact = nullptr;
     for (const auto& r : runs_) {
         const RunRecord& x = r.record;
-        if (x.ladder != ladder || x.rung != rung || !sizes_fit(x.sizes, sizes) || x.dtype != dtype) continue;
+        if (x.ladder != ladder || x.rung != rung || !sizes_fit(x.sizes, sizes) || to_string(x.dtype) != dtype) continue;
         if (better(r, best)) best = &r;
         if (params && x.params == *params && better(r, best_exact)) best_exact = &r;
     }
@@ -128,7 +128,7 @@ const StoredRun* ResultsStore::latest_on(const std::string& device, const std::s
     for (const auto& r : runs_) {
         const RunRecord& x = r.record;
         if (r.device != device || x.ladder != ladder || x.rung != rung || !sizes_fit(x.sizes, sizes) ||
-            x.dtype != dtype)
+            to_string(x.dtype) != dtype)
             continue;
         if (!best || r.seq > best->seq) best = &r;
         if (params && x.params == *params && (!best_exact || r.seq > best_exact->seq)) best_exact = &r;
@@ -157,7 +157,7 @@ std::vector<const StoredRun*> ResultsStore::sweep(const std::string& ladder, con
     std::map<int64_t, const StoredRun*> by_value;
     for (const auto& r : runs_) {
         const RunRecord& x = r.record;
-        if (x.ladder != ladder || x.rung != rung || x.dtype != dtype || !x.timing) continue;
+        if (x.ladder != ladder || x.rung != rung || to_string(x.dtype) != dtype || !x.timing) continue;
         auto v = axis_value(x, axis);
         if (!v) continue;
         bool same = true;

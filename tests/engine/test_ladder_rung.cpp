@@ -50,7 +50,7 @@ TEST(LadderRung, Fp8AtSizesNotMultiplesOf16IsSkippedWithTheConstraint) {
     kl::RunRecord rec = kl::skipped_record(lr.run, lr.unfit);
     EXPECT_EQ(rec.error_kind, "skipped");
     EXPECT_EQ(rec.sizes, kOddMatmul);
-    EXPECT_EQ(rec.dtype, "fp8e4m3");
+    EXPECT_EQ(rec.dtype, kl::DType::E4M3);
     EXPECT_EQ(kl::exit_code_of(rec), kl::ExitCode::Ok);
     // The same rung named alone is refused with the same message.
     EXPECT_THROW(kl::resolve_run(L, rung(L, "cublaslt_fp8"), at(kOddMatmul), 0), kl::InputError);

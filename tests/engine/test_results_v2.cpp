@@ -18,7 +18,7 @@ kl::ResultsFile with_resources() {
     kl::RunRecord r;
     r.ladder = "matmul";
     r.rung = "mma_bf16";
-    r.dtype = "bf16";
+    r.dtype = kl::DType::BF16;
     kl::LaunchResources l;
     l.entry = "matmul_mma_bf16";
     l.grid[0] = 32, l.grid[1] = 32;

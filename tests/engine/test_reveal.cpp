@@ -116,7 +116,7 @@ std::vector<std::string> leaks(const LessonStep& step, const RevealGate& gate, c
     for (const auto& [k, v] : step.params) params[k] = v;
     for (const auto& [k, v] : step.predict_at) (sizes.count(k) ? sizes : params)[k] = v;
     auto judged_run = [&](const RunRecord& r) {
-        if (r.ladder != step.ladder || r.rung != step.rung || r.dtype != dtype) return false;
+        if (r.ladder != step.ladder || r.rung != step.rung || to_string(r.dtype) != dtype) return false;
         for (const auto& [k, v] : sizes)
             if (r.sizes.count(k) && r.sizes.at(k) != v) return false;
         for (const auto& [k, v] : params)

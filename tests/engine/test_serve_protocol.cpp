@@ -390,7 +390,7 @@ TEST(RunPlan, EveryFailureHasOneKindAndOneExitCode) {
         EXPECT_EQ(rec.title, "One");
         EXPECT_EQ(rec.params, (kl::ParamValues{{"TPB", 64}}));
         EXPECT_EQ(rec.sizes.at("n"), 1000);
-        EXPECT_EQ(rec.dtype, "fp32");
+        EXPECT_EQ(rec.dtype, kl::DType::F32);
         EXPECT_FALSE(rec.timing);
     }
     kl::RunRecord skipped = kl::skipped_record(run, "needs sm_90 (Hopper)");

@@ -64,7 +64,7 @@ kl::RunRecord fake_record(const kl::RunRequest& req) {
     r.ladder = req.ladder;
     r.rung = req.rung;
     r.title = r.rung;
-    r.dtype = req.dtype ? kl::to_string(*req.dtype) : "fp32";
+    r.dtype = req.dtype.value_or(kl::DType::F32);
     r.sizes = req.sizes;
     r.params = req.params;
     double n = 1;

@@ -20,7 +20,7 @@ RunRecord run_of(const std::string& rung, double ms) {
     r.title = rung;
     r.sizes = {{"n", 1024}};
     r.params = {{"TPB", 256}};
-    r.dtype = "fp32";
+    r.dtype = kl::DType::F32;
     TimingStats t;
     t.median_ms = t.min_ms = t.max_ms = ms;
     t.reps = 10;

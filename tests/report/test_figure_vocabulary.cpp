@@ -19,7 +19,7 @@ RunRecord timed(const std::string& rung, double ms, int64_t n, int64_t tpb) {
     r.title = rung;
     r.sizes = {{"n", n}};
     r.params = {{"TPB", tpb}};
-    r.dtype = "fp32";
+    r.dtype = kl::DType::F32;
     TimingStats t;
     t.median_ms = t.min_ms = t.max_ms = ms;
     t.reps = 10;

@@ -58,7 +58,7 @@ RunRecord make_run(const Rung& r, int64_t n, double gbps) {
     rec.operation = r.operation;
     for (const auto& p : r.params) rec.params[p.name] = p.default_value;
     rec.sizes = {{"n", n}};
-    rec.dtype = "fp32";
+    rec.dtype = kl::DType::F32;
     rec.values.set(tag::ideal_bytes, (r.id == "vector_add" ? 12.0 : 8.0) * double(n));
     rec.values.set(tag::model_bytes,
                    r.id == "gelu_unfused" ? rec.values.num(tag::ideal_bytes) * 11 : rec.values.num(tag::ideal_bytes));

@@ -18,7 +18,7 @@ RunRecord record(const std::string& rung, double ms, int64_t n, ParamValues para
     r.title = "Rung " + rung;
     r.sizes = {{"n", n}};
     r.params = params;
-    r.dtype = "fp32";
+    r.dtype = kl::DType::F32;
     TimingStats t;
     t.median_ms = ms;
     t.min_ms = ms * 0.9;
