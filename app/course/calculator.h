@@ -1,4 +1,4 @@
-// Lesson 11's calculator: the arithmetic of resource accounting, from one kernel to a training
+// Lesson 12's calculator: the arithmetic of resource accounting, from one kernel to a training
 // run. 2MNK FLOPs of a GEMM and its time at a rate; 6ND FLOPs of training; MFU and days of
 // training; bytes per parameter with AdamW (fp32, or mixed precision); the parameters of a
 // GPT-2-style model. No CUDA, no UI: the window edits a CalculatorInputs and shows

@@ -63,7 +63,7 @@ struct LessonStep {
     // folds the text from here until a prediction is kept. npos: nothing folded.
     size_t reveal_at = std::string::npos;
     RunnerPreset runner;
-    // `tool = "calculator"`: the step opens lesson 11's calculator (calculator.h) in the plot area.
+    // `tool = "calculator"`: the step opens lesson 12's calculator (calculator.h) in the plot area.
     std::string tool;
     std::optional<StepExercise> exercise;
     int line = 0;

@@ -1,5 +1,5 @@
 // How a rung's launches reach the GPU beyond "each launch once, in order" (the launch ladder,
-// lesson 10), and the wrong ways of timing them that lesson 0 shows (run_modes.h):
+// lesson 11), and the wrong ways of timing them that lesson 0 shows (run_modes.h):
 //   repeat   a launch enqueued N times in a row on the stream, each waiting for the previous one
 //            (`repeat = "steps"` in the manifest): N tiny dependent kernels
 //   graph    the rung's launches captured once into a CUDA graph, replayed with one

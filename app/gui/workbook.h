@@ -375,7 +375,7 @@ class Workbook {
     void draw_device_compare();
     void bind_step_device(const LessonStep* s);  // the step's `device`, or the first recorded one
     void draw_plot_tooltip(const ImVec2& origin);
-    // [calculator] lesson 11's calculator (workbook_calculator.cpp), for a step with tool = "calculator"
+    // [calculator] lesson 12's calculator (workbook_calculator.cpp), for a step with tool = "calculator"
     struct CalculatorState {
         CalculatorInputs inputs;
         bool defaults_set = false;

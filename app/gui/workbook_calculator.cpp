@@ -1,4 +1,4 @@
-// Lesson 11's calculator in the window: the learner edits the inputs, the model library
+// Lesson 12's calculator in the window: the learner edits the inputs, the model library
 // (course/calculator.h) does every sum, and the table shows each result with its formula. The
 // GEMM rate and the per-GPU peak start from this device's measured cuBLAS bf16 rate (the live
 // calibration, else the recorded device card), named beside the fields.

@@ -110,6 +110,14 @@ void write_predictions(std::ostringstream& md, const HandoutInput& in, size_t i)
     }
 }
 
+// [timeline] The traced repetition's kernels: its summed time is the run's time, so a predict
+// step's table waits for the reveals with the rest of its measurements.
+void write_timeline(std::ostringstream& md, const HandoutInput& in, size_t i) {
+    if (i >= in.step_timelines.size() || in.step_timelines[i].empty()) return;
+    md << "**Kernels of one repetition** ([CSV](" << in.step_timeline_csv[i] << ")):\n\n"
+       << in.step_timelines[i] << "\n";
+}
+
 // After all steps, each predict step's measurements (course/reveal.h): the text past its marker,
 // its figure and, in the instructor edition, what this device measured and why.
 void write_reveals(std::ostringstream& md, const HandoutInput& in) {
@@ -125,6 +133,7 @@ void write_reveals(std::ostringstream& md, const HandoutInput& in) {
             md << markdown_prose(demote_headings(in.step_reveals[i], 3)) << "\n";
         if (i < in.step_figures.size() && !in.step_figures[i].title.empty())
             write_figure(md, in.step_figures[i], i + 1);
+        write_timeline(md, in, i);
         if (in.edition == HandoutEdition::Student) continue;
         if (i < in.step_measured.size() && !in.step_measured[i].empty())
             md << "**Measured on this device:** " << markdown_text(in.step_measured[i]) << "\n\n";
@@ -152,11 +161,8 @@ std::string handout_markdown(const HandoutInput& in) {
         if (s.predict_metric.empty() && i < in.step_figures.size() && !in.step_figures[i].title.empty())
             write_figure(md, in.step_figures[i], i + 1);
         if (!s.look_at.empty()) md << "**Look at:** " << markdown_prose(s.look_at, false) << "\n\n";
-        if (i < in.step_timelines.size() && !in.step_timelines[i].empty()) {  // [timeline]
-            md << "**Kernels of one repetition** ([CSV](" << in.step_timeline_csv[i] << ")):\n\n"
-               << in.step_timelines[i] << "\n";
-        }
-        if (s.tool == "calculator")  // [calculator] the window's table, at its defaults
+        if (s.predict_metric.empty()) write_timeline(md, in, i);  // a predict step's: after the steps
+        if (s.tool == "calculator")                               // [calculator] the window's table, at its defaults
             md << "**Calculator** (GPT-2 small on " << in.calculator.gpus
                << " GPUs; rates: " << markdown_text(in.calculator_source) << "):\n\n"
                << calculator_markdown(in.calculator) << "\n";

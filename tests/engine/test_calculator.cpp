@@ -1,4 +1,4 @@
-// Lesson 11's calculator (course/calculator.h): the lecture's worked examples come out, and bad
+// Lesson 12's calculator (course/calculator.h): the lecture's worked examples come out, and bad
 // inputs are refused naming the field.
 #include <gtest/gtest.h>
 

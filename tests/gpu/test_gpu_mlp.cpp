@@ -233,7 +233,7 @@ TEST(GpuMlp, UnfusedRungMovesTheIntermediatesRoundTripMore) {
     }
 }
 
-// [SECTION] The matmul ladder's fp8 rungs (lesson 12, the Hopper matmul appendix): cuBLASLt's fp8 GEMM and the wgmma
+// [SECTION] The matmul ladder's fp8 rungs (lesson 13, the Hopper matmul appendix): cuBLASLt's fp8 GEMM and the wgmma
 // e4m3 rung.
 namespace {
 

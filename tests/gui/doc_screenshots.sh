@@ -74,15 +74,18 @@ predict_shot learner_l3_coalescing_top 0 --lesson coalescing --step 2
 predict_shot learner_l3_coalescing_prompt -12 --lesson coalescing --step 2
 predict_shot learner_l6_matmul_top 0 --lesson matmul --step 2
 predict_shot learner_l6_matmul_prompt -12 --lesson matmul --step 2
+# Issue 40: the backward-pass lesson's naive step, scrolled to its prompt.
+predict_shot learner_l10_backward_prompt -9 --lesson backward --step 3
 # The lesson list scrolled to its end: the appendix apart, each lesson marked with the GPU it needs.
 printf 'wait 3\nwheel panel:navigator -40\nwait 3\nshot %s\n' "$tmp/learner_appendix_list.png" > "$tmp/appendix.txt"
 XDG_DATA_HOME="$tmp/data" "$gui" --no-save --size 1280x720 --no-runner $extra --lesson matmul_hopper --step 1 \
     --script "$tmp/appendix.txt" --max-seconds 60 > /dev/null
 convert "$tmp/learner_appendix_list.png" -colors 256 -define png:compression-level=9 "PNG8:$out/learner_appendix_list.png"
 mkdir -p "$tmp/data/kernel-ladder"
-echo '{"version": 1, "predictions": {"fusion": {"2": 2500}, "attention": {"2": 20}}}' > "$tmp/data/kernel-ladder/progress.json"
+echo '{"version": 1, "predictions": {"fusion": {"2": 2500}, "attention": {"2": 20}, "backward": {"2": 350}}}' > "$tmp/data/kernel-ladder/progress.json"
 predict_shot prediction_fusion_after -40 --lesson fusion --step 3
 predict_shot prediction_attention_after -40 --lesson attention --step 3
+predict_shot learner_l10_backward_reveal -4 --lesson backward --step 3
 # The runner killed mid-sweep (a test double of the runner: no GPU needed), and the window after.
 KLADDER_SERVE="$fake --delay-ms 150" shot runner_recovery --lesson first_kernel --step 4 --run sweep --kill-runner-after 2 --exit-when-idle
 # A lesson whose manifest is broken is listed with the loader's message.

@@ -50,3 +50,26 @@ TEST(LaunchReport, HandoutPrintsTheCalculatorAndTheTracedKernels) {
     EXPECT_NE(md.find("[CSV](step2_timeline.csv)"), std::string::npos);
     EXPECT_LT(md.find("| part | what"), md.find("[CSV]"));  // in step order
 }
+
+// A predict step's traced kernels sum to the predicted time: the handout prints them with its
+// measurements after all the steps, not beside the question.
+TEST(LaunchReport, HandoutHoldsAPredictStepsKernelsUntilTheReveals) {
+    kl::Lesson lesson;
+    lesson.number = 10;
+    lesson.title = "Backward";
+    kl::LessonStep traced;
+    traced.title = "Naive";
+    traced.predict_metric = "ms";
+    traced.question = "Give the time.";
+    lesson.steps = {traced};
+    kl::report::HandoutInput in;
+    in.lesson = &lesson;
+    in.results_name = "results.json";
+    in.step_figures.resize(1);
+    in.step_timelines = {kl::report::timeline_markdown(traced_run())};
+    in.step_timeline_csv = {"step1_timeline.csv"};
+    const std::string md = kl::report::handout_markdown(in);
+    const size_t reveals = md.find("## The measurements, after your predictions");
+    ASSERT_NE(reveals, std::string::npos) << md;
+    EXPECT_GT(md.find("[CSV](step1_timeline.csv)"), reveals) << md;
+}

@@ -1,4 +1,4 @@
-// Operations of the mlp ladder (kernels/mlp/, lesson 10).
+// Operations of the mlp ladder (kernels/mlp/, lesson 11).
 //
 // mlp: a transformer block's feed-forward half, Y = GeLU(X W1) W2, row-major, bf16 storage with
 // fp32 sums: X (T x D tokens), W1 (D x F), W2 (F x D), Y (T x D, fp32). H = GeLU(X W1) (T x F,
