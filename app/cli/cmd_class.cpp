@@ -278,7 +278,7 @@ int submit(const SubmitOptions& o) {
     const Rung& trial = L.rungs.back();
     RunOptions ro;
     ro.sizes = step->exercise->sizes;
-    if (!step->dtype.empty()) ro.dtype = parse_dtype(step->dtype);
+    if (!step->exercise->dtype.empty()) ro.dtype = parse_dtype(step->exercise->dtype);
     resolve_run(L, trial, ro, 0);  // bad sizes or parameters: one line, exit 2, before the GPU
     compile_or_refuse(trial, ro, o.file);
     Watchdog watchdog(o.timeout_s,

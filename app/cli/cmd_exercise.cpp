@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "base/atomic_file.h"
 #include "base/errors.h"
 #include "base/paths.h"
 #include "base/printable.h"
@@ -20,6 +21,8 @@
 #include "course/lesson.h"
 #include "gpu/compiler.h"
 #include "gpu/runner.h"
+#include "model/arch.h"
+#include "model/device_profile.h"
 #include "model/try_staging.h"
 
 namespace kl::cli {
@@ -72,7 +75,8 @@ int exercises_main() {
             if (!ex) continue;
             std::string beat;
             for (const auto& b : ex->beat) beat += (beat.empty() ? "" : ",") + b;
-            std::printf("%s/%zu ladder=%s starter=%s beat=%s hints=%zu solution=%s\n", l.id.c_str(), i + 1,
+            const std::string folder = std::filesystem::path(l.dir).filename().string();  // as submit takes it
+            std::printf("%s/%zu ladder=%s starter=%s beat=%s hints=%zu solution=%s\n", folder.c_str(), i + 1,
                         l.steps[i].ladder.c_str(), ex->starter_rung.c_str(), beat.empty() ? "-" : beat.c_str(),
                         ex->hints.size(), ex->solution_file.empty() ? "-" : printable(ex->solution_file).c_str());
         }
@@ -114,8 +118,8 @@ ExerciseCompileCounts compile_exercise_files(const std::vector<Ladder>& ladders,
             for (const Ladder& each : ladders) L = each.id == s.ladder ? &each : L;
             const Rung* starter = L ? L->find_rung(s.exercise->starter_rung) : nullptr;
             if (!starter || starter->is_triton() || !rung_arch_refusal(*starter, cc).empty()) continue;
-            const DType dtype = s.dtype.empty() ? starter->dtypes.front() : parse_dtype(s.dtype).value_or(DType::F32);
-            const std::string id = l.id + "/" + std::to_string(i + 1);
+            const DType dtype = parse_dtype(s.exercise->dtype).value_or(starter->dtypes.front());
+            const std::string id = std::filesystem::path(l.dir).filename().string() + "/" + std::to_string(i + 1);
             for (const std::string* path : {&s.exercise->starter_path, &s.exercise->solution_path}) {
                 if (path->empty()) continue;
                 const std::string why = compile_exercise_file(*starter, *path, dtype, arch);

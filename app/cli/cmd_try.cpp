@@ -298,7 +298,7 @@ int try_file(const TryOptions& opt) {
     if (ex) ro.sizes = ex->sizes;  // the exercise's size, then --size on top
     for (const auto& [k, v] : parse_assignments(opt.sizes, "--size")) ro.sizes[k] = v;
     ro.params = parse_assignments(opt.params, "--param");
-    const std::string dtype = !opt.dtype.empty() ? opt.dtype : step ? step->dtype : "";
+    const std::string dtype = !opt.dtype.empty() ? opt.dtype : ex ? ex->dtype : "";
     if (!dtype.empty()) {
         auto d = parse_dtype(dtype);
         if (!d) throw InputError("--dtype: unknown type '" + dtype + "' (fp32, bf16, fp16)");

@@ -266,8 +266,9 @@ StepExercise read_step_exercise(TomlReader& r, const toml::node& n, const std::s
                                 const Ladder* ladder, const LessonStep& step) {
     const toml::table* t = n.as_table();
     if (!t) r.fail(line_of(n), field, "expected a table ([step.exercise])");
-    r.allow_only(*t, field,
-                 {"title", "text", "starter", "starter_file", "goal", "sizes", "hidden_sizes", "hints", "solution"});
+    r.allow_only(
+        *t, field,
+        {"title", "text", "starter", "starter_file", "goal", "sizes", "hidden_sizes", "hints", "solution", "dtype"});
     StepExercise e;
     e.line = line_of(*t);
     if (!ladder) r.fail(e.line, field, "an exercise needs the step's ladder");
@@ -284,6 +285,13 @@ StepExercise read_step_exercise(TomlReader& r, const toml::node& n, const std::s
         e.starter_path = confined_file(dir, e.starter_file, &why);
         if (e.starter_path.empty()) r.fail(line_of(*t->get("starter_file")), field + ".starter_file", why);
     }
+    // A data type of its own: a tensor-core exercise on the step of an fp32 rung it must beat.
+    e.dtype = r.string_or(*t, "dtype", step.dtype, field);
+    std::optional<DType> dtype = e.dtype.empty() ? std::nullopt : parse_dtype(e.dtype);
+    if (!e.dtype.empty() &&
+        (!dtype || std::find(starter->dtypes.begin(), starter->dtypes.end(), *dtype) == starter->dtypes.end()))
+        r.fail(e.line, field + ".dtype",
+               "'" + e.dtype + "' is not a data type the starter '" + e.starter_rung + "' takes");
     e.goal = r.string(*t, "goal", field);
     try {
         e.beat = goal_rungs(parse_goal(e.goal));
@@ -311,6 +319,7 @@ StepExercise read_step_exercise(TomlReader& r, const toml::node& n, const std::s
     auto check_size = [&](const std::map<std::string, int64_t>& sizes, int line, const std::string& f) {
         RunOptions ro;
         ro.sizes = sizes;
+        ro.dtype = dtype;
         try {
             resolve_run(*ladder, *starter, ro, 0);
         } catch (const InputError& err) { r.fail(line, f, err.what()); }

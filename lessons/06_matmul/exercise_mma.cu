@@ -1,4 +1,4 @@
-// Exercise: a tensor-core GEMM tile with mma.sync, from an empty body (lesson 6, step 14).
+// Exercise: a tensor-core GEMM tile with mma.sync, from an empty body (lesson 6, step 9).
 //
 // C = A * B with bf16 A and B and fp32 C: A is M x K, B is K x N, C is M x N, all row-major:
 //   C[m * N + n] = sum over k of A[m * K + k] * B[k * N + n], summed in fp32

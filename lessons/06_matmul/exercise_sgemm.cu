@@ -1,4 +1,4 @@
-// Exercise: a tiled SGEMM from an empty body (lesson 6, step 13).
+// Exercise: a tiled SGEMM from an empty body (lesson 6, step 5).
 //
 // C = A * B in fp32: A is M x K, B is K x N, C is M x N, all row-major:
 //   C[m * N + n] = sum over k of A[m * K + k] * B[k * N + n]

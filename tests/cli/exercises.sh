@@ -2,7 +2,8 @@
 # The empty-body exercises of issue 39 without a GPU: each is listed with its rung to beat, its
 # hints come one at a time and in order, its reference solution only when asked; its starter, its
 # solution and the three planted cheats (tests/class/exercises/, current with their generator)
-# compile as the starter rung; and bad exercise data is one line naming file, line and field, exit 2.
+# compile as the starter rung (and check-kernels fails on a solution that does not); and bad
+# exercise data is one line naming file, line and field, exit 2.
 # Usage: exercises.sh KLADDER SOURCE_DIR
 set -u
 kladder=$1; src=$2
@@ -51,8 +52,8 @@ done <<'EOF'
 03_coalescing/9 transpose transpose_smem transpose_smem exercise_transpose.cu solutions/transpose.cu transpose
 05_softmax/11 softmax block_smem naive_multi exercise_reduction.cu solutions/reduction.cu reduction
 05_softmax/12 softmax online warp_shuffle exercise_online.cu solutions/online_softmax.cu online_softmax
-06_matmul/13 matmul reg_2d reg_1d exercise_sgemm.cu solutions/sgemm.cu sgemm
-06_matmul/14 matmul mma_bf16 double_buffer exercise_mma.cu solutions/mma_tile.cu mma_tile
+06_matmul/5 matmul reg_2d reg_1d exercise_sgemm.cu solutions/sgemm.cu sgemm
+06_matmul/9 matmul mma_bf16 double_buffer exercise_mma.cu solutions/mma_tile.cu mma_tile
 09_attention/11 attention flash_fp32 fused_rowblock exercise_flash.cu solutions/flash_forward.cu flash_forward
 EOF
 
@@ -84,4 +85,15 @@ bad 's|solution = "solutions/transpose.cu"|solution = "../../../etc/passwd"|' "s
 bad 's|solution = "solutions/transpose.cu"|solution = "solutions/nothing.cu"|' "step\[8\].exercise.solution"
 bad 's|  hints   = \[|  hints   = [ 42,|' "step\[8\].exercise.hints\[0\]: expected a string"
 bad 's|  hints   = \[|  hints   = [ " ",|' "step\[8\].exercise.hints\[0\]: empty"
+# check-kernels compiles each exercise's starter and solution (CI has no GPU): a solution that
+# does not compile, or lacks the starter's kernel, fails it.
+for broken in 's/__syncthreads();/__syncthreads()/' 's/transpose_smem(float/transpose_other(float/'; do
+  rm -rf "$tmp/tree"; mkdir -p "$tmp/tree/lessons"
+  ln -s "$src/kernels" "$tmp/tree/kernels"; ln -s "$src/assets" "$tmp/tree/assets"
+  cp -r "$src/lessons/03_coalescing" "$tmp/tree/lessons/"
+  sed -i "$broken" "$tmp/tree/lessons/03_coalescing/solutions/transpose.cu"
+  KLADDER_ROOT="$tmp/tree" "$kladder" check-kernels --ladder transpose --defaults-only > "$tmp/out" 2>&1; code=$?
+  [ $code -eq 2 ] || { cat "$tmp/out"; fail "check-kernels with a broken solution ($broken): exit $code"; }
+  grep -q "^FAIL  exercise 03_coalescing/9 solution" "$tmp/out" || { cat "$tmp/out"; fail "no FAIL line ($broken)"; }
+done
 echo "exercises.sh: all checks passed"

@@ -39,8 +39,8 @@ for name in $names; do
     transpose)      ex=03_coalescing/9; lesson=03_coalescing; starter=exercise_transpose.cu ;;
     reduction)      ex=05_softmax/11; lesson=05_softmax; starter=exercise_reduction.cu ;;
     online_softmax) ex=05_softmax/12; lesson=05_softmax; starter=exercise_online.cu ;;
-    sgemm)          ex=06_matmul/13; lesson=06_matmul; starter=exercise_sgemm.cu ;;
-    mma_tile)       ex=06_matmul/14; lesson=06_matmul; starter=exercise_mma.cu ;;
+    sgemm)          ex=06_matmul/5; lesson=06_matmul; starter=exercise_sgemm.cu ;;
+    mma_tile)       ex=06_matmul/9; lesson=06_matmul; starter=exercise_mma.cu ;;
     flash_forward)  ex=09_attention/11; lesson=09_attention; starter=exercise_flash.cu ;;
     *) echo "FAIL: unknown exercise '$name'"; exit 2 ;;
   esac

@@ -1,4 +1,4 @@
-// Reference solution of lesson 6's tensor-core exercise (`kladder solution 06_matmul/14`).
+// Reference solution of lesson 6's tensor-core exercise (`kladder solution 06_matmul/9`).
 // This is the mma_bf16 rung's own kernel (kernels/matmul/10_mma_bf16.cu, whose header explains
 // each choice): a 128 x 128 tile of C per block of four warps, each warp a 64 x 64 tile of
 // 16 x 8 mma.sync.m16n8k16 products with fp32 sums; A and B reach shared memory by cp.async in a

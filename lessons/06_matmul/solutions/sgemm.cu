@@ -1,4 +1,4 @@
-// Reference solution of lesson 6's SGEMM exercise (`kladder solution 06_matmul/13`).
+// Reference solution of lesson 6's SGEMM exercise (`kladder solution 06_matmul/5`).
 // Each block stages a BM x BK panel of A and a BK x BN panel of B in shared memory, all its
 // threads sharing the copy (zero beyond the matrices' edges, so a partial tile multiplies
 // zeros), then each thread accumulates its TM x TN outputs as outer products: per k, TM values
