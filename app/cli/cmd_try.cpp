@@ -12,12 +12,13 @@
 //     error: ...", exit 2. A file named like an option is given after `--` or as ./-name.cu.
 //   - No GPU: exit 3 after a clean compile, saying there is no GPU to check and time it.
 //   - GPU: the like rung and the file run at the same size (plus an exercise's hidden sizes,
-//     checked, and the rungs its goal names to beat, timed), a two-row table; a failed check is exit 1 with the
-//     mismatch count; an exercise's goal not met is exit 1 too.
+//     checked, and the rungs its goal names to beat, timed), a table of the like rung, the file
+//     and the rungs to beat; a failed check of the file is exit 1 with the mismatch count; an
+//     exercise's goal not met is exit 1 too.
 //   --json prints one object instead (docs/formats.md, section 6): the window's editor runs
 //   `kladder try ... --json --compile-only` to get the diagnostics for its gutter.
-#include <cctype>
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
