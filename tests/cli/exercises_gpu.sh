@@ -8,12 +8,12 @@
 # Usage: exercises_gpu.sh KLADDER SOURCE_DIR [NAME ...]   (NAME: transpose reduction online_softmax
 # sgemm mma_tile flash_forward; default all six. Each submit times the ladder's rungs beside it,
 # so the matmul and attention ones take minutes: give the names in several calls if need be.)
-# EXERCISES_OUT=FOLDER keeps every submission and its printout there.
+# EXERCISES_OUT=FILE.tgz keeps every signed submission and its printout, in one archive.
 set -u
 kladder=$1; src=$2; shift 2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export XDG_DATA_HOME="$tmp/data" XDG_CACHE_HOME="$tmp/cache"
-out=${EXERCISES_OUT:-$tmp/subs}; mkdir -p "$out"
+out=$tmp/subs; mkdir -p "$out"
 fail() { echo "FAIL: $*"; failed=1; }
 failed=0
 "$kladder" class keygen -o "$tmp/class.key" --class "exercises GPU test" > /dev/null || { echo "FAIL: keygen"; exit 1; }
@@ -51,5 +51,6 @@ for name in $names; do
   submit "$ex" "tests/class/exercises/${name}_cache.cu" "${name}_cache" 1 "poisoned output"
   submit "$ex" "tests/class/exercises/${name}_mutate.cu" "${name}_mutate" 1 "inputs unmodified"
 done
+if [ -n "${EXERCISES_OUT:-}" ]; then tar czf "$EXERCISES_OUT" -C "$tmp" subs || fail "cannot write $EXERCISES_OUT"; fi
 [ $failed -eq 0 ] || { echo "exercises_gpu.sh: FAILED (see above)"; exit 1; }
 echo "exercises_gpu.sh: all checks passed"
