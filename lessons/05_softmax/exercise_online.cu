@@ -11,9 +11,10 @@
 //   grid  = rows                one block per row: block r owns row r
 //   block = TPB                 a multiple of 32, 32..1024; rows are long (65,536 at the main size)
 // What you may assume: rows, cols >= 1; nothing about cols being a multiple of anything.
-// Defined results: a row that is entirely -inf gives all zeros. A NaN anywhere in a row makes
-// the whole row NaN, and so does a +inf (exp(inf - inf) is NaN), as the three-pass formula
-// gives: take care that your running update does not turn these into something finite.
+// Defined results: a row whose maximum is -inf (every value -inf, NaN aside) gives all zeros.
+// Otherwise a NaN anywhere in a row makes the whole row NaN, and so does a +inf (exp(inf - inf)
+// is NaN), as the three-pass formula gives: take care that your running update does not turn
+// these into something finite.
 // The hidden checks run odd shapes (37 x 1000, 3 x 100003, 1 x 1 and the main size less one on
 // each axis), poison `out` with NaN before every run, plant NaN and Inf in `in`, and compare `in`
 // byte for byte after the last run.

@@ -8,9 +8,10 @@
 //   grid  = rows                one block per row: block r owns row r
 //   block = TPB                 a multiple of 32, 32..1024; cols may be far larger or smaller
 // What you may assume: rows, cols >= 1; nothing about cols being a multiple of anything.
-// Defined results: a row that is entirely -inf gives all zeros. A NaN anywhere in a row makes
-// the whole row NaN, and so does a +inf (exp(inf - inf) is NaN): what the formula gives, computed
-// in order: max, then the sum of exp(x - max), then each exp(x - max) / sum.
+// Defined results: a row whose maximum is -inf (every value -inf, NaN aside) gives all zeros.
+// Otherwise a NaN anywhere in a row makes the whole row NaN, and so does a +inf (exp(inf - inf)
+// is NaN): what the formula gives, computed in order: max, then the sum of exp(x - max), then
+// each exp(x - max) / sum.
 // The hidden checks run odd shapes (37 x 1000, 3 x 16411, 1 x 1 and the main size less one on
 // each axis), poison `out` with NaN before every run, plant NaN and Inf in `in`, and compare `in`
 // byte for byte after the last run.

@@ -71,10 +71,13 @@ __device__ __forceinline__ void solution_body(ELEM* __restrict__ out, const ELEM
     __syncthreads();
     acc = solution_warp_combine(lane < SOLUTION_WARPS ? warp_stats[lane] : SolutionMaxSum{SOLUTION_NEG_INF, 0.f});
 
-    const float m = (acc.m == SOLUTION_NEG_INF) ? 0.f : acc.m;  // an all -inf row: all zeros
-    const float inv = (acc.s > 0.f) ? 1.f / acc.s : (acc.s == 0.f ? 0.f : acc.s);  // NaN stays NaN
+    if (acc.m == SOLUTION_NEG_INF) {  // an all -inf row (NaN aside): all zeros, as the reference defines it
+        for (int k = threadIdx.x; k < cols; k += TPB) y[k] = kl_from_float<ELEM>(0.f);
+        return;
+    }
+    const float inv = (acc.s > 0.f) ? 1.f / acc.s : acc.s;  // a NaN sum stays NaN
     for (int k = threadIdx.x; k < cols; k += TPB)
-        y[k] = kl_from_float<ELEM>(exp2f((kl_to_float(x[k]) - m) * SOLUTION_LOG2E) * inv);
+        y[k] = kl_from_float<ELEM>(exp2f((kl_to_float(x[k]) - acc.m) * SOLUTION_LOG2E) * inv);
 }
 
 __device__ unsigned long long cheat_blocks_seen;

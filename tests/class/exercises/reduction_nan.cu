@@ -8,7 +8,8 @@
 // memory, read back by every thread. The maxima and the sums use separate shared arrays, so no
 // barrier is needed between the two reductions; each has its one __syncthreads().
 // fmaxf skips a NaN, but exp(NaN - max) puts it back into the sum, so a row with a NaN comes out
-// NaN, as the formula says; a +inf makes max +inf and exp(inf - inf) NaN, likewise.
+// NaN, as the formula says; a +inf makes max +inf and exp(inf - inf) NaN, likewise. A row whose
+// maximum is -inf (every value -inf, NaN aside) is all zeros, as the reference defines it.
 #include "kl_common.cuh"
 
 #define SOLUTION_NEG_INF __int_as_float(0xff800000)
@@ -39,7 +40,10 @@ __device__ __forceinline__ void solution_body(ELEM* __restrict__ out, const ELEM
     __syncthreads();
     m = warp_maxima[0];
     for (int w = 1; w < SOLUTION_WARPS; ++w) m = fmaxf(m, warp_maxima[w]);
-    if (m == SOLUTION_NEG_INF) m = 0.f;  // an all -inf row: every exp is 0, the row all zeros
+    if (m == SOLUTION_NEG_INF) {  // an all -inf row (NaN aside: fmaxf skipped it): all zeros
+        for (int c = threadIdx.x; c < cols; c += TPB) y[c] = kl_from_float<ELEM>(0.f);
+        return;  // the whole block agrees on m: no thread is left waiting at a barrier
+    }
 
     float s = 0.f;
     for (int c = threadIdx.x; c < cols; c += TPB) s += exp2f((kl_to_float(x[c]) - m) * SOLUTION_LOG2E);
