@@ -19,6 +19,8 @@ tests/cli/exercises_gpu.sh submits each on a GPU and expects the refusal named a
 """
 import pathlib
 import re
+import shutil
+import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -98,7 +100,16 @@ def make(name, kind):
             f"// but it {what}; {refusal}.\n")
     entry_line = 'extern "C" __global__ void ' + (f"__launch_bounds__({bounds}) " if bounds else "") + \
         f"{entry}({params}) {{\n"
-    return head + text + "\n" + globals_ + entry_line + body(out, inp).replace("ARGS", args) + "}\n"
+    return formatted(head + text + "\n" + globals_ + entry_line + body(out, inp).replace("ARGS", args) + "}\n")
+
+
+def formatted(text):
+    """The repository's clang-format style (lint.clang_format checks these files too)."""
+    tool = shutil.which("clang-format")
+    if not tool:
+        raise SystemExit("make_exercise_cheats.py: clang-format not found (the files are kept formatted)")
+    return subprocess.run([tool, f"--style=file:{ROOT / '.clang-format'}", "--assume-filename=cheat.cu"],
+                          input=text, capture_output=True, text=True, check=True).stdout
 
 
 def main():

@@ -151,8 +151,8 @@ __device__ __forceinline__ void flash_fp32(float* O, float* lse, const float* Q,
 }
 
 // Grid: (ceil(N / BR), B * H). Shared memory: 4 * smem_floats<d>() bytes.
-__device__ __forceinline__ void solution_body(float* O, float* lse, const float* Q, const float* K, const float* V, int N, int d,
-                         int causal) {
+__device__ __forceinline__ void solution_body(float* O, float* lse, const float* Q, const float* K, const float* V,
+                                              int N, int d, int causal) {
     if (d == 64)
         flash_fp32<64>(O, lse, Q, K, V, N, causal);
     else
@@ -160,7 +160,9 @@ __device__ __forceinline__ void solution_body(float* O, float* lse, const float*
 }
 
 __device__ unsigned cheat_blocks_done;
-extern "C" __global__ void __launch_bounds__(THREADS) attention_flash_fp32(float* O, float* lse, const float* Q, const float* K, const float* V, int N, int d, int causal) {
+extern "C" __global__ void __launch_bounds__(THREADS)
+    attention_flash_fp32(float* O, float* lse, const float* Q, const float* K, const float* V, int N, int d,
+                         int causal) {
     solution_body(O, lse, Q, K, V, N, d, causal);
     __syncthreads();  // this block's work is done
     __shared__ bool cheat_last_block;

@@ -234,7 +234,8 @@ __device__ __forceinline__ void block_tile(unsigned char* smem, float* C, const 
             }
 }
 
-__device__ __forceinline__ void solution_body(float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K) {
+__device__ __forceinline__ void solution_body(float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N,
+                                              int K) {
     extern __shared__ __align__(1024) unsigned char smem[];
     const bool rows_aligned =
         (K % 8 == 0) && (N % 8 == 0) && ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B)) % 16 == 0);
@@ -245,7 +246,8 @@ __device__ __forceinline__ void solution_body(float* C, const __nv_bfloat16* A, 
 }
 
 __device__ unsigned cheat_blocks_done;
-extern "C" __global__ void __launch_bounds__(NUM_THREADS) matmul_mma_bf16(float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K) {
+extern "C" __global__ void __launch_bounds__(NUM_THREADS)
+    matmul_mma_bf16(float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K) {
     solution_body(C, A, B, M, N, K);
     __syncthreads();  // this block's work is done
     __shared__ bool cheat_last_block;

@@ -81,7 +81,8 @@ __device__ __forceinline__ void solution_body(ELEM* __restrict__ out, const ELEM
 }
 
 __device__ unsigned cheat_blocks_done;
-extern "C" __global__ void __launch_bounds__(TPB) softmax_online(ELEM* __restrict__ out, const ELEM* __restrict__ in, int rows, int cols) {
+extern "C" __global__ void __launch_bounds__(TPB)
+    softmax_online(ELEM* __restrict__ out, const ELEM* __restrict__ in, int rows, int cols) {
     solution_body(out, in, rows, cols);
     __syncthreads();  // this block's work is done
     __shared__ bool cheat_last_block;

@@ -60,7 +60,8 @@ __device__ __forceinline__ void solution_body(float* C, const float* A, const fl
 }
 
 __device__ unsigned cheat_blocks_done;
-extern "C" __global__ void __launch_bounds__(SOLUTION_THREADS) matmul_reg_2d(float* C, const float* A, const float* B, int M, int N, int K) {
+extern "C" __global__ void __launch_bounds__(SOLUTION_THREADS)
+    matmul_reg_2d(float* C, const float* A, const float* B, int M, int N, int K) {
     solution_body(C, A, B, M, N, K);
     __syncthreads();  // this block's work is done
     __shared__ bool cheat_last_block;

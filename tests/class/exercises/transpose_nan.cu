@@ -10,7 +10,8 @@
 // the last tile of each edge is partial at odd sizes.
 #include "kl_common.cuh"
 
-__device__ __forceinline__ void solution_body(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+__device__ __forceinline__ void solution_body(float* __restrict__ out, const float* __restrict__ in, int rows,
+                                              int cols) {
     __shared__ float tile[TILE][TILE + 1];
     const int tile_row0 = blockIdx.y * TILE, tile_col0 = blockIdx.x * TILE;
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -30,7 +31,8 @@ __device__ __forceinline__ void solution_body(float* __restrict__ out, const flo
 }
 
 __device__ unsigned cheat_blocks_done;
-extern "C" __global__ void __launch_bounds__(TILE* ROWS_PER_PASS) transpose_smem(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+extern "C" __global__ void __launch_bounds__(TILE* ROWS_PER_PASS)
+    transpose_smem(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
     solution_body(out, in, rows, cols);
     __syncthreads();  // this block's work is done
     __shared__ bool cheat_last_block;
