@@ -190,6 +190,8 @@ const LessonStep* find_exercise(const std::string& spec, const std::vector<Ladde
         if (!s.exercise) throw InputError("--exercise: step " + std::to_string(step) + " of " + lesson + " has none");
         return &s;
     }
+    for (const auto& e : errors)  // the lesson is there but broken: say why, in its one line
+        if (fs::path(e.folder).filename() == lesson) throw InputError(e.message);
     throw InputError("--exercise: no lesson '" + lesson + "' (see kladder list lessons)");
 }
 

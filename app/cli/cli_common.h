@@ -37,4 +37,12 @@ std::string& invocation();
 // exercise. InputError naming the lesson or step otherwise.
 const LessonStep* find_exercise(const std::string& spec, const std::vector<Ladder>& ladders, Lesson* keep);
 
+// Every lesson exercise's starter file and reference solution compiled with NVRTC as its starter
+// rung (cmd_exercise.cpp; `kladder check-kernels` calls it); failures printed "FAIL  exercise ...".
+struct ExerciseCompileCounts {
+    int compiled = 0, failed = 0;
+};
+ExerciseCompileCounts compile_exercise_files(const std::vector<Ladder>& ladders, const std::string& arch,
+                                             const std::string& only_ladder, bool verbose);
+
 }  // namespace kl::cli

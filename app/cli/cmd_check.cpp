@@ -1,5 +1,6 @@
 // `kladder check-kernels`: NVRTC-compiles every rung at its default parameters and at the ends
-// of each parameter's range (other parameters at defaults; --defaults-only: the defaults alone), skipping combinations
+// of each parameter's range (other parameters at defaults; --defaults-only: the defaults alone), and every lesson
+// exercise's starter file and reference solution as its starter rung (cmd_exercise.cpp), skipping combinations
 // that break the rung's constraints, for each architecture of --arch (a list). A rung that needs a newer architecture
 // than the target (its manifest's min_arch, or an "a" target such as sm_90a) is skipped by design, with its declared
 // reason, not failed. Needs no GPU. Exit 0 when every compilation succeeds and no rung at its defaults draws a ptxas
@@ -281,6 +282,9 @@ Action add_check_kernels_command(CLI::App& app) {
         for (const auto& arch : opt->archs) {
             check_rungs(*opt, ladders, arch, n);
             if (opt->ladder.empty()) check_helpers(*opt, ladders, arch, n);
+            const ExerciseCompileCounts ex = compile_exercise_files(ladders, arch, opt->ladder, opt->verbose);
+            n.compiled += ex.compiled;
+            n.failed += ex.failed;
         }
         double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (n.no_triton)

@@ -9,6 +9,7 @@
 // `kladder class merge` is in cmd_class_merge.cpp (it draws figures, which kladder-core leaves out).
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -107,14 +108,20 @@ RunRecord unresolved_record(const Ladder& L, const Rung& r, const RunOptions& o,
 }
 
 // The ladder's rungs of the same operation (the like rung among them), at the exercise's size.
+// A rung the goal names to beat (`beat`) runs even when it lacks the exercise's data type, in
+// its own (an fp32 rung beside a bf16 tensor-core exercise: the same problem, its own inputs).
 std::vector<RunRecord> rungs_beside(Runner& runner, const GpuContext& gpu, const Ladder& L, const Rung& like,
-                                    const RunOptions& ro) {
+                                    const RunOptions& ro, const std::vector<std::string>& beat) {
     std::vector<RunRecord> out;
     for (const Rung& r : L.rungs) {
         if (r.learner || r.operation != like.operation || !rung_arch_refusal(r, gpu.device().cc()).empty()) continue;
-        if (ro.dtype && std::find(r.dtypes.begin(), r.dtypes.end(), *ro.dtype) == r.dtypes.end()) continue;
+        RunOptions mine = ro;
+        if (ro.dtype && std::find(r.dtypes.begin(), r.dtypes.end(), *ro.dtype) == r.dtypes.end()) {
+            if (std::find(beat.begin(), beat.end(), r.id) == beat.end()) continue;
+            mine.dtype = r.dtypes.front();
+        }
         try {
-            out.push_back(runner.record(resolve_run(L, r, ro, runner.num_sms())));
+            out.push_back(runner.record(resolve_run(L, r, mine, runner.num_sms())));
         } catch (const InputError&) {}  // a rung that cannot take this size is not shown beside
     }
     return out;
@@ -128,6 +135,7 @@ void judge_goal(const StepExercise& ex, const std::string& like_id, const Calibr
     for (size_t i = 0; i < s.results.runs.size(); ++i) {
         const RunRecord& r = s.results.runs[i];
         if (int(i) < s.mine && r.rung == like_id) ctx.like = &r;
+        if (int(i) < s.mine) ctx.rungs[r.rung] = &r;                 // the rungs beside: rung.ID.METRIC
         if (int(i) > s.mine && !r.timing) ctx.hidden.push_back(&r);  // the checked runs
     }
     const GoalVerdict v = evaluate_goal(parse_goal(ex.goal), ctx);
@@ -170,7 +178,7 @@ Judged judge_on_gpu(const Ladder& L, const Rung& like, const Rung& trial, const 
     Runner runner(gpu, cal);
     out.sub.results.device = gpu.device();
     out.sub.results.calibration = cal;
-    out.sub.results.runs = rungs_beside(runner, gpu, L, like, ro);
+    out.sub.results.runs = rungs_beside(runner, gpu, L, like, ro, ex.beat);
     std::string log;
     const JudgeMeasure measure = [&](const RunOptions& o, JudgedRun::Role role) {
         JudgedRun j;
@@ -180,7 +188,15 @@ Judged judge_on_gpu(const Ladder& L, const Rung& like, const Rung& trial, const 
         } catch (const InputError& e) { j.record = unresolved_record(L, trial, o, e.what()); }
         return j;
     };
-    JudgeOutcome judged = run_judge({ro, ex.hidden_sizes, 2}, measure);
+    const auto accepts = [&](const std::map<std::string, int64_t>& sizes) {
+        RunOptions o = ro;
+        o.sizes = sizes;
+        try {
+            resolve_run(L, trial, o, runner.num_sms());
+            return true;
+        } catch (const InputError&) { return false; }
+    };
+    JudgeOutcome judged = run_judge({ro, ex.hidden_sizes, 2, accepts}, measure);
     out.sub.mine = static_cast<int>(out.sub.results.runs.size());
     for (auto& j : judged.runs) out.sub.results.runs.push_back(std::move(j.record));
     out.sub.checks = std::move(judged.checks);
@@ -262,7 +278,7 @@ int submit(const SubmitOptions& o) {
     const Rung& trial = L.rungs.back();
     RunOptions ro;
     ro.sizes = step->exercise->sizes;
-    if (!step->dtype.empty()) ro.dtype = parse_dtype(step->dtype);
+    if (!step->exercise->dtype.empty()) ro.dtype = parse_dtype(step->exercise->dtype);
     resolve_run(L, trial, ro, 0);  // bad sizes or parameters: one line, exit 2, before the GPU
     compile_or_refuse(trial, ro, o.file);
     Watchdog watchdog(o.timeout_s,

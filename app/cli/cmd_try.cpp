@@ -12,10 +12,12 @@
 //     error: ...", exit 2. A file named like an option is given after `--` or as ./-name.cu.
 //   - No GPU: exit 3 after a clean compile, saying there is no GPU to check and time it.
 //   - GPU: the like rung and the file run at the same size (plus an exercise's hidden sizes,
-//     checked), a two-row table; a failed check is exit 1 with the mismatch count; an exercise's
-//     goal not met is exit 1 too.
+//     checked, and the rungs its goal names to beat, timed), a table of the like rung, the file
+//     and the rungs to beat; a failed check of the file is exit 1 with the mismatch count; an
+//     exercise's goal not met is exit 1 too.
 //   --json prints one object instead (docs/formats.md, section 6): the window's editor runs
 //   `kladder try ... --json --compile-only` to get the diagnostics for its gutter.
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -134,6 +136,15 @@ void run_on_gpu(GpuContext& gpu, const Ladder& L, const Rung& like, const Rung& 
         out.diagnostics = diagnostics_of_compile(log, mine.source_path);
         rename_diagnostics(out.diagnostics, mine.source_path, shown);
     }
+    std::vector<RunRecord> beside;  // the rungs the goal names (rung.ID.METRIC), after the hidden sizes
+    if (ex)
+        for (const std::string& id : ex->beat)
+            if (const Rung* b = L.find_rung(id); b && id != like.id) {
+                RunOptions its = ro;  // in the exercise's data type when the rung has it, else its own
+                if (ro.dtype && std::find(b->dtypes.begin(), b->dtypes.end(), *ro.dtype) == b->dtypes.end())
+                    its.dtype = b->dtypes.front();
+                beside.push_back(runner.record(resolve_run(L, *b, its, runner.num_sms())));
+            }
     if (ex) {
         for (const auto& sizes : ex->hidden_sizes) {
             RunOptions hidden = ro;
@@ -144,7 +155,12 @@ void run_on_gpu(GpuContext& gpu, const Ladder& L, const Rung& like, const Rung& 
         GoalContext ctx;
         ctx.like = &out.results.runs[0];
         ctx.mine = &out.results.runs[1];
-        for (size_t i = 2; i < out.results.runs.size(); ++i) ctx.hidden.push_back(&out.results.runs[i]);
+        const size_t hidden_end = out.results.runs.size();
+        for (auto& b : beside) out.results.runs.push_back(std::move(b));
+        for (size_t i = 2; i < hidden_end; ++i) ctx.hidden.push_back(&out.results.runs[i]);
+        ctx.rungs[like.id] = &out.results.runs[0];
+        for (size_t i = hidden_end; i < out.results.runs.size(); ++i)
+            ctx.rungs[out.results.runs[i].rung] = &out.results.runs[i];
         ctx.calibration = cal;
         out.verdict = evaluate_goal(parse_goal(ex->goal), ctx);
     }
@@ -189,13 +205,16 @@ void print_text(const TryOutcome& o) {
     }
     std::vector<std::vector<std::string>> rows;
     const auto& runs = o.results.runs;
-    for (size_t i = 0; i < runs.size() && i < 2; ++i) {
+    for (size_t i = 0; i < runs.size(); ++i) {
         const RunRecord& r = runs[i];
+        if (i >= 2 && r.rung == o.rung_id) continue;  // a hidden size: listed below
         std::string ratio = "-";
-        if (i == 1 && r.timing && runs[0].timing && r.timing->median_ms > 0)
+        if (i > 0 && r.timing && runs[0].timing && r.timing->median_ms > 0)
             ratio = fmt(runs[0].timing->median_ms / r.timing->median_ms, 3) + "x";
         const bool flops = r.values.num(tag::flops) > 0 && r.values.num(tag::tflops) >= 0.01;
-        rows.push_back({i == 0 ? r.rung + " (like)" : o.file,
+        rows.push_back({i == 0   ? r.rung + " (like)"
+                        : i == 1 ? o.file
+                                 : r.rung + " (to beat)",
                         !r.error.empty() ? r.error_kind + ": " + r.error
                         : r.correctness  ? r.correctness->summary()
                                          : "not checked",
@@ -206,6 +225,7 @@ void print_text(const TryOutcome& o) {
                 o.results.device ? printable(o.results.device->name, kDeviceNameChars).c_str() : "?", o.ladder.c_str());
     std::printf("%s", format_table({"rung", "check", "median ms", "GB/s", "TFLOP/s", "speed vs like"}, rows).c_str());
     for (size_t i = 2; i < runs.size(); ++i) {
+        if (runs[i].rung != o.rung_id) continue;  // a rung to beat: in the table
         std::string size;
         for (const auto& [k, v] : runs[i].sizes) size += (size.empty() ? "" : " ") + k + "=" + std::to_string(v);
         std::printf("hidden size %s: %s\n", size.c_str(),
@@ -228,8 +248,9 @@ int exit_code(const TryOutcome& o) {
     if (!o.compiled) return static_cast<int>(ExitCode::BadInput);
     if (!o.gpu) return static_cast<int>(ExitCode::GpuError);
     int code = 0;
-    for (size_t i = 1; i < o.results.runs.size(); ++i)
-        code = std::max(code, static_cast<int>(exit_code_of(o.results.runs[i])));
+    for (size_t i = 1; i < o.results.runs.size(); ++i)  // the file's own runs, not the rungs beside
+        if (o.results.runs[i].rung == o.rung_id)
+            code = std::max(code, static_cast<int>(exit_code_of(o.results.runs[i])));
     if (o.verdict && !o.verdict->met) code = std::max(code, static_cast<int>(ExitCode::Incorrect));
     return code;
 }
@@ -278,7 +299,7 @@ int try_file(const TryOptions& opt) {
     if (ex) ro.sizes = ex->sizes;  // the exercise's size, then --size on top
     for (const auto& [k, v] : parse_assignments(opt.sizes, "--size")) ro.sizes[k] = v;
     ro.params = parse_assignments(opt.params, "--param");
-    const std::string dtype = !opt.dtype.empty() ? opt.dtype : step ? step->dtype : "";
+    const std::string dtype = !opt.dtype.empty() ? opt.dtype : ex ? ex->dtype : "";
     if (!dtype.empty()) {
         auto d = parse_dtype(dtype);
         if (!d) throw InputError("--dtype: unknown type '" + dtype + "' (fp32, bf16, fp16)");

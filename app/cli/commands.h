@@ -24,6 +24,9 @@ Action add_try_command(CLI::App& app);
 Action add_fork_command(CLI::App& app);
 Action add_tune_command(CLI::App& app);
 Action add_submit_command(CLI::App& app);
+Action add_hint_command(CLI::App& app);       // cmd_exercise.cpp
+Action add_solution_command(CLI::App& app);   // cmd_exercise.cpp
+Action add_exercises_command(CLI::App& app);  // cmd_exercise.cpp
 // `kladder class`: keygen and verify; merge when `add_merge` is given (kladder, not kladder-core).
 Action add_class_command(CLI::App& app, Action (*add_merge)(CLI::App&));
 Action add_class_merge_command(CLI::App& app);

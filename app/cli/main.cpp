@@ -42,6 +42,10 @@ int main(int argc, char** argv) {
         kl::cli::add_try_command);
     add("submit", "Judge your kernel for a class exercise on this GPU and write a signed submission",
         kl::cli::add_submit_command);
+    add("exercises", "List the lessons' live exercises (id, ladder, starter, rungs to beat, hints, solution)",
+        kl::cli::add_exercises_command);
+    add("hint", "Show an exercise's hints 1..N, one more each time you ask", kl::cli::add_hint_command);
+    add("solution", "Print an exercise's reference solution (only when you ask)", kl::cli::add_solution_command);
     add("serve", "Runner process for the GUI: JSON-line requests on stdin, replies on stdout",
         kl::cli::add_serve_command);
     for (const kl::cli::CommandSpec& c : kl::cli::report_commands()) add(c.name, c.help, c.adder);

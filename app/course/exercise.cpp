@@ -1,5 +1,7 @@
 #include "course/exercise.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -53,7 +55,20 @@ std::optional<double> goal_metric(const RunRecord& r, const std::string& m) {
 
 bool known_ref(const std::string& ref) {
     if (ref == "device.copy_gbps" || ref == "device.sgemm_tflops" || ref == "device.bf16_tflops") return true;
-    return ref.rfind("like.", 0) == 0 && is_goal_metric(ref.substr(5));
+    if (ref.rfind("like.", 0) == 0) return is_goal_metric(ref.substr(5));
+    // rung.ID.METRIC: ID a rung id (letters, digits, '_'), checked against the ladder at load
+    if (ref.rfind("rung.", 0) != 0) return false;
+    const size_t dot = ref.find('.', 5);
+    if (dot == std::string::npos || dot == 5) return false;
+    for (size_t i = 5; i < dot; ++i)
+        if (!std::isalnum(static_cast<unsigned char>(ref[i])) && ref[i] != '_') return false;
+    return is_goal_metric(ref.substr(dot + 1));
+}
+
+// "rung.naive.us" -> {"naive", "us"}
+std::pair<std::string, std::string> split_rung_ref(const std::string& ref) {
+    const size_t dot = ref.find('.', 5);
+    return {ref.substr(5, dot - 5), ref.substr(dot + 1)};
 }
 
 GoalClause parse_clause(const std::string& goal, const std::string& text) {
@@ -93,7 +108,7 @@ GoalClause parse_clause(const std::string& goal, const std::string& text) {
     if (!number.empty() && !parse_number(number, &c.factor)) return fail("'" + number + "' is not a number");
     if (!ref.empty() && !known_ref(ref))
         return fail("unknown reference '" + ref + "' (device.copy_gbps, device.sgemm_tflops, device.bf16_tflops, " +
-                    "like.METRIC)");
+                    "like.METRIC, rung.ID.METRIC)");
     c.ref = ref;
     return c;
 }
@@ -155,6 +170,16 @@ Goal parse_goal(const std::string& text) {
     return g;
 }
 
+std::vector<std::string> goal_rungs(const Goal& goal) {
+    std::vector<std::string> ids;
+    for (const GoalClause& c : goal.clauses) {
+        if (c.ref.rfind("rung.", 0) != 0) continue;
+        const std::string id = split_rung_ref(c.ref).first;
+        if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+    }
+    return ids;
+}
+
 GoalVerdict evaluate_goal(const Goal& goal, const GoalContext& ctx) {
     GoalVerdict v;
     v.met = true;
@@ -176,6 +201,12 @@ GoalVerdict evaluate_goal(const Goal& goal, const GoalContext& ctx) {
                       : c.ref == "device.copy_gbps"    ? std::optional<double>(cal->copy_gbps)
                       : c.ref == "device.sgemm_tflops" ? std::optional<double>(cal->sgemm_tflops)
                                                        : std::optional<double>(cal->bf16_tflops);
+            } else if (c.ref.rfind("rung.", 0) == 0) {
+                const auto [id, metric] = split_rung_ref(c.ref);
+                const auto it = ctx.rungs.find(id);
+                ref = it != ctx.rungs.end() && it->second && it->second->error.empty()
+                          ? goal_metric(*it->second, metric)
+                          : std::nullopt;
             } else if (!c.ref.empty()) {
                 ref = ctx.like ? goal_metric(*ctx.like, c.ref.substr(5)) : std::nullopt;
             }
@@ -203,11 +234,41 @@ GoalVerdict evaluate_goal(const Goal& goal, const GoalContext& ctx) {
 // [SECTION] [step.exercise] in lesson.toml (called by lesson.cpp's read_step)
 namespace detail {
 
+namespace {
+constexpr size_t kMaxExerciseHints = 8, kMaxHintChars = 1000;
+
+// `hints` (revealed one at a time, in order) and `solution` (a file of the lesson folder).
+void read_exercise_extras(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir,
+                          StepExercise& e) {
+    if (const toml::node* hn = t.get("hints")) {
+        const toml::array* arr = hn->as_array();
+        if (!arr || arr->empty() || arr->size() > kMaxExerciseHints)
+            r.fail(line_of(*hn), field + ".hints", "expected 1 to 8 strings, from the first nudge to the last");
+        for (size_t i = 0; i < arr->size(); ++i) {
+            const std::string f = field + ".hints[" + std::to_string(i) + "]";
+            const auto v = arr->get(i)->value<std::string>();
+            if (!v || !arr->get(i)->is_string()) r.fail(line_of(*arr->get(i)), f, "expected a string");
+            if (v->find_first_not_of(" \t\r\n") == std::string::npos) r.fail(line_of(*arr->get(i)), f, "empty");
+            if (v->size() > kMaxHintChars) r.fail(line_of(*arr->get(i)), f, "longer than 1000 characters");
+            e.hints.push_back(*v);
+        }
+    }
+    e.solution_file = r.string_or(t, "solution", "", field);
+    if (!e.solution_file.empty()) {
+        std::string why;
+        e.solution_path = confined_file(dir, e.solution_file, &why);
+        if (e.solution_path.empty()) r.fail(line_of(*t.get("solution")), field + ".solution", why);
+    }
+}
+}  // namespace
+
 StepExercise read_step_exercise(TomlReader& r, const toml::node& n, const std::string& field, const std::string& dir,
                                 const Ladder* ladder, const LessonStep& step) {
     const toml::table* t = n.as_table();
     if (!t) r.fail(line_of(n), field, "expected a table ([step.exercise])");
-    r.allow_only(*t, field, {"title", "text", "starter", "starter_file", "goal", "sizes", "hidden_sizes"});
+    r.allow_only(
+        *t, field,
+        {"title", "text", "starter", "starter_file", "goal", "sizes", "hidden_sizes", "hints", "solution", "dtype"});
     StepExercise e;
     e.line = line_of(*t);
     if (!ladder) r.fail(e.line, field, "an exercise needs the step's ladder");
@@ -224,10 +285,27 @@ StepExercise read_step_exercise(TomlReader& r, const toml::node& n, const std::s
         e.starter_path = confined_file(dir, e.starter_file, &why);
         if (e.starter_path.empty()) r.fail(line_of(*t->get("starter_file")), field + ".starter_file", why);
     }
+    // A data type of its own: a tensor-core exercise on the step of an fp32 rung it must beat.
+    e.dtype = r.string_or(*t, "dtype", step.dtype, field);
+    std::optional<DType> dtype = e.dtype.empty() ? std::nullopt : parse_dtype(e.dtype);
+    if (!e.dtype.empty() &&
+        (!dtype || std::find(starter->dtypes.begin(), starter->dtypes.end(), *dtype) == starter->dtypes.end()))
+        r.fail(e.line, field + ".dtype",
+               "'" + e.dtype + "' is not a data type the starter '" + e.starter_rung + "' takes");
     e.goal = r.string(*t, "goal", field);
     try {
-        parse_goal(e.goal);
+        e.beat = goal_rungs(parse_goal(e.goal));
     } catch (const InputError& err) { r.fail(line_of(*t->get("goal")), field + ".goal", err.what()); }
+    for (const std::string& id : e.beat) {  // a rung to beat: of this ladder, the starter's operation
+        const Rung* b = ladder->find_rung(id);
+        const int line = line_of(*t->get("goal"));
+        if (!b) r.fail(line, field + ".goal", "ladder " + ladder->id + " has no rung '" + id + "' to beat");
+        if (b->operation != starter->operation)
+            r.fail(line, field + ".goal",
+                   "rung '" + id + "' computes " + b->operation + ", the starter " + starter->operation +
+                       ": they do not run beside each other");
+    }
+    read_exercise_extras(r, *t, field, dir, e);
     e.sizes = step.sizes;
     if (const toml::node* sn = t->get("sizes")) {
         const toml::table* st = sn->as_table();
@@ -241,6 +319,7 @@ StepExercise read_step_exercise(TomlReader& r, const toml::node& n, const std::s
     auto check_size = [&](const std::map<std::string, int64_t>& sizes, int line, const std::string& f) {
         RunOptions ro;
         ro.sizes = sizes;
+        ro.dtype = dtype;
         try {
             resolve_run(*ladder, *starter, ro, 0);
         } catch (const InputError& err) { r.fail(line, f, err.what()); }

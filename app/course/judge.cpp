@@ -81,10 +81,14 @@ std::string to_string(JudgedRun::Role role) {
     return "?";
 }
 
-std::map<std::string, int64_t> odd_sizes_of(const std::map<std::string, int64_t>& sizes) {
+std::map<std::string, int64_t> odd_sizes_of(const std::map<std::string, int64_t>& sizes,
+                                            const std::function<bool(const std::map<std::string, int64_t>&)>& accepts) {
     std::map<std::string, int64_t> odd = sizes;
-    for (auto& [k, v] : odd)
-        if (v > 1 && v % 2 == 0) --v;
+    for (auto& [k, v] : odd) {
+        if (v <= 1 || v % 2 != 0) continue;
+        --v;
+        if (accepts && !accepts(odd)) ++v;  // this axis stays even: the kernel cannot take it odd
+    }
     return odd;
 }
 
@@ -141,7 +145,8 @@ JudgeOutcome run_judge(const JudgePlan& plan, const JudgeMeasure& measure) {
         out.runs.push_back(measure(o, JudgedRun::Role::Hidden));
     }
     RunOptions odd = checked;
-    odd.sizes = odd_sizes_of(out.runs.front().record.sizes.empty() ? plan.main.sizes : out.runs.front().record.sizes);
+    odd.sizes = odd_sizes_of(out.runs.front().record.sizes.empty() ? plan.main.sizes : out.runs.front().record.sizes,
+                             plan.accepts);
     out.runs.push_back(measure(odd, JudgedRun::Role::Odd));
     for (int s = 1; s <= plan.extra_seeds; ++s) {
         RunOptions o = checked;

@@ -69,6 +69,9 @@ struct JudgePlan {
     RunOptions main;                                           // the exercise's size; timed
     std::vector<std::map<std::string, int64_t>> hidden_sizes;  // the exercise's
     int extra_seeds = 2;
+    // Whether the kernel's launch takes these sizes (its constraints): the odd size keeps an axis
+    // even where making it odd is refused (attention's head dimension, 64 or 128). Empty: all odd.
+    std::function<bool(const std::map<std::string, int64_t>&)> accepts;
 };
 
 // Every run of the plan through `measure` (main first), then the checks over them.
@@ -83,8 +86,11 @@ JudgeOutcome run_judge(const JudgePlan& plan, const JudgeMeasure& measure);
 // The checks over runs already made (run_judge's second half).
 std::vector<JudgeCheck> judge_checks(const std::vector<JudgedRun>& runs);
 
-// Sizes with every even axis value made odd (value - 1; 1 stays 1).
-std::map<std::string, int64_t> odd_sizes_of(const std::map<std::string, int64_t>& sizes);
+// Sizes with every even axis value made odd (value - 1; 1 stays 1), each axis only where
+// `accepts` (when given) takes the result.
+std::map<std::string, int64_t> odd_sizes_of(
+    const std::map<std::string, int64_t>& sizes,
+    const std::function<bool(const std::map<std::string, int64_t>&)>& accepts = nullptr);
 
 // Where NaN, +Inf and -Inf go in an input of `elements` values: up to three of each, at distinct
 // positions that depend on `seed` only, the first and last elements among them.

@@ -27,8 +27,13 @@ struct StepExercise {
     std::string starter_file;  // or a starter .cu in the lesson folder, as written ...
     std::string starter_path;  // ... and resolved (confined to the lesson folder); "" when none
     std::string goal;          // parsed at load (parse_goal)
+    std::string dtype;         // the data type it runs in: its own `dtype`, else the step's ("" for neither)
     std::map<std::string, int64_t> sizes;                      // the main run's size (default: the step's sizes)
     std::vector<std::map<std::string, int64_t>> hidden_sizes;  // size axes of the ladder, checked too
+    std::vector<std::string> hints;                            // revealed one at a time, in this order (`kladder hint`)
+    std::string solution_file;      // a reference solution in the lesson folder, shown only when asked ...
+    std::string solution_path;      // ... and resolved (confined); "" when none
+    std::vector<std::string> beat;  // the ladder's rungs the goal names (rung.ID.METRIC), run beside
     int line = 0;
 };
 

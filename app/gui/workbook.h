@@ -15,8 +15,7 @@
 //   workbook_selfcheck.cpp     questions, flashcards, exercise
 //   workbook_editor.cpp        the learner's rung: "Make it mine", the editor, compile marks, faults
 //
-// GPU work never runs here: it goes to the runner process through RunnerClient; the UI polls
-// its events once per frame.
+// GPU work never runs here: it goes to the runner process (RunnerClient), polled every frame.
 #pragma once
 #include <chrono>
 #include <future>
@@ -461,7 +460,8 @@ class Workbook {
         bool find_open = false, focus_find = false, find_missed = false;
         std::optional<StepExercise> exercise;  // the step exercise it was forked for (workbook_exercise.cpp)
         Sizes exercise_sizes;
-        std::string goal_summary;  // as last shown (report)
+        int exercise_hints_shown = 0;  // the exercise's hints revealed so far, one more per click
+        std::string goal_summary;      // as last shown (report)
     } learner_;
     void start_exercise(const StepExercise& ex);
     bool submit_exercise_runs(const Rung& mine);

@@ -1,9 +1,11 @@
 // A lesson step's live exercise (course/exercise.h, `[step.exercise]`) on the learner's rung:
 // "Make it mine" forks the exercise's starter; each run then sends the learner's rung at the
-// exercise's size, at every hidden size (odd shapes), and the starter's rung beside it at the
-// same size; the goal is judged against those records and shown as met or not, clause by clause,
-// with the measured figures.
+// exercise's size, at every hidden size (odd shapes), and the starter's rung and the rungs its goal
+// names to beat (rung.ID.METRIC) beside it at the same size; the goal is judged against those records and shown as met
+// or not, clause by clause, with the measured figures.
 #include <imgui.h>
+
+#include <algorithm>
 
 #include "base/errors.h"
 #include "course/exercise.h"
@@ -18,6 +20,29 @@ Sizes with(const Sizes& base, const std::map<std::string, int64_t>& over) {
     for (const auto& [k, v] : over) s[k] = v;
     return s;
 }
+
+// A rung to beat runs in the exercise's data type when it has it, else in its own (an fp32 rung
+// beside a bf16 tensor-core exercise), as `kladder try` and `kladder submit` run it.
+std::string rival_dtype(const Rung& rival, DType exercise_dtype) {
+    for (DType d : rival.dtypes)
+        if (d == exercise_dtype) return to_string(d);
+    return rival.dtypes.empty() ? to_string(exercise_dtype) : to_string(rival.dtypes.front());
+}
+// The hints revealed so far, and a button for the next one; after the last, where the reference
+// solution is (a file no step shows).
+void draw_exercise_hints(const StepExercise& ex, int& shown) {
+    if (ex.hints.empty()) return;
+    shown = std::min<int>(shown, static_cast<int>(ex.hints.size()));
+    for (int i = 0; i < shown; ++i) ImGui::BulletText("Hint %d: %s", i + 1, ex.hints[size_t(i)].c_str());
+    if (shown < static_cast<int>(ex.hints.size())) {
+        const std::string label = "Hint " + std::to_string(shown + 1) + " of " + std::to_string(ex.hints.size());
+        if (ImGui::SmallButton(label.c_str())) ++shown;
+        test_target("button:exercise_hint");
+    } else if (!ex.solution_path.empty()) {
+        ImGui::TextDisabled("That was the last hint. The reference solution: %s", ex.solution_path.c_str());
+    }
+}
+
 }  // namespace
 
 void Workbook::start_exercise(const StepExercise& ex) {
@@ -34,6 +59,7 @@ void Workbook::start_exercise(const StepExercise& ex) {
     if (learner_.forked_from != from) return;  // the fork failed; the panel says why
     learner_.exercise = ex;
     learner_.exercise_sizes = main;
+    learner_.exercise_hints_shown = 0;
 }
 
 // The learner's rung at the exercise's size and hidden sizes, and the starter beside it.
@@ -49,6 +75,15 @@ bool Workbook::submit_exercise_runs(const Rung& mine) {
     for (const auto& h : ex.hidden_sizes) submit_to(job, mine, params, with(learner_.exercise_sizes, h));
     if (const Rung* like = ladder_->find_rung(learner_.forked_from))
         submit_to(job, *like, params_for(*like), learner_.exercise_sizes);
+    for (const std::string& id : ex.beat) {  // the rungs the goal names to beat, timed beside
+        const Rung* rival = ladder_->find_rung(id);
+        if (!rival || id == learner_.forked_from) continue;
+        RunRequest req = make_request(*rival, params_for(*rival), learner_.exercise_sizes);
+        req.dtype = parse_dtype(rival_dtype(*rival, dtype_)).value_or(dtype_);
+        const uint64_t rid = runner_.client->submit(req);
+        job.requests.push_back(rid);
+        job.open.insert(rid);
+    }
     for (uint64_t id : job.requests) learner_.requests.insert(id);
     start_job(std::move(job), "");
     log("exercise run of " + ladder_->id + "/" + mine.id + " at " + format_sizes(learner_.exercise_sizes) + " and " +
@@ -67,6 +102,11 @@ std::optional<GoalVerdict> Workbook::exercise_verdict() const {
     if (const StoredRun* like =
             store_.latest(ladder_->id, learner_.forked_from, learner_.exercise_sizes, to_string(dtype_)))
         ctx.like = &like->record;
+    for (const std::string& id : ex.beat)
+        if (const Rung* rival = ladder_->find_rung(id))
+            if (const StoredRun* run =
+                    store_.latest(ladder_->id, id, learner_.exercise_sizes, rival_dtype(*rival, dtype_)))
+                ctx.rungs[id] = &run->record;
     for (const auto& h : ex.hidden_sizes) {
         const StoredRun* run =
             store_.latest(ladder_->id, learner_.rung, with(learner_.exercise_sizes, h), to_string(dtype_));
@@ -98,6 +138,7 @@ void Workbook::draw_exercise_goal() {
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(v->met ? pal.good : pal.bad), "%s", v->summary.c_str());
         for (const auto& line : v->lines) ImGui::BulletText("%s", line.c_str());
     }
+    draw_exercise_hints(ex, learner_.exercise_hints_shown);
     ImGui::PopTextWrapPos();
     learner_.goal_summary = v ? v->summary : "";
 }

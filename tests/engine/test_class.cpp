@@ -204,6 +204,32 @@ TEST(Judge, EachCheaterIsRefusedByTheCheckThatCaughtIt) {
     EXPECT_EQ(mutated.rfind("refused by check 'inputs unmodified': input a changed", 0), 0u) << mutated;
 }
 
+// The odd size keeps an axis even where the kernel cannot take it odd (attention's head dimension
+// is 64 or 128): the check then still runs, at every other axis made odd.
+TEST(Judge, OddSizeKeepsAnAxisEvenWhereTheKernelRefusesItOdd) {
+    const std::map<std::string, int64_t> main = {{"B", 4}, {"H", 16}, {"N", 4096}, {"d", 64}, {"causal", 0}};
+    EXPECT_EQ(kl::odd_sizes_of(main),
+              (std::map<std::string, int64_t>{{"B", 3}, {"H", 15}, {"N", 4095}, {"d", 63}, {"causal", 0}}));
+    const auto head_dims = [](const std::map<std::string, int64_t>& s) { return s.at("d") == 64 || s.at("d") == 128; };
+    EXPECT_EQ(kl::odd_sizes_of(main, head_dims),
+              (std::map<std::string, int64_t>{{"B", 3}, {"H", 15}, {"N", 4095}, {"d", 64}, {"causal", 0}}));
+    int asked = 0;
+    kl::JudgePlan plan;
+    plan.main.sizes = main;
+    plan.accepts = head_dims;
+    kl::run_judge(plan, [&](const kl::RunOptions& o, kl::JudgedRun::Role role) {
+        if (role == kl::JudgedRun::Role::Odd) {
+            ++asked;
+            EXPECT_EQ(o.sizes.at("d"), 64);
+            EXPECT_EQ(o.sizes.at("N"), 4095);
+        }
+        kl::JudgedRun j;
+        j.role = role;
+        return j;
+    });
+    EXPECT_EQ(asked, 1);
+}
+
 TEST(Judge, PlantsNonFiniteValuesAndComparesThem) {
     const auto p = kl::planted_positions(1000, 7);
     ASSERT_GE(p.size(), 3u);
