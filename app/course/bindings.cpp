@@ -82,10 +82,10 @@ void NumberSources::load_recorded(const std::string& recorded_dir, std::vector<s
     std::stable_partition(peers_.begin(), peers_.end(),
                           [&](const PeerFile& p) { return p.device == preferred_device_; });
     // Datasheet peaks are not recordings, but every reader of the recordings binds them too.
-    const std::string datasheet = data_root() + "/assets/datasheet_peaks.json";
-    if (datasheet_.empty() && fs::exists(datasheet, ec)) {
+    const std::string devices = data_root() + "/assets/devices";
+    if (datasheets_.empty() && fs::is_directory(devices, ec)) {
         try {
-            load_datasheet(datasheet);
+            set_datasheets(load_datasheets(devices), "assets/devices");
         } catch (const Error& e) {
             if (errors) errors->push_back(e.what());
         }

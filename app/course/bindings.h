@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "course/datasheet.h"
 #include "model/device_card.h"
 #include "model/device_info.h"
 #include "model/manifest.h"
@@ -135,9 +136,9 @@ class NumberSources {
     // back to the preferred device's card, which the source line names.
     void set_device(const DeviceInfo& device, const std::string& origin);
     void clear_device() { device_.reset(); }
-    // Datasheet peaks (assets/devices/datasheet_peaks.json, docs/formats.md section 4): rows of
-    // a device-name part, peaks and the source they come from. Throws InputError on a bad file.
-    void load_datasheet(const std::string& path);
+    // Datasheet peaks (the device profiles' `datasheet` entries, course/datasheet.h,
+    // docs/formats.md section 4): the entry of the device's name, each with its source.
+    void set_datasheets(std::vector<Datasheet> sheets, const std::string& devices_dir);
     // The device whose card and runs answer first (the first recorded file's, unless set): the
     // window sets it from its results store, whose runs it adds one by one with add_run.
     void set_preferred_device(const std::string& device) { preferred_device_ = device; }
@@ -194,12 +195,8 @@ class NumberSources {
     std::string exported_origin_;       // add_exported: its runs sort first
     std::optional<DeviceInfo> device_;  // set_device
     std::string device_origin_;
-    struct DatasheetRow {
-        std::string match, source;
-        std::map<std::string, double> peaks;  // "gbps", "fp32_tflops", "bf16_tflops"
-    };
-    std::vector<DatasheetRow> datasheet_;
-    std::string datasheet_path_;
+    std::vector<Datasheet> datasheets_;
+    std::string datasheets_dir_;
 };
 
 // What a withheld binding shows in place of its number.

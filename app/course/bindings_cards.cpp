@@ -21,35 +21,9 @@ void NumberSources::set_device(const DeviceInfo& device, const std::string& orig
     device_origin_ = origin;
 }
 
-void NumberSources::load_datasheet(const std::string& path) {
-    nlohmann::json j;
-    try {
-        j = parse_json_limited(read_file(path), path);
-    } catch (const nlohmann::json::exception& e) { throw InputError(path + ": not JSON: " + e.what()); }
-    if (!j.is_object() || j.value("schema", "") != "kernel-ladder/datasheet-peaks" || !j.contains("rows") ||
-        !j["rows"].is_array())
-        throw InputError(path + ": expected {\"schema\": \"kernel-ladder/datasheet-peaks\", \"rows\": [...]}");
-    std::vector<DatasheetRow> rows;
-    for (size_t i = 0; i < j["rows"].size(); ++i) {
-        const nlohmann::json& r = j["rows"][i];
-        std::string f = path + ": rows[" + std::to_string(i) + "]";
-        if (!r.is_object()) throw InputError(f + ": expected an object");
-        DatasheetRow row;
-        for (const auto& [k, x] : r.items()) {
-            if ((k == "match" || k == "source") && x.is_string() && !x.get<std::string>().empty())
-                (k == "match" ? row.match : row.source) = x.get<std::string>();
-            else if ((k == "gbps" || k == "fp32_tflops" || k == "bf16_tflops") && x.is_number() &&
-                     x.get<double>() > 0 && x.get<double>() < 1e6)
-                row.peaks[k] = x.get<double>();
-            else
-                throw InputError(f + "." + k + ": not a known field, or not a positive number or a name");
-        }
-        if (row.match.empty() || row.source.size() < 8)
-            throw InputError(f + ": needs a match (part of the device name) and its source");
-        rows.push_back(std::move(row));
-    }
-    datasheet_ = std::move(rows);
-    datasheet_path_ = path;
+void NumberSources::set_datasheets(std::vector<Datasheet> sheets, const std::string& devices_dir) {
+    datasheets_ = std::move(sheets);
+    datasheets_dir_ = devices_dir;
 }
 
 const DeviceInfo* NumberSources::fact_device(std::string* origin) const {
@@ -123,23 +97,31 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
     // Facts of the device shown (its properties, or its profile).
     if (facts && resolve_fact(b, *facts, fact_origin).error.rfind("no device fact", 0) != 0)
         return resolve_fact(b, *facts, fact_origin);
-    // Datasheet peaks: the row whose match is part of the device's name.
+    // Datasheet peaks: the profile entry of the device's name (course/datasheet.h).
     if (b.metric.rfind("datasheet_", 0) == 0) {
         const std::string name = facts ? facts->name : preferred_device_, peak = b.metric.substr(10);
-        for (const auto& row : datasheet_)
-            if (name.find(row.match) != std::string::npos && row.peaks.count(peak)) {
-                v.ok = true;
-                v.value = row.peaks.at(peak);
-                v.unit = peak == "gbps" ? "GB/s" : "TFLOP/s";
-                v.device = name;
-                v.origin = datasheet_path_;
-                v.what = "datasheet: " + row.source;
-                v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
-                return v;
-            }
-        return v.error = "no datasheet " + peak + " for '" + name + "' (datasheet_gbps, datasheet_fp32_tflops, " +
-                         "datasheet_bf16_tflops; assets/datasheet_peaks.json)",
-               v;
+        const Datasheet* sheet = find_datasheet(datasheets_, name);
+        const double value = !sheet                  ? 0
+                             : peak == "gbps"        ? sheet->memory_gbps
+                             : peak == "fp32_tflops" ? sheet->fp32_tflops
+                             : peak == "bf16_tflops" ? sheet->bf16_tflops
+                                                     : -1;
+        if (value < 0)
+            return v.error = "no datasheet figure '" + peak +
+                             "' (datasheet_gbps, datasheet_fp32_tflops, datasheet_bf16_tflops)",
+                   v;
+        if (value == 0)
+            return v.error = "no datasheet " + peak + " for '" + name + "' (the `datasheet` entries of " +
+                             "assets/devices/*.json)",
+                   v;
+        v.ok = true;
+        v.value = value;
+        v.unit = peak == "gbps" ? "GB/s" : "TFLOP/s";
+        v.device = name;
+        v.origin = datasheets_dir_ + "/" + sheet->profile;
+        v.what = "datasheet: " + sheet->source;
+        v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
+        return v;
     }
     // The learner's own calibration, when there is one, for what a calibration measures.
     static const std::map<std::string, double Calibration::*> calibrated = {

@@ -54,6 +54,27 @@ std::vector<const ClassEntry*> ClassMerge::leaderboard(const std::string& exerci
     return out;
 }
 
+std::vector<ClassMerge::DeviceBoard> ClassMerge::device_leaderboards(const std::string& exercise) const {
+    std::vector<DeviceBoard> out;
+    for (const ClassEntry* e : leaderboard(exercise)) {
+        auto it = std::find_if(out.begin(), out.end(), [&](const DeviceBoard& b) { return b.device == e->device(); });
+        if (it == out.end()) it = out.insert(out.end(), DeviceBoard{e->device(), {}});
+        it->ranked.push_back(e);
+    }
+    std::sort(out.begin(), out.end(), [](const DeviceBoard& a, const DeviceBoard& b) { return a.device < b.device; });
+    for (DeviceBoard& b : out)
+        std::stable_sort(b.ranked.begin(), b.ranked.end(),
+                         [](const ClassEntry* x, const ClassEntry* y) { return x->median_us < y->median_us; });
+    return out;
+}
+
+std::vector<const ClassEntry*> ClassMerge::not_ranked(const std::string& exercise) const {
+    std::vector<const ClassEntry*> out;
+    for (const auto& e : entries)
+        if (e.sub.exercise == exercise && (e.refused() || e.flagged())) out.push_back(&e);
+    return out;
+}
+
 ClassEntry class_entry_of(const std::string& file, Submission sub, const std::vector<Datasheet>& sheets) {
     ClassEntry e;
     e.file = file;

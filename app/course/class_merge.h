@@ -34,6 +34,14 @@ struct ClassMerge {
     std::vector<std::string> exercises() const;
     // The accepted, unflagged entries of one exercise, best share of their device's roof first.
     std::vector<const ClassEntry*> leaderboard(const std::string& exercise) const;
+    // The same entries per device (by name), fastest first: one leaderboard per GPU, by time.
+    struct DeviceBoard {
+        std::string device;
+        std::vector<const ClassEntry*> ranked;
+    };
+    std::vector<DeviceBoard> device_leaderboards(const std::string& exercise) const;
+    // The entries of one exercise that are not ranked (refused by a check, impossible, flagged).
+    std::vector<const ClassEntry*> not_ranked(const std::string& exercise) const;
 };
 
 // Throws InputError only when the folder itself cannot be listed.

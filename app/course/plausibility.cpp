@@ -23,29 +23,6 @@ std::string fmt0(double v) {
     return b;
 }
 
-Datasheet datasheet_of(const std::string& path) {
-    const nlohmann::json j = parse_json_limited(read_file(path, 1 << 20), path);
-    Datasheet d;
-    d.profile = std::filesystem::path(path).filename().string();
-    JsonReader rd{path};
-    if (!j.is_object() || !j.contains("datasheet")) return d;
-    const auto& ds = j["datasheet"];
-    if (!ds.is_object()) rd.fail("datasheet", "expected an object");
-    d.sm_count = static_cast<int>(rd.integer(j, "sm_count", "sm_count", 1, 1024));
-    d.cc = parse_arch(rd.str(j, "arch", "arch")).cc;
-    const auto& names = rd.need(ds, "reported_names", "datasheet.reported_names");
-    if (!names.is_array()) rd.fail("datasheet.reported_names", "expected an array of names");
-    for (const auto& n : names)
-        if (n.is_string()) d.reported_names.push_back(n.get<std::string>());
-    d.memory_gbps = rd.num(ds, "memory_gbps", "datasheet.memory_gbps");
-    d.fp32_tflops = rd.num(ds, "fp32_tflops", "datasheet.fp32_tflops");
-    d.tensor_tflops = rd.num(ds, "tensor_tflops", "datasheet.tensor_tflops");
-    d.boost_clock_mhz = rd.num(ds, "boost_clock_mhz", "datasheet.boost_clock_mhz");
-    for (double v : {d.memory_gbps, d.fp32_tflops, d.tensor_tflops, d.boost_clock_mhz})
-        if (!(v > 0)) rd.fail("datasheet", "figures must be positive");
-    return d;
-}
-
 void roof_findings(const Submission& s, const RunRecord& r, const Datasheet* sheet, std::vector<Finding>& out) {
     if (!r.timing || !(r.timing->median_ms > 0)) return;
     const double seconds = r.timing->median_ms * 1e-3;
@@ -105,27 +82,6 @@ void device_findings(const Submission& s, const Datasheet& sheet, std::vector<Fi
 }
 
 }  // namespace
-
-std::vector<Datasheet> load_datasheets(const std::string& devices_dir) {
-    std::vector<std::string> paths;
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(devices_dir, ec))
-        if (e.path().extension() == ".json" && e.is_regular_file(ec)) paths.push_back(e.path().string());
-    std::sort(paths.begin(), paths.end());
-    std::vector<Datasheet> out;
-    for (const auto& p : paths) {
-        Datasheet d = datasheet_of(p);
-        if (!d.reported_names.empty()) out.push_back(std::move(d));
-    }
-    return out;
-}
-
-const Datasheet* find_datasheet(const std::vector<Datasheet>& sheets, const std::string& device_name) {
-    for (const auto& s : sheets)
-        for (const auto& n : s.reported_names)
-            if (n == device_name) return &s;
-    return nullptr;
-}
 
 double calibrated_memory_gbps(const Calibration& c) {
     double best = c.copy_gbps;

@@ -8,26 +8,16 @@
 //            capability) that are not those of the device's profile; clocks above its boost
 //            clock; a calibrated roof above the datasheet's bandwidth, a calibrated fp32 GEMM
 //            (cuBLAS without TF32) above its FP32 peak
-// The datasheet figures come from the device profiles' `datasheet` objects (assets/devices/,
-// docs/formats.md section 4), each with its source.
+// The datasheet figures come from the device profiles' `datasheet` entries (course/datasheet.h,
+// assets/devices/, docs/formats.md section 4), each with its source.
 #pragma once
 #include <string>
 #include <vector>
 
+#include "course/datasheet.h"
 #include "course/submission.h"
 
 namespace kl {
-
-struct Datasheet {
-    std::string profile;                      // the profile file's name, "sm_90_h100.json"
-    std::vector<std::string> reported_names;  // what the runtime calls such a GPU
-    int sm_count = 0, cc = 0;
-    double memory_gbps = 0, fp32_tflops = 0, tensor_tflops = 0, boost_clock_mhz = 0;
-};
-
-// Every profile of `devices_dir` that has a datasheet (InputError naming a malformed one).
-std::vector<Datasheet> load_datasheets(const std::string& devices_dir);
-const Datasheet* find_datasheet(const std::vector<Datasheet>& sheets, const std::string& device_name);
 
 struct Finding {
     enum class Level { Refused, Flagged } level = Level::Flagged;

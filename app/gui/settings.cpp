@@ -102,7 +102,8 @@ std::string settings_to_json(const Settings& s) {
                 {"controls_height", s.controls_height}}},
               {"frame_overlay", s.show_frame_overlay},
               {"position", {{"lesson", s.lesson_id}, {"step", s.step}}},
-              {"progress", progress}};
+              {"progress", progress},
+              {"class", {{"learner", s.class_learner}, {"key", s.class_key}, {"folder", s.class_folder}}}};
     return j.dump(1) + "\n";
 }
 
@@ -130,6 +131,11 @@ Settings settings_from_json_text(const std::string& text, const std::string& ori
         s.step = static_cast<int>(clamped(rd, *p, "step", 0, 0, INT_MAX, "position"));
     }
     read_progress(rd, j, &s);
+    if (const json* c = object_or_null(rd, j, "class")) {
+        s.class_learner = rd.str_or(*c, "learner", "", "class");
+        s.class_key = rd.str_or(*c, "key", "", "class");
+        s.class_folder = rd.str_or(*c, "folder", "", "class");
+    }
     return s;
 }
 

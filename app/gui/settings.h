@@ -29,6 +29,8 @@ struct Settings {
     std::string lesson_id;  // where the reader was
     int step = 0;
     std::map<std::string, LessonProgress> progress;  // by lesson id
+    // Class mode (class_view.h): Submit's name and class key file, asked once; the class folder last opened.
+    std::string class_learner, class_key, class_folder;
 };
 
 // Far more than years of progress take (a few KiB per lesson).

@@ -10,6 +10,7 @@
 
 #include "base/errors.h"
 #include "base/paths.h"
+#include "gui/class_window.h"
 #include "gui/widgets.h"
 #include "model/manifest_load.h"
 #include "model/run_plan.h"
@@ -56,6 +57,7 @@ void Workbook::frame() {
     ImGui::End();
 
     if (show_log_) draw_log_window();
+    draw_class_window(class_, fonts_, settings_.dark);
     if (settings_.show_frame_overlay) draw_frame_overlay();
 }
 

@@ -36,6 +36,7 @@
 #include "gui/code_editor.h"
 #include "gui/file_watch.h"
 #include "gui/frame_stats.h"
+#include "gui/class_view.h"       // Submit and the class folder (workbook_class.cpp)
 #include "gui/learner_compile.h"  // and child_process.h
 #include "gui/line_diff.h"
 #include "gui/markdown.h"
@@ -83,7 +84,7 @@ class Workbook {
         plots_.built_w = 0;  // lay the plot out again with the new glyphs
         strip_.fitted_w = -1;
     }
-    bool busy() const { return runner_.job.has_value() || lesson_export_running() || learner_.compile.running(); }
+    bool busy() const { return runner_.job || lesson_export_running() || learner_.compile.running() || class_.busy(); }
     // What the test driver (gui/test_driver.h) sees and does, no more than a reader could: start
     // a job as its button would (a sweep along the step's axis, else the rung's first parameter;
     // false with the reason when nothing started), watch the runner, read the log.
@@ -391,12 +392,11 @@ class Workbook {
     struct ExportState {
         // Page, shared by both: size in points, PNG pixels per point, print or screen colours.
         float width_pt = 468, height_pt = 288, png_scale = 2;
-        int theme = 0;                               // 0 print (white), 1 screen (dark, larger text)
-        bool formats[4] = {true, true, true, true};  // svg, pdf, png, csv
-        char figure_folder[512] = "";                // empty until the popup first opens
-        char lesson_folder[512] = "";
-        std::string lesson_folder_for;                         // lesson id the folder was prefilled for
-        std::future<std::pair<bool, std::string>> lesson_job;  // (ok, one-line outcome)
+        int theme = 0;                                          // 0 print (white), 1 screen (dark, larger text)
+        bool formats[4] = {true, true, true, true};             // svg, pdf, png, csv
+        char figure_folder[512] = "", lesson_folder[512] = "";  // empty until the popup first opens
+        std::string lesson_folder_for;                          // lesson id the folder was prefilled for
+        std::future<std::pair<bool, std::string>> lesson_job;   // (ok, one-line outcome)
         std::string lesson_message;
         bool lesson_failed = false;
     } export_;
@@ -431,8 +431,7 @@ class Workbook {
     void draw_ptx();
 
     struct SelfCheckState {
-        int tab = 0;  // 0 questions, 1 flashcards, 2 exercise
-        int card = 0;
+        int tab = 0, card = 0;  // tab: 0 questions, 1 flashcards, 2 exercise
         bool flipped = false;
         std::vector<int> order;  // shuffled card order
         std::string order_for;
@@ -463,6 +462,7 @@ class Workbook {
         int exercise_hints_shown = 0;  // the exercise's hints revealed so far, one more per click
         std::string goal_summary;      // as last shown (report)
     } learner_;
+    ClassView class_;  // Submit for the step's exercise, and a class folder opened (workbook_class.cpp)
     void start_exercise(const StepExercise& ex);
     bool submit_exercise_runs(const Rung& mine);
     std::optional<GoalVerdict> exercise_verdict() const;

@@ -9,6 +9,7 @@
 
 #include "base/paths.h"
 #include "base/printable.h"
+#include "gui/class_window.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
 
@@ -30,7 +31,7 @@ void Workbook::draw_top_bar() {
     // The breadcrumb gets what the buttons on the right leave; long titles end in an ellipsis.
     float bw = 118 * s;
     float export_w = ImGui::CalcTextSize("Export lesson\xE2\x80\xA6").x + 2 * ImGui::GetStyle().FramePadding.x + 6 * s;
-    float buttons_w = export_w + 2 * bw + 96 * s + 40 * s + 5 * ImGui::GetStyle().ItemSpacing.x;
+    float buttons_w = export_w + class_button_width() + 2 * bw + 96 * s + 40 * s + 6 * ImGui::GetStyle().ItemSpacing.x;
     float room = ImGui::GetWindowContentRegionMax().x - buttons_w - ImGui::GetCursorPosX();
     if (l) {
         std::string where = "Lesson " + std::to_string(l->number) + " \xC2\xB7 " + l->title;
@@ -68,6 +69,8 @@ void Workbook::draw_top_bar() {
         "Every figure of this lesson and a handout (Markdown and HTML) into a folder, as `kladder export-lesson` "
         "writes them");
     draw_lesson_export_popup();
+    ImGui::SameLine();
+    draw_class_button(class_, settings_, &settings_dirty_, class_button_width());
     ImGui::SameLine();
     bool has_prev = l && step_ > 0, has_next = l && step_ + 1 < int(l->steps.size());
     if (plain_button("\xE2\x97\x80  Previous", ImVec2(bw, 0), has_prev)) select_lesson(lesson_, step_ - 1);

@@ -9,6 +9,7 @@
 
 #include "base/errors.h"
 #include "course/exercise.h"
+#include "gui/class_window.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
 
@@ -141,6 +142,21 @@ void Workbook::draw_exercise_goal() {
     draw_exercise_hints(ex, learner_.exercise_hints_shown);
     ImGui::PopTextWrapPos();
     learner_.goal_summary = v ? v->summary : "";
+    // Submit: the same judged submission as `kladder submit`, for the step's exercise when the
+    // learner's open rung was forked for it.
+    SubmitContext ctx;
+    const LessonStep* st = step();
+    if (lesson() && st && st->exercise && st->exercise->starter_rung == ex.starter_rung)
+        ctx.exercise = exercise_spec(*lesson(), step_);
+    ctx.source = learner_.path;
+    ctx.modified = learner_.editor.modified();
+    ctx.gpu = runner_.gpu;
+    ctx.no_gpu = runner_.gpu                      ? ""
+                 : !runner_.no_gpu_reason.empty() ? runner_.no_gpu_reason
+                 : !runner_.unavailable.empty()   ? runner_.unavailable
+                 : options_.no_runner             ? "live runs are off (--no-runner)"
+                                                  : "";
+    draw_submit_panel(class_, ctx, settings_, &settings_dirty_);
 }
 
 // The step's exercise, where the learner has not started it yet (the Mine tab).

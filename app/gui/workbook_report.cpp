@@ -53,6 +53,7 @@ nlohmann::json Workbook::report() const {
                    {"last_error", runner_.last_error},
                    {"job_active", runner_.job.has_value()}};
     j["learner"] = learner_report();
+    j["class"] = class_.report();
     j["errors_shown"] = logged_errors_;
     j["unresolved_bindings"] = text_.unresolved;  // of the step on screen: numbers the lesson could not show
     j["log"] = runner_.log;

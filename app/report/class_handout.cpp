@@ -9,6 +9,7 @@
 
 #include "base/printable.h"
 #include "plot/csv_export.h"
+#include "report/class_pdf.h"
 #include "report/export_staging.h"
 #include "report/figure_files.h"
 #include "report/handout.h"
@@ -56,6 +57,12 @@ plot::Figure class_times_figure(const ClassMerge& m, const std::string& exercise
     f.title = "Times of the class: " + exercise;
     f.caption = std::to_string(ranked.size()) + " accepted submissions, fastest first; each on its learner's GPU";
     f.x.label = "Learners, fastest first";
+    // Ranks are whole: ticks at 1 and every step after it, never "2.5".
+    const int n = static_cast<int>(ranked.size()), step = n <= 12 ? 1 : n <= 30 ? 5 : n <= 120 ? 10 : 50;
+    for (int k = step; k <= n; k += step) f.x.ticks.push_back({double(k), std::to_string(k)});
+    if (step > 1) f.x.ticks.insert(f.x.ticks.begin(), plot::Tick{1.0, "1"});
+    f.x.min = 0.5;
+    f.x.max = n + 0.5;
     f.y.label = "Median time";
     f.y.unit = "us";
     f.y.scale = plot::Scale::Log10;
@@ -78,7 +85,9 @@ plot::Figure class_roof_figure(const ClassMerge& m, const std::string& exercise)
     plot::Figure f;
     f.name = exercise_slug(exercise) + "_roof";
     f.title = "Share of each device's roof: " + exercise;
-    f.caption = "ideal time at the device's calibrated roof / measured time; one mark per learner";
+    f.caption =
+        "ideal time at the device's calibrated roof / measured time; one mark per learner; the dashed line, 100%, is "
+        "each device's roof";
     f.y.label = "Share of roof";
     f.y.unit = "%";
     f.y.min = 0;
@@ -94,7 +103,7 @@ plot::Figure class_roof_figure(const ClassMerge& m, const std::string& exercise)
         f.series.push_back(std::move(s));
     }
     plot::Series roof;
-    roof.name = "each device's roof";
+    roof.name = "";  // said in the caption: a label on the line would sit on the marks near 100%
     roof.kind = plot::SeriesKind::HLine;
     roof.value = 100;
     f.series.push_back(std::move(roof));
@@ -206,16 +215,15 @@ void leaderboard_tables(std::ostringstream& md, const std::vector<const ClassEnt
         md << "| " << i + 1 << " | " << markdown_text(ranked[i]->sub.learner) << " | "
            << markdown_text(ranked[i]->device()) << " | " << fmt(ranked[i]->median_us, 2) << " | "
            << fmt(ranked[i]->gbps, 0) << " | " << fmt(ranked[i]->pct_roof, 1) << " |\n";
-    for (const std::string& device : devices_of(ranked)) {
-        md << "\n**" << markdown_text(device)
+}
+
+void device_tables(std::ostringstream& md, const ClassMerge& m, const std::string& exercise) {
+    for (const ClassMerge::DeviceBoard& board : m.device_leaderboards(exercise)) {
+        md << "\n**" << markdown_text(board.device)
            << "**, by time:\n\n| # | learner | median us | GB/s |\n|---|---|---|---|\n";
-        std::vector<const ClassEntry*> mine;
-        for (const ClassEntry* e : ranked)
-            if (e->device() == device) mine.push_back(e);
-        std::stable_sort(mine.begin(), mine.end(), [](auto* a, auto* b) { return a->median_us < b->median_us; });
-        for (size_t i = 0; i < mine.size(); ++i)
-            md << "| " << i + 1 << " | " << markdown_text(mine[i]->sub.learner) << " | " << fmt(mine[i]->median_us, 2)
-               << " | " << fmt(mine[i]->gbps, 0) << " |\n";
+        for (size_t i = 0; i < board.ranked.size(); ++i)
+            md << "| " << i + 1 << " | " << markdown_text(board.ranked[i]->sub.learner) << " | "
+               << fmt(board.ranked[i]->median_us, 2) << " | " << fmt(board.ranked[i]->gbps, 0) << " |\n";
     }
 }
 
@@ -229,16 +237,14 @@ void exercise_section(std::ostringstream& md, const ClassMerge& m, const std::st
         md << "Ranked by the share of each learner's own device roof (the ideal time at the calibrated roof over "
               "the measured time), so that different GPUs compare.\n\n";
         leaderboard_tables(md, ranked);
+        device_tables(md, m, ex);
         md << "\n![Times](" << slug << "_times.svg)\n\n![Share of roof by device](" << slug << "_roof.svg)\n";
     }
-    bool header = false;
-    for (const ClassEntry& e : m.entries) {
-        if (e.sub.exercise != ex || (!e.refused() && !e.flagged())) continue;
-        if (!header) md << "\nNot ranked:\n\n| learner | device | why |\n|---|---|---|\n";
-        header = true;
-        md << "| " << markdown_text(e.sub.learner) << " | " << markdown_text(e.device()) << " | "
-           << markdown_text(e.status()) << " |\n";
-    }
+    const auto unranked = m.not_ranked(ex);
+    if (!unranked.empty()) md << "\nNot ranked:\n\n| learner | device | why |\n|---|---|---|\n";
+    for (const ClassEntry* e : unranked)
+        md << "| " << markdown_text(e->sub.learner) << " | " << markdown_text(e->device()) << " | "
+           << markdown_text(e->status()) << " |\n";
     if (ranked.empty()) return;
     md << "\n### The best kernels side by side\n\n";
     std::vector<const ClassEntry*> best(ranked.begin(), ranked.begin() + std::min<size_t>(kSideBySide, ranked.size()));
@@ -279,6 +285,7 @@ std::vector<std::string> write_class_folder(const ClassMerge& m, const std::stri
     const std::string md = class_markdown(m, key_id);
     files.emplace_back("class.md", md);
     files.emplace_back("class.html", markdown_to_html(md, "Class results"));
+    files.emplace_back("class.pdf", class_handout_pdf(m, key_id));
     files.emplace_back("gradebook.csv", gradebook_csv(m));
     std::string problems;
     for (const auto& p : m.problems) problems += printable(p) + "\n";

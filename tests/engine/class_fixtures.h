@@ -15,7 +15,8 @@ namespace class_fixture {
 
 inline constexpr int64_t kN = int64_t(1) << 24;
 
-// The profile's device as its runtime names it (reported_names[0]) at its boost clock.
+// The profile's device as its runtime names it (its first datasheet entry's reported_names[0]) at
+// its boost clock.
 inline kl::DeviceInfo device_of(const std::string& profile) {
     kl::DeviceInfo d = kl::load_device_profile(kl::assets_dir() + "/devices/" + profile);
     for (const auto& s : kl::load_datasheets(kl::assets_dir() + "/devices"))
@@ -23,6 +24,7 @@ inline kl::DeviceInfo device_of(const std::string& profile) {
             d.name = s.reported_names.front();
             d.sm_clock_khz = static_cast<int>(s.boost_clock_mhz * 1000);
             d.uuid = "synthetic-" + profile;
+            break;
         }
     return d;
 }

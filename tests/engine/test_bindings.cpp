@@ -3,6 +3,7 @@
 // parameter a recorded run does not list matches its default only).
 #include <gtest/gtest.h>
 
+#include "base/paths.h"
 #include "course/bindings.h"
 #include "course/lesson_check.h"
 #include "temp_tree.h"
@@ -237,4 +238,35 @@ TEST(Bindings, SettingsPickTheTunedOrTheDefaultFigure) {
     EXPECT_NE(bad.error.find("settings must be tuned or default"), std::string::npos) << bad.error;
     BoundValue none = s.resolve(one("{{ tiny/one gbps settings=tuned TPB=32 }}"));
     EXPECT_NE(none.error.find("TPB=32 n=1000 fp32 cold L2 settings=tuned"), std::string::npos) << none.error;
+}
+
+// Datasheet peaks come from the device profiles (course/datasheet.h), the one place class mode's
+// plausibility checks read them too: the entry of the device's name, with its source.
+TEST(Bindings, DatasheetPeaksComeFromTheDeviceProfiles) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    NumberSources s(&ladders);
+    s.set_datasheets(load_datasheets(assets_dir() + "/devices"), "assets/devices");
+    DeviceInfo a100;
+    a100.name = "NVIDIA A100-SXM4-80GB";
+    s.set_device(a100, "a test");
+    BoundValue v = s.resolve(one("{{ device datasheet_gbps }}"));
+    ASSERT_TRUE(v.ok) << v.error;
+    EXPECT_EQ(v.value, 2039);
+    EXPECT_EQ(v.origin, "assets/devices/sm_80_a100.json");
+    EXPECT_NE(v.what.find("A100 80GB SXM"), std::string::npos) << v.what;
+    a100.name = "NVIDIA A100-SXM4-40GB (profile)";  // check-lessons renders under each profile
+    s.set_device(a100, "a profile");
+    EXPECT_EQ(s.resolve(one("{{ device datasheet_gbps }}")).value, 1555);
+    DeviceInfo t4;
+    t4.name = "Tesla T4";
+    s.set_device(t4, "a test");
+    EXPECT_EQ(s.resolve(one("{{ device datasheet_fp32_tflops }}")).value, 8.1);
+    EXPECT_NE(
+        s.resolve(one("{{ device datasheet_bf16_tflops }}")).error.find("no datasheet bf16_tflops for 'Tesla T4'"),
+        std::string::npos);
+    DeviceInfo laptop;
+    laptop.name = "NVIDIA GeForce RTX 4060 Laptop GPU";
+    s.set_device(laptop, "a test");
+    EXPECT_FALSE(s.resolve(one("{{ device datasheet_gbps }}")).ok);
 }

@@ -7,8 +7,12 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
+#include <nlohmann/json.hpp>
+
+#include "base/atomic_file.h"
 #include "base/errors.h"
 #include "base/hmac.h"
 #include "class_fixtures.h"
@@ -271,6 +275,36 @@ TEST(Plausibility, EveryShippedProfileHasADatasheetNamedByItsRuntime) {
     ASSERT_NE(h200, nullptr);
     EXPECT_EQ(h200->sm_count, 132);
     EXPECT_EQ(h200->cc, 90);
+    // One profile, several products: the A100's memory differs by part, and its profile (40 GB) is
+    // its first entry.
+    EXPECT_EQ(kl::find_datasheet(all, "NVIDIA A100-SXM4-40GB")->memory_gbps, 1555);
+    EXPECT_EQ(kl::find_datasheet(all, "NVIDIA A100-SXM4-80GB")->memory_gbps, 2039);
+    EXPECT_EQ(kl::find_datasheet(all, "NVIDIA A100-SXM4-40GB (profile)")->memory_gbps, 1555);
+    EXPECT_EQ(kl::find_datasheet(all, "NVIDIA T4")->bf16_tflops, 0);  // no bf16 on Turing
+    EXPECT_EQ(kl::find_datasheet(all, "NVIDIA A100"), nullptr);       // names match whole, not in part
+    for (const auto& d : all) EXPECT_GE(d.source.size(), 20u) << d.profile;
+}
+
+TEST(Plausibility, AMalformedDatasheetIsOneLineNamingItsField) {
+    TempTree tree;
+    const std::string dir = tree.path("devices");
+    std::filesystem::create_directories(dir);
+    nlohmann::json j = nlohmann::json::parse(kl::read_file(kl::assets_dir() + "/devices/sm_89_l4.json"));
+    j["datasheet"][0]["memory_gbps"] = -300;
+    kl::write_file_atomically(dir + "/sm_89_l4.json", j.dump());
+    try {
+        kl::load_datasheets(dir);
+        FAIL() << "a negative bandwidth was read";
+    } catch (const kl::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("sm_89_l4.json: datasheet[0]"), std::string::npos) << e.what();
+    }
+    j["datasheet"][0]["memory_gbps"] = 300;
+    j["datasheet"][0]["peak"] = 1;
+    kl::write_file_atomically(dir + "/sm_89_l4.json", j.dump());
+    EXPECT_THROW(kl::load_datasheets(dir), kl::InputError);
+    j["datasheet"] = j["datasheet"][0];  // the old form, one object: refused, not half-read
+    kl::write_file_atomically(dir + "/sm_89_l4.json", j.dump());
+    EXPECT_THROW(kl::load_datasheets(dir), kl::InputError);
 }
 
 TEST(Plausibility, AnHonestRunPassesAndTheImpossibleIsRefused) {

@@ -4,6 +4,7 @@
 // no spreadsheet runs as formulas.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -68,7 +69,21 @@ TEST(ClassHandout, WritesTheLeaderboardsFiguresHandoutAndAGuardedGradebook) {
         EXPECT_EQ(line.find(",@"), std::string::npos) << line;
     }
     EXPECT_EQ(slurp(out + "/01_first_kernel_8_times.pdf").rfind("%PDF", 0), 0u);
-    EXPECT_EQ(written.size(), 10u);
+    // The handout as print pages: a PDF of several pages, each footed with the class key.
+    const std::string pdf = slurp(out + "/class.pdf");
+    EXPECT_EQ(pdf.rfind("%PDF", 0), 0u);
+    size_t pages = 0;
+    for (size_t at = pdf.find("/Type /Page"); at != std::string::npos; at = pdf.find("/Type /Page", at + 1))
+        pages += pdf.compare(at, 12, "/Type /Pages") != 0;
+    EXPECT_GE(pages, 2u);
+    EXPECT_EQ(written.size(), 11u);
+}
+
+TEST(ClassHandout, TheTimesFigureCountsLearnersInWholeRanks) {
+    const auto times = kl::report::class_times_figure(synthetic_class(), "01_first_kernel/8");
+    ASSERT_FALSE(times.x.ticks.empty());
+    for (const auto& t : times.x.ticks) EXPECT_EQ(t.value, std::floor(t.value)) << t.label;
+    EXPECT_EQ(times.x.ticks.front().label, "1");
 }
 
 TEST(ClassHandout, FiguresPlaceEachLearnerOnItsOwnDevice) {
