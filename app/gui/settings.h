@@ -24,12 +24,20 @@ struct Settings {
     int window_width = 1600, window_height = 960;
     float navigator_width = 270;  // pixels at zoom 1
     float text_fraction = 0.44f;  // share of the area right of the navigator given to the step text
-    float controls_height = 250;  // parameters panel under the step text
+    // The parameters panel under the step text, pixels at zoom 1, as the splitter left it; 0:
+    // automatic (the step text keeps kStepTextShare of the window's height).
+    float controls_height = 0;
+    bool banner_collapsed = false;  // the recorded-results banner as one line
     bool show_frame_overlay = false;
     std::string lesson_id;  // where the reader was
     int step = 0;
     std::map<std::string, LessonProgress> progress;  // by lesson id
 };
+
+constexpr float kMinControlsHeight = 96;
+// The share of the window's height the step text gets by default (a 1280x720 laptop showed 3
+// lines of it under 250 pixels of controls, issue 38).
+constexpr float kStepTextShare = 0.4f;
 
 // Far more than years of progress take (a few KiB per lesson).
 constexpr long long kMaxSettingsBytes = 4LL << 20;
