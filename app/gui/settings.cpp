@@ -127,7 +127,7 @@ Settings settings_from_json_text(const std::string& text, const std::string& ori
         s.controls_height =
             static_cast<float>(clamped(rd, *l, "step_controls_height", s.controls_height, 0, 600, "layout"));
         if (s.controls_height > 0) s.controls_height = std::max(s.controls_height, kMinControlsHeight);
-        s.banner_collapsed = rd.bool_or(*l, "banner_collapsed", false, "layout");
+        s.banner_collapsed = rd.bool_or(*l, "banner_collapsed", s.banner_collapsed, "layout");
     }
     s.show_frame_overlay = rd.bool_or(j, "frame_overlay", false, "");
     if (const json* p = object_or_null(rd, j, "position")) {

@@ -27,7 +27,9 @@ struct Settings {
     // The parameters panel under the step text, pixels at zoom 1, as the splitter left it; 0:
     // automatic (the step text keeps kStepTextShare of the window's height).
     float controls_height = 0;
-    bool banner_collapsed = false;  // the recorded-results banner as one line
+    // The recorded-results banner as one line (the default: two lines of it cost a 1280 x 720
+    // window the step text's 40%); unfolded it tells which devices are recorded and why no GPU.
+    bool banner_collapsed = true;
     bool show_frame_overlay = false;
     std::string lesson_id;  // where the reader was
     int step = 0;

@@ -101,17 +101,18 @@ void Workbook::draw_top_bar() {
 constexpr size_t kBannerDeviceChars = 60, kBannerErrorChars = 240;
 
 namespace {
-// "NVIDIA H100 80GB HBM3 on 2026-11-20" (every date its files give, in load order).
+// "NVIDIA H100 80GB HBM3 on 2026-11-20", or "... from 2026-11-22 to 2026-11-25" when its files
+// give several dates.
 std::string recorded_device_text(const ResultsStore& store, const std::string& device) {
-    std::string dates;
-    for (const auto& src : store.sources()) {
-        if (src.device != device) continue;
-        std::string date = printable(src.created.substr(0, 10), 10);
-        if (date.empty()) date = "an unknown date";
-        if (dates.find(date) == std::string::npos) dates += (dates.empty() ? "" : ", ") + date;
-    }
-    return (device.empty() ? std::string("an unnamed device") : printable(device, kBannerDeviceChars)) + " on " +
-           (dates.empty() ? std::string("an unknown date") : dates);
+    std::vector<std::string> dates;
+    for (const auto& src : store.sources())
+        if (src.device == device) dates.push_back(printable(src.created.substr(0, 10), 10));
+    std::sort(dates.begin(), dates.end());
+    dates.erase(std::unique(dates.begin(), dates.end()), dates.end());
+    const std::string name = device.empty() ? std::string("an unnamed device") : printable(device, kBannerDeviceChars);
+    if (dates.empty() || dates.front().empty()) return name + " on an unknown date";
+    if (dates.size() == 1) return name + " on " + dates.front();
+    return name + " from " + dates.front() + " to " + dates.back();
 }
 }  // namespace
 
@@ -174,10 +175,14 @@ void Workbook::draw_banner() {
         item_tooltip("The recorded device the plots, the strip and the numbers show; one at a time");
     }
     ImGui::SameLine();
-    if (folded)
-        ImGui::TextUnformatted(fit_text(fonts_.body, text, ImGui::GetContentRegionAvail().x).c_str());
-    else
+    if (folded) {  // one line: cut to the callout's inner width (its padding), never wrapped
+        const float room = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 0.6f - 8 * s;
+        ImGui::PushTextWrapPos(-1.0f);
+        ImGui::TextUnformatted(fit_text(fonts_.body, text, room).c_str());
+        ImGui::PopTextWrapPos();
+    } else {
         ImGui::TextWrapped("%s", text.c_str());
+    }
     end_callout(pal.warn, with_alpha(pal.warn, 0.13f));
     laid_out_.banner_lines = (ImGui::GetCursorScreenPos().y - top) / ImGui::GetTextLineHeightWithSpacing();
 }
