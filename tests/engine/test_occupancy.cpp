@@ -258,11 +258,12 @@ TEST(LaunchCheck, AdviceForTooManyThreadsPointsEachParameterTheWayThatShrinksThe
     std::map<std::string, int64_t> esizes(E.default_sizes.begin(), E.default_sizes.end());
     kl::Scope es = kl::make_scope(esizes, kl::resolve_params(v, {}), v.dtypes.front(), 132);
     EXPECT_EQ(kl::shrink_advice(v, v.launches.front().block, es), "lower TPB");
-    // The launch check says the same when the block is over the device's limit (64 x 64 threads).
+    // The launch check says the same when the block is over the device's limit (256 x 256 threads
+    // in one dimension: block x's limit, 1024, is met first).
     kl::Scope big = kl::make_scope(sizes, kl::resolve_params(r, {{"BM", 256}, {"BN", 256}, {"TM", 1}, {"TN", 1}}),
                                    r.dtypes.front(), 132);
     std::string why = kl::launch_geometry_refusal(r, big, profile("sm_90_h100.json").limits);
-    EXPECT_NE(why.find("threads > 1024"), std::string::npos) << why;
+    EXPECT_NE(why.find("= 65536 > 1024, the device's limit"), std::string::npos) << why;
     EXPECT_NE(why.find("lower BM, BN or raise TM, TN"), std::string::npos) << why;
 }
 
