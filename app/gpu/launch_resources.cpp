@@ -6,7 +6,8 @@
 namespace kl {
 
 LaunchResources prepare_launch(const DeviceInfo& device, cudaKernel_t kernel, const Rung& rung, const LaunchSpec& spec,
-                               dim3 grid, dim3 block, int64_t dynamic_smem, const std::string& label) {
+                               dim3 grid, dim3 block, int64_t dynamic_smem, const std::string& label,
+                               const Scope& scope) {
     const void* fn = reinterpret_cast<const void*>(kernel);
     cudaFuncAttributes fa{};
     KL_CUDA_CALL(cudaFuncGetAttributes(&fa, fn));
@@ -22,8 +23,8 @@ LaunchResources prepare_launch(const DeviceInfo& device, cudaKernel_t kernel, co
     r.kernel.max_threads_per_block = fa.maxThreadsPerBlock;
     const int threads = r.threads();
     std::vector<Expr> smem_exprs{spec.smem};
-    std::string why = launch_refusal(device, r.kernel, threads, dynamic_smem, params_used(rung, spec.block),
-                                     params_used(rung, smem_exprs));
+    std::string why = launch_refusal(device, r.kernel, threads, dynamic_smem, shrink_advice(rung, spec.block, scope),
+                                     shrink_advice(rung, smem_exprs, scope));
     if (!why.empty()) throw InputError(label + ": cannot launch: " + why);
     // Past 48 KB a block's shared memory must be asked for, per kernel, before the launch.
     if (r.kernel.static_smem_bytes + dynamic_smem > device.limits.smem_per_block)

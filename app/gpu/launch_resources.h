@@ -8,16 +8,16 @@
 
 #include <string>
 
-#include "model/launch_geometry.h"  // params_used
+#include "model/launch_geometry.h"  // shrink_advice
 #include "model/manifest.h"
 #include "model/results.h"
 
 namespace kl {
 
-// Throws InputError "<label>: cannot launch: <resource>: ..." for a launch that cannot run.
+// Throws InputError "<label>: cannot launch: <resource>: ..." for a launch that cannot run;
+// what to change is worked out in `scope` (the run's sizes and parameters: shrink_advice).
 LaunchResources prepare_launch(const DeviceInfo& device, cudaKernel_t kernel, const Rung& rung, const LaunchSpec& spec,
-                               dim3 grid, dim3 block, int64_t dynamic_smem, const std::string& label);
-
-// The rung's parameters that an expression list uses, "TPB" or "BM, BN" ("" when none).
+                               dim3 grid, dim3 block, int64_t dynamic_smem, const std::string& label,
+                               const Scope& scope);
 
 }  // namespace kl

@@ -169,7 +169,7 @@ void Runner::load_kernels(const ResolvedRun& run, Prepared& prep, RunRecord& rec
         }
         // Refuses what cannot launch (one line naming the resource), opts into large shared memory.
         rec.resources.push_back(prepare_launch(gpu_.device(), l.kernel, rung, *l.spec, l.grid, l.block,
-                                               static_cast<int64_t>(l.smem), prep.label));
+                                               static_cast<int64_t>(l.smem), prep.label, prep.scope));
     }
 }
 

@@ -33,4 +33,10 @@ bool FileWatch::changed(Clock::time_point now, bool force) {
     return true;
 }
 
+bool FileWatch::differs(Clock::time_point now) {
+    if (path_.empty() || now - last_peek_ < interval_) return false;
+    last_peek_ = now;
+    return stamp_of(path_) != seen_;
+}
+
 }  // namespace kl::gui

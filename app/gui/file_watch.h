@@ -28,12 +28,15 @@ class FileWatch {
     // True once per change, when the file's stamp differs from the last one seen. Looks at the
     // disk only when `interval` has passed since the last look (or `force`).
     bool changed(Clock::time_point now, bool force = false);
+    // Whether changed() would report a change, without taking it as seen (an idle window asks
+    // this between frames, at most once per `interval`, to know whether to draw one).
+    bool differs(Clock::time_point now);
 
   private:
     std::string path_;
     FileStamp seen_;
     Clock::duration interval_;
-    Clock::time_point last_look_{};
+    Clock::time_point last_look_{}, last_peek_{};
 };
 
 }  // namespace kl::gui

@@ -21,11 +21,13 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <thread>
 
 #include "base/paths.h"
 #include "base/printable.h"
 #include "course/lesson.h"
+#include "gui/redraw_gate.h"
 #include "gui/surface.h"
 #include "gui/test_driver.h"
 #include "gui/ui_style.h"
@@ -39,6 +41,13 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// CPU time of the whole process since exec (every thread; the loader's work included).
+double process_cpu_ms() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
 struct CommandLine {
@@ -178,6 +187,37 @@ double pace_frame(Clock::time_point* last_frame, bool paced) {
     return frame_ms;
 }
 
+// Steps [6] and [7] of ImGui's example: one frame built, rendered, handed to the test driver and
+// presented, each stage timed into `sample`.
+void draw_frame(Surface& surface, Workbook& workbook, TestDriver& driver, const RunQueueDelay& run_queue,
+                FrameSample* sample) {
+    auto build_start = Clock::now();
+    const double waited_before = run_queue.ms();
+
+    // [6] Start the Dear ImGui frame
+    ImGui_ImplOpenGL3_NewFrame();
+    surface.new_imgui_frame();
+    driver.before_frame(ImGui::GetIO(), workbook);
+    ImGui::NewFrame();
+    workbook.frame();
+
+    // [7] Rendering
+    ImGui::Render();
+    sample->build_ms = ms_since(build_start);
+    sample->build_wait_ms = std::min(sample->build_ms, run_queue.ms() - waited_before);
+    auto render_start = Clock::now();
+    int display_w, display_h;
+    render_draw_data(surface, &display_w, &display_h);
+    sample->render_ms = ms_since(render_start);
+    auto other_start = Clock::now();
+    driver.after_render(workbook, surface.read_buffer(), display_w, display_h);
+    sample->other_ms = ms_since(other_start);
+    auto swap_start = Clock::now();
+    surface.present();
+    sample->swap_ms = ms_since(swap_start);
+    sample->work_ms = ms_since(build_start) + sample->events_ms;
+}
+
 // Progress and layout are saved a few seconds after they change (and at exit), with the window
 // size unless --size fixed it.
 void save_settings_if_due(Workbook& workbook, Surface& surface, bool remember_size, Clock::time_point* last_save) {
@@ -190,6 +230,7 @@ void save_settings_if_due(Workbook& workbook, Surface& surface, bool remember_si
 }  // namespace
 
 int main(int argc, char** argv) {
+    const auto main_start = Clock::now();
     // [0] Command line, saved settings, test hooks
     CommandLine cl;
     if (int code = parse_command_line(argc, argv, &cl); code >= 0) return code;
@@ -236,47 +277,25 @@ int main(int argc, char** argv) {
         int frames = 0;
         const RunQueueDelay run_queue;  // this (the UI) thread's
 
-        // [5] Main loop; every stage of a frame is timed (frame_stats.h).
+        // [5] Main loop; every stage of a frame is timed (frame_stats.h). Idle, it draws nothing.
+        RedrawGate gate;
+        const bool every_frame = cl.headless || driver.draws_every_frame();
         while (!surface->should_close() && !workbook.wants_to_quit()) {
-            FrameSample sample;
-            auto frame_start = Clock::now();
-            surface->poll_events();
-            sample.events_ms = ms_since(frame_start);
-            // Sleep while minimized, as the ImGui example does.
-            if (surface->minimized()) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            if (!gate.wait_for_news(*surface, workbook, every_frame)) {
+                // Nothing new: no frame. The loop still saves settings and keeps --max-seconds.
+                save_settings_if_due(workbook, *surface, remember_size, &last_save);
+                driver.between_frames(workbook);
+                last_frame = Clock::now();  // the sleep is not a frame interval
                 continue;
             }
+            FrameSample sample;
+            sample.events_ms = gate.events_ms();
             if (workbook.theme_changed()) apply_new_theme(workbook, content_scale, &fonts);
-            auto build_start = Clock::now();
-            const double waited_before = run_queue.ms();
-
-            // [6] Start the Dear ImGui frame
-            ImGui_ImplOpenGL3_NewFrame();
-            surface->new_imgui_frame();
-            driver.before_frame(io, workbook);
-            ImGui::NewFrame();
-            workbook.frame();
-
-            // [7] Rendering
-            ImGui::Render();
-            sample.build_ms = ms_since(build_start);
-            sample.build_wait_ms = std::min(sample.build_ms, run_queue.ms() - waited_before);
-            auto render_start = Clock::now();
-            int display_w, display_h;
-            render_draw_data(*surface, &display_w, &display_h);
-            sample.render_ms = ms_since(render_start);
-            auto other_start = Clock::now();
-            driver.after_render(workbook, surface->read_buffer(), display_w, display_h);
-            sample.other_ms = ms_since(other_start);
-            auto swap_start = Clock::now();
-            surface->present();
-            sample.swap_ms = ms_since(swap_start);
-            sample.work_ms = ms_since(frame_start);
-
+            draw_frame(*surface, workbook, driver, run_queue, &sample);
+            if (frames == 0) driver.first_frame_presented(process_cpu_ms(), ms_since(main_start));
             sample.interval_ms = pace_frame(&last_frame, !driver.screenshot_mode());
             if (++frames > 2) workbook.record_frame(sample);
-            save_settings_if_due(workbook, *surface, !opt.width, &last_save);
+            save_settings_if_due(workbook, *surface, remember_size, &last_save);
         }
         if (remember_size) surface->window_size(&workbook.settings().window_width, &workbook.settings().window_height);
         exit_code = driver.finish(workbook);

@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include "gui/wake.h"
+
 namespace kl::gui {
 
 namespace fs = std::filesystem;
@@ -205,8 +207,11 @@ bool RunnerClient::pump(int wait_ms, std::vector<RunnerLine>& lines) {
 }
 
 void RunnerClient::emit(RunnerEvent e) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    events_.push_back(std::move(e));
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        events_.push_back(std::move(e));
+    }
+    wake_ui();  // an idle window waits for events: this is one
 }
 
 // [SECTION] Worker loop
@@ -405,6 +410,11 @@ std::vector<RunnerEvent> RunnerClient::poll() {
     std::vector<RunnerEvent> out;
     out.swap(events_);
     return out;
+}
+
+bool RunnerClient::has_events() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return !events_.empty();
 }
 
 bool RunnerClient::busy() const {

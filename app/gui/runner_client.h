@@ -74,6 +74,7 @@ class RunnerClient {
     void kill_runner();
 
     std::vector<RunnerEvent> poll();  // events since the last poll, in order
+    bool has_events() const;          // poll() would return some (an idle window's question)
     bool busy() const;                // a request in flight or queued
     size_t queued() const;
     pid_t pid() const { return pid_.load(); }

@@ -99,7 +99,8 @@ std::string settings_to_json(const Settings& s) {
               {"layout",
                {{"navigator_width", s.navigator_width},
                 {"text_fraction", s.text_fraction},
-                {"controls_height", s.controls_height}}},
+                {"step_controls_height", s.controls_height},
+                {"banner_collapsed", s.banner_collapsed}}},
               {"frame_overlay", s.show_frame_overlay},
               {"position", {{"lesson", s.lesson_id}, {"step", s.step}}},
               {"progress", progress},
@@ -122,8 +123,12 @@ Settings settings_from_json_text(const std::string& text, const std::string& ori
         s.navigator_width =
             static_cast<float>(clamped(rd, *l, "navigator_width", s.navigator_width, 160, 600, "layout"));
         s.text_fraction = static_cast<float>(clamped(rd, *l, "text_fraction", s.text_fraction, 0.2, 0.8, "layout"));
+        // 0: automatic. The older "controls_height" (250 unless dragged, saved by every run) is
+        // not read: the step text would keep the 3 lines it had at 1280x720.
         s.controls_height =
-            static_cast<float>(clamped(rd, *l, "controls_height", s.controls_height, 120, 600, "layout"));
+            static_cast<float>(clamped(rd, *l, "step_controls_height", s.controls_height, 0, 600, "layout"));
+        if (s.controls_height > 0) s.controls_height = std::max(s.controls_height, kMinControlsHeight);
+        s.banner_collapsed = rd.bool_or(*l, "banner_collapsed", s.banner_collapsed, "layout");
     }
     s.show_frame_overlay = rd.bool_or(j, "frame_overlay", false, "");
     if (const json* p = object_or_null(rd, j, "position")) {

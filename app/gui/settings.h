@@ -24,7 +24,12 @@ struct Settings {
     int window_width = 1600, window_height = 960;
     float navigator_width = 270;  // pixels at zoom 1
     float text_fraction = 0.44f;  // share of the area right of the navigator given to the step text
-    float controls_height = 250;  // parameters panel under the step text
+    // The parameters panel under the step text, pixels at zoom 1, as the splitter left it; 0:
+    // automatic (the step text keeps kStepTextShare of the window's height).
+    float controls_height = 0;
+    // The recorded-results banner as one line (the default: two lines of it cost a 1280 x 720
+    // window the step text's 40%); unfolded it tells which devices are recorded and why no GPU.
+    bool banner_collapsed = true;
     bool show_frame_overlay = false;
     std::string lesson_id;  // where the reader was
     int step = 0;
@@ -32,6 +37,11 @@ struct Settings {
     // Class mode (class_view.h): Submit's name and class key file, asked once; the class folder last opened.
     std::string class_learner, class_key, class_folder;
 };
+
+constexpr float kMinControlsHeight = 96;
+// The share of the window's height the step text gets by default (a 1280x720 laptop showed 3
+// lines of it under 250 pixels of controls, issue 38).
+constexpr float kStepTextShare = 0.4f;
 
 // Far more than years of progress take (a few KiB per lesson).
 constexpr long long kMaxSettingsBytes = 4LL << 20;

@@ -20,6 +20,18 @@ class Surface {
     virtual ~Surface() = default;
     virtual bool should_close() = 0;
     virtual void poll_events() = 0;
+    // Sleeps until an event arrives (or wake_ui(), gui/wake.h) or `timeout_s` passes, then
+    // handles what came as poll_events() does. An idle window waits here instead of drawing.
+    virtual void wait_events(double timeout_s) {
+        (void)timeout_s;
+        poll_events();
+    }
+    // The input events (keys, characters, pointer, wheel, resize, focus) handled since the last
+    // call: whether the window has something new to draw.
+    virtual int take_input_events() { return 0; }
+    // Key events held back for the next frame (a press and its release that arrived between two
+    // frames reach ImGui a frame apart, so that a short tap is never lost): draw again at once.
+    virtual bool input_pending() { return false; }
     virtual bool minimized() = 0;
     // The platform half of ImGui's frame start: display size, time step, input.
     virtual void new_imgui_frame() = 0;

@@ -5,9 +5,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
+#include <set>
+#include <utility>
 
 #include "gui/settings.h"
 #include "gui/surface.h"
+#include "gui/wake.h"
 
 namespace kl::gui {
 namespace {
@@ -16,17 +20,58 @@ void glfw_error_callback(int error, const char* description) {
     std::fprintf(stderr, "kernel-ladder: GLFW error %d: %s\n", error, description);
 }
 
+// What the window's callbacks saw between two frames: a count of input events (the idle loop
+// draws only when there is some) and the key events not yet given to ImGui. ImGui 1.86 keeps
+// keys as a down/up state sampled once a frame (io.KeysDown), so a press and its release that
+// both arrive before the next frame would cancel out; they are handed over one frame apart.
+struct WindowInput {
+    struct KeyEvent {
+        int key, scancode, action, mods;
+    };
+    int events = 0;
+    std::deque<KeyEvent> keys;
+};
+
+WindowInput& window_input(GLFWwindow* window) { return *static_cast<WindowInput*>(glfwGetWindowUserPointer(window)); }
+
+// Counting callbacks: installed before ImGui's backend, which calls them before its own.
+void count_input(GLFWwindow* w) { ++window_input(w).events; }
+void on_mouse_button(GLFWwindow* w, int, int, int) { count_input(w); }
+void on_scroll(GLFWwindow* w, double, double) { count_input(w); }
+void on_char(GLFWwindow* w, unsigned int) { count_input(w); }
+void on_focus(GLFWwindow* w, int) { count_input(w); }
+void on_cursor_enter(GLFWwindow* w, int) { count_input(w); }
+// Not installed by ImGui's backend (it reads the pointer and the size at each frame).
+void on_cursor_pos(GLFWwindow* w, double, double) { count_input(w); }
+void on_size(GLFWwindow* w, int, int) { count_input(w); }
+void on_refresh(GLFWwindow* w) { count_input(w); }
+// Replaces ImGui's key callback: keys wait in the queue until the next frame starts.
+void on_key(GLFWwindow* w, int key, int scancode, int action, int mods) {
+    count_input(w);
+    window_input(w).keys.push_back({key, scancode, action, mods});
+}
+
+void wake_glfw() { glfwPostEmptyEvent(); }
+
 class GlfwSurface final : public Surface {
   public:
-    explicit GlfwSurface(GLFWwindow* window) : window_(window) {}
+    explicit GlfwSurface(GLFWwindow* window, std::unique_ptr<WindowInput> input)
+        : window_(window), input_(std::move(input)) {}
     ~GlfwSurface() override {
+        set_wake_hook(nullptr);
         glfwDestroyWindow(window_);
         glfwTerminate();
     }
     bool should_close() override { return glfwWindowShouldClose(window_) != 0; }
     void poll_events() override { glfwPollEvents(); }
+    void wait_events(double timeout_s) override { glfwWaitEventsTimeout(timeout_s); }
+    int take_input_events() override { return std::exchange(input_->events, 0); }
+    bool input_pending() override { return !input_->keys.empty(); }
     bool minimized() override { return glfwGetWindowAttrib(window_, GLFW_ICONIFIED) != 0; }
-    void new_imgui_frame() override { ImGui_ImplGlfw_NewFrame(); }
+    void new_imgui_frame() override {
+        release_keys();
+        ImGui_ImplGlfw_NewFrame();
+    }
     void framebuffer_size(int* w, int* h) override { glfwGetFramebufferSize(window_, w, h); }
     void window_size(int* w, int* h) override { glfwGetWindowSize(window_, w, h); }
     float content_scale() override {
@@ -43,7 +88,22 @@ class GlfwSurface final : public Surface {
     void shutdown_imgui_backend() override { ImGui_ImplGlfw_Shutdown(); }
 
   private:
+    // Gives ImGui the queued key events in order, up to the release of a key pressed in this
+    // same frame: that release (and what follows) waits for the next frame.
+    void release_keys() {
+        std::set<int> pressed;
+        auto& q = input_->keys;
+        while (!q.empty()) {
+            const WindowInput::KeyEvent e = q.front();
+            if (e.action == GLFW_RELEASE && pressed.count(e.key)) break;
+            if (e.action == GLFW_PRESS) pressed.insert(e.key);
+            q.pop_front();
+            ImGui_ImplGlfw_KeyCallback(window_, e.key, e.scancode, e.action, e.mods);
+        }
+    }
+
     GLFWwindow* window_;
+    std::unique_ptr<WindowInput> input_;
 };
 
 // The size asked for, shrunk to what the primary monitor's work area can show: X refuses a
@@ -108,8 +168,20 @@ std::unique_ptr<Surface> open_window(const SurfaceOptions& options, std::string*
     glfwMakeContextCurrent(window);
     fit_to_gl_limits(window);
     glfwSwapInterval(options.vsync ? 1 : 0);  // vsync: 60 fps on a 60 Hz monitor
-    ImGui_ImplGlfw_InitForOpenGL(window, true);
-    return std::make_unique<GlfwSurface>(window);
+    auto input = std::make_unique<WindowInput>();
+    glfwSetWindowUserPointer(window, input.get());
+    glfwSetMouseButtonCallback(window, on_mouse_button);
+    glfwSetScrollCallback(window, on_scroll);
+    glfwSetCharCallback(window, on_char);
+    glfwSetWindowFocusCallback(window, on_focus);
+    glfwSetCursorEnterCallback(window, on_cursor_enter);
+    ImGui_ImplGlfw_InitForOpenGL(window, true);  // chains to the callbacks above
+    glfwSetKeyCallback(window, on_key);          // ImGui's key callback is called from the queue
+    glfwSetCursorPosCallback(window, on_cursor_pos);
+    glfwSetWindowSizeCallback(window, on_size);
+    glfwSetWindowRefreshCallback(window, on_refresh);
+    set_wake_hook(wake_glfw);
+    return std::make_unique<GlfwSurface>(window, std::move(input));
 }
 
 }  // namespace kl::gui

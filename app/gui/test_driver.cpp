@@ -117,7 +117,12 @@ void TestDriver::before_frame(ImGuiIO& io, Workbook& workbook) {
     // Screenshots do not depend on where the display's pointer happens to be.
     if (screenshot_mode())
         io.MousePos = options_.hover_x >= 0 ? ImVec2(options_.hover_x, options_.hover_y) : ImVec2(-FLT_MAX, -FLT_MAX);
-    if (!options_.script_path.empty()) {
+    // Scripts start once the recorded results are in (read on a worker at start): "wait 5" and
+    // a click on a card mean the same on a loaded machine as on an idle one.
+    if (!options_.script_path.empty() && workbook.loading()) {
+        io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+        clear_test_targets();
+    } else if (!options_.script_path.empty()) {
         // Busy for `wait_idle`: a job, or the PTX the Source panel is waiting for.
         script_.apply(io,
                       {workbook.busy() || workbook.ptx_pending(), workbook.job_running(), workbook.results_received()});
@@ -150,7 +155,7 @@ void TestDriver::after_render(Workbook& workbook, unsigned read_buffer, int widt
 }
 
 bool TestDriver::settled(const Workbook& workbook) const {
-    if (workbook.ptx_pending()) return false;
+    if (workbook.ptx_pending() || workbook.loading()) return false;
     if (options_.run_on_start.empty()) return true;
     // After a fault, "over" includes seeing the runner leave (the window must outlive it).
     return start_job_submitted_ && !workbook.job_running() && !workbook.runner_leaving() && !start_job_again(workbook);
@@ -192,19 +197,25 @@ void TestDriver::leave_when_done(Workbook& workbook, unsigned read_buffer, int w
         }
     }
     if (options_.exit_when_idle && !screenshot_mode() && settled(workbook) && frames_ > 3) workbook.request_quit();
-    if (options_.max_seconds > 0 &&
+    leave_when_out_of_time(workbook);
+}
+
+void TestDriver::leave_when_out_of_time(Workbook& workbook) {
+    if (options_.max_seconds > 0 && !workbook.wants_to_quit() &&
         std::chrono::duration<double>(Clock::now() - started_).count() > options_.max_seconds) {
         std::fprintf(stderr, "kernel-ladder: --max-seconds reached\n");
         workbook.request_quit();
     }
 }
 
-int TestDriver::finish(const Workbook& workbook) {
+int TestDriver::finish(Workbook& workbook) {
+    workbook.finish_loading();  // a run that ended early reports the recorded results all the same
     print_frame_summary(workbook);
     if (!options_.report_path.empty()) {
         nlohmann::json report = workbook.report();
         report["runner"]["killed_by_test"] = killed_runner_;
         report["runner"]["start_jobs"] = start_jobs_;
+        report["first_frame"] = {{"cpu_ms", first_frame_.first}, {"wall_ms", first_frame_.second}};
         if (!options_.script_path.empty())
             report["script"] = {
                 {"errors", script_.errors()}, {"played", script_.done_lines()}, {"finished", script_.done()}};

@@ -47,6 +47,17 @@ class TestDriver {
     bool load(std::string* error);
     // A screenshot run: no vsync, no frame pacing, no window size saved, the mouse held still.
     bool screenshot_mode() const { return !options_.screenshot_path.empty(); }
+    // Screenshots, scripts and --run count and drive frames: the window draws every frame for
+    // them instead of waiting for input (redraw_gate.h). --max-seconds alone leaves it idle.
+    bool draws_every_frame() const {
+        return screenshot_mode() || !options_.script_path.empty() || !options_.run_on_start.empty() ||
+               options_.exit_when_idle || options_.kill_runner_after >= 0;
+    }
+    // The first frame is on screen: the process's CPU time since exec (all threads) and the
+    // wall time since main(), for the report's "first_frame" (docs/gui.md, "Start-up").
+    void first_frame_presented(double cpu_ms, double wall_ms) { first_frame_ = {cpu_ms, wall_ms}; }
+    // While the window draws nothing (idle): --max-seconds is still kept.
+    void between_frames(Workbook& workbook) { leave_when_out_of_time(workbook); }
     // Between the platform backend's NewFrame and ImGui::NewFrame: this frame's scripted or fixed
     // input, and the --run job started (again).
     void before_frame(ImGuiIO& io, Workbook& workbook);
@@ -55,13 +66,14 @@ class TestDriver {
     void after_render(Workbook& workbook, unsigned read_buffer, int width, int height);
     // After the loop: the frame-time summary on stdout, the report file, the errors shown on
     // stderr. Returns the exit code: 0, or 3 when a screenshot, the report or the script failed.
-    int finish(const Workbook& workbook);
+    int finish(Workbook& workbook);
 
   private:
     bool settled(const Workbook& workbook) const;  // nothing pending; the start job is over
     bool start_job_again(const Workbook& workbook) const;
     void kill_runner_hook(Workbook& workbook);
     void leave_when_done(Workbook& workbook, unsigned read_buffer, int width, int height);
+    void leave_when_out_of_time(Workbook& workbook);
 
     TestOptions options_;
     ScriptPlayer script_;
@@ -69,6 +81,7 @@ class TestDriver {
     Clock::time_point started_ = Clock::now();
     int frames_ = 0, frames_since_ready_ = 0;
     bool screenshot_taken_ = false;
+    std::pair<double, double> first_frame_{-1, -1};  // CPU ms, wall ms
     int exit_code_ = 0;
     // --run and --run-for
     bool start_job_submitted_ = false;

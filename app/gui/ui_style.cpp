@@ -18,6 +18,18 @@ const ImWchar* glyph_ranges() {
     };
     return ranges;
 }
+
+// Headings, the large numbers and plot labels (none of the manifests' titles or the plot code
+// uses a symbol past U+22FF): Latin-1, punctuation, super- and subscripts, arrows, math and
+// Greek, without the symbol blocks the body text uses (box drawing, shapes, check marks). Each
+// font's glyphs fill the atlas ImGui rasterizes and converts to RGBA before the first frame:
+// the full ranges for all sixteen fonts made that most of a laptop's start (issue 38).
+const ImWchar* label_glyph_ranges() {
+    static const ImWchar ranges[] = {
+        0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x206F, 0x2070, 0x209F, 0x2190, 0x21FF, 0x2200, 0x22FF, 0,
+    };
+    return ranges;
+}
 }  // namespace
 
 // [SECTION] Fonts
@@ -43,13 +55,15 @@ Fonts load_fonts(float scale) {
         return f;
     }
     ImFontConfig cfg;
-    cfg.OversampleH = 2;
     cfg.OversampleV = 1;
     cfg.PixelSnapH = false;
-    auto add = [&](const std::string& file, float px) {
+    // Horizontal oversampling sharpens small text at subpixel positions; glyphs of 20 pixels and
+    // more (headings; everything on a HiDPI screen) do not need it, and it doubles their area.
+    auto add = [&](const std::string& file, float px, const ImWchar* ranges = glyph_ranges()) {
         std::string path = dir + file;
         if (!exists(path)) path = dir + "DejaVuSans.ttf";  // italics are optional
-        return io.Fonts->AddFontFromFileTTF(path.c_str(), px * scale, &cfg, glyph_ranges());
+        cfg.OversampleH = px * scale < 20.0f ? 2 : 1;
+        return io.Fonts->AddFontFromFileTTF(path.c_str(), px * scale, &cfg, ranges);
     };
     f.body = add("DejaVuSans.ttf", 16.0f);  // first font added = ImGui's default
     f.bold = add("DejaVuSans-Bold.ttf", 16.0f);
@@ -57,16 +71,16 @@ Fonts load_fonts(float scale) {
     f.bold_italic = add("DejaVuSans-BoldOblique.ttf", 16.0f);
     f.mono = add("DejaVuSansMono.ttf", 14.5f);
     f.small = add("DejaVuSans.ttf", 13.5f);
-    f.h1 = add("DejaVuSans-Bold.ttf", 25.0f);
-    f.h2 = add("DejaVuSans-Bold.ttf", 20.0f);
-    f.h3 = add("DejaVuSans-Bold.ttf", 17.5f);
-    f.big = add("DejaVuSans.ttf", 22.0f);
+    f.h1 = add("DejaVuSans-Bold.ttf", 25.0f, label_glyph_ranges());
+    f.h2 = add("DejaVuSans-Bold.ttf", 20.0f, label_glyph_ranges());
+    f.h3 = add("DejaVuSans-Bold.ttf", 17.5f, label_glyph_ranges());
+    f.big = add("DejaVuSans.ttf", 22.0f, label_glyph_ranges());
     // Plot text: baked at the sizes screen_theme() asks for, so nothing is scaled much.
     f.plot.faces.push_back({f.small, 13.5f * scale, false});
     f.plot.faces.push_back({f.body, 16.0f * scale, false});
-    f.plot.faces.push_back({add("DejaVuSans.ttf", 12.0f), 12.0f * scale, false});
-    f.plot.faces.push_back({add("DejaVuSans.ttf", 12.5f), 12.5f * scale, false});
-    f.plot.faces.push_back({add("DejaVuSans-Bold.ttf", 15.0f), 15.0f * scale, true});
+    f.plot.faces.push_back({add("DejaVuSans.ttf", 12.0f, label_glyph_ranges()), 12.0f * scale, false});
+    f.plot.faces.push_back({add("DejaVuSans.ttf", 12.5f, label_glyph_ranges()), 12.5f * scale, false});
+    f.plot.faces.push_back({add("DejaVuSans-Bold.ttf", 15.0f, label_glyph_ranges()), 15.0f * scale, true});
     f.plot.faces.push_back({f.bold, 16.0f * scale, true});
     f.note = "DejaVu Sans and DejaVu Sans Mono at scale " + std::to_string(scale);
     return f;
@@ -157,10 +171,13 @@ Palette set_light_colors(ImVec4* c) {
     c[ImGuiCol_Header] = hex(0xDCE8F7);
     c[ImGuiCol_HeaderHovered] = hex(0xCFE0F5);
     c[ImGuiCol_HeaderActive] = hex(0xBCD4F2);
+    // The selected tab in the accent's tint, as the dark theme does: white on the white panel
+    // read as unselected beside the grey ones (issue 38). ImGui draws the line under the tab
+    // bar in the same colour.
     c[ImGuiCol_Tab] = hex(0xE4E8ED);
-    c[ImGuiCol_TabHovered] = hex(0xBCD4F2);
-    c[ImGuiCol_TabActive] = hex(0xFFFFFF);
-    c[ImGuiCol_TabUnfocusedActive] = hex(0xFFFFFF);
+    c[ImGuiCol_TabHovered] = hex(0xD6E4F6);
+    c[ImGuiCol_TabActive] = hex(0xB5CFF1);
+    c[ImGuiCol_TabUnfocusedActive] = hex(0xB5CFF1);
     c[ImGuiCol_SliderGrab] = hex(0x1F6FC5);
     c[ImGuiCol_SliderGrabActive] = hex(0x195BA3);
     c[ImGuiCol_CheckMark] = hex(0x1F6FC5);

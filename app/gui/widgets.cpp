@@ -94,6 +94,13 @@ bool splitter(const char* id, bool vertical, float thickness, float length, floa
     bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
     if (hovered || active) ImGui::SetMouseCursor(vertical ? ImGuiMouseCursor_ResizeEW : ImGuiMouseCursor_ResizeNS);
     ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    // A grip of three dots in the middle says there is something to drag (issue 38: the gaps
+    // between panels read as plain space).
+    const ImVec2 mid((a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f);
+    const float dot = std::max(1.0f, thickness * 0.16f), step = thickness * 0.6f;
+    for (int i = -1; i <= 1; ++i)
+        ImGui::GetWindowDrawList()->AddCircleFilled(
+            vertical ? ImVec2(mid.x, mid.y + i * step) : ImVec2(mid.x + i * step, mid.y), dot, palette().faint);
     if (hovered || active) {
         ImU32 col = with_alpha(palette().accent, active ? 0.9f : 0.5f);
         if (vertical)

@@ -34,6 +34,7 @@ Workbook::Workbook(AppOptions options, Settings settings, Fonts fonts)
 // [SECTION] Frame and layout
 
 void Workbook::frame() {
+    poll_recorded();
     poll_runner();
     poll_learner_file();
     handle_keys();
@@ -112,19 +113,29 @@ void Workbook::draw_lower_panels(ImVec2 at, float right_w, float lower_h) {
     const float gap = 8 * s;
     const float x1 = at.x, y2 = at.y;
     float text_w = std::clamp(right_w * settings_.text_fraction, 260 * s, right_w - 320 * s);
-    float controls_h = std::clamp(settings_.controls_height * s, 120 * s, lower_h * 0.7f);
+    // The controls as the splitter left them, else what leaves the step text kStepTextShare of
+    // the window's height (at most the 250 pixels they had before laptops were measured).
+    const float min_controls = kMinControlsHeight * s, max_controls = std::max(min_controls, lower_h * 0.7f);
+    const float automatic = lower_h - gap - kStepTextShare * ImGui::GetIO().DisplaySize.y;
+    float controls_h =
+        settings_.controls_height > 0 ? settings_.controls_height * s : std::clamp(automatic, min_controls, 250 * s);
+    controls_h = std::clamp(controls_h, min_controls, max_controls);
     if (!rung_) controls_h = std::min(controls_h, 96 * s);  // nothing to run: give the text the room
+    laid_out_.window_h = ImGui::GetIO().DisplaySize.y;
+    laid_out_.step_text_h = lower_h - controls_h - gap;
+    laid_out_.controls_h = controls_h;
     ImGui::SetCursorScreenPos(ImVec2(x1, y2));
     ImGui::BeginChild("##step_text", ImVec2(text_w, lower_h - controls_h - gap), true);
     draw_step_text();
     ImGui::EndChild();
     test_target("panel:step_text");
     ImGui::SetCursorScreenPos(ImVec2(x1, y2 + lower_h - controls_h - gap));
-    float ch = settings_.controls_height * s;
-    if (splitter("##split_controls", false, gap, text_w, &ch, 120 * s, lower_h * 0.7f, -1.0f)) {
+    float ch = controls_h;
+    if (splitter("##split_controls", false, gap, text_w, &ch, min_controls, max_controls, -1.0f)) {
         settings_.controls_height = ch / s;
         settings_dirty_ = true;
     }
+    test_target("splitter:controls");
     ImGui::SetCursorScreenPos(ImVec2(x1, y2 + lower_h - controls_h));
     ImGui::BeginChild("##controls", ImVec2(text_w, controls_h), true);
     draw_params();

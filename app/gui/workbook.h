@@ -40,6 +40,7 @@
 #include "gui/learner_compile.h"  // and child_process.h
 #include "gui/line_diff.h"
 #include "gui/markdown.h"
+#include "gui/recorded_loader.h"
 #include "gui/report_names.h"
 #include "gui/runner_client.h"
 #include "gui/settings.h"
@@ -68,10 +69,7 @@ class Workbook {
     void request_quit() { quit_ = true; }
     // Every frame goes to frame_stats(); frames drawn while a job runs (a sweep, say) also to
     // job_frame_stats(), the figure the 60 fps promise is about.
-    void record_frame(const FrameSample& sample) {
-        frame_stats_.add(sample);
-        if (busy()) job_frame_stats_.add(sample);
-    }
+    void record_frame(const FrameSample& sample);
     const FrameStats& frame_stats() const { return frame_stats_; }
     const FrameStats& job_frame_stats() const { return job_frame_stats_; }
     void set_renderer(std::string renderer) { renderer_ = std::move(renderer); }
@@ -79,12 +77,16 @@ class Workbook {
     bool settings_dirty() const { return settings_dirty_; }
     void save_settings_now();
     bool theme_changed() { return std::exchange(theme_changed_, false); }
-    void set_fonts(const Fonts& fonts) {
-        fonts_ = fonts;
-        plots_.built_w = 0;  // lay the plot out again with the new glyphs
-        strip_.fitted_w = -1;
+    void set_fonts(const Fonts& fonts);  // and lays out the plot and the strip again
+    // Idle (redraw_gate.h): something moves and needs every frame; news came that needs one.
+    bool animating() const;
+    bool has_news();
+    // Recorded results are read on a worker (recorded_loader.h); tests wait for it (test_driver.cpp).
+    bool loading() const { return recorded_.running(); }
+    void finish_loading();
+    bool busy() const {
+        return runner_.job.has_value() || lesson_export_running() || learner_.compile.running() || class_.busy();
     }
-    bool busy() const { return runner_.job || lesson_export_running() || learner_.compile.running() || class_.busy(); }
     // What the test driver (gui/test_driver.h) sees and does, no more than a reader could: start
     // a job as its button would (a sweep along the step's axis, else the rung's first parameter;
     // false with the reason when nothing started), watch the runner, read the log.
@@ -111,8 +113,9 @@ class Workbook {
     std::vector<Lesson> lessons_;
     std::vector<LessonLoadError> lesson_errors_;
     ResultsStore store_;
+    RecordedLoader recorded_;  // then poll_recorded() adds what it read to store_
     std::vector<std::string> results_errors_;
-    float banner_lines_ = 0;  // the banner's height in text lines, last frame (report: it must not fill the window)
+    WindowLayout laid_out_;  // by the last frame (report)
     FrameStats frame_stats_, job_frame_stats_;
     std::string renderer_;  // GL_RENDERER and surface: who drew the frames (report, overlay)
     bool quit_ = false;
@@ -203,7 +206,8 @@ class Workbook {
     RunRequest make_request(const Rung& r, const ParamValues& params, const Sizes& sizes) const;
 
     // [SECTION] Start (workbook.cpp)
-    void load_content();       // ladders, lessons, results
+    void load_content();       // ladders, lessons; results started on the loader
+    void poll_recorded();      // results parsed: into the store, errors logged, the step's device bound
     void open_first_step();    // --lesson, --step, --param, else where the reader left off
     void apply_view_option();  // --view
 
@@ -275,17 +279,12 @@ class Workbook {
     void draw_tuned_toggle();  // [tuned] the strip's default/tuned toggle
     void draw_strip_card_text(const Rung& r, const StripCard& card, ImVec2 p, ImVec2 q, bool usable);
     void draw_learner_card_mark(ImDrawList* dl, ImVec2 p, ImVec2 q);
-    float learner_tag_width() const {
-        return fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, "MINE").x + 14 * fonts_.scale;
-    }
+    float learner_tag_width() const;
     void draw_learner_bar_marks(ImVec2 origin);  // workbook_plots.cpp
     nlohmann::json learner_report() const;       // workbook_editor.cpp
     float strip_card_height() const { return 98 * fonts_.scale; }
     float strip_card_min_width() const { return 150 * fonts_.scale; }
-    float strip_min_width() const {
-        size_t n = ladder_ ? ladder_->rungs.size() : 0;
-        return n ? n * strip_card_min_width() + (n - 1) * 8 * fonts_.scale : 0;
-    }
+    float strip_min_width() const;
     const Rung* strip_scrolled_to_ = nullptr;  // the strip scrolls to the selected rung once
     // The cards' text, built again when the selection view changes and fitted again when the
     // card width or the fonts change (not formatted every frame for every card).
@@ -342,14 +341,15 @@ class Workbook {
 
     // [SECTION] Devices, resources and occupancy (workbook_occupancy.cpp)
     std::string compare_device_;  // a second recorded device the rung bars show beside the first
+    std::string chosen_device_;   // the recorded device the reader picked; steps naming none keep it
     // What the occupancy view and the slider marks compute with: the selection's device, the
     // kernel's registers and static shared memory (the newest run of the rung that recorded
     // them) and the block and dynamic shared memory of its geometry bound to that device.
     struct OccupancyInputs {
         std::string why_not;  // set when nothing can be computed
         DeviceInfo device;
-        std::string device_from;  // SelectionDevice::from
-        std::string entry, when;  // the kernel, and its launch's `when` ("d == 64") or ""
+        std::string device_from, entry, when;  // SelectionDevice::from; the kernel, its launch's `when` or ""
+        Scope scope;                           // sizes and parameters (what to change: shrink_advice)
         int regs = 0, threads = 0;
         int64_t static_smem = 0, dynamic_smem = 0;
         bool measured = false;    // regs and static smem come from a run

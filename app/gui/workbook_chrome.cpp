@@ -103,29 +103,46 @@ void Workbook::draw_top_bar() {
 // kDeviceNameChars of a name), so that the banner stays a line or two whatever the files hold.
 constexpr size_t kBannerDeviceChars = 60, kBannerErrorChars = 240;
 
+namespace {
+// "NVIDIA H100 80GB HBM3 on 2026-11-20", or "... from 2026-11-22 to 2026-11-25" when its files
+// give several dates.
+std::string recorded_device_text(const ResultsStore& store, const std::string& device) {
+    std::vector<std::string> dates;
+    for (const auto& src : store.sources())
+        if (src.device == device) dates.push_back(printable(src.created.substr(0, 10), 10));
+    std::sort(dates.begin(), dates.end());
+    dates.erase(std::unique(dates.begin(), dates.end()), dates.end());
+    const std::string name = device.empty() ? std::string("an unnamed device") : printable(device, kBannerDeviceChars);
+    if (dates.empty() || dates.front().empty()) return name + " on an unknown date";
+    if (dates.size() == 1) return name + " on " + dates.front();
+    return name + " from " + dates.front() + " to " + dates.back();
+}
+}  // namespace
+
+// One device at a time: the banner names the recorded device the panels show (the step's
+// `device`, else the first recorded) and, when several are recorded, offers the others. Folded,
+// it is one line (issue 38: two lines of it cost a 1280x720 window its step text); the fold is
+// remembered.
 void Workbook::draw_banner() {
     const Palette& pal = palette();
-    banner_lines_ = 0;
+    const float s = fonts_.scale;
+    laid_out_.banner_lines = 0;
     if (runner_.gpu) return;  // live runs: the device is in the status bar
-    std::string text;
-    std::vector<std::string> measured;
-    for (const auto& src : store_.sources()) {
-        std::string date = printable(src.created.substr(0, 10), 10);
-        std::string item =
-            (src.device.empty() ? std::string("an unnamed device") : printable(src.device, kBannerDeviceChars)) +
-            " on " + (date.empty() ? "an unknown date" : date);
-        if (std::find(measured.begin(), measured.end(), item) == measured.end()) measured.push_back(item);
-    }
+    const std::vector<std::string> devices = store_.recorded_devices();
+    const std::string& shown = store_.preferred_device();
     std::string why = !runner_.no_gpu_reason.empty() ? "No GPU: " + runner_.no_gpu_reason + "."
                       : !runner_.unavailable.empty() ? "Live runs unavailable: " + runner_.unavailable + "."
                       : options_.no_runner           ? "Live runs off."
                       : runner_.hello                ? ""
                                                      : "Starting the GPU runner\xE2\x80\xA6";
-    if (!measured.empty()) {
-        std::string list;
-        for (size_t i = 0; i < measured.size(); ++i)
-            list += (i ? (i + 1 == measured.size() ? " and " : ", ") : "") + measured[i];
-        text = why + (why.empty() ? "" : "  ") + "Showing recorded results measured on " + list + ".";
+    std::string text;
+    if (!store_.sources().empty()) {
+        text = "Showing results recorded on " + recorded_device_text(store_, shown) + ".";
+        std::string others;
+        for (const auto& d : devices)
+            if (d != shown) others += (others.empty() ? "" : "; ") + recorded_device_text(store_, d);
+        if (!others.empty()) text += "  Also recorded: " + others + " (Device switches).";
+        text += (why.empty() ? "" : "  ") + why;
     } else {
         text = why + (why.empty() ? "" : "  ") +
                "No recorded results are installed: the lessons read, but plots stay empty until a GPU runs them.";
@@ -134,13 +151,43 @@ void Workbook::draw_banner() {
     ImGui::Spacing();
     const float top = ImGui::GetCursorScreenPos().y;
     begin_callout("##banner");
-    ImGui::PushFont(fonts_.bold);
-    ImGui::TextUnformatted(measured.empty() ? "No results to show" : "Recorded results");
-    ImGui::PopFont();
+    bool& folded = settings_.banner_collapsed;
+    if (ImGui::SmallButton(folded ? "\xE2\x96\xB8##banner_fold" : "\xE2\x96\xBE##banner_fold")) {
+        folded = !folded;
+        settings_dirty_ = true;
+    }
+    test_target("button:banner_fold");
+    item_tooltip(folded ? "Show the whole banner" : "Fold the banner to one line");
     ImGui::SameLine();
-    ImGui::TextWrapped("%s", text.c_str());
+    ImGui::PushFont(fonts_.bold);
+    ImGui::TextUnformatted(store_.sources().empty() ? "No results to show" : "Recorded results");
+    ImGui::PopFont();
+    if (devices.size() > 1) {  // the device shown, switchable
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(std::min(220 * s, ImGui::CalcTextSize(shown.c_str()).x + 40 * s));
+        if (ImGui::BeginCombo("##banner_device", shown.c_str())) {
+            for (const auto& d : devices)
+                if (ImGui::Selectable(d.c_str(), d == shown)) {
+                    store_.set_preferred_device(d);
+                    chosen_device_ = d;
+                    if (compare_device_ == d) compare_device_.clear();
+                }
+            ImGui::EndCombo();
+        }
+        test_target("combo:banner_device");
+        item_tooltip("The recorded device the plots, the strip and the numbers show; one at a time");
+    }
+    ImGui::SameLine();
+    if (folded) {  // one line: cut to the callout's inner width (its padding), never wrapped
+        const float room = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 0.6f - 8 * s;
+        ImGui::PushTextWrapPos(-1.0f);
+        ImGui::TextUnformatted(fit_text(fonts_.body, text, room).c_str());
+        ImGui::PopTextWrapPos();
+    } else {
+        ImGui::TextWrapped("%s", text.c_str());
+    }
     end_callout(pal.warn, with_alpha(pal.warn, 0.13f));
-    banner_lines_ = (ImGui::GetCursorScreenPos().y - top) / ImGui::GetTextLineHeightWithSpacing();
+    laid_out_.banner_lines = (ImGui::GetCursorScreenPos().y - top) / ImGui::GetTextLineHeightWithSpacing();
 }
 
 // [SECTION] Status bar and log window

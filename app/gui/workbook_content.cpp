@@ -16,18 +16,27 @@ void Workbook::load_content() {
     for (const auto& e : ladder_errors_) log("ladder manifest: " + e);
     for (const auto& e : lesson_errors_) log("lesson " + e.folder + ": " + e.message);
 
-    // Recorded results (assets/recorded) first, then any --results files on top of them.
-    if (!options_.no_recorded) {
-        store_.load_recorded_dir(assets_dir() + "/recorded", &results_errors_);
-        for (const auto& e : results_errors_) log("recorded results: " + e);
+    // Recorded results (assets/recorded) first, then any --results files on top of them, read
+    // on a worker while the first frames draw (poll_recorded takes them).
+    recorded_.start(options_.no_recorded ? std::string() : assets_dir() + "/recorded", options_.results_paths);
+}
+
+void Workbook::poll_recorded() {
+    if (!recorded_.ready()) return;
+    finish_loading();
+}
+
+void Workbook::finish_loading() {
+    if (!recorded_.running()) return;
+    ParsedResults parsed = recorded_.take();
+    for (auto& [file, path] : parsed.files) store_.add_file(file, path);
+    for (const auto& e : parsed.recorded_errors) {
+        results_errors_.push_back(e);
+        log("recorded results: " + e);
     }
-    for (const auto& p : options_.results_paths) {
-        try {
-            store_.load_recorded_file(p);
-        } catch (const Error& e) {
-            results_errors_.push_back(e.what());
-            log(std::string("--results: ") + e.what(), true);
-        }
+    for (const auto& e : parsed.option_errors) {
+        results_errors_.push_back(e);
+        log("--results: " + e, true);
     }
 
     // --compare-device: a second recorded GPU beside the first in the rung bars.
@@ -37,6 +46,7 @@ void Workbook::load_content() {
             compare_device_ = d;
     if (!options_.compare_device.empty() && compare_device_.empty())
         log("--compare-device: no recorded results from a device named like '" + options_.compare_device + "'", true);
+    bind_step_device(step());  // the step's device, now that the recorded ones are known
 }
 
 // Where to start: the command line, else where the reader left off, else lesson 1 (or the first).

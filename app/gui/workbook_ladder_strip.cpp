@@ -219,7 +219,9 @@ void Workbook::draw_ladder_strip() {
         bool selected = rung_ && rung_->id == r.id;
         bool usable = false;
         for (DType d : r.dtypes) usable |= d == dtype_;
-        if (ImGui::InvisibleButton("##card", ImVec2(card_w, card_h))) {
+        // A click on the selected card keeps the settings made for it (issue 38: it reset them
+        // silently); "Reset to step" in the controls is the way back to the step's.
+        if (ImGui::InvisibleButton("##card", ImVec2(card_w, card_h)) && !selected) {
             select_rung(&r, false);
             cards = &strip_cards(w);  // the rest of the strip reads the new selection
         }

@@ -23,8 +23,10 @@ namespace kl::gui {
 // [SECTION] Devices
 
 void Workbook::bind_step_device(const LessonStep* s) {
+    if (loading()) return;  // again when the recorded results are in (finish_loading)
     const std::vector<std::string> devices = store_.recorded_devices();
     std::string want = devices.empty() ? "" : devices.front();
+    if (std::find(devices.begin(), devices.end(), chosen_device_) != devices.end()) want = chosen_device_;
     if (s && !s->device.empty()) {
         auto it = std::find_if(devices.begin(), devices.end(),
                                [&](const std::string& d) { return d.find(s->device) != std::string::npos; });
@@ -50,6 +52,7 @@ void Workbook::draw_device_compare() {
         for (const auto& d : devices)
             if (ImGui::Selectable(d.c_str(), d == preferred)) {
                 store_.set_preferred_device(d);
+                chosen_device_ = d;
                 if (compare_device_ == d) compare_device_.clear();
             }
         ImGui::EndCombo();
@@ -139,6 +142,7 @@ Workbook::OccupancyInputs Workbook::occupancy_inputs(const Rung& r, const ParamV
         return in;
     }
     const LaunchSpec* spec = g->spec;
+    in.scope = run.scope;
     in.entry = spec->entry;
     in.when = spec->when.text();
     if (const StoredRun* best = measured_run(r, params, spec->entry)) {
@@ -165,8 +169,8 @@ std::string Workbook::predicted_launch_refusal(const Rung& r, const ParamValues&
     for (const auto& ls : r.launches)
         if (ls.entry == in.entry) spec = &ls;
     std::vector<Expr> smem{spec ? spec->smem : Expr()};
-    return launch_refusal(in.device, k, in.threads, in.dynamic_smem, spec ? params_used(r, spec->block) : "",
-                          params_used(r, smem));
+    return launch_refusal(in.device, k, in.threads, in.dynamic_smem,
+                          spec ? shrink_advice(r, spec->block, in.scope) : "", shrink_advice(r, smem, in.scope));
 }
 
 // [SECTION] Occupancy view

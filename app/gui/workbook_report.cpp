@@ -63,7 +63,13 @@ nlohmann::json Workbook::report() const {
     j["lesson_errors"] = le;
     j["ladder_errors"] = ladder_errors_;
     j["results_errors"] = results_errors_;
-    j["banner_lines"] = banner_lines_;
+    j["banner_lines"] = laid_out_.banner_lines;
+    j["layout"] = {{"window_h", laid_out_.window_h},
+                   {"step_text_h", laid_out_.step_text_h},
+                   {"controls_h", laid_out_.controls_h},
+                   {"controls_setting", settings_.controls_height},
+                   {"banner_collapsed", settings_.banner_collapsed},
+                   {"device_shown", store_.preferred_device()}};
     int live = 0;
     for (const auto& r : store_.runs()) live += r.live;
     j["live_results"] = live;

@@ -56,4 +56,11 @@ struct StripCard {
     std::string needs;  // "needs sm_90 (Hopper): ..." when the live GPU cannot run the rung
 };
 
+// What the last frame laid out, for the report: tests check that the step text keeps its share
+// of a laptop's window and that the banner folds to a line (issue 38).
+struct WindowLayout {
+    float banner_lines = 0;  // the banner's height in text lines (it must not fill the window)
+    float window_h = 0, step_text_h = 0, controls_h = 0;  // pixels
+};
+
 }  // namespace kl::gui

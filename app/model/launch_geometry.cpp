@@ -1,5 +1,6 @@
 #include "model/launch_geometry.h"
 
+#include <optional>
 #include <set>
 
 #include "base/errors.h"
@@ -14,6 +15,8 @@ const char* const kAxis[3] = {"x", "y", "z"};
 struct Refusal {
     std::string what;
     std::set<std::string> names;
+    bool too_large = false;         // a dimension over the device's limit (not under 1)
+    bool too_many_threads = false;  // the block's threads: shrink_advice says which way to go
 };
 
 // "cdiv(M, BS) = 131072", or "128" when the expression is the number itself.
@@ -26,10 +29,12 @@ void refuse_dims(const char* what, const std::vector<Expr>& exprs, const int64_t
                  Refusal& out) {
     for (size_t i = 0; i < exprs.size() && out.what.empty(); ++i) {
         const std::string name = std::string(what) + " " + kAxis[i];
-        if (v[i] < 1)
+        if (v[i] < 1) {
             out.what = name + " = " + shown(exprs[i], v[i]) + ": a launch needs at least 1";
-        else if (v[i] > limit[i])
+        } else if (v[i] > limit[i]) {
             out.what = name + " = " + shown(exprs[i], v[i]) + " > " + std::to_string(limit[i]) + ", the device's limit";
+            out.too_large = true;
+        }
         if (!out.what.empty()) out.names = exprs[i].names();
     }
 }
@@ -39,8 +44,12 @@ Refusal refusal_of(const LaunchGeometry& g, const DeviceLimits& d) {
     const LaunchSpec& l = *g.spec;
     refuse_dims("grid", l.grid, g.grid, d.max_grid, r);
     const int64_t block_limit[3] = {d.max_block[0], d.max_block[1], d.max_block[2]};
-    refuse_dims("block", l.block, g.block, block_limit, r);
     if (!r.what.empty()) return r;
+    refuse_dims("block", l.block, g.block, block_limit, r);
+    if (!r.what.empty()) {
+        r.too_many_threads = r.too_large;
+        return r;
+    }
     if (g.threads() > d.max_threads_per_block) {
         std::string dims;
         for (const auto& e : l.block) {
@@ -49,6 +58,7 @@ Refusal refusal_of(const LaunchGeometry& g, const DeviceLimits& d) {
         }
         r.what = "block = " + dims + " = " + std::to_string(g.threads()) + " threads > " +
                  std::to_string(d.max_threads_per_block) + ", the device's limit per block";
+        r.too_many_threads = true;
         return r;
     }
     if (g.dynamic_smem < 0 || (d.smem_per_block_optin > 0 && g.dynamic_smem > d.smem_per_block_optin)) {
@@ -61,9 +71,13 @@ Refusal refusal_of(const LaunchGeometry& g, const DeviceLimits& d) {
     return r;
 }
 
-Refusal first_refusal(const Rung& rung, const std::vector<LaunchGeometry>& geometry, const DeviceLimits& limits) {
+Refusal first_refusal(const Rung& rung, const std::vector<LaunchGeometry>& geometry, const DeviceLimits& limits,
+                      const Scope& scope) {
     for (const auto& g : geometry) {
         Refusal r = refusal_of(g, limits);
+        if (r.too_many_threads)
+            if (std::string advice = shrink_advice(rung, g.spec->block, scope); !advice.empty())
+                r.what += "; " + advice;
         if (!r.what.empty()) {
             if (rung.launches.size() > 1) r.what = "launch " + g.spec->entry + ": " + r.what;
             return r;
@@ -89,7 +103,7 @@ std::vector<LaunchGeometry> evaluate_launch_geometry(const Rung& rung, const Sco
 }
 
 std::string launch_geometry_refusal(const Rung& rung, const Scope& scope, const DeviceLimits& limits) {
-    return first_refusal(rung, evaluate_launch_geometry(rung, scope), limits).what;
+    return first_refusal(rung, evaluate_launch_geometry(rung, scope), limits, scope).what;
 }
 
 void check_launch_geometry(const std::string& rung_label, const Rung& rung, const Scope& scope,
@@ -99,7 +113,7 @@ void check_launch_geometry(const std::string& rung_label, const Rung& rung, cons
 
 void check_launch_geometry(const std::string& rung_label, const Rung& rung, const std::vector<LaunchGeometry>& geometry,
                            const Scope& scope, const DeviceLimits& limits) {
-    Refusal r = first_refusal(rung, geometry, limits);
+    Refusal r = first_refusal(rung, geometry, limits, scope);
     if (r.what.empty()) return;
     std::string values;
     for (const auto& n : r.names) {
@@ -119,6 +133,45 @@ std::string params_used(const Rung& rung, const std::vector<Expr>& exprs) {
         if (used) out += (out.empty() ? "" : ", ") + p.name;
     }
     return out;
+}
+
+namespace {
+// The product of the expressions in `scope` (a block's threads, a launch's shared memory), or
+// nullopt when it does not evaluate there.
+std::optional<int64_t> product_at(const std::vector<Expr>& exprs, const Scope& scope) {
+    int64_t p = 1;
+    try {
+        for (const auto& e : exprs)
+            if (!e.empty()) p *= e.eval(scope);
+    } catch (const Error&) { return std::nullopt; }
+    return p;
+}
+}  // namespace
+
+std::string shrink_advice(const Rung& rung, const std::vector<Expr>& exprs, const Scope& scope) {
+    const std::optional<int64_t> now = product_at(exprs, scope);
+    if (!now) return "";
+    std::string lower, raise;
+    for (const auto& p : rung.params) {
+        auto it = scope.find(p.name);
+        if (p.pinned || it == scope.end()) continue;
+        bool used = false;
+        for (const auto& e : exprs)
+            if (!e.empty()) used |= e.names().count(p.name) > 0;
+        if (!used) continue;
+        // The parameter doubled on its own (parameters are counts and tile sides: doubling
+        // keeps the divisions the expressions make whole).
+        Scope trial = scope;
+        trial[p.name] = it->second > 0 ? 2 * it->second : 1;
+        const std::optional<int64_t> moved = product_at(exprs, trial);
+        if (!moved || *moved == *now) continue;
+        std::string& list = *moved > *now ? lower : raise;
+        list += (list.empty() ? "" : ", ") + p.name;
+    }
+    if (lower.empty() && raise.empty()) return "";
+    if (raise.empty()) return "lower " + lower;
+    if (lower.empty()) return "raise " + raise;
+    return "lower " + lower + " or raise " + raise;
 }
 
 }  // namespace kl

@@ -44,4 +44,12 @@ void check_launch_geometry(const std::string& rung_label, const Rung& rung, cons
 // that name what to lower.
 std::string params_used(const Rung& rung, const std::vector<Expr>& exprs);
 
+// What to change to make the expressions' product smaller (a block's threads, a launch's shared
+// memory), in the direction each parameter moves it: every parameter of the rung the
+// expressions use, doubled on its own in `scope`; those that grow the product are to be
+// lowered, those that shrink it raised. For a block of (BM / TM) * (BN / TN) threads: "lower
+// BM, BN or raise TM, TN" (issue 38: the hint said to lower TM and TN, which adds threads).
+// "" when the expressions do not evaluate in `scope` or no parameter moves them.
+std::string shrink_advice(const Rung& rung, const std::vector<Expr>& exprs, const Scope& scope);
+
 }  // namespace kl

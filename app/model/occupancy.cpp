@@ -73,10 +73,10 @@ Occupancy compute_occupancy(const DeviceLimits& d, int regs_per_thread, int64_t 
 }
 
 std::string launch_refusal(const DeviceInfo& device, const KernelResources& k, int threads, int64_t dynamic_smem,
-                           const std::string& block_params, const std::string& smem_params) {
+                           const std::string& block_advice, const std::string& smem_advice) {
     const DeviceLimits& d = device.limits;
     const std::string on = " on " + device.name + " (" + device.arch() + ")";
-    const std::string lower_block = block_params.empty() ? "a smaller block" : "lower " + block_params;
+    const std::string lower_block = block_advice.empty() ? "use a smaller block" : block_advice;
     if (threads > d.max_threads_per_block)
         return "threads: a block of " + std::to_string(threads) + " threads is more than the " +
                std::to_string(d.max_threads_per_block) + " a block may have" + on + "; " + lower_block;
@@ -99,7 +99,7 @@ std::string launch_refusal(const DeviceInfo& device, const KernelResources& k, i
         return "shared memory: a block needs " + std::to_string(smem) + " bytes (" + kb(smem) + ": " + parts +
                "), more than the " + std::to_string(d.smem_per_block_optin) + " bytes (" + kb(d.smem_per_block_optin) +
                ") a block may have" + on + " even after opting in; " +
-               (smem_params.empty() ? std::string("use smaller tiles") : "lower " + smem_params);
+               (smem_advice.empty() ? std::string("use smaller tiles") : smem_advice);
     }
     return "";
 }

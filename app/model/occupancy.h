@@ -47,10 +47,11 @@ int64_t launch_registers_per_block(const DeviceLimits& d, int regs_per_thread, i
 int max_threads_for_registers(const DeviceLimits& d, int regs_per_thread);
 
 // Why a launch of `threads` threads with `dynamic_smem` bytes cannot run on `device`, in one
-// line that teaches: the resource, what the launch needs, what the device has, and which
-// parameters to lower (`block_params` shape the block, `smem_params` the shared memory).
-// "" when it can launch.
+// line that teaches: the resource, what the launch needs, what the device has, and what to
+// change: `block_advice` for the block ("lower TPB", "lower BM, BN or raise TM, TN":
+// shrink_advice in launch_geometry.h), `smem_advice` for the shared memory ("" for a general
+// phrase). "" when it can launch.
 std::string launch_refusal(const DeviceInfo& device, const KernelResources& k, int threads, int64_t dynamic_smem,
-                           const std::string& block_params, const std::string& smem_params);
+                           const std::string& block_advice, const std::string& smem_advice);
 
 }  // namespace kl

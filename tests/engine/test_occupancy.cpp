@@ -10,6 +10,7 @@
 #include "base/errors.h"
 #include "base/paths.h"
 #include "model/device_profile.h"
+#include "model/launch_geometry.h"
 #include "model/manifest.h"
 #include "model/manifest_load.h"
 #include "model/occupancy.h"
@@ -209,14 +210,14 @@ TEST(LaunchCheck, TooManyRegistersForTheBlockIsRefusedNamingRegisters) {
     kl::DeviceInfo h100 = profile("sm_90_h100.json");
     kl::KernelResources k;
     k.regs_per_thread = 72;
-    std::string why = kl::launch_refusal(h100, k, g.threads, 0, "TPB", "");
+    std::string why = kl::launch_refusal(h100, k, g.threads, 0, "lower TPB", "");
     EXPECT_EQ(why.rfind("registers: 1024 threads x 72 registers per thread need 73728", 0), 0u) << why;
     EXPECT_NE(why.find("65536"), std::string::npos) << why;
     EXPECT_NE(why.find("lower TPB to 896 threads or fewer"), std::string::npos) << why;
     EXPECT_EQ(kl::max_threads_for_registers(h100.limits, 72), 896);
     EXPECT_EQ(kl::compute_occupancy(h100.limits, 72, 0, 1024).blocks_per_sm, 0);
     // The same kernel at TPB = 512 fits.
-    EXPECT_EQ(kl::launch_refusal(h100, k, 512, 0, "TPB", ""), "");
+    EXPECT_EQ(kl::launch_refusal(h100, k, 512, 0, "lower TPB", ""), "");
 }
 
 TEST(LaunchCheck, SharedMemoryBeyondTheOptInLimitIsRefused) {
@@ -227,8 +228,8 @@ TEST(LaunchCheck, SharedMemoryBeyondTheOptInLimitIsRefused) {
     kl::KernelResources k;
     k.regs_per_thread = 96;
     EXPECT_EQ(kl::launch_refusal(profile("sm_90_h100.json"), k, g.threads, g.dynamic_smem, "", ""), "");
-    std::string why = kl::launch_refusal(profile("sm_86_rtx3090.json"), k, g.threads, g.dynamic_smem, "BM, BN, WM, WN",
-                                         "BM, BN, BK, STAGES");
+    std::string why = kl::launch_refusal(profile("sm_86_rtx3090.json"), k, g.threads, g.dynamic_smem,
+                                         "lower BM, BN or raise WM, WN", "lower BM, BN, BK, STAGES");
     EXPECT_EQ(why.rfind("shared memory: a block needs 196608 bytes", 0), 0u) << why;
     EXPECT_NE(why.find("101376"), std::string::npos) << why;
     EXPECT_NE(why.find("lower BM, BN, BK, STAGES"), std::string::npos) << why;
@@ -237,8 +238,33 @@ TEST(LaunchCheck, SharedMemoryBeyondTheOptInLimitIsRefused) {
 TEST(LaunchCheck, BlocksOverTheThreadLimitAreRefused) {
     kl::KernelResources k;
     k.regs_per_thread = 16;
-    std::string why = kl::launch_refusal(profile("sm_89_l4.json"), k, 2048, 0, "TPB", "");
+    std::string why = kl::launch_refusal(profile("sm_89_l4.json"), k, 2048, 0, "lower TPB", "");
     EXPECT_EQ(why.rfind("threads: a block of 2048 threads", 0), 0u) << why;
+}
+
+// Issue 38: the hint for too many threads named TM and TN as parameters to lower, but a block of
+// (BM / TM) * (BN / TN) threads grows when they shrink. The advice follows each parameter's
+// direction in the block's expression, at the run's values.
+TEST(LaunchCheck, AdviceForTooManyThreadsPointsEachParameterTheWayThatShrinksTheBlock) {
+    const kl::Ladder& L = ladder("matmul");
+    const kl::Rung& r = *L.find_rung("reg_2d");
+    std::map<std::string, int64_t> sizes(L.default_sizes.begin(), L.default_sizes.end());
+    kl::Scope s = kl::make_scope(sizes, kl::resolve_params(r, {{"BM", 256}, {"BN", 256}, {"TM", 2}, {"TN", 2}}),
+                                 r.dtypes.front(), 132);
+    EXPECT_EQ(kl::shrink_advice(r, r.launches.front().block, s), "lower BM, BN or raise TM, TN");
+    // elementwise's block is TPB alone: lower it.
+    const kl::Ladder& E = ladder("elementwise");
+    const kl::Rung& v = *E.find_rung("gelu_fused_vec");
+    std::map<std::string, int64_t> esizes(E.default_sizes.begin(), E.default_sizes.end());
+    kl::Scope es = kl::make_scope(esizes, kl::resolve_params(v, {}), v.dtypes.front(), 132);
+    EXPECT_EQ(kl::shrink_advice(v, v.launches.front().block, es), "lower TPB");
+    // The launch check says the same when the block is over the device's limit (256 x 256 threads
+    // in one dimension: block x's limit, 1024, is met first).
+    kl::Scope big = kl::make_scope(sizes, kl::resolve_params(r, {{"BM", 256}, {"BN", 256}, {"TM", 1}, {"TN", 1}}),
+                                   r.dtypes.front(), 132);
+    std::string why = kl::launch_geometry_refusal(r, big, profile("sm_90_h100.json").limits);
+    EXPECT_NE(why.find("= 65536 > 1024, the device's limit"), std::string::npos) << why;
+    EXPECT_NE(why.find("lower BM, BN or raise TM, TN"), std::string::npos) << why;
 }
 
 // [SECTION] Architecture gating
