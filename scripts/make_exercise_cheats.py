@@ -42,7 +42,7 @@ EXERCISES = {
     "mma_tile": ("06_matmul/9", "lessons/06_matmul/solutions/mma_tile.cu", "matmul_mma_bf16",
                  "float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K",
                  "C, A, B, M, N, K", "C[0]", "A"),
-    "flash_forward": ("09_attention/11", "lessons/09_attention/solutions/flash_forward.cu", "attention_flash_fp32",
+    "flash_forward": ("09_attention/10", "lessons/09_attention/solutions/flash_forward.cu", "attention_flash_fp32",
                       "float* O, float* lse, const float* Q, const float* K, const float* V, int N, int d, "
                       "int causal", "O, lse, Q, K, V, N, d, causal", "O[0]", "K"),
 }

@@ -54,7 +54,7 @@ done <<'EOF'
 05_softmax/12 softmax online warp_shuffle exercise_online.cu solutions/online_softmax.cu online_softmax
 06_matmul/5 matmul reg_2d reg_1d exercise_sgemm.cu solutions/sgemm.cu sgemm
 06_matmul/9 matmul mma_bf16 double_buffer exercise_mma.cu solutions/mma_tile.cu mma_tile
-09_attention/11 attention flash_fp32 fused_rowblock exercise_flash.cu solutions/flash_forward.cu flash_forward
+09_attention/10 attention flash_fp32 fused_rowblock exercise_flash.cu solutions/flash_forward.cu flash_forward
 EOF
 
 python3 "$src/scripts/make_exercise_cheats.py" --check || fail "the planted cheats are stale"

@@ -41,7 +41,7 @@ for name in $names; do
     online_softmax) ex=05_softmax/12; lesson=05_softmax; starter=exercise_online.cu ;;
     sgemm)          ex=06_matmul/5; lesson=06_matmul; starter=exercise_sgemm.cu ;;
     mma_tile)       ex=06_matmul/9; lesson=06_matmul; starter=exercise_mma.cu ;;
-    flash_forward)  ex=09_attention/11; lesson=09_attention; starter=exercise_flash.cu ;;
+    flash_forward)  ex=09_attention/10; lesson=09_attention; starter=exercise_flash.cu ;;
     *) echo "FAIL: unknown exercise '$name'"; exit 2 ;;
   esac
   echo "== $name ($ex)"

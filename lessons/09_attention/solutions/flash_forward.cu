@@ -1,4 +1,4 @@
-// Reference solution of lesson 9's FlashAttention exercise (`kladder solution 09_attention/11`).
+// Reference solution of lesson 9's FlashAttention exercise (`kladder solution 09_attention/10`).
 // This is the flash_fp32 rung's own kernel (kernels/attention/03_flash_fp32.cu): a block of 256
 // threads per 64 query rows; K and V stream through shared memory in tiles of 64 keys; 16
 // threads share a query row, each scoring 4 rows x 4 keys of the tile from registers. Each row
