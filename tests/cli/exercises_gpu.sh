@@ -19,7 +19,7 @@ failed=0
 "$kladder" class keygen -o "$tmp/class.key" --class "exercises GPU test" > /dev/null || { echo "FAIL: keygen"; exit 1; }
 
 submit() {  # EXERCISE FILE LABEL EXPECTED_EXIT [EXPECTED_REFUSAL]
-  "$kladder" submit "$1" "$src/$2" --name "$3" --key "$tmp/class.key" -o "$out/$3.json" > "$out/$3.txt" 2>&1
+  "$kladder" submit "$1" "$2" --name "$3" --key "$tmp/class.key" -o "$out/$3.json" > "$out/$3.txt" 2>&1
   code=$?; cat "$out/$3.txt"
   [ $code -eq "$4" ] || { fail "$3 ($2): expected exit $4, got $code"; return; }
   if [ -n "${5:-}" ]; then
@@ -33,6 +33,7 @@ submit() {  # EXERCISE FILE LABEL EXPECTED_EXIT [EXPECTED_REFUSAL]
   fi
 }
 
+python3 "$src/scripts/make_exercise_cheats.py" --out "$tmp/cheats" || { echo "FAIL: the planted cheats could not be made"; exit 1; }
 names=${*:-transpose reduction online_softmax sgemm mma_tile flash_forward}
 for name in $names; do
   case $name in
@@ -45,11 +46,11 @@ for name in $names; do
     *) echo "FAIL: unknown exercise '$name'"; exit 2 ;;
   esac
   echo "== $name ($ex)"
-  submit "$ex" "lessons/$lesson/solutions/$name.cu" "${name}_solution" 0
-  submit "$ex" "lessons/$lesson/$starter" "${name}_starter" 1 "correct"
-  submit "$ex" "tests/class/exercises/${name}_nan.cu" "${name}_nan" 1 "correct"
-  submit "$ex" "tests/class/exercises/${name}_cache.cu" "${name}_cache" 1 "poisoned output"
-  submit "$ex" "tests/class/exercises/${name}_mutate.cu" "${name}_mutate" 1 "inputs unmodified"
+  submit "$ex" "$src/lessons/$lesson/solutions/$name.cu" "${name}_solution" 0
+  submit "$ex" "$src/lessons/$lesson/$starter" "${name}_starter" 1 "correct"
+  submit "$ex" "$tmp/cheats/${name}_nan.cu" "${name}_nan" 1 "correct"
+  submit "$ex" "$tmp/cheats/${name}_cache.cu" "${name}_cache" 1 "poisoned output"
+  submit "$ex" "$tmp/cheats/${name}_mutate.cu" "${name}_mutate" 1 "inputs unmodified"
 done
 if [ -n "${EXERCISES_OUT:-}" ]; then tar czf "$EXERCISES_OUT" -C "$tmp" subs || fail "cannot write $EXERCISES_OUT"; fi
 [ $failed -eq 0 ] || { echo "exercises_gpu.sh: FAILED (see above)"; exit 1; }
