@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .carry
 for f in build/app/cli/kladder-core build/tests/test_gpu build/tests/test_gpu_live build/tests/test_gpu_mlp \
-         build/tests/test_gpu_launch build/tests/test_engine build/tests/gui/test_gui_runner_gpu; do
+         build/tests/test_gpu_launch build/tests/test_gpu_torch build/tests/test_engine build/tests/gui/test_gui_runner_gpu; do
   [ -f "$f" ] && strip -o ".carry/$(basename "$f" | sed s/-core//)" "$f"
 done
 [ -f ../shared/tools/peers.py ] && cp ../shared/tools/peers.py .carry/

@@ -4,6 +4,7 @@
 
 #include <cublas_v2.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -11,6 +12,7 @@
 #include "gpu/builtins_mlp.h"
 #include "gpu/cublas_library.h"
 #include "gpu/cuda_check.h"
+#include "gpu/torch_bridge.h"
 
 namespace kl {
 
@@ -119,16 +121,22 @@ const std::map<std::string, Routine>& routines() {
 
 }  // namespace
 
-bool is_builtin(const std::string& name) { return routines().count(name) != 0 || mlp_builtins().count(name) != 0; }
+bool is_builtin(const std::string& name) {
+    const auto& peers = torch_peer_names();
+    return routines().count(name) != 0 || mlp_builtins().count(name) != 0 ||
+           std::find(peers.begin(), peers.end(), name) != peers.end();
+}
 
 std::vector<std::string> builtin_names() {
     std::vector<std::string> out;
     for (const auto& [k, v] : routines()) out.push_back(k);
     for (const auto& [k, v] : mlp_builtins()) out.push_back(k);
+    for (const auto& k : torch_peer_names()) out.push_back(k);
     return out;
 }
 
 void run_builtin(const std::string& name, const std::vector<KernelArg>& args, const RoutineTarget& gpu) {
+    if (is_torch_peer_name(name)) return run_torch_peer(name, args, gpu);
     if (auto m = mlp_builtins().find(name); m != mlp_builtins().end()) return m->second(name, args, gpu);
     auto it = routines().find(name);
     if (it == routines().end()) throw InputError("unknown builtin '" + name + "'");

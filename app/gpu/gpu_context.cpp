@@ -163,7 +163,7 @@ std::vector<unsigned char> GpuContext::download_bytes(const DeviceArray& buf, si
 }
 
 void GpuContext::run_builtin(const std::string& name, const std::vector<KernelArg>& args) {
-    ::kl::run_builtin(name, args, RoutineTarget{stream_, [this] { return cublas(); }});
+    ::kl::run_builtin(name, args, RoutineTarget{stream_, [this] { return cublas(); }, checking_});
 }
 
 std::vector<float> GpuContext::download_as_float(const DeviceArray& buf) {

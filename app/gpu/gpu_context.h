@@ -76,6 +76,12 @@ class GpuContext : public OpContext {
     void upload_from_float(DeviceArray& buf, const std::vector<float>& values) override;
     void upload_bytes(DeviceArray& buf, size_t offset, const std::vector<unsigned char>& bytes);
     void run_builtin(const std::string& name, const std::vector<KernelArg>& args) override;  // builtins.h
+    // While one lives, builtins run as the runner's checking call (RoutineTarget::checking).
+    struct CheckingCall {
+        GpuContext& gpu;
+        explicit CheckingCall(GpuContext& g) : gpu(g) { gpu.checking_ = true; }
+        ~CheckingCall() { gpu.checking_ = false; }
+    };
     void synchronize() override;  // checked stream synchronize
 
   private:
@@ -86,6 +92,7 @@ class GpuContext : public OpContext {
     cublasHandle_t cublas_ = nullptr;
     std::unique_ptr<KernelCache> kernels_;
     std::map<std::string, DeviceBuffer> buffers_;
+    bool checking_ = false;
 };
 
 }  // namespace kl

@@ -15,6 +15,9 @@ namespace kl {
 struct RoutineTarget {
     cudaStream_t stream = nullptr;
     std::function<cublasHandle_t()> cublas;
+    // The runner's checking call (outputs poisoned, then compared with the reference): a routine that
+    // times without writing the ladder's buffers (a PyTorch peer, torch_bridge.h) writes them now.
+    bool checking = false;
 };
 
 }  // namespace kl

@@ -14,6 +14,7 @@
 #include "gpu/launch_modes.h"
 #include "gpu/launch_resources.h"
 #include "gpu/tensor_map.h"
+#include "gpu/torch_bridge.h"
 #include "gpu/triton_launch.h"
 #include "model/counters.h"
 #include "model/device_profile.h"
@@ -291,6 +292,7 @@ void Runner::launch_all(Prepared& prep) {
 
 Correctness Runner::check(const Operation& op, const Problem& p, Prepared& prep) {
     poison_outputs(gpu_, cache_->buffers);
+    const GpuContext::CheckingCall checking(gpu_);  // a PyTorch peer writes the outputs on this call only
     launch_all(prep);
     gpu_.synchronize();  // a fault in the rung surfaces here
     return compare_all(op, p);
@@ -480,6 +482,7 @@ RunRecord Runner::record(const ResolvedRun& run, const RecordOptions& how) {
     }
     if (run.rung->is_triton() && !triton_availability().available)
         return skipped_record(run, triton_availability().reason);
+    if (std::string why = torch_peer_refusal(*run.rung); !why.empty()) return skipped_record(run, why);
     evidence_ = how.evidence;
     struct Reset {
         JudgeEvidence*& e;

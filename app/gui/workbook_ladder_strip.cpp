@@ -57,7 +57,8 @@ std::string resources_long(const RunRecord& rec) {
 // Everything a card knows, for its tooltip.
 std::string card_tooltip(const Rung& r, bool usable, const std::string& dtype, const StripCard& card,
                          const ResultsStore& store, bool withheld) {
-    std::string tip = r.title + (r.reference ? "  (reference)" : "") + "\n" + r.idea;
+    const std::string mark = r.reference_mark();
+    std::string tip = r.title + (mark.empty() ? "" : "  (" + mark + ")") + "\n" + r.idea;
     if (!usable) tip += "\nNot available in " + dtype + ".";
     const StoredRun* run = card.run;
     if (run && withheld) {  // predict, then reveal (course/reveal.h)

@@ -11,6 +11,14 @@
 
 namespace kl {
 
+bool Rung::is_torch_peer() const {
+    for (const auto& l : launches)
+        if (l.builtin.rfind("torch.", 0) == 0) return true;
+    return false;
+}
+
+std::string Rung::reference_mark() const { return is_torch_peer() ? "PyTorch peer" : reference ? "reference" : ""; }
+
 // [SECTION] Parameters
 
 bool ParamSpec::accepts(int64_t v) const {

@@ -156,6 +156,10 @@ struct Rung {
     bool learner = false;
     std::string forked_from;
     const ParamSpec* find_param(const std::string& name) const;
+    // A PyTorch peer: a reference whose launch is `builtin = "torch.<peer>"` (gpu/torch_bridge.h).
+    bool is_torch_peer() const;
+    // "reference", "PyTorch peer" or "": what the strip and `kladder list` mark a rung with.
+    std::string reference_mark() const;
 };
 
 struct Ladder {

@@ -164,11 +164,12 @@ TEST(ReportFigures, CsvRowsAreTheResultsNumbers) {
     for (size_t i = 1; i < rows.size(); ++i) {
         const auto& r = rows[i];
         if (r[kind] == "bars") {
-            // The category is the rung's number and title, as the strip shows them; its run's GB/s, exactly.
+            // The category is the rung's number and title (its short label where the axis is crowded), as
+            // the strip shows them; its run's GB/s, exactly.
             const Ladder& L = *fig.context.ladder;
             const Rung* rung = nullptr;
             for (const auto& x : L.rungs)
-                if (x.number + " " + x.title == r[category]) rung = &x;
+                if (x.number + " " + x.title == r[category] || x.number + " " + x.label() == r[category]) rung = &x;
             ASSERT_NE(rung, nullptr) << r[category];
             if (!synthetic().gbps_at_default.count(rung->id)) {  // a rung without a run: no value, no bar
                 EXPECT_EQ(r[y], "NaN") << rung->id;
