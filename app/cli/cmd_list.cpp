@@ -73,7 +73,8 @@ void print_rungs(const Ladder& L, bool lab) {
     for (const auto& r : rungs) {
         std::string dtypes;
         for (DType d : r.dtypes) dtypes += (dtypes.empty() ? "" : ",") + to_string(d);
-        rows.push_back({printable(r.number), printable(r.id + (r.reference_mark().empty() ? "" : " (" + r.reference_mark() + ")")), dtypes,
+        rows.push_back({printable(r.number),
+                        printable(r.id + (r.reference_mark().empty() ? "" : " (" + r.reference_mark() + ")")), dtypes,
                         printable(r.title, kTitleChars)});
     }
     // format_table gives the header, a rule, then one line per row, in order.
