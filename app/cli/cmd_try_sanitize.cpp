@@ -18,7 +18,7 @@ namespace kl::cli {
 
 namespace {
 
-bool is_executable_file(const std::string& path) {
+bool sanitizer_is_executable(const std::string& path) {
     std::error_code ec;
     return !path.empty() && fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
 }
@@ -43,7 +43,7 @@ std::string sanitizer_log_pattern(const std::string& path) {
     return out;
 }
 
-std::string read_report(const std::string& path, bool* found) {
+std::string read_sanitizer_log(const std::string& path, bool* found) {
     std::ifstream in(path, std::ios::binary);
     *found = in.good();
     std::string text(kMaxSanitizerReportBytes + 1, '\0');
@@ -52,7 +52,7 @@ std::string read_report(const std::string& path, bool* found) {
     return text;
 }
 
-std::string first_line_of(const std::string& text) {
+std::string sanitizer_first_line(const std::string& text) {
     const size_t start = text.find_first_not_of("\n ");
     if (start == std::string::npos) return "";
     return printable(text.substr(start, text.find('\n', start) - start), 300);
@@ -87,16 +87,16 @@ void read_child_verdict(const std::string& out, SanitizeOutcome& o, bool* gpu) {
 
 std::string find_compute_sanitizer(std::string* looked) {
     if (const char* named = std::getenv("KL_COMPUTE_SANITIZER")) {
-        if (is_executable_file(named)) return named;
+        if (sanitizer_is_executable(named)) return named;
         *looked = "KL_COMPUTE_SANITIZER=" + printable(named, 300) + " is not an executable file";
         return "";
     }
     std::vector<std::string> folders;
     for (const std::string& c : sanitizer_candidates()) {
-        if (is_executable_file(c)) return c;
+        if (sanitizer_is_executable(c)) return c;
         folders.push_back(fs::path(c).parent_path().string());
     }
-    if (std::string on_path = find_on_path("compute-sanitizer"); is_executable_file(on_path)) return on_path;
+    if (std::string on_path = find_on_path("compute-sanitizer"); sanitizer_is_executable(on_path)) return on_path;
     *looked = "not in " + folders.front() + " (beside the CUDA toolkit) nor on PATH";
     return "";
 }
@@ -137,9 +137,10 @@ SanitizeOutcome run_sanitized_check(const SanitizeRequest& req) {
     bool child_gpu = false;
     read_child_verdict(run.out, o, &child_gpu);
     bool found = false;
-    const std::string text = read_report(log, &found);
+    const std::string text = read_sanitizer_log(log, &found);
     if (!found) {
-        const std::string said = first_line_of(run.err).empty() ? first_line_of(run.out) : first_line_of(run.err);
+        const std::string said =
+            sanitizer_first_line(run.err).empty() ? sanitizer_first_line(run.out) : sanitizer_first_line(run.err);
         o.reason = "compute-sanitizer wrote no report (exit " + std::to_string(run.exit_code) + ")" +
                    (said.empty() ? "" : ": " + said);
         o.exit = 3;

@@ -323,9 +323,13 @@ void Workbook::draw_learner_toolbar() {
     ImGui::SameLine();
     if (plain_button("Open in my editor")) open_in_my_editor();
     test_target("button:open_in_my_editor");
-    ImGui::SameLine();
     // Sanitize (learner_sanitize.h): the file as saved, so an edit is saved first, when there is
-    // a GPU to run it on.
+    // a GPU to run it on. On a row of its own when the panel is too narrow for it beside the rest.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    ImGui::SameLine();
+    if (ImGui::GetContentRegionAvail().x <
+        ImGui::CalcTextSize("Sanitize").x + 2 * style.FramePadding.x + 2 * style.ItemSpacing.x + 110 * fonts_.scale)
+        ImGui::NewLine();
     const bool gpu = runner_.hello && runner_.gpu;
     if (plain_button("Sanitize", ImVec2(0, 0), !learner_.sanitize.running())) {
         if (gpu && ed.modified() && try_write_file_atomically(learner_.path, ed.text())) {

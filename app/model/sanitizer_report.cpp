@@ -12,9 +12,9 @@ namespace {
 
 // [SECTION] Text helpers (no std::regex: its recursion can overflow the stack on long lines)
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool report_starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-std::string_view trim_view(std::string_view s) {
+std::string_view report_trim(std::string_view s) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
     return s;
@@ -51,7 +51,7 @@ struct SanitizerPlace {
     std::string rest;  // what follows the line (the older releases' kernel name)
 };
 
-std::optional<SanitizerPlace> place_in_word(std::string_view word) {
+std::optional<SanitizerPlace> sanitizer_place_in_word(std::string_view word) {
     for (size_t colon = word.find(':'); colon != std::string_view::npos; colon = word.find(':', colon + 1)) {
         size_t end = 0;
         const std::optional<int64_t> line = sanitizer_count_at(word, colon + 1, &end);
@@ -67,15 +67,15 @@ std::optional<SanitizerPlace> place_in_word(std::string_view word) {
 }
 
 // The first " in FILE:LINE" of s[from, to).
-std::optional<SanitizerPlace> place_between(std::string_view s, size_t from, size_t to) {
+std::optional<SanitizerPlace> sanitizer_place_between(std::string_view s, size_t from, size_t to) {
     s = s.substr(0, std::min(to, s.size()));
     for (size_t at = s.find(" in ", from); at != std::string_view::npos; at = s.find(" in ", at + 1)) {
         const size_t start = at + 4;
         size_t end = start;
         while (end < s.size() && !std::isspace(static_cast<unsigned char>(s[end]))) ++end;
-        if (auto p = place_in_word(s.substr(start, end - start))) {
+        if (auto p = sanitizer_place_in_word(s.substr(start, end - start))) {
             // Older releases: "FILE:LINE:void f<double>(double*, int)": the kernel runs to the end.
-            if (!p->rest.empty()) p->rest = std::string(trim_view(s.substr(end - p->rest.size())));
+            if (!p->rest.empty()) p->rest = std::string(report_trim(s.substr(end - p->rest.size())));
             return p;
         }
     }
@@ -83,21 +83,22 @@ std::optional<SanitizerPlace> place_between(std::string_view s, size_t from, siz
 }
 
 // "at vector_add(float *)+0x1d0 in" -> "vector_add(float *)"; older: "at 0xc8 in f.cu:75:kernel(...)".
-std::string kernel_between(std::string_view s, size_t from, size_t to, const std::optional<SanitizerPlace>& place) {
+std::string sanitizer_kernel_between(std::string_view s, size_t from, size_t to,
+                                     const std::optional<SanitizerPlace>& place) {
     s = s.substr(0, std::min(to, s.size()));
     const size_t at = s.find("at ", from);
     if (at != std::string_view::npos) {
         const size_t in = s.find(" in ", at);
         const size_t plus = s.rfind("+0x", in);
         if (plus != std::string_view::npos && plus > at + 3 && (in == std::string_view::npos || plus < in))
-            return std::string(trim_view(s.substr(at + 3, plus - at - 3)).substr(0, 200));
+            return std::string(report_trim(s.substr(at + 3, plus - at - 3)).substr(0, 200));
     }
     if (place && !place->rest.empty()) return place->rest.substr(0, 200);
     return "";
 }
 
 // "(31,0,0)" after `key`.
-std::string triple_after(std::string_view s, std::string_view key) {
+std::string sanitizer_triple_after(std::string_view s, std::string_view key) {
     const size_t at = s.find(key);
     if (at == std::string_view::npos) return "";
     const size_t open = at + key.size();
@@ -112,7 +113,7 @@ std::string triple_after(std::string_view s, std::string_view key) {
 // What a finding's strings hold at most (code points; a JSON reader refuses longer ones).
 constexpr size_t kMaxSanitizerTextChars = 900;
 
-std::string plural_bytes(int64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
+std::string sanitizer_plural_bytes(int64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
 
 // [SECTION] One record of the report
 
@@ -133,11 +134,13 @@ std::string memcheck_detail(std::string_view all) {
         const std::optional<int64_t> n = sanitizer_count_at(all, at + 7, &end);
         const std::string_view rest = all.substr(end);
         const std::string buffer = "a " + std::to_string(*alloc_size) + "-byte buffer";
-        if (n && starts_with(rest, " bytes after")) {
+        if (n && report_starts_with(rest, " bytes after")) {
             const int64_t past = *n - 1;
-            return past <= 0 ? "just past the end of " + buffer : plural_bytes(past) + " past the end of " + buffer;
+            return past <= 0 ? "just past the end of " + buffer
+                             : sanitizer_plural_bytes(past) + " past the end of " + buffer;
         }
-        if (n && starts_with(rest, " bytes before")) return plural_bytes(*n) + " before the start of " + buffer;
+        if (n && report_starts_with(rest, " bytes before"))
+            return sanitizer_plural_bytes(*n) + " before the start of " + buffer;
     }
     if (all.find("is misaligned") != std::string_view::npos) return "a misaligned address";
     if (all.find("is out of bounds") != std::string_view::npos) return "an address outside every buffer";
@@ -159,7 +162,7 @@ std::string memcheck_what(std::string h) {
 // "Program hit cudaErrorLaunchFailure (error 719) due to "unspecified launch failure" on CUDA API
 // call to cudaStreamSynchronize." -> "cudaStreamSynchronize returned cudaErrorLaunchFailure
 // (unspecified launch failure)": an earlier kernel's fault, reported at a later call.
-std::string host_call_what(std::string_view all) {
+std::string sanitizer_host_call_what(std::string_view all) {
     std::string_view rest = all.substr(12);  // after "Program hit "
     const std::string error(rest.substr(0, rest.find(' ')));
     std::string why;
@@ -178,7 +181,7 @@ std::string host_call_what(std::string_view all) {
 }
 
 // A race's sites: "Write access at ... in f.cu:28 ... and Read access at ... in f.cu:30 [4 hazards]".
-std::vector<SanitizerSite> race_sites(std::string_view all) {
+std::vector<SanitizerSite> sanitizer_race_sites(std::string_view all) {
     std::vector<size_t> starts;
     for (size_t at = all.find(" access at"); at != std::string_view::npos && starts.size() < 16;
          at = all.find(" access at", at + 1)) {
@@ -192,7 +195,7 @@ std::vector<SanitizerSite> race_sites(std::string_view all) {
         SanitizerSite s;
         s.access = std::string(all.substr(starts[i], all.find(' ', starts[i]) - starts[i]));
         for (char& c : s.access) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (auto p = place_between(all, starts[i], to)) s.file = p->file, s.line = p->line;
+        if (auto p = sanitizer_place_between(all, starts[i], to)) s.file = p->file, s.line = p->line;
         const size_t open = all.substr(0, to).find('[', starts[i]);
         if (open != std::string_view::npos) s.hazards = sanitizer_count_at(all, open + 1).value_or(0);
         sites.push_back(std::move(s));
@@ -200,57 +203,57 @@ std::vector<SanitizerSite> race_sites(std::string_view all) {
     return sites;
 }
 
-std::string site_place(const SanitizerSite& s, const SanitizerSite& first) {
+std::string sanitizer_site_place(const SanitizerSite& s, const SanitizerSite& first) {
     if (s.line <= 0) return "with no source line";
     if (s.file == first.file && s.line == first.line) return "at this line";
     return s.file == first.file ? "at line " + std::to_string(s.line) : "at " + s.file + ":" + std::to_string(s.line);
 }
 
-SanitizerFinding interpret_record(const SanitizerRecord& r, const std::string& tool) {
+SanitizerFinding read_sanitizer_record(const SanitizerRecord& r, const std::string& tool) {
     std::string joined = r.header;
     for (const auto& d : r.details) joined += " " + d;
     const std::string_view all(joined);
     SanitizerFinding f;
     f.tool = tool;
-    f.severity = starts_with(all, "WARN") || starts_with(all, "Warning") ? "warning" : "error";
+    f.severity = report_starts_with(all, "WARN") || report_starts_with(all, "Warning") ? "warning" : "error";
     if (all.find("Race reported between") != std::string_view::npos) {
-        std::vector<SanitizerSite> sites = race_sites(all);
+        std::vector<SanitizerSite> sites = sanitizer_race_sites(all);
         if (!sites.empty()) {
             const SanitizerSite first = sites.front();
             f.file = first.file;
             f.line = first.line;
             f.what = "race between a " + first.access + " here";
             for (size_t i = 1; i < sites.size(); ++i) {
-                f.what += " and a " + sites[i].access + " " + site_place(sites[i], first);
+                f.what += " and a " + sites[i].access + " " + sanitizer_site_place(sites[i], first);
                 f.hazards += sites[i].hazards;
             }
             f.others.assign(sites.begin() + 1, sites.end());
         } else {
             f.what = "race";
         }
-        f.kernel = kernel_between(all, all.find(" access at"), all.size(), std::nullopt);
+        f.kernel = sanitizer_kernel_between(all, all.find(" access at"), all.size(), std::nullopt);
         return f;
     }
-    if (starts_with(all, "Program hit ")) {
-        f.what = host_call_what(all);
+    if (report_starts_with(all, "Program hit ")) {
+        f.what = sanitizer_host_call_what(all);
         return f;
     }
     f.what = memcheck_what(r.header.substr(0, 300));
     const size_t at = all.find(" at ");
     const size_t by = all.find("by thread");
-    const std::optional<SanitizerPlace> place = place_between(all, at == std::string_view::npos ? 0 : at, by);
+    const std::optional<SanitizerPlace> place = sanitizer_place_between(all, at == std::string_view::npos ? 0 : at, by);
     if (place) f.file = place->file, f.line = place->line;
-    f.kernel = kernel_between(all, at == std::string_view::npos ? 0 : at + 1, by, place);
-    f.thread = triple_after(all, "by thread ");
-    f.block = triple_after(all, "in block ");
+    f.kernel = sanitizer_kernel_between(all, at == std::string_view::npos ? 0 : at + 1, by, place);
+    f.thread = sanitizer_triple_after(all, "by thread ");
+    f.block = sanitizer_triple_after(all, "in block ");
     f.detail = memcheck_detail(all);
     return f;
 }
 
 // A record's finding with every string valid UTF-8 and of bounded length (a cut above may have
 // split a character).
-SanitizerFinding interpret(const SanitizerRecord& r, const std::string& tool) {
-    SanitizerFinding f = interpret_record(r, tool);
+SanitizerFinding interpret_sanitizer_record(const SanitizerRecord& r, const std::string& tool) {
+    SanitizerFinding f = read_sanitizer_record(r, tool);
     for (std::string* s : {&f.what, &f.file, &f.kernel, &f.thread, &f.block, &f.detail})
         *s = printable(*s, kMaxSanitizerTextChars);
     for (SanitizerSite& site : f.others) site.file = printable(site.file, kMaxSanitizerTextChars);
@@ -260,24 +263,25 @@ SanitizerFinding interpret(const SanitizerRecord& r, const std::string& tool) {
 // [SECTION] Lines into records
 
 // A line without the "=========" prefix and its indentation, and that indentation.
-std::string_view strip_prefix(std::string_view line, size_t* indent) {
+std::string_view report_strip_prefix(std::string_view line, size_t* indent) {
     size_t i = 0;
     while (i < line.size() && line[i] == '=') ++i;
     size_t j = i;
     while (j < line.size() && (line[j] == ' ' || line[j] == '\t')) ++j;
     *indent = j - i;
-    return trim_view(line.substr(j));
+    return report_trim(line.substr(j));
 }
 
-bool is_detail_start(std::string_view s) {
+bool is_report_detail_start(std::string_view s) {
     for (std::string_view p : {"at ", "by thread", "Address ", "Access ", "and ", "in ", "of size", "Saved host",
                                "Host Frame", "Device Frame", "[", "Current Value", "Hazard", "Incoming Value"})
-        if (starts_with(s, p)) return true;
+        if (report_starts_with(s, p)) return true;
     return false;
 }
 
-bool is_backtrace(std::string_view s) {
-    return starts_with(s, "Saved host") || starts_with(s, "Host Frame") || starts_with(s, "Device Frame");
+bool is_report_backtrace(std::string_view s) {
+    return report_starts_with(s, "Saved host") || report_starts_with(s, "Host Frame") ||
+           report_starts_with(s, "Device Frame");
 }
 
 // The first line of a record the tools document: memcheck's access, hardware, allocation and API
@@ -288,11 +292,11 @@ bool is_record_start(std::string_view s) {
         return true;
     for (std::string_view p : {"Invalid ", "Misaligned ", "Out-of-range ", "Uninitialized ", "Program hit ",
                                "Malloc/Free ", "Leaked ", "Warp ", "Illegal ", "Hardware ", "Barrier "})
-        if (starts_with(s, p)) return true;
+        if (report_starts_with(s, p)) return true;
     return false;
 }
 
-std::string finding_key(const SanitizerFinding& f) {
+std::string sanitizer_finding_key(const SanitizerFinding& f) {
     return f.what + '\n' + f.file + '\n' + std::to_string(f.line) + '\n' + f.kernel;
 }
 
@@ -308,10 +312,10 @@ SanitizerReport parse_sanitizer_report(std::string_view text, const std::string&
     std::vector<std::string> keys;
     auto close = [&] {
         if (!open) return;
-        SanitizerFinding f = interpret(*open, tool);
+        SanitizerFinding f = interpret_sanitizer_record(*open, tool);
         open.reset();
         ++rep.records;
-        const std::string key = finding_key(f);
+        const std::string key = sanitizer_finding_key(f);
         auto seen = std::find(keys.begin(), keys.end(), key);
         if (seen != keys.end()) {
             SanitizerFinding& g = rep.findings[static_cast<size_t>(seen - keys.begin())];
@@ -332,32 +336,32 @@ SanitizerReport parse_sanitizer_report(std::string_view text, const std::string&
         size_t indent = 0;
         // Control characters escaped and bytes that are not UTF-8 shown as \xNN: every string of a
         // finding can be printed and written as JSON.
-        const std::string line = printable(strip_prefix(raw, &indent));
+        const std::string line = printable(report_strip_prefix(raw, &indent));
         const std::string_view s = line;
         if (s.empty()) {
             close();
             continue;
         }
-        if (starts_with(s, "COMPUTE-SANITIZER") || starts_with(s, "CUDA-MEMCHECK")) continue;
-        if (starts_with(s, "ERROR SUMMARY:")) {
+        if (report_starts_with(s, "COMPUTE-SANITIZER") || report_starts_with(s, "CUDA-MEMCHECK")) continue;
+        if (report_starts_with(s, "ERROR SUMMARY:")) {
             close();
             rep.error_summary = sanitizer_count_after(s, ": ");
             continue;
         }
-        if (starts_with(s, "RACECHECK SUMMARY:") || starts_with(s, "LEAK SUMMARY:")) {
+        if (report_starts_with(s, "RACECHECK SUMMARY:") || report_starts_with(s, "LEAK SUMMARY:")) {
             close();
-            if (starts_with(s, "RACECHECK")) racecheck_errors = sanitizer_count_after(s, "(");
+            if (report_starts_with(s, "RACECHECK")) racecheck_errors = sanitizer_count_after(s, "(");
             continue;
         }
-        const bool detail = open && (indent > 1 || is_detail_start(s));
+        const bool detail = open && (indent > 1 || is_report_detail_start(s));
         if (detail) {
-            if (!is_backtrace(s) && open->details.size() < 64) open->details.emplace_back(s);
+            if (!is_report_backtrace(s) && open->details.size() < 64) open->details.emplace_back(s);
             continue;
         }
         close();
         if (is_record_start(s)) {
             open = SanitizerRecord{std::string(s), {}};
-        } else if (!is_detail_start(s) && rep.tool_messages.size() < 20) {  // (a detail with no record: dropped)
+        } else if (!is_report_detail_start(s) && rep.tool_messages.size() < 20) {  // (a detail with no record: dropped)
             rep.tool_messages.emplace_back(s.substr(0, 300));
         }
     }
