@@ -17,6 +17,9 @@
 //     exercise's goal not met is exit 1 too.
 //   --json prints one object instead (docs/formats.md, section 6): the window's editor runs
 //   `kladder try ... --json --compile-only` to get the diagnostics for its gutter.
+//   --sanitize[=memcheck|racecheck] runs the check again under compute-sanitizer instead of
+//   checking and timing (try_sanitize.h, cmd_try_sanitize.cpp); the window's Sanitize button runs
+//   `kladder try ... --sanitize --json`.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -36,6 +39,7 @@
 #include "base/watchdog.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/try_sanitize.h"
 #include "course/exercise.h"
 #include "course/lesson.h"
 #include "gpu/calibration.h"
@@ -54,9 +58,10 @@ namespace kl::cli {
 namespace {
 
 struct TryOptions {
-    std::string ladder, file, like, dtype, exercise, arch = "sm_90";
+    std::string ladder, file, like, dtype, exercise, arch = "sm_90", sanitize;
     std::vector<std::string> params, sizes;
     bool json = false, compile_only = false;
+    bool sanitize_child = false;  // the run compute-sanitizer starts: one check, untimed, no like rung
     int reps = 0, timeout_s = 120;
 };
 
@@ -70,6 +75,7 @@ struct TryOutcome {
     ResultsFile results;                 // runs: like, mine, then mine at the hidden sizes
     std::optional<GoalVerdict> verdict;  // with --exercise
     std::string exercise, goal;
+    std::optional<SanitizeOutcome> sanitize;  // with --sanitize
     int exit = 0;
 };
 
@@ -99,6 +105,33 @@ std::string pick_like(const TryOptions& opt, const Ladder& L, const StepExercise
 void rename_diagnostics(std::vector<CompileDiagnostic>& ds, const std::string& staged, const std::string& shown) {
     for (auto& d : ds)
         if (d.file == staged) d.file = shown;
+}
+
+// The name the file is staged and compiled under: its own when that is a plain name (the
+// sanitizer's report and NVRTC's messages then name the learner's file), else the rung id's.
+std::string staged_name_of(const std::string& file, const std::string& rung_id) {
+    const std::string name = fs::path(file).filename().string();
+    bool plain = name.size() > 3 && name.size() <= 100 && name[0] != '.' && name.substr(name.size() - 3) == ".cu";
+    for (char c : name)
+        plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.');
+    return plain ? name : rung_id + ".cu";
+}
+
+// The child of `--sanitize`: the file checked once, untimed, with no calibration and no like rung.
+void check_on_gpu_once(GpuContext& gpu, const Ladder& L, const Rung& mine, RunOptions ro, TryOutcome& out) {
+    Runner runner(gpu, std::nullopt);
+    out.results.device = gpu.device();
+    ro.time = false;
+    out.results.runs.push_back(runner.record(resolve_run(L, mine, ro, runner.num_sms())));
+}
+
+// What the sanitized child needs to run the same problem: sizes, parameters and dtype.
+std::vector<std::string> child_args_of(const RunOptions& ro) {
+    std::vector<std::string> args;
+    for (const auto& [k, v] : ro.sizes) args.insert(args.end(), {"-s", k + "=" + std::to_string(v)});
+    for (const auto& [k, v] : ro.params) args.insert(args.end(), {"-p", k + "=" + std::to_string(v)});
+    if (ro.dtype) args.insert(args.end(), {"--dtype", to_string(*ro.dtype)});
+    return args;
 }
 
 // Compiles the trial rung for `arch` (no GPU); fills diagnostics; false when it did not compile.
@@ -180,6 +213,7 @@ nlohmann::json to_json(const TryOutcome& o) {
     j["diagnostics"] = nlohmann::json::array();
     for (const auto& d : o.diagnostics) j["diagnostics"].push_back(kl::to_json(d));
     if (!o.gpu) j["reason"] = o.no_gpu_reason;
+    j["sanitize"] = o.sanitize ? to_json(*o.sanitize) : nlohmann::json(nullptr);
     j["results"] = o.results.runs.empty() ? nlohmann::json(nullptr) : kl::to_json(o.results);
     if (o.verdict) {
         j["exercise"] = {
@@ -198,6 +232,7 @@ void print_text(const TryOutcome& o) {
                      count_diagnostics(o.diagnostics).c_str());
         return;
     }
+    if (o.sanitize) return print_sanitize_outcome(*o.sanitize, o.file);
     if (!o.gpu) {
         std::printf("%s compiled as a rung of %s like %s; %s: no GPU to check and time it\n", printable(o.file).c_str(),
                     o.ladder.c_str(), o.like.c_str(), printable(o.no_gpu_reason).c_str());
@@ -246,6 +281,7 @@ void print_text(const TryOutcome& o) {
 
 int exit_code(const TryOutcome& o) {
     if (!o.compiled) return static_cast<int>(ExitCode::BadInput);
+    if (o.sanitize) return o.sanitize->exit;
     if (!o.gpu) return static_cast<int>(ExitCode::GpuError);
     int code = 0;
     for (size_t i = 1; i < o.results.runs.size(); ++i)  // the file's own runs, not the rungs beside
@@ -285,7 +321,8 @@ int try_file(const TryOptions& opt) {
     mine.file = file.filename().string();
     // Staged under the rung id (letters, digits, '_'): the learner's own name may hold quotes or
     // newlines, and reaches NVRTC's log and the messages only as `shown` (rename_diagnostics).
-    const TryStaging staging(opt.file, mine.id + ".cu", fs::path(like->source_path).parent_path().string());
+    const TryStaging staging(opt.file, staged_name_of(opt.file, mine.id),
+                             fs::path(like->source_path).parent_path().string());
     mine.source_path = staging.source();
     mine.learner = true;
     mine.reference = false;
@@ -317,6 +354,12 @@ int try_file(const TryOptions& opt) {
     if (compile_trial(L, trial, ro, opt.arch, opt.file, out)) {
         if (opt.compile_only) {
             out.no_gpu_reason = "--compile-only";
+        } else if (!opt.sanitize.empty()) {
+            out.sanitize = run_sanitized_check({opt.sanitize, L.id, like_id, opt.file,
+                                                fs::path(staging.source()).filename().string(), staging.folder(),
+                                                child_args_of(ro), opt.timeout_s});
+            out.gpu = out.sanitize->ran;
+            out.no_gpu_reason = out.sanitize->ran ? "" : out.sanitize->reason;
         } else {
             try {
                 // A learner's kernel may loop forever, and a kernel cannot be stopped from the host:
@@ -328,7 +371,10 @@ int try_file(const TryOptions& opt) {
                                   static_cast<int>(ExitCode::GpuError));
                 GpuContext gpu;
                 out.gpu = true;
-                run_on_gpu(gpu, L, *L.find_rung(like_id), trial, ro, ex, opt.file, out);
+                if (opt.sanitize_child)
+                    check_on_gpu_once(gpu, L, trial, ro, out);
+                else
+                    run_on_gpu(gpu, L, *L.find_rung(like_id), trial, ro, ex, opt.file, out);
             } catch (const GpuError& e) {
                 if (out.gpu) throw;
                 out.no_gpu_reason = e.what();
@@ -400,6 +446,12 @@ Action add_try_command(CLI::App& app) {
         ->check(CLI::Range(0, 86400));
     app.add_flag("--json", opt->json, "print one JSON object (docs/formats.md, section 6) instead of text");
     app.add_flag("--compile-only", opt->compile_only, "compile and report, even when a GPU is there");
+    app.add_flag("--sanitize{memcheck}", opt->sanitize,
+                 "run the check again under NVIDIA compute-sanitizer, not timed: --sanitize (memcheck: out-of-bounds "
+                 "and misaligned accesses) or --sanitize=racecheck (shared-memory races); findings at your lines, exit "
+                 "1 when there are any")
+        ->check(CLI::IsMember({"memcheck", "racecheck"}));
+    app.add_flag("--sanitize-child", opt->sanitize_child)->group("");  // the run --sanitize starts
     return [opt] { return try_file(*opt); };
 }
 

@@ -13,7 +13,7 @@
 //   workbook_export.cpp        figure and lesson export popups
 //   workbook_source.cpp        rung source, diff against the previous rung, PTX
 //   workbook_selfcheck.cpp     questions, flashcards, exercise
-//   workbook_editor.cpp        the learner's rung: "Make it mine", the editor, compile marks, faults
+//   workbook_editor.cpp        the learner's rung: "Make it mine", the editor, compile marks, faults, Sanitize
 //
 // GPU work never runs here: it goes to the runner process (RunnerClient), polled every frame.
 #pragma once
@@ -36,8 +36,8 @@
 #include "gui/code_editor.h"
 #include "gui/file_watch.h"
 #include "gui/frame_stats.h"
-#include "gui/class_view.h"       // Submit and the class folder (workbook_class.cpp)
-#include "gui/learner_compile.h"  // and child_process.h
+#include "gui/class_view.h"        // Submit and the class folder (workbook_class.cpp)
+#include "gui/learner_sanitize.h"  // and learner_compile.h, child_process.h, compile_diagnostics.h
 #include "gui/line_diff.h"
 #include "gui/markdown.h"
 #include "gui/recorded_loader.h"
@@ -46,7 +46,6 @@
 #include "gui/settings.h"
 #include "gui/ui_style.h"
 #include "gui/workbook_types.h"
-#include "model/compile_diagnostics.h"
 #include "model/device_info.h"
 #include "model/manifest.h"
 #include "plot/layout.h"
@@ -454,7 +453,8 @@ class Workbook {
         std::set<uint64_t> requests;                 // run requests of the learner's rung in flight
         std::string message, outcome;                // message: saved, reloaded, errors; outcome: the last run
         bool message_error = false, outcome_error = false, pending_run = false;  // pending: after the job
-        LearnerCompile compile;  // without a GPU: NVRTC's messages all the same (learner_compile.h)
+        LearnerCompile compile;    // without a GPU: NVRTC's messages all the same (learner_compile.h)
+        LearnerSanitize sanitize;  // Sanitize: compute-sanitizer's findings (learner_sanitize.h)
         char find[128] = "";
         bool find_open = false, focus_find = false, find_missed = false;
         std::optional<StepExercise> exercise;  // the step exercise it was forked for (workbook_exercise.cpp)

@@ -184,7 +184,8 @@ nlohmann::json Workbook::learner_report() const {
             {"outcome_error", learner_.outcome_error},
             {"message", learner_.message},
             {"exercise", learner_.exercise ? learner_.exercise->title : ""},
-            {"goal", learner_.goal_summary}};
+            {"goal", learner_.goal_summary},
+            {"sanitize", learner_.sanitize.report()}};
 }
 
 // [SECTION] Saving and watching
@@ -322,6 +323,26 @@ void Workbook::draw_learner_toolbar() {
     ImGui::SameLine();
     if (plain_button("Open in my editor")) open_in_my_editor();
     test_target("button:open_in_my_editor");
+    // Sanitize (learner_sanitize.h): the file as saved, so an edit is saved first, when there is
+    // a GPU to run it on. On a row of its own when the panel is too narrow for it beside the rest.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    ImGui::SameLine();
+    if (ImGui::GetContentRegionAvail().x <
+        ImGui::CalcTextSize("Sanitize").x + 2 * style.FramePadding.x + 2 * style.ItemSpacing.x + 110 * fonts_.scale)
+        ImGui::NewLine();
+    const bool gpu = runner_.hello && runner_.gpu;
+    if (plain_button("Sanitize", ImVec2(0, 0), !learner_.sanitize.running())) {
+        if (gpu && ed.modified() && try_write_file_atomically(learner_.path, ed.text())) {
+            ed.mark_saved();
+            learner_.watch.accept();
+        }
+        const Rung* r = ladder_ ? ladder_->find_rung(learner_.rung) : nullptr;
+        learner_.sanitize.start(gpu && !ed.modified(), learner_.sanitize.tool_choice(), learner_.ladder, learner_.path,
+                                r ? params_for(*r) : ParamValues{}, sizes_, dtype_);
+    }
+    test_target("button:editor_sanitize");
+    ImGui::SameLine();
+    learner_.sanitize.draw_tool_choice(110 * fonts_.scale);
     if (ed.modified() && learner_.message_error) {
         ImGui::SameLine();
         if (plain_button("Reload")) {
@@ -439,14 +460,17 @@ void Workbook::draw_learner() {
     ImVec2 avail = ImGui::GetContentRegionAvail();
     float params_w = std::min(260 * fonts_.scale, avail.x * 0.3f);
     float list_h = learner_.diagnostics.empty() ? 0 : std::min(avail.y * 0.3f, 140 * fonts_.scale);
+    const float sanitize_h = learner_.sanitize.has_content() ? std::min(avail.y * 0.25f, 120 * fonts_.scale) : 0;
+    const float editor_h = avail.y - list_h - sanitize_h;
     learner_.shown_marks.clear();
-    learner_.editor.draw("##learner_editor", ImVec2(avail.x - params_w - 8, avail.y - list_h), fonts_.mono,
-                         learner_.marks, &learner_.shown_marks);
+    learner_.editor.draw("##learner_editor", ImVec2(avail.x - params_w - 8, editor_h), fonts_.mono, learner_.marks,
+                         &learner_.shown_marks);
     ImGui::SameLine();
-    ImGui::BeginChild("##learner_params", ImVec2(params_w, avail.y - list_h), false);
+    ImGui::BeginChild("##learner_params", ImVec2(params_w, editor_h), false);
     draw_learner_params(*r);
     ImGui::EndChild();
     if (list_h > 0) draw_learner_diagnostics(list_h - 4);
+    if (sanitize_h > 0) learner_.sanitize.draw(learner_.editor, learner_.path, sanitize_h - 4);
 }
 
 }  // namespace kl::gui

@@ -9,7 +9,9 @@ namespace kl::gui {
 bool Workbook::animating() const {
     // A job's progress, an export, a compile or PTX on the way; the frames a step change or
     // --view take to settle; a theme change and a run waiting for the job before it.
-    return busy() || ptx_pending() || learner_.pending_run || theme_changed_ || pending_right_tab_ >= 0 || loading();
+    // Sanitize's child is not a job: the frames keep coming until its findings are in.
+    return busy() || ptx_pending() || learner_.pending_run || theme_changed_ || pending_right_tab_ >= 0 || loading() ||
+           learner_.sanitize.running();
 }
 
 bool Workbook::has_news() {

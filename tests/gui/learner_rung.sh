@@ -9,7 +9,8 @@
 #      the ladder strip ("mine:") and in the bar plot;
 #   4. "Open in my editor" ($VISUAL, argv only) edits the file outside: the watch reloads and runs it;
 #   5. a second window whose runner faults on the learner's rung says so in the learner's panel;
-#   6. a third, without a GPU, still compiles the rung on save and marks NVRTC's line;
+#   6. a third, without a GPU, still compiles the rung on save and marks NVRTC's line, and its
+#      Sanitize says in one line that it needs a GPU, with nothing started or written;
 #   7. nothing was written inside the repository tree.
 gui=$1
 fake=$2
@@ -162,6 +163,10 @@ wait 1
 wait_idle
 wait 2
 report $out/nogpu_fixed.json
+type // unsaved_edit
+click button:editor_sanitize
+wait 2
+report $out/nogpu_sanitize.json
 SCRIPT
 run_gui "$gui" --size 1440x1100 --lesson first_kernel --step 3 --script "$out/nogpu.txt" --max-seconds 120 \
     --report "$out/nogpu.json"
@@ -170,6 +175,7 @@ import json, sys
 out, mark = sys.argv[1], int(sys.argv[2])
 err = json.load(open(f"{out}/nogpu_error.json"))["learner"]
 fixed = json.load(open(f"{out}/nogpu_fixed.json"))["learner"]
+san = json.load(open(f"{out}/nogpu_sanitize.json"))["learner"]
 r = json.load(open(f"{out}/nogpu.json"))
 checks = [
     (not r["script"]["errors"], f"script: {r['script']['errors']}"),
@@ -178,6 +184,9 @@ checks = [
     ("did not compile" in err["outcome"] and err["outcome_error"], f"outcome after the broken save: {err['outcome']!r}"),
     ("compiled with NVRTC" in fixed["outcome"] and "no GPU" in fixed["outcome"] and not fixed["outcome_error"], f"outcome after the fix: {fixed['outcome']!r}"),
     (not fixed["gutter_marks"], f"marks left after the fix: {fixed['gutter_marks']}"),
+    # Sanitize without a GPU: one line saying it needs one; nothing started, the edit not saved.
+    ("needs a GPU" in san["sanitize"]["summary"] and not san["sanitize"]["running"], f"Sanitize without a GPU: {san['sanitize']}"),
+    (san["modified"] and "unsaved_edit" not in open(san["path"]).read(), "Sanitize without a GPU wrote the file"),
 ]
 bad = [m for ok, m in checks if not ok]
 print(f"learner rung without a GPU: {len(checks) - len(bad)} of {len(checks)} checks passed; {err['outcome']!r}, then {fixed['outcome']!r}")
