@@ -5,6 +5,7 @@
 #include "base/paths.h"
 #include "course/lesson.h"
 #include "course/lesson_plan.h"
+#include "course/lesson_size.h"
 #include "model/device_profile.h"
 #include "model/manifest_load.h"
 #include "temp_tree.h"
@@ -142,4 +143,35 @@ TEST(Lesson, CoreTrackIsShortAndRunsOnSm86) {
     // The measure can fail: on Turing (sm_75) the bf16 tensor-core and cp.async rungs drop out.
     kl::TrackShare turing_appendix = kl::track_share(kl::plan_lessons_on(lessons, ladders, 75), "appendix");
     EXPECT_LT(turing_appendix.runnable, turing_appendix.live);
+}
+
+// [size] check-lessons' length limit: a fixture core lesson one word or one step over the limit is
+// an offence naming the lesson and the count; at the limit it passes; an appendix is exempt.
+TEST(LessonSize, CoreLessonOverTheLimitIsRefused) {
+    auto lesson_of = [](int words, int steps) {
+        kl::Lesson l;
+        l.id = "long";
+        l.dir = "lessons/05_long";
+        l.steps.resize(static_cast<size_t>(steps));
+        std::string text;
+        for (int i = 0; i < words - 2; ++i) text += i % 12 ? " word" : "\nword";
+        l.steps[0].text = text;
+        // The exercise counts too, and a binding is one word: "two" and the figure.
+        l.exercise_text = "two\t{{ matmul/naive tflops K=4096 M=4096 N=4096 }}.";
+        return l;
+    };
+    EXPECT_EQ(kl::measure_lesson(lesson_of(4400, 3)).words, 4400);
+    EXPECT_TRUE(kl::check_lesson_sizes({lesson_of(4400, 12)}).empty());
+    auto offences = kl::check_lesson_sizes({lesson_of(4401, 12)});
+    ASSERT_EQ(offences.size(), 1u);
+    EXPECT_EQ(offences[0].rfind("lessons/05_long: 4,401 words, over the core track's 4,400", 0), 0u) << offences[0];
+    offences = kl::check_lesson_sizes({lesson_of(100, 13)});
+    ASSERT_EQ(offences.size(), 1u);
+    EXPECT_EQ(offences[0], "lessons/05_long: 13 steps, over the core track's 12");
+    kl::Lesson appendix = lesson_of(9000, 20);
+    appendix.track = "appendix";
+    appendix.needs = "sm_90";
+    EXPECT_TRUE(kl::check_lesson_sizes({appendix}).empty());
+    EXPECT_EQ(kl::lesson_size_line(appendix, kl::measure_lesson(appendix)),
+              "05_long (appendix, needs sm_90, no word limit): 20 steps, 9,000 words");
 }
