@@ -1,6 +1,8 @@
 // Lessons: the shipped ones load against the shipped ladders; broken references are refused.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "base/errors.h"
 #include "base/paths.h"
 #include "course/lesson.h"
@@ -174,4 +176,30 @@ TEST(LessonSize, CoreLessonOverTheLimitIsRefused) {
     EXPECT_TRUE(kl::check_lesson_sizes({appendix}).empty());
     EXPECT_EQ(kl::lesson_size_line(appendix, kl::measure_lesson(appendix)),
               "05_long (appendix, needs sm_90, no word limit): 20 steps, 9,000 words");
+}
+
+// [track] Every live core step should run on any sm_75+ GPU. On the T4 profile (sm_75) these do
+// not: each needs sm_80 (bf16 mma.sync, cp.async, or Triton's bf16 tl.dot), has no Turing version,
+// and its text says what a Turing GPU shows instead (the recordings). A new core step that a T4
+// cannot run fails here until it becomes a recorded comparison or joins this list with its reason.
+TEST(Lesson, CoreStepsATuringGpuCannotRunAreKnown) {
+    std::vector<kl::LessonLoadError> errors;
+    auto ladders = shipped_ladders();
+    auto lessons = kl::load_all_lessons(kl::lessons_dir(), ladders, &errors);
+    ASSERT_TRUE(errors.empty());
+    kl::DeviceInfo t4 = kl::load_device_profile(kl::assets_dir() + "/devices/sm_75_t4.json");
+    ASSERT_EQ(t4.cc(), 75);
+    std::multiset<std::string> skipped;
+    for (const auto& plan : kl::plan_lessons_on(lessons, ladders, t4.cc())) {
+        if (plan.lesson->appendix()) continue;
+        for (const auto& s : plan.skips) {
+            skipped.insert(plan.lesson->id + ":" + plan.lesson->steps[s.step].rung);
+            EXPECT_NE(s.skip.find("needs sm_80"), std::string::npos) << plan.lesson->id << ": " << s.skip;
+        }
+    }
+    const std::multiset<std::string> known = {
+        "matmul:double_buffer",     "matmul:mma_bf16",        "precision:mma_bf16", "attention:flash_bf16",
+        "attention:flash_bf16",     "attention:triton_flash", "backward:flash_mma", "backward:flash_ldmatrix",
+        "backward:triton_backward", "resources:mma_bf16"};
+    EXPECT_EQ(skipped, known);
 }
