@@ -71,9 +71,11 @@ int check_lessons_main(const LessonCheckOptions& o) {
         for (size_t at; (at = line.find(root)) != std::string::npos;) line.erase(at, root.size());
         std::printf("%s\n", printable(line, kMessageChars).c_str());  // lines quote the lessons' text
     }
-    // Each lesson's length on stderr, beside the summary: stdout stays one line per offence.
-    for (const auto& l : lessons)
-        std::fprintf(stderr, "check-lessons: %s\n", printable(lesson_size_line(l, measure_lesson(l))).c_str());
+    // A clean run lists each lesson's length on stderr before the summary. With offences stdout has one
+    // line per problem (a long lesson among them) and stderr only the summary, as scripts expect.
+    if (offences.empty())
+        for (const auto& l : lessons)
+            std::fprintf(stderr, "check-lessons: %s\n", printable(lesson_size_line(l, measure_lesson(l))).c_str());
     size_t bindings = 0;
     for (const auto& l : lessons)
         for (const auto& t : lesson_texts(l)) bindings += find_bindings(t.text, nullptr).size();
