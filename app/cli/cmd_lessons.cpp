@@ -1,6 +1,7 @@
 // `kladder check-lessons`: every binding in the lessons resolves against the recordings, every
 // other number with a unit of time, bandwidth or FLOP rate is on the allow-list with its
-// source, the device cards match the recordings, and text that calls a rung by number uses its own. Exit 0 when clean,
+// source, the device cards match the recordings, text that calls a rung by number uses its own, and
+// each core lesson stays within 4,400 words and 12 steps (lesson_size.h). Exit 0 when clean,
 // 2 with one line per offence. `kladder make-cards`: writes the device reference cards from the recordings. Neither
 // needs a GPU.
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "commands.h"
 #include "course/bindings.h"
 #include "course/lesson_check.h"
+#include "course/lesson_size.h"
 #include "course/rung_numbers.h"
 #include "model/device_card.h"
 #include "model/device_profile.h"
@@ -51,6 +53,7 @@ int check_lessons_main(const LessonCheckOptions& o) {
         offences.push_back(line.rfind("numbers_allowed.toml:", 0) == 0 ? allow + line.substr(20) : line);
     for (auto& line : check_device_cards(sources, (fs::path(recorded) / "cards").string())) offences.push_back(line);
     for (auto& line : check_rung_numbers(lessons, ladders)) offences.push_back(line);  // "rung 12" is rung 12
+    for (auto& line : check_lesson_sizes(lessons)) offences.push_back(line);           // a core lesson fits a sitting
     // Every lesson under each device profile: the prose of each device resolves.
     std::vector<std::pair<std::string, DeviceInfo>> devices;
     for (const auto& e : fs::directory_iterator(fs::path(assets_dir()) / "devices", ec))
@@ -68,6 +71,11 @@ int check_lessons_main(const LessonCheckOptions& o) {
         for (size_t at; (at = line.find(root)) != std::string::npos;) line.erase(at, root.size());
         std::printf("%s\n", printable(line, kMessageChars).c_str());  // lines quote the lessons' text
     }
+    // A clean run lists each lesson's length on stderr before the summary. With offences stdout has one
+    // line per problem (a long lesson among them) and stderr only the summary, as scripts expect.
+    if (offences.empty())
+        for (const auto& l : lessons)
+            std::fprintf(stderr, "check-lessons: %s\n", printable(lesson_size_line(l, measure_lesson(l))).c_str());
     size_t bindings = 0;
     for (const auto& l : lessons)
         for (const auto& t : lesson_texts(l)) bindings += find_bindings(t.text, nullptr).size();

@@ -4,7 +4,8 @@
 # 2. a binding that matches no recorded run fails (exit 2, one line saying what was looked for);
 # 3. a typed percentage, a typed ratio and a device fact typed (an SM count) fail, and so do a
 #    conditional without its other version and a percentage of the roof above 100 under a profile;
-# 4. the same lesson with a binding that resolves and an allow-listed datasheet figure passes,
+# 4. a core lesson over 4,400 words fails, naming the lesson and its count;
+# 5. the same lesson with a binding that resolves and an allow-listed datasheet figure passes,
 #    with computed bindings and conditional prose over device facts.
 set -u
 kladder=$1
@@ -39,6 +40,10 @@ expect_fail() {  # expect_fail FOLDER PATTERN
 
 lesson unbound "Vector add ran at 2,777 GB/s."
 expect_fail unbound "01_l/s.md:3: unbound measured number '2,777 GB/s'"
+
+# "# S" and 4,399 more words: one past the core track's limit.
+lesson long "$(yes word | head -n 4399 | tr '\n' ' ')"
+expect_fail long "01_l: 4,401 words, over the core track's 4,400"
 
 lesson nothing "Vector add ran at {{ elementwise/vector_add gbps TPB=64 EPT=16 n=2^10 }}."
 expect_fail nothing "01_l/s.md:3: .*resolves to nothing: no successful run of elementwise/vector_add with .*EPT=16 TPB=64 n=1024"

@@ -1,10 +1,13 @@
 // Lessons: the shipped ones load against the shipped ladders; broken references are refused.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "base/errors.h"
 #include "base/paths.h"
 #include "course/lesson.h"
 #include "course/lesson_plan.h"
+#include "course/lesson_size.h"
 #include "model/device_profile.h"
 #include "model/manifest_load.h"
 #include "temp_tree.h"
@@ -142,4 +145,61 @@ TEST(Lesson, CoreTrackIsShortAndRunsOnSm86) {
     // The measure can fail: on Turing (sm_75) the bf16 tensor-core and cp.async rungs drop out.
     kl::TrackShare turing_appendix = kl::track_share(kl::plan_lessons_on(lessons, ladders, 75), "appendix");
     EXPECT_LT(turing_appendix.runnable, turing_appendix.live);
+}
+
+// [size] check-lessons' length limit: a fixture core lesson one word or one step over the limit is
+// an offence naming the lesson and the count; at the limit it passes; an appendix is exempt.
+TEST(LessonSize, CoreLessonOverTheLimitIsRefused) {
+    auto lesson_of = [](int words, int steps) {
+        kl::Lesson l;
+        l.id = "long";
+        l.dir = "lessons/05_long";
+        l.steps.resize(static_cast<size_t>(steps));
+        std::string text;
+        for (int i = 0; i < words - 2; ++i) text += i % 12 ? " word" : "\nword";
+        l.steps[0].text = text;
+        // The exercise counts too, and a binding is one word: "two" and the figure.
+        l.exercise_text = "two\t{{ matmul/naive tflops K=4096 M=4096 N=4096 }}.";
+        return l;
+    };
+    EXPECT_EQ(kl::measure_lesson(lesson_of(4400, 3)).words, 4400);
+    EXPECT_TRUE(kl::check_lesson_sizes({lesson_of(4400, 12)}).empty());
+    auto offences = kl::check_lesson_sizes({lesson_of(4401, 12)});
+    ASSERT_EQ(offences.size(), 1u);
+    EXPECT_EQ(offences[0].rfind("lessons/05_long: 4,401 words, over the core track's 4,400", 0), 0u) << offences[0];
+    offences = kl::check_lesson_sizes({lesson_of(100, 13)});
+    ASSERT_EQ(offences.size(), 1u);
+    EXPECT_EQ(offences[0], "lessons/05_long: 13 steps, over the core track's 12");
+    kl::Lesson appendix = lesson_of(9000, 20);
+    appendix.track = "appendix";
+    appendix.needs = "sm_90";
+    EXPECT_TRUE(kl::check_lesson_sizes({appendix}).empty());
+    EXPECT_EQ(kl::lesson_size_line(appendix, kl::measure_lesson(appendix)),
+              "05_long (appendix, needs sm_90, no word limit): 20 steps, 9,000 words");
+}
+
+// [track] Every live core step should run on any sm_75+ GPU. On the T4 profile (sm_75) these do
+// not: each needs sm_80 (bf16 mma.sync, cp.async, or Triton's bf16 tl.dot), has no Turing version,
+// and its text says what a Turing GPU shows instead (the recordings). A new core step that a T4
+// cannot run fails here until it becomes a recorded comparison or joins this list with its reason.
+TEST(Lesson, CoreStepsATuringGpuCannotRunAreKnown) {
+    std::vector<kl::LessonLoadError> errors;
+    auto ladders = shipped_ladders();
+    auto lessons = kl::load_all_lessons(kl::lessons_dir(), ladders, &errors);
+    ASSERT_TRUE(errors.empty());
+    kl::DeviceInfo t4 = kl::load_device_profile(kl::assets_dir() + "/devices/sm_75_t4.json");
+    ASSERT_EQ(t4.cc(), 75);
+    std::multiset<std::string> skipped;
+    for (const auto& plan : kl::plan_lessons_on(lessons, ladders, t4.cc())) {
+        if (plan.lesson->appendix()) continue;
+        for (const auto& s : plan.skips) {
+            skipped.insert(plan.lesson->id + ":" + plan.lesson->steps[s.step].rung);
+            EXPECT_NE(s.skip.find("needs sm_80"), std::string::npos) << plan.lesson->id << ": " << s.skip;
+        }
+    }
+    const std::multiset<std::string> known = {
+        "matmul:double_buffer",     "matmul:mma_bf16",        "precision:mma_bf16", "attention:flash_bf16",
+        "attention:flash_bf16",     "attention:triton_flash", "backward:flash_mma", "backward:flash_ldmatrix",
+        "backward:triton_backward", "resources:mma_bf16"};
+    EXPECT_EQ(skipped, known);
 }
