@@ -208,6 +208,9 @@ void Workbook::draw_plot_canvas(float width, float height) {
     bool rebuild = !(asked == plots_.built_for);
     if (rebuild) {
         plots_.built = report::build_figure(store_, ctx, plots_.request);  // as `kladder export` builds it
+        if (!plots_.built.not_recorded.empty())  // empty bars, said: never another device's value
+            plots_.built.figure.caption = plot::caption_of(
+                {plots_.built.figure.caption, "not recorded for this device: " + plots_.built.not_recorded});
         plots_.built_for = asked;
     }
     if (rebuild || width != plots_.built_w || height != plots_.built_h || dark != plots_.built_dark) {
