@@ -102,6 +102,9 @@ void add_test_options(CLI::App& app, TestOptions& opt) {
     app.add_option("--max-seconds", opt.max_seconds, "test hook: leave after this many seconds");
     app.add_flag("--exit-when-idle", opt.exit_when_idle, "test hook: leave when the --run job is over");
     app.add_option("--report", opt.report_path, "test hook: write a JSON report of what happened here");
+    app.add_option("--state-file", opt.state_path,
+                   "test hook: write the window's state (JSON: idle, frames drawn, lesson, step, runner) each time "
+                   "it goes idle or wakes, and at exit");
     app.add_option("--script", opt.script_path,
                    "test hook: play scripted keys and clicks (see app/gui/script_player.h), then exit");
 }
@@ -138,8 +141,23 @@ void TestDriver::before_frame(ImGuiIO& io, Workbook& workbook) {
         workbook.log("--run " + what + ": nothing was started (" + why + ")", true);
 }
 
+void TestDriver::between_frames(Workbook& workbook) {
+    leave_when_out_of_time(workbook);
+    // The main loop waited and nothing came: the redraw gate is closed (nothing animates, the
+    // recorded results are in, no settle frames are left, no news). Said once per idle period.
+    if (!options_.state_path.empty() && !idle_reported_ && !workbook.wants_to_quit()) {
+        idle_reported_ = true;
+        ++idle_periods_;
+        write_state(workbook, true);
+    }
+}
+
 void TestDriver::after_render(Workbook& workbook, unsigned read_buffer, int width, int height) {
     ++frames_;
+    if (idle_reported_) {  // awake again: the file no longer says idle
+        idle_reported_ = false;
+        write_state(workbook, false);
+    }
     kill_runner_hook(workbook);
     if (std::string shot; script_.take_screenshot(&shot)) {
         std::string error;
@@ -208,11 +226,34 @@ void TestDriver::leave_when_out_of_time(Workbook& workbook) {
     }
 }
 
+// Tests wait for this instead of sleeping (tests/gui/window_state.py): "idle" is the window's
+// own word that it has nothing left to do, whatever the machine's load. `frames` counts every
+// frame drawn since start, so a test can count the frames of an interval that starts at idle.
+void TestDriver::write_state(const Workbook& workbook, bool idle, bool exited) {
+    const nlohmann::json report = workbook.report();
+    const nlohmann::json state = {{"idle", idle},
+                                  {"exited", exited},
+                                  {"frames", frames_},
+                                  {"idle_periods", idle_periods_},
+                                  {"loading", workbook.loading()},
+                                  {"busy", workbook.busy()},
+                                  {"lesson", report["state"]["lesson"]},
+                                  {"step", report["state"]["step"]},
+                                  {"runner", {{"hello", report["runner"]["hello"]}, {"gpu", report["runner"]["gpu"]}}},
+                                  {"errors_shown", report["errors_shown"]}};
+    if (std::string error; !write_output(options_.state_path, state.dump() + "\n", &error)) {
+        std::fprintf(stderr, "kernel-ladder: --state-file: %s\n", error.c_str());
+        exit_code_ = 3;
+    }
+}
+
 int TestDriver::finish(Workbook& workbook) {
     workbook.finish_loading();  // a run that ended early reports the recorded results all the same
     print_frame_summary(workbook);
+    if (!options_.state_path.empty()) write_state(workbook, false, /*exited=*/true);
     if (!options_.report_path.empty()) {
         nlohmann::json report = workbook.report();
+        report["frames_drawn"] = frames_;  // every frame, the first two included (cf. "frames")
         report["runner"]["killed_by_test"] = killed_runner_;
         report["runner"]["start_jobs"] = start_jobs_;
         report["first_frame"] = {{"cpu_ms", first_frame_.first}, {"wall_ms", first_frame_.second}};

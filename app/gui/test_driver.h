@@ -31,6 +31,7 @@ struct TestOptions {
     double max_seconds = 0;            // leave after this long (0: never)
     bool exit_when_idle = false;       // leave once the start job is done (and a screenshot taken)
     std::string report_path;           // JSON report of what happened (tests read it)
+    std::string state_path;            // the window's state, rewritten as it goes idle and wakes
     // Something ends the run without a person closing the window (--headless needs one).
     bool ends_by_itself() const {
         return !screenshot_path.empty() || exit_when_idle || max_seconds > 0 || !script_path.empty();
@@ -56,8 +57,9 @@ class TestDriver {
     // The first frame is on screen: the process's CPU time since exec (all threads) and the
     // wall time since main(), for the report's "first_frame" (docs/gui.md, "Start-up").
     void first_frame_presented(double cpu_ms, double wall_ms) { first_frame_ = {cpu_ms, wall_ms}; }
-    // While the window draws nothing (idle): --max-seconds is still kept.
-    void between_frames(Workbook& workbook) { leave_when_out_of_time(workbook); }
+    // While the window draws nothing (idle): --max-seconds is still kept, and --state-file says
+    // the window is idle the first time in a row this is called.
+    void between_frames(Workbook& workbook);
     // Between the platform backend's NewFrame and ImGui::NewFrame: this frame's scripted or fixed
     // input, and the --run job started (again).
     void before_frame(ImGuiIO& io, Workbook& workbook);
@@ -74,6 +76,7 @@ class TestDriver {
     void kill_runner_hook(Workbook& workbook);
     void leave_when_done(Workbook& workbook, unsigned read_buffer, int width, int height);
     void leave_when_out_of_time(Workbook& workbook);
+    void write_state(const Workbook& workbook, bool idle, bool exited = false);
 
     TestOptions options_;
     ScriptPlayer script_;
@@ -90,6 +93,9 @@ class TestDriver {
     // --kill-runner-after
     bool killed_runner_ = false;
     int results_seen_ = 0;
+    // --state-file: whether the file last said idle, and how many times it said so
+    bool idle_reported_ = false;
+    int idle_periods_ = 0;
 };
 
 }  // namespace kl::gui

@@ -372,7 +372,7 @@ class Workbook {
     void draw_occupancy();
     void draw_occupancy_trend(const Rung& r, const ParamValues& params, const OccupancyInputs& in);
     void draw_device_compare();
-    void bind_step_device(const LessonStep* s);  // the step's `device`, or the first recorded one
+    void bind_step_device(const LessonStep* s);  // the one device shown: the GPU, the step's, the picked
     void draw_plot_tooltip(const ImVec2& origin);
     // [calculator] lesson 12's calculator (workbook_calculator.cpp), for a step with tool = "calculator"
     struct CalculatorState {

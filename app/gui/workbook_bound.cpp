@@ -2,6 +2,7 @@
 // recordings (course/bindings.h). In the Markdown each value becomes a link whose target is
 // "kl-bound:" + the percent-encoded source line; the text panel draws such links as bound
 // numbers with the source (device, date, file or live run) on hover.
+#include <algorithm>
 #include <cstdio>
 
 #include "base/paths.h"
@@ -70,8 +71,13 @@ const NumberSources& Workbook::numbers() {
             if (src.path == r.origin) device = src.device, created = src.created;
         numbers->add_run(r.record, false, device, created, r.origin);
     }
-    // Device bindings answer from the lessons' device card (several cards are recorded).
-    numbers->set_preferred_device(store_.preferred_device());
+    // Device bindings answer from the lessons' device card (several cards are recorded): the
+    // shown device's, or with a GPU of no recording (no card of its own) the first recorded
+    // device's, as before the store kept to one device; the text's source lines name it.
+    const std::vector<std::string> recorded = store_.recorded_devices();
+    const bool shown_recorded =
+        std::find(recorded.begin(), recorded.end(), store_.preferred_device()) != recorded.end();
+    numbers->set_preferred_device(shown_recorded || recorded.empty() ? store_.preferred_device() : recorded.front());
     if (runner_.calibration) numbers->set_live_calibration(*runner_.calibration, runner_.device);
     // `{{ device name }}` and the other device facts speak of the GPU the window shows: this one,
     // else the recorded device of the plots (the one the selection is resolved against).

@@ -93,6 +93,9 @@ std::string card_tooltip(const Rung& r, bool usable, const std::string& dtype, c
         tip += "\n\n" + run->record.error_kind + ": " + run->record.error;
     } else if (card.elsewhere) {
         tip += "\n\nNo result at the current sizes; the last one was " + card.detail + ".";
+    } else if (!run) {
+        tip += "\n\nNot recorded for this device (" + store.preferred_device() +
+               "): no other device's result is shown in its place.";
     }
     if (!card.needs.empty()) tip += "\n\nThis GPU cannot run it: " + card.needs + ". Recorded results are shown.";
     return tip;
@@ -112,9 +115,10 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
             card.needs = arch_refusal_here(r);
             ParamValues preferred = params_for(r);
             const StoredRun* run = store_.latest(L.id, r.id, sizes_, to_string(dtype_), &preferred);
-            if (!run) {
+            if (!run) {  // the device shown ran it at other settings, or never (never another device's)
                 run = store_.latest_any(L.id, r.id);
                 card.elsewhere = run != nullptr;
+                if (!run) card.detail = "not recorded for this device";
             }
             card.run = run;
             if (run && !card.elsewhere && run->record.error.empty() && run->record.timing) {
@@ -346,7 +350,7 @@ void Workbook::draw_strip_card_text(const Rung& r, const StripCard& card, ImVec2
     } else {
         dl->AddText(fonts_.body, fonts_.body->FontSize, ImVec2(x, y + 2 * s), pal.faint, "no result yet");
         y += fonts_.body->FontSize + 6 * s;
-        if (elsewhere)
+        if (!card.detail.empty())  // measured at other settings, or not on this device
             dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.faint, card.fit_detail.c_str());
     }
 }

@@ -24,10 +24,13 @@ namespace kl::gui {
 
 void Workbook::bind_step_device(const LessonStep* s) {
     if (loading()) return;  // again when the recorded results are in (finish_loading)
-    const std::vector<std::string> devices = store_.recorded_devices();
-    std::string want = devices.empty() ? "" : devices.front();
+    // One device at a time (results_store.h). With a GPU: the learner's (its live runs, and
+    // recordings of the same GPU) unless the Device menu picked a recording. Without: the step's
+    // device, else the one picked, else the first recorded.
+    const std::vector<std::string> devices = store_.devices();
+    std::string want = runner_.gpu ? runner_.device : devices.empty() ? "" : devices.front();
     if (std::find(devices.begin(), devices.end(), chosen_device_) != devices.end()) want = chosen_device_;
-    if (s && !s->device.empty()) {
+    if (s && !s->device.empty() && !runner_.gpu) {
         auto it = std::find_if(devices.begin(), devices.end(),
                                [&](const std::string& d) { return d.find(s->device) != std::string::npos; });
         if (it != devices.end())
@@ -40,7 +43,7 @@ void Workbook::bind_step_device(const LessonStep* s) {
 }
 
 void Workbook::draw_device_compare() {
-    const std::vector<std::string> devices = store_.recorded_devices();
+    const std::vector<std::string> devices = store_.devices();
     if (devices.size() < 2) return;
     const float s = fonts_.scale;
     ImGui::SameLine(0, 14 * s);
@@ -58,7 +61,9 @@ void Workbook::draw_device_compare() {
         ImGui::EndCombo();
     }
     test_target("combo:device");
-    item_tooltip("Whose recorded results the plots and the ladder strip show (live runs always show).");
+    item_tooltip(
+        "Whose results the plots, the ladder strip and the numbers show: one device at a time (your GPU's "
+        "live runs are its own); a rung it did not run says so");
     ImGui::SameLine();
     ImGui::TextDisabled("beside");
     ImGui::SameLine();

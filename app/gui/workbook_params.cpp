@@ -122,14 +122,22 @@ void Workbook::draw_rung_title(const Rung& r) {
     const float s = fonts_.scale;
     section_label("RUNG");
     ImGui::SameLine();
+    // The title is cut (whole in its tooltip) to end before the help mark and the step button: at
+    // 1280 x 720 a long one ran under "Reset to step" (issue 38).
+    const LessonStep* st = step();
+    const float button_x = ImGui::GetWindowContentRegionMax().x - 120 * s;
+    float room =
+        (st && !st->rung.empty() ? button_x : ImGui::GetWindowContentRegionMax().x) - ImGui::GetCursorPosX() - 8 * s;
+    if (!r.idea.empty()) room -= ImGui::CalcTextSize("(?)").x + ImGui::GetStyle().ItemSpacing.x;
     ImGui::PushFont(fonts_.bold);
-    ImGui::TextUnformatted(r.title.c_str());
+    const std::string title = fit_text(fonts_.bold, r.title, std::max(room, 40 * s));
+    ImGui::TextUnformatted(title.c_str());
     ImGui::PopFont();
+    if (title != r.title) item_tooltip(r.title);
     if (!r.idea.empty()) {
         ImGui::SameLine();
         help_marker(r.idea.c_str());
     }
-    const LessonStep* st = step();
     if (st && st->rung == r.id) {
         ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - 120 * s);
         if (ImGui::SmallButton("Reset to step")) apply_step();

@@ -147,7 +147,14 @@ void Workbook::draw_plots() {
     segmented("##plot_tabs", tabs, kPlotKindCount, &tab);
     plots_.request.plot = PlotKind(tab);
     float export_w = ImGui::CalcTextSize("Export").x + 2 * ImGui::GetStyle().FramePadding.x;
-    ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - export_w));
+    // At the row's right end, or under it when the tabs reach there (at 1280 x 720 it covered
+    // the Occupancy tab).
+    const float tabs_end = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + ImGui::GetStyle().ItemSpacing.x;
+    const float export_x = ImGui::GetWindowContentRegionMax().x - export_w;
+    if (tabs_end <= export_x)
+        ImGui::SameLine(export_x);
+    else
+        ImGui::SetCursorPosX(export_x);
     if (ImGui::Button("Export")) ImGui::OpenPopup("##export_figure");
     test_target("button:export");
     item_tooltip("Write this figure as SVG, PDF, PNG or CSV: page size, theme and folder in the next step");
@@ -208,6 +215,9 @@ void Workbook::draw_plot_canvas(float width, float height) {
     bool rebuild = !(asked == plots_.built_for);
     if (rebuild) {
         plots_.built = report::build_figure(store_, ctx, plots_.request);  // as `kladder export` builds it
+        if (!plots_.built.not_recorded.empty())  // empty bars, said: never another device's value
+            plots_.built.figure.caption = plot::caption_of(
+                {plots_.built.figure.caption, "not recorded for this device: " + plots_.built.not_recorded});
         plots_.built_for = asked;
     }
     if (rebuild || width != plots_.built_w || height != plots_.built_h || dark != plots_.built_dark) {

@@ -188,7 +188,7 @@ void Workbook::on_runner_hello(const Hello& h) {
         runner_.device_info = h.device;
         runner_.num_sms = h.device->sm_count;
         runner_.device_arch = h.device->arch();
-        store_.set_live_device(runner_.device);
+        store_.set_live_device(runner_.device);  // its runs show under its name, never another's
         if (h.calibration) {
             runner_.calibration = h.calibration;
             store_.set_live_calibration(runner_.calibration);
@@ -201,7 +201,8 @@ void Workbook::on_runner_hello(const Hello& h) {
         runner_.status = "no GPU: " + runner_.no_gpu_reason;
     }
     if (restart) ++runner_.restarts_seen;
-    bound_.numbers.reset();  // device facts now speak of this GPU (or again of the recorded one)
+    bind_step_device(step());  // the GPU's own runs now, unless the learner picked a recording
+    bound_.numbers.reset();    // device facts now speak of this GPU (or again of the recorded one)
     log(hello_summary(restart, runner_.gpu, runner_.device, runner_.no_gpu_reason));
 }
 

@@ -133,10 +133,7 @@ PlotContext Workbook::plot_context(const Selection& selection) const {
     // The step's tied axes, while the sweep runs along its axis.
     if (const LessonStep* st = step(); st && st->sweep_axis == params_ui_.sweep_axis) c.tie = st->sweep_tie;
     c.calibration = store_.calibration();
-    if (runner_.gpu)
-        c.device = runner_.device;
-    else
-        c.device = store_.preferred_device();
+    c.device = store_.preferred_device();  // the one device every run and roof of the plot is from
     if (compare_device_ != c.device) c.compare_device = compare_device_;
     return c;
 }

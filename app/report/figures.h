@@ -49,8 +49,11 @@ struct BuiltFigure {
     std::vector<const StoredRun*> compare_runs;  // bars of PlotContext::compare_device, per category
     std::vector<std::vector<const StoredRun*>> point_runs;
     std::string empty_reason;  // set when there is nothing to draw
-    std::string unit;          // the y unit, for tooltips
-    double y_scale = 1;        // tooltip value = record value x y_scale
+    // Bars: the rungs the device shown did not run (the store answers for one device: their bars
+    // stay empty rather than show another's). The window says so; a handout drops their slots.
+    std::string not_recorded;
+    std::string unit;    // the y unit, for tooltips
+    double y_scale = 1;  // tooltip value = record value x y_scale
 };
 
 // The ladder's library reference for a dtype (cuBLAS bf16 for bf16 matmul rungs): the first

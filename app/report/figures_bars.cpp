@@ -199,6 +199,11 @@ BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, Metric 
         if (std::isfinite(p.y)) ++with_data;
         bars.points.push_back(p);
     }
+    // A gap is said, not filled: the store answers for one device (results_store.h), so a rung
+    // that device did not run has no bar.
+    for (size_t i = 0; i < L.rungs.size(); ++i)
+        if (!out.bar_runs[i] && with_data > 0)
+            out.not_recorded += (out.not_recorded.empty() ? "" : ", ") + rung_axis_label(L.rungs[i]);
     f.series.push_back(bars);
     if (!ctx.compare_device.empty()) with_data += add_device_bars(store, ctx, metric, flops, tu, out);
 

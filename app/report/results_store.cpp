@@ -47,6 +47,11 @@ void ResultsStore::add_file(const ResultsFile& file, const std::string& origin) 
     ++generation_;
 }
 
+void ResultsStore::set_live_device(const std::string& device) {
+    live_device_ = device;
+    if (preferred_device_.empty() && sources_.empty()) set_preferred_device(device);
+}
+
 void ResultsStore::add_live(const RunRecord& record) {
     runs_.push_back({record, true, "live", live_device_, ++seq_});
     ++generation_;
@@ -69,22 +74,23 @@ const StoredRun* ResultsStore::latest(const std::string& ladder, const std::stri
     const StoredRun* best_exact = nullptr;
     for (const auto& r : runs_) {
         const RunRecord& x = r.record;
-        if (x.ladder != ladder || x.rung != rung || !sizes_fit(x.sizes, sizes) || to_string(x.dtype) != dtype) continue;
+        if (!shown(r) || x.ladder != ladder || x.rung != rung || !sizes_fit(x.sizes, sizes) ||
+            to_string(x.dtype) != dtype)
+            continue;
         if (better(r, best)) best = &r;
         if (params && x.params == *params && better(r, best_exact)) best_exact = &r;
     }
     return best_exact ? best_exact : best;
 }
 
-int ResultsStore::rank(const StoredRun& r) const {
-    if (r.live) return 2;  // what the learner just ran wins
-    return preferred_device_.empty() || r.device == preferred_device_ ? 1 : 0;
-}
-
 bool ResultsStore::better(const StoredRun& a, const StoredRun* b) const {
     if (!b) return true;
-    if (rank(a) != rank(*b)) return rank(a) > rank(*b);
+    if (a.live != b->live) return a.live;  // what the learner just ran on this GPU wins
     return a.seq > b->seq;
+}
+
+bool ResultsStore::has_runs_on_preferred_device() const {
+    return std::any_of(runs_.begin(), runs_.end(), [&](const StoredRun& r) { return shown(r); });
 }
 
 void ResultsStore::set_preferred_device(const std::string& device) {
@@ -120,6 +126,13 @@ std::vector<std::string> ResultsStore::recorded_devices() const {
     return out;
 }
 
+std::vector<std::string> ResultsStore::devices() const {
+    std::vector<std::string> out = recorded_devices();
+    if (!live_device_.empty() && std::find(out.begin(), out.end(), live_device_) == out.end())
+        out.insert(out.begin(), live_device_);
+    return out;
+}
+
 const StoredRun* ResultsStore::latest_on(const std::string& device, const std::string& ladder, const std::string& rung,
                                          const Sizes& sizes, const std::string& dtype,
                                          const ParamValues* params) const {
@@ -139,7 +152,7 @@ const StoredRun* ResultsStore::latest_on(const std::string& device, const std::s
 const StoredRun* ResultsStore::latest_any(const std::string& ladder, const std::string& rung) const {
     const StoredRun* best = nullptr;
     for (const auto& r : runs_)
-        if (r.record.ladder == ladder && r.record.rung == rung && better(r, best)) best = &r;
+        if (shown(r) && r.record.ladder == ladder && r.record.rung == rung && better(r, best)) best = &r;
     return best;
 }
 
@@ -157,7 +170,7 @@ std::vector<const StoredRun*> ResultsStore::sweep(const std::string& ladder, con
     std::map<int64_t, const StoredRun*> by_value;
     for (const auto& r : runs_) {
         const RunRecord& x = r.record;
-        if (x.ladder != ladder || x.rung != rung || to_string(x.dtype) != dtype || !x.timing) continue;
+        if (!shown(r) || x.ladder != ladder || x.rung != rung || to_string(x.dtype) != dtype || !x.timing) continue;
         auto v = axis_value(x, axis);
         if (!v) continue;
         bool same = true;
@@ -175,12 +188,10 @@ std::vector<const StoredRun*> ResultsStore::sweep(const std::string& ladder, con
 }
 
 std::optional<Calibration> ResultsStore::calibration() const {
-    if (live_calibration_ && live_calibration_->valid()) return live_calibration_;
-    for (auto it = sources_.rbegin(); it != sources_.rend(); ++it)  // the preferred device's first
-        if (it->calibration && it->calibration->valid() && it->device == preferred_device_) return it->calibration;
+    if (live_calibration_ && live_calibration_->valid() && live_device_ == preferred_device_) return live_calibration_;
     for (auto it = sources_.rbegin(); it != sources_.rend(); ++it)
-        if (it->calibration && it->calibration->valid()) return it->calibration;
-    return std::nullopt;
+        if (it->calibration && it->calibration->valid() && it->device == preferred_device_) return it->calibration;
+    return std::nullopt;  // another device's roof under this device's bars would mislead
 }
 
 }  // namespace kl::report

@@ -42,13 +42,21 @@ class ResultsStore {
     void add_file(const ResultsFile& file, const std::string& origin);
     void add_live(const RunRecord& record);
 
-    // Several devices: answers prefer live runs, then runs on the preferred device, so a second
-    // recorded GPU never replaces the first one's numbers; latest_on() asks for one device
-    // exactly. The preferred device is the first file's until set (a lesson step's `device`).
+    // One device at a time (issue 38: an H100 roof under H200 bars, an "unknown device" handout):
+    // every answer below (latest, latest_any, sweep, calibration) comes from the runs of the
+    // device shown and of no other. A rung that device did not run has no answer (nullptr: "not
+    // recorded for this device"), never another device's run. Live runs are the live device's
+    // (set_live_device): shown when it is the device shown, first among its runs. The device shown
+    // is the first file's (or the live device's, when nothing was recorded) until set: the
+    // window sets it from a lesson step's `device`, the Device menu or the runner's GPU.
+    // latest_on() asks for one named device instead.
     void set_preferred_device(const std::string& device);
-    void set_live_device(const std::string& device) { live_device_ = device; }
+    void set_live_device(const std::string& device);
     const std::string& preferred_device() const { return preferred_device_; }
+    // Whether the device shown recorded (or ran live) anything at all.
+    bool has_runs_on_preferred_device() const;
     std::vector<std::string> recorded_devices() const;  // distinct, in load order
+    std::vector<std::string> devices() const;           // the live device (when set) first, then those
     // `like` if it recorded per-launch resources, else the newest run of the same rung,
     // parameters and dtype that did on a device of the same architecture (registers and shared
     // memory belong to the compiled code: another GPU of that architecture runs the same), or
@@ -62,19 +70,21 @@ class ResultsStore {
     const std::vector<RecordedSource>& sources() const { return sources_; }
     uint64_t generation() const { return generation_; }  // changes whenever a run is added
 
-    // The newest successful-or-failed run of `rung` at exactly these sizes and dtype. With
+    // The device shown's newest successful-or-failed run of `rung` at exactly these sizes and dtype. With
     // `params`, a run with exactly those parameters is preferred; without, any parameters.
     const StoredRun* latest(const std::string& ladder, const std::string& rung, const Sizes& sizes,
                             const std::string& dtype, const ParamValues* params = nullptr) const;
-    // The newest run of `rung` at any size (the strip shows it dimmed when nothing matches).
+    // The device shown's newest run of `rung` at any size (the strip shows it dimmed when nothing
+    // matches).
     const StoredRun* latest_any(const std::string& ladder, const std::string& rung) const;
-    // Runs of one rung matching sizes/params/dtype except along `axis` (a size axis or a
+    // The device shown's runs of one rung matching sizes/params/dtype except along `axis` (a size axis or a
     // parameter): the points of a sweep, newest per axis value, sorted by the axis value.
     // Axes in `tie` vary with `axis` (each equal to it) instead of being held at `sizes`.
     std::vector<const StoredRun*> sweep(const std::string& ladder, const std::string& rung, const std::string& axis,
                                         const Sizes& sizes, const ParamValues& params, const std::string& dtype,
                                         const std::vector<std::string>& tie = {}) const;
-    // Calibration to draw ceilings with: the live runner's, else the newest recorded one.
+    // Calibration to draw ceilings with, the device shown's: the live runner's when that is the
+    // device shown, else its newest recorded one; nullopt when it has none (no other device's).
     std::optional<Calibration> calibration() const;
     void set_live_calibration(std::optional<Calibration> c) {
         live_calibration_ = std::move(c);
@@ -87,8 +97,9 @@ class ResultsStore {
     std::optional<Calibration> live_calibration_;
     std::string preferred_device_, live_device_;
     uint64_t seq_ = 0, generation_ = 1;
-    int rank(const StoredRun& r) const;  // live 2, preferred device 1, other devices 0
-    // True when `a` should be answered rather than `b` (nullptr: always).
+    bool shown(const StoredRun& r) const { return r.device == preferred_device_; }
+    // Among the device shown's runs, true when `a` should be answered rather than `b` (nullptr:
+    // always): a live run before a recorded one, then the newer.
     bool better(const StoredRun& a, const StoredRun* b) const;
 };
 

@@ -1,6 +1,8 @@
-// Two recorded devices in one store: answers keep to the preferred device (the first file's
-// unless a lesson step or the learner picks another), live runs win, and the rung bars can put
-// a second device's bars beside the first's.
+// Two recorded devices in one store: answers come from the device shown (the first file's unless
+// a lesson step, the learner or the runner's GPU picks another) and from no other, a rung the
+// device shown did not run is "not recorded for this device" (issue 38: an H100 roof under H200
+// bars), live runs are their GPU's, and the rung bars can put a second device's bars beside the
+// first's.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -81,15 +83,88 @@ TEST(TwoDevices, TheFirstRecordedDeviceStaysPreferredOverANewerSecondOne) {
     EXPECT_EQ(s.latest_on("GPU Three", "lad", "a", {{"n", 1024}}, "fp32"), nullptr);
 }
 
-TEST(TwoDevices, ALiveRunWinsOverEveryRecordedDevice) {
+TEST(TwoDevices, LiveRunsAreTheirGpusAndShowWhenThatGpuIsShown) {
     ResultsStore s;
     s.add_file(file_of("GPU One", 2.0, 3000), "one.json");
     s.set_live_device("Learner GPU");
     s.add_live(run_of("a", 5.0));
+    // Still showing the recording: its own run, not the learner's GPU's.
     const StoredRun* r = s.latest("lad", "a", {{"n", 1024}}, "fp32");
+    ASSERT_NE(r, nullptr);
+    EXPECT_FALSE(r->live);
+    EXPECT_EQ(r->device, "GPU One");
+    EXPECT_EQ(s.devices(), (std::vector<std::string>{"Learner GPU", "GPU One"}));
+    // The window shows the learner's GPU once its runner says hello.
+    s.set_preferred_device("Learner GPU");
+    r = s.latest("lad", "a", {{"n", 1024}}, "fp32");
     ASSERT_NE(r, nullptr);
     EXPECT_TRUE(r->live);
     EXPECT_EQ(r->device, "Learner GPU");
+}
+
+namespace {
+
+// Builds the mixing case of issue 38: two devices recorded, the shown one missing a rung (and
+// its calibration) that the other has.
+ResultsStore two_devices_one_missing_rung_b() {
+    ResultsStore s;
+    ResultsFile one = file_of("GPU One", 2.0, 3000);
+    one.calibration.reset();  // GPU One measured no copy roof
+    ResultsFile two = file_of("GPU Two", 1.0, 4200);
+    two.runs.push_back(run_of("b", 0.5));  // only GPU Two ran rung b
+    s.add_file(one, "one.json");
+    s.add_file(two, "two.json");
+    return s;
+}
+
+}  // namespace
+
+TEST(TwoDevices, ARungTheShownDeviceDidNotRunIsNotFilledFromAnother) {
+    ResultsStore s = two_devices_one_missing_rung_b();
+    ASSERT_EQ(s.preferred_device(), "GPU One");
+    EXPECT_EQ(s.latest("lad", "b", {{"n", 1024}}, "fp32"), nullptr);
+    ParamValues tpb = {{"TPB", 256}};
+    EXPECT_EQ(s.latest("lad", "b", {{"n", 1024}}, "fp32", &tpb), nullptr);
+    EXPECT_EQ(s.latest_any("lad", "b"), nullptr);
+    EXPECT_TRUE(s.sweep("lad", "b", "TPB", {{"n", 1024}}, tpb, "fp32").empty());
+    EXPECT_FALSE(s.calibration()) << "GPU Two's copy roof under GPU One's bars";
+    // GPU Two, shown, answers with its own.
+    s.set_preferred_device("GPU Two");
+    ASSERT_NE(s.latest("lad", "b", {{"n", 1024}}, "fp32"), nullptr);
+    EXPECT_EQ(s.latest("lad", "b", {{"n", 1024}}, "fp32")->device, "GPU Two");
+    EXPECT_EQ(s.latest("lad", "a", {{"n", 1024}}, "fp32")->device, "GPU Two");
+    EXPECT_DOUBLE_EQ(s.calibration()->copy_gbps, 4200);
+    // A live GPU's calibration is its own, not the recorded device's.
+    Calibration live;
+    live.copy_gbps = 999;
+    s.set_live_device("Learner GPU");
+    s.set_live_calibration(live);
+    EXPECT_DOUBLE_EQ(s.calibration()->copy_gbps, 4200);
+    s.set_preferred_device("Learner GPU");
+    EXPECT_DOUBLE_EQ(s.calibration()->copy_gbps, 999);
+    EXPECT_EQ(s.latest("lad", "a", {{"n", 1024}}, "fp32"), nullptr);  // it ran nothing yet
+}
+
+TEST(TwoDevices, TheBarsSayNotRecordedForThisDeviceInsteadOfShowingTheOthersValue) {
+    Ladder L = ladder_of_two();
+    ResultsStore s = two_devices_one_missing_rung_b();
+    PlotContext ctx;
+    ctx.ladder = &L;
+    ctx.sizes = {{"n", 1024}};
+    ctx.rung = &L.rungs[0];
+    ctx.params = {{"TPB", 256}};
+    ctx.device = s.preferred_device();
+    ctx.calibration = s.calibration();
+    BuiltFigure b = rung_bars(s, ctx, Metric::Time);
+    const plot::Series& bars = b.figure.series.front();
+    ASSERT_EQ(bars.kind, plot::SeriesKind::Bars);
+    ASSERT_EQ(bars.points.size(), 2u);
+    EXPECT_DOUBLE_EQ(bars.points[0].y, 2.0);  // GPU One's rung a
+    EXPECT_TRUE(std::isnan(bars.points[1].y)) << "rung b shows GPU Two's " << bars.points[1].y << " ms";
+    EXPECT_EQ(b.bar_runs[1], nullptr);
+    EXPECT_EQ(b.not_recorded, "b");  // the window adds "not recorded for this device: b" to the caption
+    for (const auto& ser : b.figure.series)
+        EXPECT_NE(ser.kind, plot::SeriesKind::HLine) << "a roof drawn from another device: " << ser.name;
 }
 
 TEST(TwoDevices, RungBarsGroupedByDeviceOneHatchedSeriesPerExtraDevice) {

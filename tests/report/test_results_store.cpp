@@ -105,6 +105,8 @@ TEST(ResultsStore, RecordedFilesAndCalibration) {
     Calibration live;
     live.copy_gbps = 3000;
     s.set_live_calibration(live);
+    EXPECT_DOUBLE_EQ(s.calibration()->copy_gbps, 2800);  // another GPU's (unnamed) roof: not this device's
+    s.set_live_device("Some GPU");                       // the learner's GPU is the one recorded
     EXPECT_DOUBLE_EQ(s.calibration()->copy_gbps, 3000);
     EXPECT_FALSE(s.runs()[0].live);
 }
