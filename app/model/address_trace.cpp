@@ -224,6 +224,14 @@ AddressTrace parse_address_trace(const std::string& text, const std::string& ori
     return t;
 }
 
+bool trace_matches(const AddressTrace& t, const std::string& ladder, const std::string& rung,
+                   const std::map<std::string, int64_t>& params) {
+    if (t.ladder != ladder || t.rung != rung) return false;
+    for (const auto& [k, v] : params)
+        if (auto it = t.params.find(k); it == t.params.end() || it->second != v) return false;
+    return true;
+}
+
 std::string address_trace_text(const AddressTrace& t) {
     std::string out;
     char buf[256];
@@ -239,22 +247,28 @@ std::string address_trace_text(const AddressTrace& t) {
         std::snprintf(buf, sizeof buf, "\n#%zu %s.%s %d B (PTX line %d): ", i, a.store ? "st" : "ld",
                       a.shared ? "shared" : "global", a.bytes, t.sites[a.site].ptx_line);
         out += buf;
-        std::snprintf(buf, sizeof buf, "%d sectors (ideal %d)", a.sectors, a.ideal_sectors);
+        if (a.shared)  // shared memory has banks, not sectors
+            std::snprintf(buf, sizeof buf, "bank conflict degree %d (ideal %d)", a.bank_degree, a.ideal_degree);
+        else
+            std::snprintf(buf, sizeof buf, "%d sectors (ideal %d)", a.sectors, a.ideal_sectors);
         out += buf;
-        if (a.shared) {
-            std::snprintf(buf, sizeof buf, ", bank conflict degree %d (ideal %d)", a.bank_degree, a.ideal_degree);
-            out += buf;
-        }
         out += "\n";
+        std::vector<uint64_t> sectors;  // s0, s1, ...: the access's sectors in address order
+        for (const auto& l : a.lanes)
+            if (l) sectors.push_back(*l / kSectorBytes);
+        std::sort(sectors.begin(), sectors.end());
+        sectors.erase(std::unique(sectors.begin(), sectors.end()), sectors.end());
         for (int l = 0; l < kWarpLanes; ++l) {
             if (!a.lanes[l]) {
                 std::snprintf(buf, sizeof buf, "  %2d -%s", l, l % 4 == 3 ? "\n" : "                     ");
             } else if (a.shared) {
-                std::snprintf(buf, sizeof buf, "  %2d %#8" PRIx64 " bank %2d%s", l, *a.lanes[l], bank_of(*a.lanes[l]),
+                std::snprintf(buf, sizeof buf, "  %2d 0x%06" PRIx64 " bank %2d%s", l, *a.lanes[l], bank_of(*a.lanes[l]),
                               l % 4 == 3 ? "\n" : "  ");
             } else {
-                std::snprintf(buf, sizeof buf, "  %2d %#14" PRIx64 " s%-5" PRIu64 "%s", l, *a.lanes[l],
-                              *a.lanes[l] / kSectorBytes % 100000, l % 4 == 3 ? "\n" : "");
+                const auto idx =
+                    std::lower_bound(sectors.begin(), sectors.end(), *a.lanes[l] / kSectorBytes) - sectors.begin();
+                std::snprintf(buf, sizeof buf, "  %2d %#14" PRIx64 " s%-3d%s", l, *a.lanes[l], static_cast<int>(idx),
+                              l % 4 == 3 ? "\n" : "");
             }
             out += buf;
         }

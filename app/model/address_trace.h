@@ -67,6 +67,11 @@ std::string address_trace_json(const AddressTrace& t);
 // Throws InputError "<origin>: <field>: <problem>" for anything not as written above.
 AddressTrace parse_address_trace(const std::string& text, const std::string& origin);
 
+// Whether `t` traces ladder/rung with every one of `params` at that value (a trace's other
+// parameters, left at their defaults, may be anything).
+bool trace_matches(const AddressTrace& t, const std::string& ladder, const std::string& rung,
+                   const std::map<std::string, int64_t>& params);
+
 // The table `kladder trace` prints: per access, the lanes' addresses, sectors, banks.
 std::string address_trace_text(const AddressTrace& t);
 

@@ -334,7 +334,15 @@ InstrumentedPtx instrument_ptx(const std::string& ptx) {
         if (st.depth == 0 && depth_before > 0) st = EntryState{};  // the body ended (a .section's braces follow)
         if (st.depth > 0) note_register_widths(t, &st.widths);
         PtxInstruction ins;
-        if (st.depth == 0 || !parse_instruction(line, &ins)) continue;
+        if (st.depth == 0) continue;
+        if (!parse_instruction(line, &ins)) {
+            // Inline assembly may put several instructions on one line: said, not guessed at.
+            if (t.rfind("//", 0) != 0 &&
+                (t.find("ld.global") != std::string::npos || t.find("st.global") != std::string::npos ||
+                 t.find("ld.shared") != std::string::npos || t.find("st.shared") != std::string::npos))
+                r.not_traced.push_back(where + shown + " (not one instruction on its line)");
+            continue;
+        }
         const AccessKind k = classify_access(ins.opcode);
         if (!k.why.empty()) r.not_traced.push_back(where + shown + " (" + k.why + ")");
         if (!k.access) continue;
