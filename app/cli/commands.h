@@ -20,6 +20,7 @@ Action add_export_lesson_command(CLI::App& app);
 Action add_check_lessons_command(CLI::App& app);
 Action add_make_cards_command(CLI::App& app);
 Action add_ptx_command(CLI::App& app);
+Action add_trace_command(CLI::App& app);  // cmd_trace.cpp: the address view
 Action add_try_command(CLI::App& app);
 Action add_fork_command(CLI::App& app);
 Action add_tune_command(CLI::App& app);

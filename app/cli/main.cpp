@@ -36,6 +36,8 @@ int main(int argc, char** argv) {
     add("make-cards", "Write the device reference cards (assets/recorded/cards/) from the recordings",
         kl::cli::add_make_cards_command);
     add("ptx", "Print the PTX NVRTC makes of a rung at given parameters (no GPU needed)", kl::cli::add_ptx_command);
+    add("trace", "For one warp of a rung's kernel on the GPU: each lane's addresses, sectors and banks",
+        kl::cli::add_trace_command);
     add("fork", "Copy a rung (or a lesson exercise's starter) into your workspace as your own rung",
         kl::cli::add_fork_command);
     add("try", "Compile your own kernel file as a rung of a ladder; on a GPU check and time it beside --like",

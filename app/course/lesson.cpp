@@ -213,11 +213,37 @@ void check_ladder_references(TomlReader& r, const toml::table& t, const std::str
             r.fail(line_of(*t.get("sweep")), field + ".sweep.tie", "'" + tied + "': only size axes can be tied");
 }
 
+// trace = { rung = "...", params = { ... } }: a rung of the step's ladder with a kernel, and
+// parameters it has, at values it accepts.
+StepTrace read_step_trace(TomlReader& r, const toml::node& n, const std::string& f, const LessonStep& s,
+                          const std::vector<Ladder>& ladders) {
+    const toml::table* tt = n.as_table();
+    if (!tt) r.fail(line_of(n), f, "expected { rung = \"...\", params = { NAME = integer } }");
+    r.allow_only(*tt, f, {"rung", "params"});
+    StepTrace tr;
+    tr.rung = r.string_or(*tt, "rung", s.rung, f);
+    tr.params = read_int_table(r, *tt, "params", f);
+    const Ladder* L = find_ladder(ladders, s.ladder);
+    if (!L) r.fail(line_of(n), f, "a trace needs a step with a ladder");
+    const Rung* rung = L->find_rung(tr.rung);
+    if (!rung) r.fail(line_of(n), f + ".rung", "ladder " + L->id + " has no rung '" + tr.rung + "'");
+    if (rung->source_path.empty() || rung->is_triton())
+        r.fail(line_of(n), f + ".rung", L->id + "/" + tr.rung + " has no CUDA kernel to trace");
+    for (const auto& [name, v] : tr.params) {
+        const ParamSpec* p = rung->find_param(name);
+        if (!p) r.fail(line_of(n), f + ".params." + name, "rung " + rung->id + " has no parameter '" + name + "'");
+        if (!p->accepts(v))
+            r.fail(line_of(n), f + ".params." + name,
+                   std::to_string(v) + " is not allowed (" + p->describe_allowed() + ")");
+    }
+    return tr;
+}
+
 LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& field, const std::string& dir,
                      const std::vector<Ladder>& ladders) {
-    r.allow_only(t, field,
-                 {"title", "text", "ladder", "rung", "params", "sizes", "dtype", "plot", "metric", "sweep", "look_at",
-                  "question", "answer", "runner", "predict", "no_predict", "device", "tool", "exercise"});
+    r.allow_only(t, field, {"title",   "text",       "ladder", "rung",    "params",   "sizes",  "dtype",
+                            "plot",    "metric",     "sweep",  "look_at", "question", "answer", "runner",
+                            "predict", "no_predict", "device", "tool",    "exercise", "trace"});
     LessonStep s;
     s.line = line_of(t);
     s.title = r.string(t, "title", field);
@@ -246,6 +272,7 @@ LessonStep read_step(TomlReader& r, const toml::table& t, const std::string& fie
     check_plot_and_metric(r, t, field, s);
     if (!s.dtype.empty() && !parse_dtype(s.dtype)) r.fail(s.line, field + ".dtype", "unknown dtype '" + s.dtype + "'");
     check_ladder_references(r, t, field, s, ladders);
+    if (const toml::node* tn = t.get("trace")) s.trace = read_step_trace(r, *tn, field + ".trace", s, ladders);
     if (const toml::node* en = t.get("exercise"))
         s.exercise = detail::read_step_exercise(r, *en, field + ".exercise", dir, find_ladder(ladders, s.ladder), s);
     return s;

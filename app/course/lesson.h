@@ -37,6 +37,13 @@ struct StepExercise {
     int line = 0;
 };
 
+// `trace = { rung = "transpose_smem", params = { TILE = 32 } }`: the address view (kladder trace)
+// of that rung of the step's ladder at those parameters; rung defaults to the step's.
+struct StepTrace {
+    std::string rung;
+    std::map<std::string, int64_t> params;
+};
+
 struct LessonStep {
     std::string title, text_path, text;  // text: the Markdown, read at load
     std::string ladder, rung, dtype, plot, sweep_axis, look_at, question, answer;
@@ -71,6 +78,7 @@ struct LessonStep {
     // `tool = "calculator"`: the step opens lesson 12's calculator (calculator.h) in the plot area.
     std::string tool;
     std::optional<StepExercise> exercise;
+    std::optional<StepTrace> trace;
     int line = 0;
 };
 

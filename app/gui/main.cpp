@@ -71,7 +71,7 @@ int parse_command_line(int argc, char** argv, CommandLine* cl) {
     app.add_option(
         "--view", opt.view,
         "tab to show: bars, sweep, errors, traffic, roofline, occupancy, source, diff, ptx, questions, cards, "
-        "exercise");
+        "exercise, addresses");
     std::string theme;
     app.add_option("--theme", theme, "dark or light (not saved)")->check(CLI::IsMember({"dark", "light"}));
     app.add_flag("--no-runner", opt.no_runner, "do not start the GPU runner (show recorded results only)");

@@ -154,8 +154,8 @@ void Workbook::draw_lower_panels(ImVec2 at, float right_w, float lower_h) {
 
 void Workbook::draw_right_tabs() {
     if (ImGui::BeginTabBar("##right_tabs")) {
-        const char* names[] = {"Plots", "Source", "Self-check", "Mine"};
-        for (int i = 0; i < 4; ++i) {
+        const char* names[] = {"Plots", "Source", "Self-check", "Mine", "Addresses"};
+        for (int i = 0; i < 5; ++i) {
             ImGuiTabItemFlags f = pending_right_tab_ == i ? ImGuiTabItemFlags_SetSelected : 0;
             bool open = ImGui::BeginTabItem(names[i], nullptr, f);
             test_target(std::string("tab:") + names[i]);
@@ -168,8 +168,10 @@ void Workbook::draw_right_tabs() {
                     draw_source();
                 else if (i == 2)
                     draw_selfcheck();
-                else
+                else if (i == 3)
                     draw_learner();
+                else
+                    draw_address_view(address_view_, step(), assets_dir() + "/recorded/traces", fonts_.scale);
                 ImGui::EndTabItem();
             }
         }

@@ -33,6 +33,7 @@
 #include "course/lesson.h"
 #include "course/reveal.h"
 #include "course/selection.h"
+#include "gui/address_view.h"  // the Addresses tab
 #include "gui/code_editor.h"
 #include "gui/file_watch.h"
 #include "gui/frame_stats.h"
@@ -487,14 +488,13 @@ class Workbook {
     void draw_learner_diagnostics(float height);
     void draw_learner_params(const Rung& r);
     void handle_learner_keys();
-
-    int right_tab_ = 0;           // 0 plots, 1 source, 2 self-check, 3 mine (the learner's rung)
-    int pending_right_tab_ = -1;  // selected on the next frame (--view)
-    bool view_forced_ = false;    // --view given: steps do not change the plot tab
+    AddressViewState address_view_;  // the Addresses tab (address_view.h)
+    int right_tab_ = 0;              // 0 plots, 1 source, 2 self-check, 3 mine (the learner's rung), 4 addresses
+    int pending_right_tab_ = -1;     // selected on the next frame (--view)
+    bool view_forced_ = false;       // --view given: steps do not change the plot tab
     int frames_drawn_ = 0;
     std::string status_frame_text_;  // "frame 0.52 ms, p99 0.76 ms", refreshed every 30 frames
     int status_frame_text_at_ = 0;
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
-
 }  // namespace kl::gui

@@ -106,6 +106,8 @@ void Workbook::apply_view_option() {
         right_tab_ = 2, selfcheck_.tab = 1;
     else if (v == "exercise")
         right_tab_ = 2, selfcheck_.tab = 2;
+    else if (v == "addresses")  // the address view (address_view.h)
+        right_tab_ = 4;
     else if (!v.empty())
         log("--view: unknown view '" + v + "'", true);
     view_forced_ = !v.empty();

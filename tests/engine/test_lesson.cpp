@@ -203,3 +203,24 @@ TEST(Lesson, CoreStepsATuringGpuCannotRunAreKnown) {
         "backward:triton_backward", "resources:mma_bf16"};
     EXPECT_EQ(skipped, known);
 }
+
+// trace = { rung, params }: the address view's rung and parameters, checked like the step's own.
+TEST(Lesson, TraceFieldIsChecked) {
+    const std::string base = "ladder = \"transpose\"\nrung = \"transpose_smem\"\n";
+    EXPECT_EQ(error_of(lesson_with(base + "trace = { params = { TILE = 32 } }\n")), "");
+    EXPECT_EQ(error_of(lesson_with(base + "trace = { rung = \"transpose_naive\" }\n")), "");
+    std::string e = error_of(lesson_with(base + "trace = { rung = \"nope\" }\n"));
+    EXPECT_NE(e.find("step[0].trace.rung: ladder transpose has no rung 'nope'"), std::string::npos) << e;
+    e = error_of(lesson_with(base + "trace = { params = { TILE = 7 } }\n"));
+    EXPECT_NE(e.find("step[0].trace.params.TILE: 7 is not allowed"), std::string::npos) << e;
+    e = error_of(lesson_with(base + "trace = { params = { WARPS = 2 } }\n"));
+    EXPECT_NE(e.find("step[0].trace.params.WARPS: rung transpose_smem has no parameter"), std::string::npos) << e;
+    e = error_of(lesson_with(base + "trace = \"transpose_smem\"\n"));
+    EXPECT_NE(e.find("step[0].trace: expected {"), std::string::npos) << e;
+    e = error_of(lesson_with(base + "trace = { rung = \"transpose_smem\", block = 3 }\n"));
+    EXPECT_NE(e.find("block"), std::string::npos) << e;
+    e = error_of(lesson_with("ladder = \"matmul\"\nrung = \"naive\"\ntrace = { rung = \"cublas_fp32\" }\n"));
+    EXPECT_NE(e.find("has no CUDA kernel to trace"), std::string::npos) << e;
+    EXPECT_NE(error_of(lesson_with("trace = { rung = \"x\" }\n")).find("a trace needs a step with a ladder"),
+              std::string::npos);
+}
