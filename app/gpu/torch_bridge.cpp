@@ -177,11 +177,21 @@ std::string load_libpython(const std::string& soname, const std::string& libdir,
     *handle = nullptr;
     if (soname.empty() || soname.find('/') != std::string::npos || soname.rfind("libpython", 0) != 0)
         return "python3 " + version + " names no shared libpython (is it linked statically?)";
-    if (!libdir.empty()) *handle = dlopen((libdir + "/" + soname).c_str(), RTLD_NOW | RTLD_GLOBAL);
+    std::string first_error;  // the folder's attempt says more than the bare name's (a library found but unloadable)
+    if (!libdir.empty()) {
+        *handle = dlopen((libdir + "/" + soname).c_str(), RTLD_NOW | RTLD_GLOBAL);
+        if (const char* e = *handle ? nullptr : dlerror()) first_error = e;
+    }
     if (!*handle) *handle = dlopen(soname.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    if (!*handle)
+    if (*handle) return "";
+    const char* e = dlerror();
+    std::string why = !first_error.empty() ? first_error : e ? e : "";
+    if (why.empty() || why.find("No such file") != std::string::npos)
         return "python3 " + version + " has no shared library " + soname + " (install libpython" + version + ")";
-    return "";
+    // Found but not loadable (a library of another build earlier on LD_LIBRARY_PATH, say).
+    for (char& c : why)
+        if (c == '\n') c = ' ';
+    return "python3 " + version + "'s " + soname + " did not load: " + why;
 }
 
 bool is_torch_peer_name(const std::string& name) { return name.rfind("torch.", 0) == 0; }

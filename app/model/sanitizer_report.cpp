@@ -223,10 +223,13 @@ SanitizerFinding read_sanitizer_record(const SanitizerRecord& r, const std::stri
             f.file = first.file;
             f.line = first.line;
             f.what = "race between a " + first.access + " here";
+            std::vector<std::string> partners;  // each distinct partner once: racecheck repeats them per warp
             for (size_t i = 1; i < sites.size(); ++i) {
-                f.what += " and a " + sites[i].access + " " + sanitizer_site_place(sites[i], first);
+                const std::string partner = " and a " + sites[i].access + " " + sanitizer_site_place(sites[i], first);
+                if (std::find(partners.begin(), partners.end(), partner) == partners.end()) partners.push_back(partner);
                 f.hazards += sites[i].hazards;
             }
+            for (const auto& partner : partners) f.what += partner;
             f.others.assign(sites.begin() + 1, sites.end());
         } else {
             f.what = "race";

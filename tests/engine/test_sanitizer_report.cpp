@@ -214,5 +214,16 @@ TEST(SanitizerReport, RandomTextNeverCrashes) {
     }
 }
 
+// Racecheck repeats one pair of lines for every warp and instruction that met it (on the H200,
+// 2026-11-30, a tile write at line 33 against its read at line 38): the finding names each partner
+// line once and sums the hazards.
+TEST(SanitizerReport, RacecheckNamesARepeatedPartnerOnce) {
+    SanitizerReport r = parse_sanitizer_report(sanitizer_sample("racecheck_repeated.txt"), "racecheck");
+    ASSERT_EQ(r.findings.size(), 1u);
+    EXPECT_EQ(r.findings[0].hazards, 1536);
+    EXPECT_EQ(format_finding(r.findings[0]),
+              "race.cu:33:  racecheck: race between a write here and a read at line 38 (1536 hazards) (2 times)");
+}
+
 }  // namespace
 }  // namespace kl
