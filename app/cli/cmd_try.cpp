@@ -108,10 +108,13 @@ void rename_diagnostics(std::vector<CompileDiagnostic>& ds, const std::string& s
 }
 
 // The name the file is staged and compiled under: its own when that is a plain name (the
-// sanitizer's report and NVRTC's messages then name the learner's file), else the rung id's.
+// sanitizer's report and NVRTC's messages then name the learner's file), else the rung id's. A
+// plain name starts with a letter or digit: NVRTC reads a program name that starts with '-' as
+// an option ("-DFOO.cu", "--help.cu": hostile.cache).
 std::string staged_name_of(const std::string& file, const std::string& rung_id) {
     const std::string name = fs::path(file).filename().string();
-    bool plain = name.size() > 3 && name.size() <= 100 && name[0] != '.' && name.substr(name.size() - 3) == ".cu";
+    bool plain = name.size() > 3 && name.size() <= 100 && std::isalnum(static_cast<unsigned char>(name[0])) &&
+                 name.substr(name.size() - 3) == ".cu";
     for (char c : name)
         plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.');
     return plain ? name : rung_id + ".cu";

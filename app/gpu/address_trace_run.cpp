@@ -1,4 +1,5 @@
 #include "gpu/address_trace_run.h"
+#include "gpu/runner.h"
 
 #include <cstring>
 
@@ -20,19 +21,6 @@ namespace {
 
 constexpr const char* kTraceBufferName = "kl_address_trace";
 
-// A scalar argument as the runner binds it (runner.cpp): an expression in the declared type.
-KernelArg traced_scalar_arg(const ArgSpec& a, const Scope& scope, const std::string& label) {
-    if (a.is_literal) return KernelArg::f32v(static_cast<float>(a.literal));
-    const int64_t v = a.value.eval(scope);
-    if (a.type == ArgSpec::Type::I32) {
-        if (v > 2147483647LL || v < -2147483648LL)
-            throw InputError(label + ": argument '" + a.text + "' = " + std::to_string(v) + " does not fit in 32 bits");
-        return KernelArg::i32v(static_cast<int32_t>(v));
-    }
-    if (a.type == ArgSpec::Type::I64) return KernelArg::i64v(v);
-    return KernelArg::f32v(static_cast<float>(v));
-}
-
 std::vector<KernelArg> traced_launch_args(GpuContext& gpu, const LaunchSpec& spec, const Scope& scope,
                                           const std::string& label) {
     std::vector<KernelArg> args;
@@ -42,7 +30,7 @@ std::vector<KernelArg> traced_launch_args(GpuContext& gpu, const LaunchSpec& spe
         else if (a.kind == ArgSpec::Kind::TensorMap)
             throw InputError(label + ": launch " + spec.entry + " takes a TMA tensor map: TMA copies are not traced");
         else
-            args.push_back(traced_scalar_arg(a, scope, label));
+            args.push_back(manifest_scalar_arg(a, scope, label));
     }
     return args;
 }

@@ -85,8 +85,9 @@ std::shared_ptr<const TensorMapBytes> tensor_map_arg(GpuContext& gpu, const ArgS
     return encode_tensor_map_2d(req, what);
 }
 
-// A scalar argument: an expression evaluated into the declared type, or a float literal.
-KernelArg scalar_arg(const ArgSpec& a, const Scope& scope, const std::string& label) {
+}  // namespace
+
+KernelArg manifest_scalar_arg(const ArgSpec& a, const Scope& scope, const std::string& label) {
     if (a.is_literal) return KernelArg::f32v(static_cast<float>(a.literal));
     int64_t v = a.value.eval(scope);
     if (a.type == ArgSpec::Type::I32) {
@@ -97,7 +98,6 @@ KernelArg scalar_arg(const ArgSpec& a, const Scope& scope, const std::string& la
     if (a.type == ArgSpec::Type::I64) return KernelArg::i64v(v);
     return KernelArg::f32v(static_cast<float>(v));
 }
-}  // namespace
 
 Runner::Runner(GpuContext& gpu, std::optional<Calibration> calibration)
     : gpu_(gpu), calibration_(std::move(calibration)), cache_(std::make_unique<ProblemCache>()) {}
@@ -254,7 +254,7 @@ void Runner::bind_arguments(const ResolvedRun& /*run*/, Prepared& prep) {
             else if (a.kind == ArgSpec::Kind::TensorMap)
                 l.args.push_back(KernelArg::tensor_map(tensor_map_arg(gpu_, a, prep.scope, prep.label)));
             else
-                l.args.push_back(scalar_arg(a, prep.scope, prep.label));
+                l.args.push_back(manifest_scalar_arg(a, prep.scope, prep.label));
         }
         if (!l.triton) continue;  // Triton's parameters end with the global and profile scratch pointers
         const void* scratch[2] = {nullptr, nullptr};

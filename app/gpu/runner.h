@@ -18,6 +18,7 @@
 #include "course/judge.h"
 #include "gpu/timing.h"
 #include "model/manifest.h"
+#include "model/op_context.h"
 #include "model/operation.h"
 #include "model/results.h"
 #include "model/run_plan.h"
@@ -25,6 +26,12 @@
 namespace kl {
 
 class GpuContext;
+
+// A manifest scalar argument as a launch binds it: the expression evaluated into its declared type
+// (an InputError naming `label` when it does not fit), or a float literal. The runner and the
+// address trace (address_trace_run.h) bind arguments with it.
+KernelArg manifest_scalar_arg(const ArgSpec& a, const Scope& scope, const std::string& label);
+
 class CounterCollector;  // [counters]
 class L2Flush;
 

@@ -184,10 +184,19 @@ std::vector<Rung> list_learner_rungs(const Ladder& ladder, const std::string& ro
     return std::vector<Rung>(L.rungs.begin() + static_cast<std::ptrdiff_t>(own), L.rungs.end());
 }
 
+// The learner's rungs go after the ladder's last teaching rung and before the references that
+// follow it (the PyTorch peers), so that the strip shows "mine" beside the rungs it was forked from; every
+// rung's position (Rung::index: its colour, its place on a plot's axis) follows the new order.
 void merge_learner_rungs(Ladder& ladder, const std::string& root, std::string* error) {
     try {
-        for (Rung& r : list_learner_rungs(ladder, root))
-            if (!ladder.find_rung(r.id)) ladder.rungs.push_back(std::move(r));
+        for (Rung& r : list_learner_rungs(ladder, root)) {
+            if (ladder.find_rung(r.id)) continue;
+            // After the last rung that is not a reference: references listed first stay first.
+            auto last =
+                std::find_if(ladder.rungs.rbegin(), ladder.rungs.rend(), [](const Rung& x) { return !x.reference; });
+            ladder.rungs.insert(last.base(), std::move(r));
+        }
+        for (size_t i = 0; i < ladder.rungs.size(); ++i) ladder.rungs[i].index = static_cast<int>(i);
     } catch (const Error& e) {
         if (error) *error = e.what();
     }

@@ -76,7 +76,17 @@ TEST(Workspace, SecondForkGetsTheNextNameAndNumberAndMergesIntoTheLadder) {
     merge_learner_rungs(L, root, &error);
     EXPECT_EQ(error, "");
     ASSERT_EQ(L.rungs.size(), own + 2);
-    EXPECT_EQ(L.rungs[own + 1].number, "M2");
+    // After the ladder's last teaching rung, before the PyTorch peers that follow it; every
+    // rung's index is its new position.
+    size_t m2 = 0;
+    while (m2 < L.rungs.size() && L.rungs[m2].id != "mine_gelu_fused_vec_2") ++m2;
+    ASSERT_LT(m2, L.rungs.size());
+    EXPECT_EQ(L.rungs[m2].number, "M2");
+    EXPECT_EQ(L.rungs[m2 - 1].number, "M1");
+    EXPECT_FALSE(L.rungs[m2 - 2].reference);
+    ASSERT_LT(m2 + 1, L.rungs.size());
+    EXPECT_TRUE(L.rungs[m2 + 1].reference) << L.rungs[m2 + 1].id;
+    for (size_t i = 0; i < L.rungs.size(); ++i) EXPECT_EQ(L.rungs[i].index, static_cast<int>(i));
     EXPECT_EQ(L.find_rung("mine_gelu_fused_vec_2")->forked_from, "gelu_fused_vec");
     // Merging twice adds nothing.
     merge_learner_rungs(L, root, &error);

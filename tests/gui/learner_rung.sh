@@ -112,6 +112,9 @@ for f in typed compile_error fixed plot; do sh "$here/check_png.sh" "$out/$f.png
 export KLADDER_SERVE="$fake --delay-ms 700 --fault-on-rung mine_vector_add"
 cat > "$out/fault.txt" <<SCRIPT
 wait 5
+# The strip holds 8 rungs, 3 PyTorch peers and the learner's: a narrower lesson list makes room.
+drag splitter:navigator -300 0
+wait 3
 click card:mine_vector_add
 click tab:Source
 click button:make_mine
