@@ -97,6 +97,13 @@ namespace {
 std::optional<std::pair<float, std::vector<KernelSpan>>> traced_repetition(GpuContext& gpu, L2Flush* flush,
                                                                            const std::function<void()>& launch,
                                                                            std::string* why) {
+    // The flush is the protocol's, not the rung's: its kernels (a store pass and a discard since
+    // the clean flush) finish and their records are delivered to no sink before the repetition's
+    // own are collected, so that the timeline's kernels, sum, span and gaps are the rung's alone.
+    if (flush) flush->write(7);
+    gpu.synchronize();
+    if (!cupti_ok(activity_api().flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll", why))
+        return std::nullopt;
     std::vector<KernelSpan> spans;
     {
         std::lock_guard<std::mutex> lock(g_sink_mutex);
@@ -108,7 +115,6 @@ std::optional<std::pair<float, std::vector<KernelSpan>>> traced_repetition(GpuCo
             g_sink = nullptr;
         }
     } detach;
-    if (flush) flush->write(7);
     const float ms = EventTimer(gpu).time(launch);
     if (!cupti_ok(activity_api().flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll", why))
         return std::nullopt;
