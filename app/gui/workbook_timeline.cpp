@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "course/bound_kernels.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
 #include "model/timing_notes.h"
@@ -42,13 +43,36 @@ void draw_clock_line(const ClockReport& c, const std::optional<TimingStats>& sus
         "repetitions at full clock, when there are at least five.");
 }
 
+// A few kernels are listed under the lane by name (as lessons bind them, course/bound_kernels.h),
+// with their own time and the gap before each: what the boxes show only on hover.
+void draw_kernel_list(const Timeline& t, ImFont* small) {
+    constexpr size_t kListedAtMost = 6;
+    if (t.kernels.size() > kListedAtMost) return;
+    ImGui::PushFont(small);
+    double prev_end = 0;
+    for (size_t i = 0; i < t.kernels.size(); ++i) {
+        const KernelSpan& k = t.kernels[i];
+        const std::string gap = i == 0 ? std::string() : ", " + us_text(k.start_us - prev_end) + " after the previous";
+        ImGui::TextDisabled("%zu  %s  %s%s", i + 1, short_kernel_name(k.name).c_str(), us_text(k.duration_us()).c_str(),
+                            gap.c_str());
+        prev_end = std::max(prev_end, k.end_us);
+    }
+    ImGui::PopFont();
+}
+
 }  // namespace
 
 void Workbook::draw_run_timeline(const StoredRun* run) {
     if (!run) return;
     const RunRecord& r = run->record;
     if (r.clock) draw_clock_line(*r.clock, r.timing);
-    if (!r.timeline || r.timeline->kernels.empty()) return;
+    if (!r.timeline || r.timeline->kernels.empty()) {
+        // A rung of several kernels whose shown run was not traced: said, not left blank (and
+        // never another device's trace in its place).
+        if (rung_ && rung_->id == r.rung && rung_->launches.size() > 1 && !run->live)
+            ImGui::TextDisabled("Kernels' timeline: not recorded for this device (this run was not traced)");
+        return;
+    }
     const Timeline& t = *r.timeline;
     ImGui::Text("%d kernels: their own time %s, events %s; span %s, gaps %s", t.launches,
                 us_text(t.kernel_sum_ms * 1e3).c_str(), us_text(t.event_ms * 1e3).c_str(),
@@ -79,6 +103,7 @@ void Workbook::draw_run_timeline(const StoredRun* run) {
                           us_text(hovered->end_us).c_str(), us_text(hovered->duration_us()).c_str());
     if (int(t.kernels.size()) < t.launches)
         ImGui::TextDisabled("first %zu of %d kernels drawn", t.kernels.size(), t.launches);
+    draw_kernel_list(t, fonts_.small);
 }
 
 }  // namespace kl::gui
