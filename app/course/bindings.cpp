@@ -407,15 +407,8 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     }
     // [timeline] a kernel's name, or why the traced repetition does not answer
     std::string kernel_name;
-    if (is_timeline_metric(b.metric)) {
-        const RunRecord& r = *found->record;
-        double unused = 0;
-        if (!r.timeline)
-            return fail("the run of " + b.target + " in " + found->origin +
-                        " has no timeline (recorded without --timeline)");
-        if (!timeline_figure(*r.timeline, b.metric, &unused, &kernel_name, &why))
-            return fail("the run of " + b.target + " in " + found->origin + ": " + why);
-    }
+    if (is_timeline_metric(b.metric) && !timeline_answers(*found->record, b.metric, &kernel_name, &why))
+        return fail("the run of " + b.target + " in " + found->origin + " " + why);
     const bool is_name = names_device || !kernel_name.empty();
     std::optional<double> x = is_name ? 0.0 : run_metric(*found->record, b.metric, blocks);
     if (!x) return fail("the run of " + b.target + " in " + found->origin + " has no " + b.metric);

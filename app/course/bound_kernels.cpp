@@ -53,6 +53,14 @@ bool timeline_figure(const Timeline& t, const std::string& metric, double* value
     return true;
 }
 
+bool timeline_answers(const RunRecord& run, const std::string& metric, std::string* name, std::string* why) {
+    if (!run.timeline) return *why = "has no timeline (recorded without --timeline)", false;
+    double unused = 0;
+    if (timeline_figure(*run.timeline, metric, &unused, name, why)) return true;
+    *why = "holds a timeline that does not answer: " + *why;
+    return false;
+}
+
 bool is_profile_peer_metric(const std::string& metric, std::string* unit) {
     if (metric == "kernels") return *unit = "", true;
     for (const char* m : {"gpu_us", "span_us", "gap_us", "cpu_us", "launch_us"})

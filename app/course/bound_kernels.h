@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/results.h"
 #include "model/timeline.h"
 
 namespace kl {
@@ -27,6 +28,11 @@ bool is_timeline_metric(const std::string& metric);
 // One figure of a run's traced repetition. A number in `*value`, or a kernel's short name in
 // `*name`; false with the reason in *why ("the traced repetition has 3 kernels, not 5").
 bool timeline_figure(const Timeline& t, const std::string& metric, double* value, std::string* name, std::string* why);
+
+// Whether a run's timeline answers the metric: its kernel's name in *name when the metric asks
+// for one; false with the rest of a sentence in *why ("has no timeline (...)", "...: the traced
+// repetition holds 3 kernels, not 5").
+bool timeline_answers(const RunRecord& run, const std::string& metric, std::string* name, std::string* why);
 
 // The peer metrics of a profile entry, with their units ("" for counts).
 bool is_profile_peer_metric(const std::string& metric, std::string* unit);
