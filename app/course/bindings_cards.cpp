@@ -202,11 +202,12 @@ BoundValue NumberSources::resolve_peer(const Binding& b) const {
     // and names, the host's launch and CPU time
     std::string profile_unit;
     const bool profile = is_profile_peer_metric(b.metric, &profile_unit);
+    const bool names_device = b.metric == "device";  // whose session the entry is: text
     auto unit = units.find(b.metric);
-    if (unit == units.end() && !profile)
+    if (unit == units.end() && !profile && !names_device)
         return v.error = "peer metric '" + b.metric +
                          "' is not gbps, ms, us, tflops, extra_gib, kernels, gpu_us, span_us, gap_us, cpu_us, "
-                         "launch_us, kernelN_us or kernelN_name",
+                         "launch_us, kernelN_us, kernelN_name or device",
                v;
     std::string field = b.metric == "us" ? "ms" : b.metric;  // peers record ms
     auto key_matches = [](const nlohmann::json& x, const std::string& want) {
@@ -226,7 +227,10 @@ BoundValue NumberSources::resolve_peer(const Binding& b) const {
                 if (k != "from" && (!e.contains(k) || !key_matches(e[k], val))) all = false;
             if (!all) continue;
             std::string name, why;
-            if (profile) {
+            if (names_device) {
+                name = p.device;
+                v.text = true;
+            } else if (profile) {
                 // The entry asked for: what it holds is the answer, and a value off the schema
                 // is refused naming the file, the field and the value (never skipped for an older one).
                 if (!profile_figure(e, b.metric, &v.value, &name, &why))

@@ -145,6 +145,9 @@ TEST(BindingsProfile, ProfilerFiguresOfAPeer) {
     EXPECT_EQ(value("{{ peer/profile_mlp kernel2_name mode=eager T=64 }}").shown,
               "at::native::vectorized_elementwise_kernel\xE2\x80\xA6");
     EXPECT_EQ(value("{{ peer/profile_mlp kernel1_name mode=compile }}").shown, "triton_poi_fused_gelu_0");
+    BoundValue device = value("{{ peer/profile_mlp device mode=compile }}");
+    EXPECT_TRUE(device.text);
+    EXPECT_EQ(device.shown, "Test GPU");
     BoundValue past = s.resolve(only_binding("{{ peer/profile_mlp kernel3_us mode=compile }}"));
     EXPECT_FALSE(past.ok);
     EXPECT_NE(past.error.find("kernel_list holds 2 kernels, not 3"), std::string::npos) << past.error;
