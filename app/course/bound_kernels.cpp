@@ -71,11 +71,11 @@ bool is_profile_peer_metric(const std::string& metric, std::string* unit) {
 }
 
 namespace {
-std::string shown_json(const nlohmann::json& x) {
+std::string profile_value_text(const nlohmann::json& x) {
     std::string s = x.dump();
     return s.size() > 40 ? s.substr(0, 40) + "..." : s;
 }
-bool is_time(const nlohmann::json& x) {
+bool is_profile_time(const nlohmann::json& x) {
     return x.is_number() && std::isfinite(x.get<double>()) && x.get<double>() >= 0;
 }
 }  // namespace
@@ -86,20 +86,21 @@ bool profile_figure(const nlohmann::json& entry, const std::string& metric, doub
         if (!entry.contains("kernels")) return *why = "no field 'kernels'", false;
         const nlohmann::json& x = entry["kernels"];
         if (!x.is_number_integer() || x.get<int64_t>() < 0)
-            return *why = "kernels: " + shown_json(x) + " is not a count (a non-negative integer)", false;
+            return *why = "kernels: " + profile_value_text(x) + " is not a count (a non-negative integer)", false;
         return *value = double(x.get<int64_t>()), true;
     }
     std::optional<KernelMetric> k = parse_kernel_metric(metric);
     if (!k) {
         if (!entry.contains(metric)) return *why = "no field '" + metric + "'", false;
-        if (!is_time(entry[metric]))
-            return *why = metric + ": " + shown_json(entry[metric]) + " is not a time (a non-negative number of µs)",
+        if (!is_profile_time(entry[metric]))
+            return *why = metric + ": " + profile_value_text(entry[metric]) +
+                          " is not a time (a non-negative number of µs)",
                    false;
         return *value = entry[metric].get<double>(), true;
     }
     if (!entry.contains("kernel_list")) return *why = "no field 'kernel_list'", false;
     const nlohmann::json& list = entry["kernel_list"];
-    if (!list.is_array()) return *why = "kernel_list: " + shown_json(list) + " is not a list", false;
+    if (!list.is_array()) return *why = "kernel_list: " + profile_value_text(list) + " is not a list", false;
     if (size_t(k->index) > list.size())
         return *why = "kernel_list holds " + std::to_string(list.size()) + " kernels, not " + std::to_string(k->index),
                false;
@@ -107,9 +108,10 @@ bool profile_figure(const nlohmann::json& entry, const std::string& metric, doub
     const std::string field = "kernel_list[" + std::to_string(k->index - 1) + "]";
     if (!item.is_object() || !item.contains("name") || !item["name"].is_string() ||
         item["name"].get<std::string>().empty())
-        return *why = field + ": " + shown_json(item) + " has no name (a non-empty string)", false;
-    if (!item.contains("us") || !is_time(item["us"]))
-        return *why = field + ".us: " + (item.contains("us") ? shown_json(item["us"]) : std::string("missing")) +
+        return *why = field + ": " + profile_value_text(item) + " has no name (a non-empty string)", false;
+    if (!item.contains("us") || !is_profile_time(item["us"]))
+        return *why = field +
+                      ".us: " + (item.contains("us") ? profile_value_text(item["us"]) : std::string("missing")) +
                       " is not a time (a non-negative number of µs)",
                false;
     if (k->part == "name") return *name = short_kernel_name(item["name"].get<std::string>()), true;
