@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <type_traits>
@@ -14,6 +15,7 @@
 #include "base/errors.h"
 #include "gpu/cuda_check.h"
 #include "gpu/cupti_library.h"
+#include "gpu/device_buffer.h"
 #include "gpu/gpu_context.h"
 #include "gpu/timing.h"
 
@@ -57,6 +59,7 @@ ActivityApi& activity_api() {
 // CUPTI hands completed buffers to a plain C callback: the spans go to the one sink in use.
 std::mutex g_sink_mutex;
 std::vector<KernelSpan>* g_sink = nullptr;
+int g_incomplete = 0;  // records of the sink's repetition that had no timestamps
 
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
     *size = size_t(8) << 20;
@@ -70,7 +73,13 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
     while (activity_api().next_record(buffer, valid, &rec) == CUPTI_SUCCESS) {
         if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && rec->kind != CUPTI_ACTIVITY_KIND_KERNEL) continue;
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(rec);
-        if (g_sink) g_sink->push_back({k->name ? k->name : "?", double(k->start) / 1e3, double(k->end) / 1e3});
+        if (!g_sink || (k->name && is_stopwatch_kernel(k->name))) continue;
+        // A record without both timestamps (seen for graph-launched kernels on the H200, CUDA 13)
+        // says a kernel ran, not when: counted as dropped, never drawn at time zero.
+        if (k->start == 0 || k->end < k->start)
+            ++g_incomplete;
+        else
+            g_sink->push_back({k->name ? k->name : "?", double(k->start) / 1e3, double(k->end) / 1e3});
     }
     std::free(buffer);
 }
@@ -94,13 +103,27 @@ std::string trace_mode() {
 namespace {
 
 // One repetition between CUDA events, its kernels collected from CUPTI's buffers.
-std::optional<std::pair<float, std::vector<KernelSpan>>> traced_repetition(GpuContext& gpu, L2Flush* flush,
-                                                                           const std::function<void()>& launch,
-                                                                           std::string* why) {
+struct HoldPlan {
+    long long hold_ns = 0;
+    void* clock_slot = nullptr;
+};
+
+struct TracedRepetition {
+    float event_ms = 0;
+    std::vector<KernelSpan> spans;
+    int incomplete = 0;
+};
+
+// As a timed repetition (timing.cpp): the flush, the hold, then the launches between events. The
+// flush's and the hold's kernels are the stopwatch's, not the rung's: their records are left out
+// (is_stopwatch_kernel), so the timeline's kernels, sum, span and gaps are the rung's alone.
+std::optional<TracedRepetition> traced_repetition(GpuContext& gpu, L2Flush* flush, const std::function<void()>& launch,
+                                                  const HoldPlan& hold, std::string* why) {
     std::vector<KernelSpan> spans;
     {
         std::lock_guard<std::mutex> lock(g_sink_mutex);
         g_sink = &spans;
+        g_incomplete = 0;
     }
     struct Detach {
         ~Detach() {
@@ -109,11 +132,12 @@ std::optional<std::pair<float, std::vector<KernelSpan>>> traced_repetition(GpuCo
         }
     } detach;
     if (flush) flush->write(7);
+    launch_stopwatch_hold(gpu, hold.hold_ns, hold.clock_slot);
     const float ms = EventTimer(gpu).time(launch);
     if (!cupti_ok(activity_api().flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll", why))
         return std::nullopt;
     std::lock_guard<std::mutex> lock(g_sink_mutex);
-    return std::make_pair(ms, std::move(spans));
+    return TracedRepetition{ms, std::move(spans), g_incomplete};
 }
 
 }  // namespace
@@ -149,20 +173,33 @@ std::optional<Timeline> trace_kernels(GpuContext& gpu, L2Flush* flush, const std
         return std::nullopt;
     // The first traced repetition pays CUPTI's set-up (on the H100 a 4.5 us kernel's repetition
     // took 1.7 ms of events): it is run and dropped. Of the next ones, the median by kernel sum.
-    std::vector<std::pair<float, std::vector<KernelSpan>>> reps;
+    // The hold is the stopwatch's, from the host time of the dropped first repetition's launches.
+    DeviceBuffer hold_clock("kl_trace_hold_clock", DType::F32, 4);
+    std::vector<double> enqueue_seconds;
+    const auto timed_launch = [&] {
+        const auto t0 = std::chrono::steady_clock::now();
+        launch();
+        if (enqueue_seconds.empty())
+            enqueue_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    };
+    std::vector<TracedRepetition> reps;
     for (int i = 0; i < 1 + kTracedRepetitions; ++i) {
-        auto rep = traced_repetition(gpu, flush, launch, why);
+        const HoldPlan hold{i == 0 ? 0 : stopwatch_hold_ns(enqueue_seconds), hold_clock.data()};
+        auto rep = traced_repetition(gpu, flush, timed_launch, hold, why);
         if (!rep) return std::nullopt;
         if (i > 0) reps.push_back(std::move(*rep));
     }
     const double clock_after = measure_sm_clock_mhz(gpu);  // its record, if any, goes to no sink
     std::vector<Timeline> lines;
-    for (auto& [ms, spans] : reps) {
-        if (spans.empty()) {
-            *why = "no timeline: CUPTI recorded no kernel for a traced repetition";
+    for (auto& rep : reps) {
+        if (rep.spans.empty()) {
+            *why = rep.incomplete > 0 ? "no timeline: CUPTI gave " + std::to_string(rep.incomplete) +
+                                            " kernel records without timestamps for a traced repetition"
+                                      : "no timeline: CUPTI recorded no kernel for a traced repetition";
             return std::nullopt;
         }
-        lines.push_back(make_timeline(std::move(spans), ms));
+        lines.push_back(make_timeline(std::move(rep.spans), rep.event_ms));
+        lines.back().dropped = rep.incomplete;
     }
     std::sort(lines.begin(), lines.end(),
               [](const Timeline& a, const Timeline& b) { return a.kernel_sum_ms < b.kernel_sum_ms; });

@@ -174,6 +174,23 @@ std::vector<double> clocks_from(GpuContext& gpu, const DeviceBuffer& counters, s
 }
 }  // namespace
 
+long long stopwatch_hold_ns(const std::vector<double>& enqueue_seconds) {
+    return lab_hold_nanoseconds(hold_nanoseconds(enqueue_seconds));
+}
+
+void launch_stopwatch_hold(GpuContext& gpu, long long hold_ns, void* clock_slot) {
+    const cudaKernel_t hold = gpu.helper_kernel("common/hold.cu", "kl_hold");
+    gpu.launch_kernel(hold, "helper common/hold.cu:kl_hold", dim3(1), dim3(1),
+                      {KernelArg::i64v(hold_ns), KernelArg::pointer(clock_slot)});
+}
+
+bool is_stopwatch_kernel(const std::string& name) {
+    static const char* const names[] = {"kl_l2_flush_store", "kl_l2_flush_store_last", "kl_l2_flush_read_last",
+                                        "kl_l2_discard",     "kl_touch_pages",         "kl_hold",
+                                        "kl_clock_probe"};
+    return std::any_of(std::begin(names), std::end(names), [&](const char* n) { return name == n; });
+}
+
 TimedRepetitions time_each_repetition(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush,
                                       const std::function<void()>& launch) {
     std::vector<double> enqueue_seconds;
@@ -184,8 +201,7 @@ TimedRepetitions time_each_repetition(GpuContext& gpu, const RepetitionPlan& pla
         enqueue_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     gpu.synchronize();
-    const cudaKernel_t hold = gpu.helper_kernel("common/hold.cu", "kl_hold");
-    const long long hold_ns = lab_hold_nanoseconds(hold_nanoseconds(enqueue_seconds));
+    const long long hold_ns = stopwatch_hold_ns(enqueue_seconds);
     const int most = std::max(plan.max_reps, 1);
     DeviceBuffer counters("kl_hold_clock", DType::F32, int64_t(most) * 4);  // two 64-bit counters a repetition
     EventTimer timer(gpu);
@@ -195,9 +211,7 @@ TimedRepetitions time_each_repetition(GpuContext& gpu, const RepetitionPlan& pla
            (static_cast<int>(out.ms.size()) < plan.min_reps || total_ms < plan.budget_ms)) {
         if (plan.before_each) plan.before_each();
         if (flush) flush->write(static_cast<int>(out.ms.size()));
-        auto* slot = static_cast<unsigned char*>(counters.data()) + out.ms.size() * 16;
-        gpu.launch_kernel(hold, "helper common/hold.cu:kl_hold", dim3(1), dim3(1),
-                          {KernelArg::i64v(hold_ns), KernelArg::pointer(slot)});
+        launch_stopwatch_hold(gpu, hold_ns, static_cast<unsigned char*>(counters.data()) + out.ms.size() * 16);
         const float ms = timer.time(launch);
         out.ms.push_back(ms);
         total_ms += ms;

@@ -92,6 +92,14 @@ struct TimedRepetitions {
 // L2). Every CUDA call is checked; events are released on every way out.
 TimedRepetitions time_each_repetition(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush,
                                       const std::function<void()>& launch);
+// The stopwatch's hold (see timing.cpp) for launches whose host side took `enqueue_seconds`, and
+// its kernel enqueued on gpu.stream(): the GPU waits that long, then writes the SM clock's two
+// counters (16 bytes) to `clock_slot`. The kernel trace holds its traced repetition the same way.
+long long stopwatch_hold_ns(const std::vector<double>& enqueue_seconds);
+void launch_stopwatch_hold(GpuContext& gpu, long long hold_ns, void* clock_slot);
+// The runner's own kernels, which a timeline of a rung leaves out (the flushes, the hold, the
+// page touch and the clock probe of kernels/common/).
+bool is_stopwatch_kernel(const std::string& name);
 // The same, summarized.
 TimingStats time_repetitions(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush,
                              const std::function<void()>& launch);

@@ -206,7 +206,10 @@ const std::vector<std::string>& torch_peer_names() {
                                                    "torch.add_layernorm",
                                                    "torch.compile.add_layernorm",
                                                    "torch.sdpa_cudnn",
-                                                   "torch.sdpa_flash"};
+                                                   "torch.sdpa_flash",
+                                                   "torch.mm_bf16",
+                                                   "torch.mlp",
+                                                   "torch.compile.mlp"};
     return names;
 }
 

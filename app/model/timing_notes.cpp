@@ -34,10 +34,13 @@ std::vector<std::string> timing_notes(const RunRecord& r) {
             who + "measured the wrong way (" + r.mode + ") " +
             fmt("%.2f us, the runner's median %.2f us", r.mode_timing->median_ms * 1e3, r.timing->median_ms * 1e3));
     if (r.timeline)
-        out.push_back(who + std::to_string(r.timeline->launches) + " kernels traced: " +
-                      fmt("own time %.2f us, events %.2f us, span %.2f us, gaps %.2f us",
-                          r.timeline->kernel_sum_ms * 1e3, r.timeline->event_ms * 1e3, r.timeline->span_ms * 1e3,
-                          r.timeline->gap_ms * 1e3));
+        out.push_back(
+            who + std::to_string(r.timeline->launches) + " kernels traced: " +
+            fmt("own time %.2f us, events %.2f us, span %.2f us, gaps %.2f us", r.timeline->kernel_sum_ms * 1e3,
+                r.timeline->event_ms * 1e3, r.timeline->span_ms * 1e3, r.timeline->gap_ms * 1e3) +
+            (r.timeline->dropped > 0
+                 ? "; " + std::to_string(r.timeline->dropped) + " more kernel records without timestamps (not drawn)"
+                 : ""));
     else if (!r.timeline_note.empty())
         out.push_back(who + r.timeline_note);
     if (r.clock)

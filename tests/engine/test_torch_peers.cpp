@@ -22,7 +22,7 @@ std::set<std::string> names_in_python_table() {
     std::stringstream text;
     text << in.rdbuf();
     std::set<std::string> names;
-    const std::regex entry("\\n    \"(torch\\.[a-z_.]+)\": \\(");
+    const std::regex entry("\\n    \"(torch\\.[a-z0-9_.]+)\": \\(");
     const std::string s = text.str();
     for (auto it = std::sregex_iterator(s.begin(), s.end(), entry); it != std::sregex_iterator(); ++it)
         names.insert((*it)[1]);

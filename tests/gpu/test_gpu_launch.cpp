@@ -137,6 +137,16 @@ TEST(GpuLaunch, TimelineThenCountersInOneFreshRunner) {
     o.counters = true;
     kl::RunRecord r = runner.run(L, *va, o);
     ASSERT_TRUE(r.timeline) << r.timeline_note;
+    // The timeline is the rung's one kernel: the L2 flush's kernels before it are the protocol's
+    // (they were in it, with the hold as a "gap", from the clean flush until 2026-11-30).
+    ASSERT_EQ(r.timeline->kernels.size(), 1u);
+    EXPECT_EQ(r.timeline->kernels.front().name.rfind("kl_l2", 0), std::string::npos)
+        << r.timeline->kernels.front().name;
+    EXPECT_LT(r.timeline->gap_ms, 1e-9);
+    // Traced as timed (flush, hold, events): the traced events are the timed ones, not a host
+    // launch into an idle GPU (they were 0.5 ms around a 3 us kernel without the hold).
+    ASSERT_TRUE(r.timing);
+    EXPECT_LT(r.timeline->event_ms, 2 * r.timing->median_ms + 0.02);
     if (r.counters.is_null() && r.counters_note.find("ERR_NVGPUCTRPERM") != std::string::npos)
         GTEST_SKIP() << "counters not permitted on this device: " << r.counters_note;
     ASSERT_TRUE(r.counters.is_object() && r.counters.contains("dram_bytes")) << r.counters_note;

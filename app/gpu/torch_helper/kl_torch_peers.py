@@ -108,6 +108,29 @@ def _sdpa(o, lse, q, k, v, batch, heads, n, d, causal, esize, backend):
     return fn, [(_tensor(o, shape, dtype), 0), (lse_t, 1)]
 
 
+def _mm(c, a, b, m, n, k):
+    # bf16 inputs, fp32 output and sums: the ladder's C, without a conversion pass.
+    a_t, b_t = _tensor(a, (m, k), torch.bfloat16), _tensor(b, (k, n), torch.bfloat16)
+    return (lambda: torch.mm(a_t, b_t, out_dtype=torch.float32)), [(_tensor(c, (m, n), torch.float32), 0)]
+
+
+def _mlp(y, h, x, w1, w2, tokens, d_model, hidden, compiled):
+    # Linear, GeLU, Linear as a PyTorch program writes it (no biases, as the ladder): H in bf16,
+    # Y in fp32 straight from the second product. Eager runs three kernels; what torch.compile
+    # makes of it is what the profiling lesson counts.
+    x_t = _tensor(x, (tokens, d_model), torch.bfloat16)
+    w1_t = _tensor(w1, (d_model, hidden), torch.bfloat16)
+    w2_t = _tensor(w2, (hidden, d_model), torch.bfloat16)
+
+    def forward():
+        hidden_t = F.gelu(x_t @ w1_t, approximate="tanh")
+        return hidden_t, torch.mm(hidden_t, w2_t, out_dtype=torch.float32)
+
+    fn = _compiled(forward) if compiled else forward
+    outputs = [(_tensor(h, (tokens, hidden), torch.bfloat16), 0), (_tensor(y, (tokens, d_model), torch.float32), 1)]
+    return fn, outputs
+
+
 # name -> (argument count, builder). Arguments as the manifest lists them (pointers, then sizes).
 _TABLE = {
     "torch.add": (5, lambda a: _add(*a)),
@@ -120,6 +143,9 @@ _TABLE = {
     "torch.compile.add_layernorm": (9, lambda a: _add_layernorm(*a, compiled=True)),
     "torch.sdpa_cudnn": (11, lambda a: _sdpa(*a, backend="cudnn")),
     "torch.sdpa_flash": (11, lambda a: _sdpa(*a, backend="flash")),
+    "torch.mm_bf16": (6, lambda a: _mm(*a)),
+    "torch.mlp": (8, lambda a: _mlp(*a, compiled=False)),
+    "torch.compile.mlp": (8, lambda a: _mlp(*a, compiled=True)),
 }
 
 
