@@ -26,6 +26,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 # name: (exercise, solution, entry, parameters, arguments, first output element, first input)
 EXERCISES = {
+    "copy": ("00_measuring/9", "lessons/00_measuring/solutions/copy.cu", "copy_row_walk",
+             "float* __restrict__ out, const float* __restrict__ in, int rows, int cols",
+             "out, in, rows, cols", "out[0]", "in"),
     "transpose": ("03_coalescing/9", "lessons/03_coalescing/solutions/transpose.cu", "transpose_smem",
                   "float* __restrict__ out, const float* __restrict__ in, int rows, int cols",
                   "out, in, rows, cols", "out[0]", "in"),

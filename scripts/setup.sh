@@ -34,7 +34,9 @@ fi
 # 2. Debian packages.
 packages=(cmake ninja-build g++ pkg-config libimgui-dev libglfw3-dev libegl-dev libcairo2-dev libmd4c-dev libmd4c-html0-dev
     nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libgtest-dev xvfb xauth fonts-dejavu-core poppler-utils
-    clang-format universal-ctags python3 libgl1-mesa-dri)
+    clang-format universal-ctags python3 libgl1-mesa-dri libxtst6)
+# libxtst6 lets the window's input tests (gui.key_taps, gui.idle_redraw) press keys through XTEST;
+# without it they are skipped, not run.
 # libgl1-mesa-dri is Mesa's llvmpipe, the GL that the window's tests draw with under Xvfb. Debian 12
 # pulls it in through libglfw3's GL dependencies today; it is named so that stays true.
 missing=()

@@ -95,9 +95,9 @@ bool cupti_ok(CUptiResult r, const char* call, std::string* why) {
 
 }  // namespace
 
-std::string trace_mode() {
+std::string trace_mode(bool graph_launch) {
     const char* v = std::getenv("KL_TIMELINE_KIND");
-    return v && std::strcmp(v, "concurrent") == 0 ? "concurrent" : "kernel";
+    return graph_launch || (v && std::strcmp(v, "concurrent") == 0) ? "concurrent" : "kernel";
 }
 
 namespace {
@@ -143,7 +143,7 @@ std::optional<TracedRepetition> traced_repetition(GpuContext& gpu, L2Flush* flus
 }  // namespace
 
 std::optional<Timeline> trace_kernels(GpuContext& gpu, L2Flush* flush, const std::function<void()>& launch,
-                                      std::string* why, bool detach) {
+                                      std::string* why, bool detach, bool graph_launch) {
     ActivityApi& api = activity_api();
     if (!api.failure.empty()) {
         *why = "no timeline: " + api.failure;
@@ -155,7 +155,7 @@ std::optional<Timeline> trace_kernels(GpuContext& gpu, L2Flush* flush, const std
             return std::nullopt;
         api.registered = true;
     }
-    const bool concurrent = trace_mode() == "concurrent";
+    const bool concurrent = trace_mode(graph_launch) == "concurrent";
     const CUpti_ActivityKind kind = concurrent ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL : CUPTI_ACTIVITY_KIND_KERNEL;
     struct Off {  // tracing off on every way out; CUPTI detached when asked (see the header)
         ActivityApi& api;

@@ -25,11 +25,13 @@ class L2Flush;
 // thread block to stamp it, which made kernels of a million small blocks 4-7% slower than
 // untraced (docs/tuning/timing.md); KERNEL serializes kernels instead, which a rung on one stream
 // does anyway. KL_TIMELINE_KIND=concurrent selects the concurrent kind, for that comparison.
+// A rung launched as a CUDA graph (`graph_launch`) is traced with the concurrent kind: the
+// KERNEL kind gave 255 of its 256 kernels no timestamps (H200, driver 580, CUDA 13.0).
 // The SM clock is probed before and after the traced repetitions (Timeline::clock_*_mhz).
-std::string trace_mode();  // "kernel" or "concurrent"
+std::string trace_mode(bool graph_launch);  // "kernel" or "concurrent"
 constexpr int kTracedRepetitions = 5;
 std::optional<Timeline> trace_kernels(GpuContext& gpu, L2Flush* flush, const std::function<void()>& launch,
-                                      std::string* why, bool detach);
+                                      std::string* why, bool detach, bool graph_launch);
 
 // The SM clock in MHz now (a ~1 ms probe kernel on one SM), and the device's rated clock.
 double measure_sm_clock_mhz(GpuContext& gpu);

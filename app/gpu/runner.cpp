@@ -411,7 +411,8 @@ void Runner::measure(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
         std::string why;
         rec.timeline = trace_kernels(
             gpu_, flush_for(opt), [&] { launch_all(prep); }, &why,
-            !counters_ && !opt.counters);  // a counters pass follows: keep CUPTI attached for it
+            !counters_ && !opt.counters,  // a counters pass follows: keep CUPTI attached for it
+            run.rung->graph);
         if (!rec.timeline) rec.timeline_note = why;
     }
     // [counters] A separate replay pass after timing: profiling never touches a timed repetition.

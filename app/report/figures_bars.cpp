@@ -153,6 +153,32 @@ void label_bars(const ResultsStore& store, const PlotContext& ctx, Metric metric
             break;
     }
 }
+// Bandwidth bars: each rung's own roof, the best calibrated kernel of its read:write mix
+// (model/roof.h), marked on its bar where it is not the copy line; and the rungs a correct run
+// put above it by more than their spread, named in the caption as the measuring errors they are.
+void mark_own_roofs(const PlotContext& ctx, BuiltFigure& out) {
+    Figure& f = out.figure;
+    Series marks;
+    marks.kind = SeriesKind::BarMarks;
+    marks.name = "each rung's roof (its read:write mix)";
+    bool differs = false;
+    std::string above;
+    const Ladder& L = *ctx.ladder;
+    for (size_t i = 0; i < L.rungs.size(); ++i) {
+        const StoredRun* s = out.bar_runs[i];
+        const double roof = measured(s) ? s->record.values.num(tag::roof_gbps) : plot::kNoValue;
+        const bool known = std::isfinite(roof) && roof > 0;
+        marks.points.push_back({double(L.rungs[i].index), known ? roof : plot::kNoValue});
+        if (known && ctx.calibration && std::fabs(roof / ctx.calibration->copy_gbps - 1) > 0.005) differs = true;
+        if (known && s->record.values.num(tag::above_roof) > 0)
+            above += (above.empty() ? "" : ", ") + rung_axis_label(L.rungs[i]);
+    }
+    if (differs) {
+        f.series.push_back(marks);
+        f.caption += " · a tick on a bar: that rung's own roof, for its read:write mix";
+    }
+    if (!above.empty()) f.caption += " · above its own roof by more than its spread (a measuring error): " + above;
+}
 }  // namespace
 
 BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, Metric metric) {
@@ -208,6 +234,7 @@ BuiltFigure rung_bars(const ResultsStore& store, const PlotContext& ctx, Metric 
     if (!ctx.compare_device.empty()) with_data += add_device_bars(store, ctx, metric, flops, tu, out);
 
     label_bars(store, ctx, metric, flops, tu, ideal_bytes, out);
+    if (metric == Metric::Rate && !flops && with_data > 0) mark_own_roofs(ctx, out);
     if (with_data == 0) {
         out.empty_reason = metric == Metric::Percent
                                ? "No rung of this ladder has a reference comparison at these settings yet."

@@ -132,6 +132,23 @@ void label_sweep_y(const ResultsStore& store, const PlotContext& ctx, const std:
     }
 }
 
+// The problem without the swept axis, whose values are the x axis, and with the axes tied to it
+// said as such: "M = N = K" swept reads "K, M = N (swept)", not the step's one size.
+std::string sweep_caption(const PlotContext& ctx, const std::string& axis, bool is_size) {
+    if (!is_size) return problem_caption(ctx);
+    Sizes fixed;
+    std::string tied;
+    for (const auto& [k, v] : ctx.sizes) {
+        if (k == axis) continue;
+        if (std::find(ctx.tie.begin(), ctx.tie.end(), k) != ctx.tie.end())
+            tied += k + " = ";
+        else
+            fixed[k] = v;
+    }
+    const std::string swept = tied + axis + " (swept)";
+    return plot::caption_of({ctx.device, fixed.empty() ? swept : format_sizes(fixed) + ", " + swept, ctx.dtype});
+}
+
 }  // namespace
 
 BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const std::string& axis, Metric metric) {
@@ -146,7 +163,7 @@ BuiltFigure sweep_lines(const ResultsStore& store, const PlotContext& ctx, const
     bool flops = prefers_flops(ctx, store);
     Figure& f = out.figure;
     f.name = L.id + "_sweep_" + axis;
-    f.caption = problem_caption(ctx);
+    f.caption = sweep_caption(ctx, axis, is_size);
 
     std::vector<SweepLine> lines = lines_of(store, ctx, axis, is_size);
     // Many lines read as a tangle: the step's rung leads (first in the legend, drawn last) and

@@ -23,7 +23,14 @@
 #define NEG_INF_D __longlong_as_double(0xfff0000000000000ll)
 
 // Merges the partial softmax state (m2, l2) into (m, l): both are (max, sum of exp(s - max)).
+// A NaN score makes the row NaN, as the math does (fmax would pass over it, and a row of NaN scores
+// would read as an empty one: lse -inf, where the CPU check and any kernel's exp give NaN).
 __device__ __forceinline__ void ref_merge(double& m, double& l, double m2, double l2) {
+    if (m != m) return;
+    if (m2 != m2) {
+        m = l = m2;
+        return;
+    }
     const double mx = fmax(m, m2);
     if (mx == NEG_INF_D) return;              // both empty
     l = l * exp(m - mx) + l2 * exp(m2 - mx);  // exp(-inf) = 0 drops an empty side
@@ -109,7 +116,9 @@ extern "C" __global__ void __launch_bounds__(REF_THREADS)
             }
 #pragma unroll
         for (int r = 0; r < REF_ROWS; ++r)
-            p[r * REF_THREADS + tid] = (j < key_end && visible(r, j)) ? exp(s[r] - row_m[r]) / row_l[r] : 0.0;
+            p[r * REF_THREADS + tid] = (j < key_end && visible(r, j) && row_m[r] != NEG_INF_D)  // all -inf: O = 0
+                                           ? exp(s[r] - row_m[r]) / row_l[r]
+                                           : 0.0;
         __syncthreads();
         const int count = (int)min((long long)REF_THREADS, key_end - j0);
 #pragma unroll

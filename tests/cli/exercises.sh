@@ -50,6 +50,7 @@ while read -r id ladder starter beat starter_file solution name; do
     grep -q "compiled as a rung of $ladder like $starter" "$tmp/out" || { cat "$tmp/out"; fail "$id: $f"; }
   done
 done <<'EOF'
+00_measuring/9 transpose copy_row_walk - exercise_copy.cu solutions/copy.cu copy
 03_coalescing/9 transpose transpose_smem transpose_smem exercise_transpose.cu solutions/transpose.cu transpose
 05_softmax/11 softmax block_smem naive_multi exercise_reduction.cu solutions/reduction.cu reduction
 05_softmax/12 softmax online warp_shuffle exercise_online.cu solutions/online_softmax.cu online_softmax

@@ -5,8 +5,8 @@
 # planted cheats made from the solution (scripts/make_exercise_cheats.py) are each refused by the
 # check that caught them: NaN written by 'correct', an output cached across calls by 'poisoned
 # output', an input written by 'inputs unmodified'.
-# Usage: exercises_gpu.sh KLADDER SOURCE_DIR [NAME ...]   (NAME: transpose reduction online_softmax
-# sgemm mma_tile flash_forward; default all six. Each submit times the ladder's rungs beside it,
+# Usage: exercises_gpu.sh KLADDER SOURCE_DIR [NAME ...]   (NAME: copy transpose reduction online_softmax
+# sgemm mma_tile flash_forward; default all seven. Each submit times the ladder's rungs beside it,
 # so the matmul and attention ones take minutes: give the names in several calls if need be.)
 # EXERCISES_OUT=FILE.tgz keeps every signed submission and its printout, in one archive.
 set -u
@@ -34,9 +34,10 @@ submit() {  # EXERCISE FILE LABEL EXPECTED_EXIT [EXPECTED_REFUSAL]
 }
 
 python3 "$src/scripts/make_exercise_cheats.py" --out "$tmp/cheats" || { echo "FAIL: the planted cheats could not be made"; exit 1; }
-names=${*:-transpose reduction online_softmax sgemm mma_tile flash_forward}
+names=${*:-copy transpose reduction online_softmax sgemm mma_tile flash_forward}
 for name in $names; do
   case $name in
+    copy)           ex=00_measuring/9; lesson=00_measuring; starter=exercise_copy.cu ;;
     transpose)      ex=03_coalescing/9; lesson=03_coalescing; starter=exercise_transpose.cu ;;
     reduction)      ex=05_softmax/11; lesson=05_softmax; starter=exercise_reduction.cu ;;
     online_softmax) ex=05_softmax/12; lesson=05_softmax; starter=exercise_online.cu ;;

@@ -23,7 +23,7 @@ fail() {
 }
 python3 "$here/x_input.py" wait "Kernel Ladder" 300
 rc=$?
-# 77: no libXtst here (CI's fresh machine installs none): skipped, never passed.
+# 77: no libXtst here (scripts/setup.sh installs libxtst6; a machine without it): skipped, never passed.
 [ $rc -eq 77 ] && { kill "$pid"; exit 77; }
 [ $rc -eq 0 ] || fail "the window did not open"
 python3 "$here/window_state.py" wait "$state" "$pid" 300 's["idle"] and s["step"] == 1' ||

@@ -87,8 +87,10 @@ void self_check_reference(const Problem& p, OpContext& gpu, const std::vector<fl
             s[j] = dot * scale;
             m = std::max(m, s[j]);
         }
+        // As the GPU reference: a NaN score makes the row NaN; a row whose every score is -inf
+        // has lse -inf and O zero (std::max passes over NaN, so m is the largest number).
         double l = 0;
-        for (double& x : s) l += (x = std::exp(x - m));
+        for (double& x : s) l += (x = std::isnan(x) ? x : m == -INFINITY ? 0.0 : std::exp(x - m));
         auto mismatch = [&](const char* what, int64_t col, double expected, float got) {
             char msg[320];
             std::snprintf(
@@ -100,6 +102,8 @@ void self_check_reference(const Problem& p, OpContext& gpu, const std::vector<fl
             throw GpuError(msg);
         };
         auto close = [](double expected, float got) {
+            if (std::isnan(expected) || std::isnan(got)) return std::isnan(expected) && std::isnan(got);
+            if (std::isinf(expected) || std::isinf(got)) return double(got) == expected;
             return std::fabs(double(got) - expected) <= 1e-6 + 1e-6 * std::fabs(expected);
         };
         const double lse = m + std::log(l);
@@ -107,7 +111,7 @@ void self_check_reference(const Problem& p, OpContext& gpu, const std::vector<fl
         for (int64_t c = 0; c < d; ++c) {
             double o = 0;
             for (int64_t j = 0; j < keys; ++j) o += s[j] * double(v[j * d + c]);
-            o /= l;
+            o = l == 0 ? 0.0 : o / l;
             const float got = ref_o[(bh * n + i) * d + c];
             if (!close(o, got)) mismatch("O", c, o, got);
         }
