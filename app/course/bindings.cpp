@@ -15,6 +15,7 @@
 #include "base/errors.h"
 #include "base/json_input.h"
 #include "base/paths.h"
+#include "course/bound_kernels.h"
 #include "model/device_card.h"
 #include "model/dtype.h"
 #include "model/operation.h"
@@ -180,8 +181,13 @@ const RunMetric kRunMetrics[] = {{"ms", "ms", "time"},
                                  {"clock_min_mhz", "MHz", "clock"},  // the slowest repetition's clock
                                  {"burst_ms", "ms", "time"},         // the full-clock repetitions' median
                                  {"burst_us", "µs", "time"},
-                                 {"kernel1_ms", "ms", "time"},  // the traced repetition: the same kernels' time
-                                 {"traced_ms", "ms", "time"}};
+                                 // [timeline] the traced repetition: the same kernels' time (kernelN_us,
+                                 // kernelN_ms and kernelN_name: find_run_metric)
+                                 {"traced_ms", "ms", "time"},
+                                 {"traced_us", "µs", "time"},
+                                 {"span_us", "µs", "time"},
+                                 {"gap_us", "µs", "gap"},
+                                 {"launches", "", "launches"}};
 
 // The metric's value from a run, or nullopt when the run does not carry it.
 std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64_t blocks) {
@@ -209,11 +215,13 @@ std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64
     if (m == "clock_min_mhz" && r.clock && r.clock->sampled_reps > 0) return r.clock->during_min_mhz;
     if ((m == "burst_ms" || m == "burst_us") && r.clock && r.clock->burst)
         return r.clock->burst->median_ms * (m == "burst_us" ? 1e3 : 1);
-    // [timeline] the traced repetition (after timing, at the clock it found): the first kernel's
-    // own time, and all kernels' summed
+    // [timeline] the traced repetition (after timing, at the clock it found): all kernels' summed
+    // time; each kernel's, the span, the gaps and the launches (bound_kernels.h)
     const Timeline* tl = r.timeline ? &*r.timeline : nullptr;
-    if (m == "kernel1_ms" && tl && !tl->kernels.empty()) return tl->kernels.front().duration_us() / 1e3;
     if (m == "traced_ms" && tl && tl->kernel_sum_ms > 0) return tl->kernel_sum_ms;
+    std::string name_unused, why_unused;
+    double x = 0;
+    if (tl && is_timeline_metric(m) && timeline_figure(*tl, m, &x, &name_unused, &why_unused)) return x;
     // [launch] time per dependent step of the launch ladder (its `steps` size axis)
     if (auto st = r.sizes.find("steps"); m == "us_per_step" && t && st != r.sizes.end() && st->second > 0)
         return t->median_ms * 1e3 / double(st->second);
@@ -262,21 +270,25 @@ std::map<std::string, int64_t> unlisted_params(const Rung& rung) {
 const RunMetric* find_run_metric(const std::string& name) {
     for (const auto& m : kRunMetrics)
         if (name == m.name) return &m;
+    // [timeline] one kernel of the traced repetition: its time, or its name (a text binding)
+    static const RunMetric kKernelUs{"kernelN_us", "µs", "time"}, kKernelMs{"kernelN_ms", "ms", "time"},
+        kKernelName{"kernelN_name", "", "kernel_name"};
+    if (std::optional<KernelMetric> k = parse_kernel_metric(name))
+        return k->part == "us" ? &kKernelUs : k->part == "ms" ? &kKernelMs : &kKernelName;
     return nullptr;
 }
 
 std::string run_metric_names() {
     std::string names;
     for (const auto& m : kRunMetrics) names += std::string(names.empty() ? "" : ", ") + m.name;
-    return names;
+    return names + ", kernelN_us, kernelN_ms, kernelN_name";
 }
 
 }  // namespace
 
 std::string run_metric_family(const std::string& metric) {
-    for (const auto& m : kRunMetrics)
-        if (metric == m.name) return m.family;
-    return "";
+    const RunMetric* m = find_run_metric(metric);
+    return m ? m->family : "";
 }
 
 bool WantedRun::same_run(const WantedRun& o) const {
@@ -393,13 +405,19 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
                     (want->settings.empty() ? "" : " settings=" + want->settings) +
                     (from.empty() ? "" : " in " + from));
     }
-    std::optional<double> x = names_device ? 0.0 : run_metric(*found->record, b.metric, blocks);
+    // [timeline] a kernel's name, or why the traced repetition does not answer
+    std::string kernel_name;
+    if (is_timeline_metric(b.metric) && !timeline_answers(*found->record, b.metric, &kernel_name, &why))
+        return fail("the run of " + b.target + " in " + found->origin + " " + why);
+    const bool is_name = names_device || !kernel_name.empty();
+    std::optional<double> x = is_name ? 0.0 : run_metric(*found->record, b.metric, blocks);
     if (!x) return fail("the run of " + b.target + " in " + found->origin + " has no " + b.metric);
     v.ok = true;
     v.value = *x;
-    v.unit = names_device ? "" : metric->unit;
-    v.text = names_device;
-    v.shown = names_device ? found->device : format_bound(v.value, v.unit, b.decimals, b.bare);
+    v.unit = is_name ? "" : metric->unit;
+    v.text = is_name;
+    const int decimals = b.metric == "launches" && b.decimals < 0 ? 0 : b.decimals;  // a count
+    v.shown = names_device ? found->device : is_name ? kernel_name : format_bound(v.value, v.unit, decimals, b.bare);
     if (!names_device && std::string(metric->family) == "time" && found->record->timing)
         v.spread = std::fabs(v.value) * found->record->timing->rel_spread;
     v.live = found->live;

@@ -8,6 +8,7 @@
 #include "base/json_input.h"
 #include "base/paths.h"
 #include "course/bindings.h"
+#include "course/bound_kernels.h"
 #include "model/device_card.h"
 
 namespace kl {
@@ -180,7 +181,9 @@ namespace {
 std::string describe_peer(const nlohmann::json& e) {
     std::string s = "peer " + e.value("what", std::string());
     if (e.contains("impl") && e["impl"].is_string()) s += " \xC2\xB7 " + e["impl"].get<std::string>();
-    static const char* const kMeasures[] = {"what", "impl", "gbps", "ms", "us", "tflops", "max_error"};
+    static const char* const kMeasures[] = {"what",   "impl",      "gbps",      "ms",         "us",
+                                            "tflops", "max_error", "kernels",   "gpu_us",     "span_us",
+                                            "gap_us", "cpu_us",    "launch_us", "kernel_list"};
     for (const auto& [k, x] : e.items()) {
         if (std::find(std::begin(kMeasures), std::end(kMeasures), k) != std::end(kMeasures)) continue;
         if (x.is_string()) s += " \xC2\xB7 " + k + "=" + x.get<std::string>();
@@ -195,9 +198,17 @@ BoundValue NumberSources::resolve_peer(const Binding& b) const {
     std::string what = b.target.substr(5), from;
     static const std::map<std::string, std::string> units = {
         {"gbps", "GB/s"}, {"ms", "ms"}, {"us", "µs"}, {"tflops", "TFLOP/s"}, {"extra_gib", "GiB"}};
+    // [profile] a torch.profiler recording's figures (bound_kernels.h): its kernels, their times
+    // and names, the host's launch and CPU time
+    std::string profile_unit;
+    const bool profile = is_profile_peer_metric(b.metric, &profile_unit);
+    const bool names_device = b.metric == "device";  // whose session the entry is: text
     auto unit = units.find(b.metric);
-    if (unit == units.end())
-        return v.error = "peer metric '" + b.metric + "' is not gbps, ms, us, tflops or extra_gib", v;
+    if (unit == units.end() && !profile && !names_device)
+        return v.error = "peer metric '" + b.metric +
+                         "' is not gbps, ms, us, tflops, extra_gib, kernels, gpu_us, span_us, gap_us, cpu_us, "
+                         "launch_us, kernelN_us, kernelN_name or device",
+               v;
     std::string field = b.metric == "us" ? "ms" : b.metric;  // peers record ms
     auto key_matches = [](const nlohmann::json& x, const std::string& want) {
         if (x.is_boolean()) return (want == "1" || want == "true") == x.get<bool>();
@@ -214,15 +225,30 @@ BoundValue NumberSources::resolve_peer(const Binding& b) const {
             bool all = true;
             for (const auto& [k, val] : b.keys)
                 if (k != "from" && (!e.contains(k) || !key_matches(e[k], val))) all = false;
-            if (!all || !e.contains(field) || !e[field].is_number()) continue;
+            if (!all) continue;
+            std::string name, why;
+            if (names_device) {
+                name = p.device;
+                v.text = true;
+            } else if (profile) {
+                // The entry asked for: what it holds is the answer, and a value off the schema
+                // is refused naming the file, the field and the value (never skipped for an older one).
+                if (!profile_figure(e, b.metric, &v.value, &name, &why))
+                    return v.error = p.path + ": " + describe_peer(e) + ": " + why, v;
+                v.unit = profile_unit;
+                v.text = !name.empty();
+            } else {
+                if (!e.contains(field) || !e[field].is_number()) continue;
+                v.value = e[field].get<double>() * (b.metric == "us" ? 1e3 : 1);
+                v.unit = unit->second;
+            }
             v.ok = true;
-            v.value = e[field].get<double>() * (b.metric == "us" ? 1e3 : 1);
-            v.unit = unit->second;
             v.device = p.device;
             v.date = p.date;
             v.origin = p.path;
             v.what = describe_peer(e);
-            v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
+            const int decimals = b.metric == "kernels" && b.decimals < 0 ? 0 : b.decimals;  // a count
+            v.shown = v.text ? name : format_bound(v.value, v.unit, decimals, b.bare);
             return v;
         }
     }

@@ -1,0 +1,187 @@
+// Profiling bindings (course/bound_kernels.h): a run's traced repetition (launches, span, gaps,
+// each kernel's time and name) and a torch.profiler recording of the same forward as a peer
+// (`peer/profile_mlp`: kernels, gpu_us, span_us, gap_us, cpu_us, launch_us, kernelN_*); a value
+// off the schema is refused with one line naming the file, the field and the value.
+#include <gtest/gtest.h>
+
+#include "course/bindings.h"
+#include "course/bound_kernels.h"
+#include "temp_tree.h"
+
+using namespace kl;
+
+namespace {
+
+Binding only_binding(const std::string& text) {
+    std::vector<std::string> errors;
+    auto bs = find_bindings(text, &errors);
+    EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : errors[0]);
+    EXPECT_EQ(bs.size(), 1u);
+    return bs.empty() ? Binding{} : bs[0];
+}
+
+RunRecord traced_run(int64_t tpb) {
+    RunRecord r;
+    r.ladder = "tiny";
+    r.rung = "one";
+    r.params = {{"TPB", tpb}};
+    r.sizes = {{"n", 1000}};
+    r.timing = TimingStats{};
+    r.timing->median_ms = 3.2;
+    // Three kernels: a GEMM, an elementwise kernel 4 µs later, a second GEMM 6 µs after that.
+    r.timeline = make_timeline({{"nvjet_tst_256x128_64x4_2x1_v_bz_coopB_NNT", 0, 1500},
+                                {"_ZN2at6native29vectorized_elementwise_kernelILi4EEEvi", 1504, 1684},
+                                {"void gemm_kernel<float, 128>(float*, int)", 1690, 3190}},
+                               3.2);
+    return r;
+}
+
+ResultsFile results_of(std::vector<RunRecord> runs) {
+    ResultsFile f;
+    f.created = "2026-11-30T09:30:00Z";
+    f.device = DeviceInfo{};
+    f.device->name = "Test GPU";
+    f.runs = std::move(runs);
+    return f;
+}
+
+// A profile entry as scripts/peers/torch_profile_mlp.py writes it, with `extra` merged in.
+std::string profile_file(const std::string& extra_eager = "") {
+    return R"J([{"what": "device", "name": "Test GPU", "torch": "2.11.0+cu130"},
+ {"what": "profile_mlp", "mode": "eager", "T": 64, "D": 1024, "F": 4096, "dtype": "bf16",
+  "tool": "torch.profiler", "kernels": 3,
+  "kernel_list": [{"name": "nvjet_tst_64x8_64x16_4x1_v_bz_TNT", "us": 9.5},
+                  {"name": "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl>(int)", "us": 2.25},
+                  {"name": "nvjet_tst_64x8_64x16_4x1_v_bz_TNN", "us": 8.0}],
+  "gpu_us": 19.75, "span_us": 41.5, "gap_us": 21.75, "cpu_us": 88.0, "launch_us": 5.5, "ms": 0.031)J" +
+           extra_eager + R"J(},
+ {"what": "profile_mlp", "mode": "compile", "T": 64, "D": 1024, "F": 4096, "dtype": "bf16",
+  "tool": "torch.profiler", "kernels": 2,
+  "kernel_list": [{"name": "triton_poi_fused_gelu_0", "us": 2.0}, {"name": "nvjet_tst_64x8_64x16_4x1_v_bz_TNN", "us": 8.0}],
+  "gpu_us": 10.0, "span_us": 20.0, "gap_us": 10.0, "cpu_us": 60.0, "launch_us": 4.0, "ms": 0.025}]
+)J";
+}
+
+}  // namespace
+
+TEST(BoundKernels, ParsesKernelMetricsAndShortensNames) {
+    ASSERT_TRUE(parse_kernel_metric("kernel12_us"));
+    EXPECT_EQ(parse_kernel_metric("kernel12_us")->index, 12);
+    EXPECT_EQ(parse_kernel_metric("kernel2_name")->part, "name");
+    EXPECT_FALSE(parse_kernel_metric("kernel0_us"));  // kernels count from 1
+    EXPECT_FALSE(parse_kernel_metric("kernel1_gbps"));
+    EXPECT_FALSE(parse_kernel_metric("kernel_us"));
+    EXPECT_EQ(short_kernel_name("nvjet_tst_64x8_64x16_4x1_v_bz_TNT"), "nvjet_tst_64x8_64x16_4x1_v_bz_TNT");
+    EXPECT_EQ(short_kernel_name("_ZN2at6native29vectorized_elementwise_kernelILi4EEEvi"),
+              "at::native::vectorized_elementwise_kernel\xE2\x80\xA6");
+    EXPECT_EQ(short_kernel_name("void gemm_kernel<float, 128>(float*, int)"), "gemm_kernel\xE2\x80\xA6");
+    EXPECT_EQ(short_kernel_name(std::string(100, 'k')), std::string(80, 'k') + "\xE2\x80\xA6");
+}
+
+// A traced run answers launches, span, gaps, traced time and each kernel's time and name; a
+// kernel the repetition does not hold, or a run without a timeline, is said, not guessed.
+TEST(BindingsProfile, TimelineMetricsOfARun) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    NumberSources s(&ladders);
+    RunRecord plain = traced_run(32);
+    plain.timeline.reset();
+    s.add_recorded(results_of({traced_run(256), plain}), "rec/traced.json");
+    auto value = [&](const std::string& text) {
+        BoundValue v = s.resolve(only_binding(text));
+        EXPECT_TRUE(v.ok) << text << ": " << v.error;
+        return v;
+    };
+    EXPECT_EQ(value("{{ tiny/one launches }}").shown, "3");
+    EXPECT_DOUBLE_EQ(value("{{ tiny/one span_us }}").value, 3190);
+    EXPECT_NEAR(value("{{ tiny/one gap_us }}").value, 10, 1e-9);
+    EXPECT_EQ(value("{{ tiny/one span_us }}").shown, "3,190 µs");
+    EXPECT_DOUBLE_EQ(value("{{ tiny/one traced_us }}").value, 3180);
+    EXPECT_DOUBLE_EQ(value("{{ tiny/one kernel2_us }}").value, 180);
+    EXPECT_DOUBLE_EQ(value("{{ tiny/one kernel3_ms }}").value, 1.5);
+    EXPECT_DOUBLE_EQ(value("{{ tiny/one kernel1_ms }}").value, 1.5);  // as before the kernelN form
+    BoundValue name = value("{{ tiny/one kernel2_name }}");
+    EXPECT_TRUE(name.text);
+    EXPECT_EQ(name.shown, "at::native::vectorized_elementwise_kernel\xE2\x80\xA6");
+
+    BoundValue past = s.resolve(only_binding("{{ tiny/one kernel4_us }}"));
+    EXPECT_FALSE(past.ok);
+    EXPECT_NE(past.error.find("holds 3 kernels, not 4"), std::string::npos) << past.error;
+    BoundValue untraced = s.resolve(only_binding("{{ tiny/one gap_us TPB=32 }}"));
+    EXPECT_FALSE(untraced.ok);
+    EXPECT_NE(untraced.error.find("has no timeline"), std::string::npos) << untraced.error;
+    // A name is not a number: arithmetic over it is refused.
+    BoundValue sum = s.resolve(only_binding("{{ = tiny/one kernel1_name + 1 }}"));
+    EXPECT_FALSE(sum.ok);
+    // The kernels' times are the run's time measured again: a prediction of `ms` withholds them;
+    // the gaps and the launch count are figures of their own.
+    EXPECT_EQ(run_metric_family("kernel2_us"), "time");
+    EXPECT_EQ(run_metric_family("span_us"), "time");
+    EXPECT_NE(run_metric_family("gap_us"), "time");
+    EXPECT_NE(run_metric_family("launches"), "time");
+}
+
+TEST(BindingsProfile, ProfilerFiguresOfAPeer) {
+    TempTree t;
+    t.write("rec/peers/test_2026-11-30_profile_mlp.json", profile_file());
+    NumberSources s(nullptr);
+    std::vector<std::string> errors;
+    s.load_recorded(t.path("rec"), &errors);
+    ASSERT_TRUE(errors.empty()) << errors[0];
+    auto value = [&](const std::string& text) {
+        BoundValue v = s.resolve(only_binding(text));
+        EXPECT_TRUE(v.ok) << text << ": " << v.error;
+        return v;
+    };
+    EXPECT_EQ(value("{{ peer/profile_mlp kernels mode=eager T=64 }}").shown, "3");
+    EXPECT_EQ(value("{{ peer/profile_mlp kernels mode=compile T=64 }}").shown, "2");
+    EXPECT_EQ(value("{{ peer/profile_mlp gap_us mode=eager T=64 }}").shown, "21.8 µs");
+    EXPECT_DOUBLE_EQ(value("{{ peer/profile_mlp gpu_us mode=eager T=64 }}").value, 19.75);
+    EXPECT_DOUBLE_EQ(value("{{ peer/profile_mlp span_us mode=eager T=64 }}").value, 41.5);
+    EXPECT_DOUBLE_EQ(value("{{ peer/profile_mlp cpu_us mode=eager T=64 }}").value, 88);
+    EXPECT_DOUBLE_EQ(value("{{ peer/profile_mlp launch_us mode=compile T=64 }}").value, 4);
+    EXPECT_DOUBLE_EQ(value("{{ peer/profile_mlp us mode=compile T=64 }}").value, 25);  // ms, the peers' protocol
+    EXPECT_DOUBLE_EQ(value("{{ peer/profile_mlp kernel2_us mode=eager T=64 }}").value, 2.25);
+    EXPECT_EQ(value("{{ peer/profile_mlp kernel2_name mode=eager T=64 }}").shown,
+              "at::native::vectorized_elementwise_kernel\xE2\x80\xA6");
+    EXPECT_EQ(value("{{ peer/profile_mlp kernel1_name mode=compile }}").shown, "triton_poi_fused_gelu_0");
+    BoundValue device = value("{{ peer/profile_mlp device mode=compile }}");
+    EXPECT_TRUE(device.text);
+    EXPECT_EQ(device.shown, "Test GPU");
+    BoundValue past = s.resolve(only_binding("{{ peer/profile_mlp kernel3_us mode=compile }}"));
+    EXPECT_FALSE(past.ok);
+    EXPECT_NE(past.error.find("kernel_list holds 2 kernels, not 3"), std::string::npos) << past.error;
+    BoundValue unknown = s.resolve(only_binding("{{ peer/profile_mlp kernel1_ms mode=compile }}"));
+    EXPECT_FALSE(unknown.ok);
+    EXPECT_NE(unknown.error.find("is not gbps"), std::string::npos) << unknown.error;
+}
+
+// Each kind of value off the schema: refused with the file, the field and the value, not skipped
+// for an older session's figure.
+TEST(BindingsProfile, AProfileValueOffTheSchemaIsOneLine) {
+    struct Case {
+        std::string extra, binding, expect;
+    };
+    const Case cases[] = {
+        {R"(, "gap_us": "lots")", "gap_us", "gap_us: \"lots\" is not a time"},
+        {R"(, "cpu_us": -3)", "cpu_us", "cpu_us: -3 is not a time"},
+        {R"(, "kernels": 2.5)", "kernels", "kernels: 2.5 is not a count"},
+        {R"(, "kernel_list": {"a": 1})", "kernel1_us", "kernel_list: {\"a\":1} is not a list"},
+        {R"(, "kernel_list": [{"us": 3}])", "kernel1_name", "kernel_list[0]: {\"us\":3} has no name"},
+        {R"(, "kernel_list": [{"name": "k", "us": "x"}])", "kernel1_us", "kernel_list[0].us: \"x\" is not a time"},
+    };
+    for (const Case& c : cases) {
+        TempTree t;
+        // The same entry twice: duplicate keys in a JSON object keep the last, so `extra` wins.
+        const std::string path = t.write("rec/peers/test_2026-11-30_profile_mlp.json", profile_file(c.extra));
+        t.write("rec/peers/test_2026-11-29_older.json", profile_file());
+        NumberSources s(nullptr);
+        std::vector<std::string> errors;
+        s.load_recorded(t.path("rec"), &errors);
+        BoundValue v = s.resolve(only_binding("{{ peer/profile_mlp " + c.binding + " mode=eager }}"));
+        EXPECT_FALSE(v.ok) << c.extra;
+        EXPECT_NE(v.error.find(c.expect), std::string::npos) << v.error;
+        EXPECT_EQ(v.error.rfind(path, 0), 0u) << v.error;
+        EXPECT_EQ(v.error.find('\n'), std::string::npos);
+    }
+}
