@@ -218,6 +218,17 @@ void check_prediction(const Lesson& lesson, size_t i, const NumberSources& sourc
                        "(ask why, or move it to a step of its own)");
     const RevealGate gate(s, ladders, false);
     const std::string md = (fs::path(lesson.dir) / s.text_path).string();
+    // The marker is what keeps the discussion of the measurement folded until the learner
+    // commits: without it the whole page shows beside the prompt; with nothing after it, the
+    // page never discusses what was measured.
+    if (s.reveal_at == std::string::npos)
+        out->push_back(md + ": step " + std::to_string(i + 1) + " (\"" + s.title + "\") predicts " + s.rung + " " +
+                       s.predict_metric +
+                       " but has no `<!-- reveal -->` line: its whole text shows before the prediction (put the "
+                       "marker above what discusses the measurement)");
+    else if (s.text.find_first_not_of(" \t\r\n", s.reveal_at) == std::string::npos)
+        out->push_back(md + ": step " + std::to_string(i + 1) + " (\"" + s.title +
+                       "\"): nothing after `<!-- reveal -->`: say what the measurement shows below the marker");
     const std::string above = s.text.substr(0, std::min(s.reveal_at, s.text.size()));
     const std::vector<std::pair<std::string, std::string>> shown = {{md, above},
                                                                     {where + ".look_at", s.look_at},

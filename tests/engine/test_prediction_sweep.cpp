@@ -134,9 +134,10 @@ TEST(Prediction, RevealMarkerFoldsTheTextAfterItAndIsTakenOut) {
 TEST(Prediction, CheckLessonsRefusesAPredictionNoRecordingAnswers) {
     TempTree t;
     auto ladders = tiny_ladder_with_tpb(t);
-    std::vector<Lesson> lessons = {load_lesson(
-        lesson_with(t, "predict = { metric = \"gbps\", tolerance = 0.25, at = { TPB = 128 }, why = \"Bytes.\" }\n"),
-        ladders)};
+    std::string path =
+        lesson_with(t, "predict = { metric = \"gbps\", tolerance = 0.25, at = { TPB = 128 }, why = \"Bytes.\" }\n");
+    t.write("lessons/01_l/s.md", "# S\n<!-- reveal -->\nIt ran.\n");
+    std::vector<Lesson> lessons = {load_lesson(path, ladders)};
     RunRecord r;
     r.ladder = "tiny";
     r.rung = "one";
@@ -205,6 +206,48 @@ TEST(Prediction, CheckLessonsRefusesASecondPredictionAMissingWhyAndAFigureAboveT
     // Another run's figure, or another kind of figure of the same run, may stand above it.
     EXPECT_EQ(offences_of("# S\n{{ tiny/one gbps TPB=128 }}\n<!-- reveal -->\n", predict).find("predicted figure"),
               std::string::npos);
+}
+
+// Every predict step folds its discussion of the measurement: no marker, or nothing after it, is
+// refused with one line naming the step's file, number and title.
+TEST(Prediction, CheckLessonsRefusesAPredictStepWithoutARevealMarker) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    RunRecord r;
+    r.ladder = "tiny";
+    r.rung = "one";
+    r.sizes = {{"n", 1000}};
+    r.params = {{"TPB", 256}};
+    r.values.set(tag::gbps, 912);
+    r.timing = TimingStats{};
+    r.timing->median_ms = 1;
+    ResultsFile f;
+    f.created = "2026-01-01T00:00:00Z";
+    f.device = DeviceInfo{};
+    f.device->name = "Test GPU";
+    f.runs = {r};
+    NumberSources sources(&ladders);
+    sources.add_recorded(f, "rec/one.json");
+    const std::string path = lesson_with(t, "predict = { metric = \"gbps\", tolerance = 0.25, why = \"Bytes.\" }\n");
+    auto offences_of = [&](const std::string& md) {
+        t.write("lessons/01_l/s.md", md);
+        std::vector<Lesson> lessons = {load_lesson(path, ladders)};
+        return check_lessons(lessons, sources, {});
+    };
+    EXPECT_TRUE(offences_of("# S\nCount the bytes.\n<!-- reveal -->\nIt ran at {{ tiny/one gbps }}.\n").empty());
+    std::vector<std::string> none = offences_of("# S\nCount the bytes. It ran at the copy line.\n");
+    ASSERT_EQ(none.size(), 1u);
+    EXPECT_NE(none[0].find("s.md: step 1 (\"S\") predicts one gbps but has no `<!-- reveal -->` line"),
+              std::string::npos)
+        << none[0];
+    std::vector<std::string> empty_after = offences_of("# S\nCount the bytes.\n<!-- reveal -->\n  \n");
+    ASSERT_EQ(empty_after.size(), 1u);
+    EXPECT_NE(empty_after[0].find("s.md: step 1 (\"S\"): nothing after `<!-- reveal -->`"), std::string::npos)
+        << empty_after[0];
+    // The marker does not excuse the figure above it.
+    std::vector<std::string> above = offences_of("# S\n{{ tiny/one gbps }}\n<!-- reveal -->\nIt ran.\n");
+    ASSERT_EQ(above.size(), 1u);
+    EXPECT_NE(above[0].find("s.md:2: `{{ tiny/one gbps }}` shows the predicted figure"), std::string::npos) << above[0];
 }
 
 TEST(SweepSpec, RangesExpandLinearlyOrGeometrically) {
