@@ -211,6 +211,17 @@ void check_prediction(const Lesson& lesson, size_t i, const NumberSources& sourc
         out->push_back(where +
                        ".predict: no why of its own (predict.why): the verdict would explain the step's "
                        "question instead of this prediction");
+    // The why explains the miss, so it says what the rung measured: a why that only restates the
+    // model leaves the learner with the verdict's two numbers and no reason between them.
+    const std::string rung_target = s.ladder + "/" + s.rung;
+    const std::vector<Binding> why_bindings = find_bindings(s.predict_why, nullptr);
+    const bool quotes_rung = std::any_of(why_bindings.begin(), why_bindings.end(), [&](const Binding& b) {
+        return b.target == rung_target || std::any_of(b.operands.begin(), b.operands.end(),
+                                                      [&](const Binding& o) { return o.target == rung_target; });
+    });
+    if (!s.predict_why.empty() && !quotes_rung)
+        out->push_back(where + ".predict.why: quotes no measurement of " + rung_target +
+                       ": bind what it measured and say why it differs from the model");
     static const std::regex second("\\b(predict|predicts|expect|will|should)\\b", std::regex::icase);
     if (std::regex_search(s.question, second))
         out->push_back(where +

@@ -134,8 +134,9 @@ TEST(Prediction, RevealMarkerFoldsTheTextAfterItAndIsTakenOut) {
 TEST(Prediction, CheckLessonsRefusesAPredictionNoRecordingAnswers) {
     TempTree t;
     auto ladders = tiny_ladder_with_tpb(t);
-    std::string path =
-        lesson_with(t, "predict = { metric = \"gbps\", tolerance = 0.25, at = { TPB = 128 }, why = \"Bytes.\" }\n");
+    std::string path = lesson_with(t,
+                                   "predict = { metric = \"gbps\", tolerance = 0.25, at = { TPB = 128 }, why = "
+                                   "\"Bytes: {{ tiny/one gbps TPB=128 }}.\" }\n");
     t.write("lessons/01_l/s.md", "# S\n<!-- reveal -->\nIt ran.\n");
     std::vector<Lesson> lessons = {load_lesson(path, ladders)};
     RunRecord r;
@@ -154,7 +155,9 @@ TEST(Prediction, CheckLessonsRefusesAPredictionNoRecordingAnswers) {
     NumberSources only_256(&ladders);
     only_256.add_recorded(f, "rec/one.json");
     std::vector<std::string> offences = check_lessons(lessons, only_256, {});
-    ASSERT_EQ(offences.size(), 1u);
+    ASSERT_EQ(offences.size(), 2u);  // and the why's binding of that run resolves to nothing
+    EXPECT_NE(offences[1].find("predict.why: `{{ tiny/one gbps TPB=128 }}` resolves to nothing"), std::string::npos)
+        << offences[1];
     EXPECT_NE(offences[0].find("step[0].predict: no recording answers it"), std::string::npos) << offences[0];
     EXPECT_NE(offences[0].find("TPB=128"), std::string::npos) << offences[0];
 
@@ -191,12 +194,22 @@ TEST(Prediction, CheckLessonsRefusesASecondPredictionAMissingWhyAndAFigureAboveT
         for (const auto& o : check_lessons(lessons, sources, {})) all += o + "\n";
         return all;
     };
-    const std::string predict = "predict = { metric = \"gbps\", tolerance = 0.25, why = \"Bytes.\" }\n";
+    const std::string predict =
+        "predict = { metric = \"gbps\", tolerance = 0.25, why = \"Bytes: {{ tiny/one gbps }}.\" }\n";
     EXPECT_EQ(offences_of("# S\n<!-- reveal -->\nIt ran at {{ tiny/one gbps }}.\n", predict), "");
     EXPECT_NE(offences_of("# S\n", "predict = { metric = \"gbps\", tolerance = 0.25 }\n").find("no why of its own"),
               std::string::npos);
     EXPECT_NE(offences_of("# S\n", predict + "question = \"Predict the time too.\"\n").find("second prediction"),
               std::string::npos);
+    // A why that only restates the model explains no miss: it must quote what the rung measured.
+    std::string model_only = offences_of("# S\n<!-- reveal -->\nIt ran.\n",
+                                         "predict = { metric = \"gbps\", tolerance = 0.25, why = \"Bytes.\" }\n");
+    EXPECT_NE(model_only.find("step[0].predict.why: quotes no measurement of tiny/one"), std::string::npos)
+        << model_only;
+    EXPECT_EQ(
+        offences_of("# S\n<!-- reveal -->\nIt ran.\n",
+                    "predict = { metric = \"gbps\", tolerance = 0.25, why = \"{{ = tiny/one gbps / 2 | .0 }}.\" }\n"),
+        "");
     std::string above = offences_of("# S\nIt took {{ tiny/one ms TPB=256 }}.\n<!-- reveal -->\n", predict);
     EXPECT_NE(above.find("s.md:2: `{{ tiny/one ms TPB=256 }}` shows the predicted figure"), std::string::npos) << above;
     EXPECT_NE(offences_of("# S\n", predict + "look_at = \"Near {{ tiny/one gbps }}.\"\n").find("look_at"),
@@ -228,7 +241,8 @@ TEST(Prediction, CheckLessonsRefusesAPredictStepWithoutARevealMarker) {
     f.runs = {r};
     NumberSources sources(&ladders);
     sources.add_recorded(f, "rec/one.json");
-    const std::string path = lesson_with(t, "predict = { metric = \"gbps\", tolerance = 0.25, why = \"Bytes.\" }\n");
+    const std::string path =
+        lesson_with(t, "predict = { metric = \"gbps\", tolerance = 0.25, why = \"Bytes: {{ tiny/one gbps }}.\" }\n");
     auto offences_of = [&](const std::string& md) {
         t.write("lessons/01_l/s.md", md);
         std::vector<Lesson> lessons = {load_lesson(path, ladders)};
