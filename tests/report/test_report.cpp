@@ -378,6 +378,23 @@ TEST(ReportLesson, HandoutKeepsEachPredictedFigureForAfterTheSteps) {
     EXPECT_NE(rest.find("**Why:** One read and one write per element", revealed), std::string::npos);
     EXPECT_NE(rest.find("**Measured on this device:**", revealed), std::string::npos);
     EXPECT_EQ(rest.find(kWithheldShown), std::string::npos);  // after the steps every figure shows
+    // Step 4 predicts nothing, but its roofline draws gelu_fused_vec at 2^28, which step 5 asks to
+    // predict: its figure follows the predictions too, and says so where it would have stood.
+    const size_t step4 = md.find("### 4. Arithmetic intensity");
+    ASSERT_NE(step4, std::string::npos);
+    const std::string fourth = md.substr(step4, md.find("### 5.", step4) - step4);
+    EXPECT_EQ(fourth.find("step04_roofline.png"), std::string::npos) << fourth;
+    EXPECT_NE(fourth.find("*Figure 4 follows the predictions"), std::string::npos) << fourth;
+    EXPECT_NE(rest.find("step04_roofline.png", rest.find("### 4. Arithmetic intensity")), std::string::npos);
+    // With no prediction after it, the same figure stands in its step.
+    Lesson no_later = *fusion;
+    for (size_t k = 4; k < no_later.steps.size(); ++k) no_later.steps[k].predict_metric.clear();
+    export_lesson(no_later, res, synthetic().ladders, (dir.path / "no_later").string(), {});
+    const std::string md2 = read_all(dir.path / "no_later" / "handout.md");
+    const size_t step4_2 = md2.find("### 4. Arithmetic intensity");
+    ASSERT_NE(step4_2, std::string::npos);
+    EXPECT_NE(md2.substr(step4_2, md2.find("### 5.", step4_2) - step4_2).find("step04_roofline.png"),
+              std::string::npos);
 }
 
 // The window exports the runs it holds without writing them to a temporary file: the same
