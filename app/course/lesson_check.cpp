@@ -262,6 +262,42 @@ void check_prediction(const Lesson& lesson, size_t i, const NumberSources& sourc
         out->push_back(where + ".answer: types the predicted figure " + figure + " (bind it, below the reveal)");
 }
 
+// Predict, then reveal across steps: an earlier step of the lesson (its text, past its own marker
+// too, and its fields) must not quote the figure that step `j` asks the learner to predict.
+void check_earlier_steps_keep(const Lesson& lesson, size_t j, const std::vector<Ladder>& ladders,
+                              std::vector<std::string>* out) {
+    const LessonStep& later = lesson.steps[j];
+    // The judged run exactly, L2 state included: the gate withholds a warm figure with the cold
+    // one it asks for (the strip shows either), but an earlier step about the warm cache may
+    // quote its own warm figure before a later step asks for the cold one.
+    const Binding judged = prediction_binding(later);
+    std::string unresolved;
+    const std::optional<WantedRun> judged_run = wanted_run(judged, ladders, &unresolved);
+    const std::string family = run_metric_family(judged.metric);
+    auto gives_away = [&](const Binding& b) {
+        if (!judged_run || b.target != judged.target || run_metric_family(b.metric) != family) return false;
+        const std::optional<WantedRun> quoted = wanted_run(b, ladders, &unresolved);
+        return quoted && judged_run->same_run(*quoted);
+    };
+    for (size_t i = 0; i < j; ++i) {
+        const LessonStep& s = lesson.steps[i];
+        const std::string where = lesson.manifest_path + ": step[" + std::to_string(i) + "]";
+        const std::vector<std::pair<std::string, std::string>> fields = {
+            {(fs::path(lesson.dir) / s.text_path).string(), s.text},
+            {where + ".look_at", s.look_at},
+            {where + ".question", s.question},
+            {where + ".answer", s.answer},
+            {where + ".predict.why", s.predict_why},
+            {where + ".predict.ask", s.predict_ask}};
+        for (const auto& [place, text] : fields)
+            for (const Binding& b : find_bindings(text, nullptr))
+                if (gives_away(b) || std::any_of(b.operands.begin(), b.operands.end(), gives_away))
+                    out->push_back(place + ": `{{ " + b.source + " }}` gives away step " + std::to_string(j + 1) +
+                                   "'s prediction (" + later.rung + " " + later.predict_metric +
+                                   ") before the learner reaches it");
+    }
+}
+
 }  // namespace
 
 std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const NumberSources& sources,
@@ -284,6 +320,7 @@ std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const
                     out.push_back(where + ".predict: no recording answers it (`{{ " + b.source + " }}`: " + v.error +
                                   "); record that run or change predict.at");
                 if (sources.ladders()) check_prediction(lesson, i, sources, *sources.ladders(), &out);
+                if (sources.ladders()) check_earlier_steps_keep(lesson, i, *sources.ladders(), &out);
             }
         }
         for (const LessonText& t : lesson_texts(lesson)) {

@@ -264,6 +264,59 @@ TEST(Prediction, CheckLessonsRefusesAPredictStepWithoutARevealMarker) {
     EXPECT_NE(above[0].find("s.md:2: `{{ tiny/one gbps }}` shows the predicted figure"), std::string::npos) << above[0];
 }
 
+// Predict, then reveal across steps: what a later step asks to predict is not quoted by an earlier
+// step (its text, past its own marker too, or its fields); another run, or the same kernel with
+// the other L2 state, may be.
+TEST(Prediction, CheckLessonsRefusesAnEarlierStepQuotingALaterPrediction) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    ResultsFile f;
+    f.created = "2026-01-01T00:00:00Z";
+    f.device = DeviceInfo{};
+    f.device->name = "Test GPU";
+    for (int tpb : {128, 256})
+        for (const char* l2 : {"cold", "warm"}) {
+            RunRecord r;
+            r.ladder = "tiny";
+            r.rung = "one";
+            r.sizes = {{"n", 1000}};
+            r.params = {{"TPB", tpb}};
+            r.l2 = l2;
+            r.values.set(tag::gbps, tpb * (r.l2 == "warm" ? 5.0 : 4.0));
+            r.timing = TimingStats{};
+            r.timing->median_ms = 1;
+            f.runs.push_back(r);
+        }
+    NumberSources sources(&ladders);
+    sources.add_recorded(f, "rec/one.json");
+    t.write("lessons/01_l/b.md", "# B\nCount.\n<!-- reveal -->\nIt ran at {{ tiny/one gbps TPB=128 }}.\n");
+    auto offences_of = [&](const std::string& first_md, const std::string& first_fields) {
+        t.write("lessons/01_l/a.md", first_md);
+        std::string path =
+            t.write("lessons/01_l/lesson.toml",
+                    "[lesson]\nid = \"l\"\nnumber = 1\ntitle = \"L\"\n\n[[step]]\ntitle = \"A\"\ntext = \"a.md\"\n" +
+                        first_fields +
+                        "\n[[step]]\ntitle = \"B\"\ntext = \"b.md\"\nladder = \"tiny\"\nrung = \"one\"\n"
+                        "predict = { metric = \"gbps\", tolerance = 0.25, at = { TPB = 128 }, why = \"{{ tiny/one gbps "
+                        "TPB=128 }}.\" }\n");
+        std::vector<Lesson> lessons = {load_lesson(path, ladders)};
+        std::string all;
+        for (const auto& o : check_lessons(lessons, sources, {})) all += o + "\n";
+        return all;
+    };
+    EXPECT_EQ(
+        offences_of("# A\nAt 256: {{ tiny/one gbps TPB=256 }}; warm at 128: {{ tiny/one ms TPB=128 l2=warm }}.\n", ""),
+        "");
+    std::string text = offences_of("# A\nAt 128 it took {{ tiny/one ms TPB=128 }}.\n", "");
+    EXPECT_NE(text.find("a.md: `{{ tiny/one ms TPB=128 }}` gives away step 2's prediction (one gbps)"),
+              std::string::npos)
+        << text;
+    std::string answer = offences_of("# A\n", "answer = \"{{ = tiny/one gbps TPB=128 / 2 | .0 }}\"\n");
+    EXPECT_NE(answer.find("step[0].answer: `{{ = tiny/one gbps TPB=128 / 2 | .0 }}` gives away step 2's"),
+              std::string::npos)
+        << answer;
+}
+
 TEST(SweepSpec, RangesExpandLinearlyOrGeometrically) {
     EXPECT_EQ(expand_sweep_range(256, 1024, 0, 2), (std::vector<int64_t>{256, 512, 1024}));
     EXPECT_EQ(expand_sweep_range(1, 10, 4, 0), (std::vector<int64_t>{1, 5, 9}));
