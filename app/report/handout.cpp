@@ -104,7 +104,8 @@ void write_predictions(std::ostringstream& md, const HandoutInput& in, size_t i)
         md << "*Write it down before reading the measurements after the steps.*\n\n";
     }
     if (!s.question.empty()) {
-        md << "**" << (s.predict_ask.empty() ? "Predict" : "Question") << ":** " << markdown_prose(s.question, false);
+        // One prediction per step: the question asks why, whether or not the step predicts.
+        md << "**Question:** " << markdown_prose(s.question, false);
         if (student) md << "\n\nYour answer: " << kBlank << kBlank << kBlank;
         md << "\n\n";
     }

@@ -367,6 +367,12 @@ TEST(ReportLesson, HandoutKeepsEachPredictedFigureForAfterTheSteps) {
     ASSERT_NE(after, std::string::npos);
     const std::string before = md.substr(step, md.find("### 4.", step) - step), rest = md.substr(after);
     EXPECT_NE(before.find("**Predict:** Predict the fused kernel"), std::string::npos) << before;
+    // A step without a prediction asks its question as a question, not as a second prediction.
+    const size_t step1 = md.find("### 1. A kernel boundary is a trip to memory");
+    ASSERT_NE(step1, std::string::npos);
+    const std::string first = md.substr(step1, md.find("### 2.", step1) - step1);
+    EXPECT_EQ(first.find("**Predict:**"), std::string::npos) << first;
+    EXPECT_NE(first.find("**Question:** sin(x)^2 + cos(x)^2 runs as five kernels"), std::string::npos) << first;
     EXPECT_EQ(before.find("Measured on this device"), std::string::npos) << before;  // the instructor's, after
     EXPECT_EQ(before.find("The Test GPU 80GB ["), std::string::npos) << before;      // past the marker
     EXPECT_EQ(before.find("step03_bars.png"), std::string::npos);
