@@ -211,6 +211,17 @@ void check_prediction(const Lesson& lesson, size_t i, const NumberSources& sourc
         out->push_back(where +
                        ".predict: no why of its own (predict.why): the verdict would explain the step's "
                        "question instead of this prediction");
+    // The why explains the miss, so it says what the rung measured: a why that only restates the
+    // model leaves the learner with the verdict's two numbers and no reason between them.
+    const std::string rung_target = s.ladder + "/" + s.rung;
+    const std::vector<Binding> why_bindings = find_bindings(s.predict_why, nullptr);
+    const bool quotes_rung = std::any_of(why_bindings.begin(), why_bindings.end(), [&](const Binding& b) {
+        return b.target == rung_target || std::any_of(b.operands.begin(), b.operands.end(),
+                                                      [&](const Binding& o) { return o.target == rung_target; });
+    });
+    if (!s.predict_why.empty() && !quotes_rung)
+        out->push_back(where + ".predict.why: quotes no measurement of " + rung_target +
+                       ": bind what it measured and say why it differs from the model");
     static const std::regex second("\\b(predict|predicts|expect|will|should)\\b", std::regex::icase);
     if (std::regex_search(s.question, second))
         out->push_back(where +
@@ -218,6 +229,17 @@ void check_prediction(const Lesson& lesson, size_t i, const NumberSources& sourc
                        "(ask why, or move it to a step of its own)");
     const RevealGate gate(s, ladders, false);
     const std::string md = (fs::path(lesson.dir) / s.text_path).string();
+    // The marker is what keeps the discussion of the measurement folded until the learner
+    // commits: without it the whole page shows beside the prompt; with nothing after it, the
+    // page never discusses what was measured.
+    if (s.reveal_at == std::string::npos)
+        out->push_back(md + ": step " + std::to_string(i + 1) + " (\"" + s.title + "\") predicts " + s.rung + " " +
+                       s.predict_metric +
+                       " but has no `<!-- reveal -->` line: its whole text shows before the prediction (put the "
+                       "marker above what discusses the measurement)");
+    else if (s.text.find_first_not_of(" \t\r\n", s.reveal_at) == std::string::npos)
+        out->push_back(md + ": step " + std::to_string(i + 1) + " (\"" + s.title +
+                       "\"): nothing after `<!-- reveal -->`: say what the measurement shows below the marker");
     const std::string above = s.text.substr(0, std::min(s.reveal_at, s.text.size()));
     const std::vector<std::pair<std::string, std::string>> shown = {{md, above},
                                                                     {where + ".look_at", s.look_at},
@@ -238,6 +260,42 @@ void check_prediction(const Lesson& lesson, size_t i, const NumberSources& sourc
             out->push_back(place + ": types the predicted figure " + figure + " before the prediction");
     if (types_figure(s.answer, figure))
         out->push_back(where + ".answer: types the predicted figure " + figure + " (bind it, below the reveal)");
+}
+
+// Predict, then reveal across steps: an earlier step of the lesson (its text, past its own marker
+// too, and its fields) must not quote the figure that step `j` asks the learner to predict.
+void check_earlier_steps_keep(const Lesson& lesson, size_t j, const std::vector<Ladder>& ladders,
+                              std::vector<std::string>* out) {
+    const LessonStep& later = lesson.steps[j];
+    // The judged run exactly, L2 state included: the gate withholds a warm figure with the cold
+    // one it asks for (the strip shows either), but an earlier step about the warm cache may
+    // quote its own warm figure before a later step asks for the cold one.
+    const Binding judged = prediction_binding(later);
+    std::string unresolved;
+    const std::optional<WantedRun> judged_run = wanted_run(judged, ladders, &unresolved);
+    const std::string family = run_metric_family(judged.metric);
+    auto gives_away = [&](const Binding& b) {
+        if (!judged_run || b.target != judged.target || run_metric_family(b.metric) != family) return false;
+        const std::optional<WantedRun> quoted = wanted_run(b, ladders, &unresolved);
+        return quoted && judged_run->same_run(*quoted);
+    };
+    for (size_t i = 0; i < j; ++i) {
+        const LessonStep& s = lesson.steps[i];
+        const std::string where = lesson.manifest_path + ": step[" + std::to_string(i) + "]";
+        const std::vector<std::pair<std::string, std::string>> fields = {
+            {(fs::path(lesson.dir) / s.text_path).string(), s.text},
+            {where + ".look_at", s.look_at},
+            {where + ".question", s.question},
+            {where + ".answer", s.answer},
+            {where + ".predict.why", s.predict_why},
+            {where + ".predict.ask", s.predict_ask}};
+        for (const auto& [place, text] : fields)
+            for (const Binding& b : find_bindings(text, nullptr))
+                if (gives_away(b) || std::any_of(b.operands.begin(), b.operands.end(), gives_away))
+                    out->push_back(place + ": `{{ " + b.source + " }}` gives away step " + std::to_string(j + 1) +
+                                   "'s prediction (" + later.rung + " " + later.predict_metric +
+                                   ") before the learner reaches it");
+    }
 }
 
 }  // namespace
@@ -262,6 +320,7 @@ std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const
                     out.push_back(where + ".predict: no recording answers it (`{{ " + b.source + " }}`: " + v.error +
                                   "); record that run or change predict.at");
                 if (sources.ladders()) check_prediction(lesson, i, sources, *sources.ladders(), &out);
+                if (sources.ladders()) check_earlier_steps_keep(lesson, i, *sources.ladders(), &out);
             }
         }
         for (const LessonText& t : lesson_texts(lesson)) {

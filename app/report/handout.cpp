@@ -104,7 +104,8 @@ void write_predictions(std::ostringstream& md, const HandoutInput& in, size_t i)
         md << "*Write it down before reading the measurements after the steps.*\n\n";
     }
     if (!s.question.empty()) {
-        md << "**" << (s.predict_ask.empty() ? "Predict" : "Question") << ":** " << markdown_prose(s.question, false);
+        // One prediction per step: the question asks why, whether or not the step predicts.
+        md << "**Question:** " << markdown_prose(s.question, false);
         if (student) md << "\n\nYour answer: " << kBlank << kBlank << kBlank;
         md << "\n\n";
     }
@@ -125,10 +126,15 @@ void write_reveals(std::ostringstream& md, const HandoutInput& in) {
     bool any = false;
     for (size_t i = 0; i < L.steps.size(); ++i) {
         const LessonStep& s = L.steps[i];
-        if (s.predict_metric.empty()) continue;
+        const bool figure_waits = i < in.step_figures.size() && in.step_figures[i].waits;
+        if (s.predict_metric.empty() && !figure_waits) continue;
         if (!any) md << "## The measurements, after your predictions\n\n";
         any = true;
         md << "### " << (i + 1) << ". " << markdown_text(s.title) << "\n\n";
+        if (s.predict_metric.empty()) {  // no prediction of its own: only its figure waited
+            write_figure(md, in.step_figures[i], i + 1);
+            continue;
+        }
         if (i < in.step_reveals.size() && !in.step_reveals[i].empty())
             md << markdown_prose(demote_headings(in.step_reveals[i], 3)) << "\n";
         if (i < in.step_figures.size() && !in.step_figures[i].title.empty())
@@ -157,9 +163,15 @@ std::string handout_markdown(const HandoutInput& in) {
         const LessonStep& s = L.steps[i];
         md << "### " << (i + 1) << ". " << markdown_text(s.title) << "\n\n";
         if (!s.text.empty()) md << markdown_prose(demote_headings(s.text, 3)) << "\n";
-        // A prediction's figure waits for after the steps (write_reveals).
-        if (s.predict_metric.empty() && i < in.step_figures.size() && !in.step_figures[i].title.empty())
-            write_figure(md, in.step_figures[i], i + 1);
+        // A prediction's figure waits for after the steps (write_reveals), and so does one that
+        // draws a run a later step asks to predict.
+        if (s.predict_metric.empty() && i < in.step_figures.size() && !in.step_figures[i].title.empty()) {
+            if (in.step_figures[i].waits)
+                md << "*Figure " << (i + 1)
+                   << " follows the predictions: it shows runs that a later step asks you to predict.*\n\n";
+            else
+                write_figure(md, in.step_figures[i], i + 1);
+        }
         if (!s.look_at.empty()) md << "**Look at:** " << markdown_prose(s.look_at, false) << "\n\n";
         if (s.predict_metric.empty()) write_timeline(md, in, i);  // a predict step's: after the steps
         if (s.tool == "calculator")                               // [calculator] the window's table, at its defaults

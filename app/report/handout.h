@@ -24,6 +24,9 @@ struct HandoutFigure {
     std::string png, svg, pdf;
     std::string missing;  // non-empty: not exported, and why
     size_t same_as = 0;   // > 0: byte-identical to step same_as's figure (numbered from 1), not repeated
+    // A step without predict whose figure draws a run that a later step asks to predict: on paper
+    // it follows the predictions, with the predict steps' figures (course/reveal.h).
+    bool waits = false;
 };
 
 // A row of the instructor edition's device table: "SMs", "132".

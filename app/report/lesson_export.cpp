@@ -163,9 +163,27 @@ struct FigureFiles {
     std::vector<std::string> svgs;  // per step, "" for none
 };
 
-std::optional<PlotContext> stage_step_figure(const LessonStep& step, size_t i, const LoadedResults& results,
-                                             const std::vector<Ladder>& ladders, const LessonExportOptions& options,
-                                             FigureFiles& files, HandoutFigure& hf) {
+// Predict, then reveal across steps: a figure that draws a run which a later step of the lesson
+// asks to predict (that step's closed gate withholds it) would answer that prediction early.
+bool draws_a_later_prediction(const BuiltFigure& built, const std::vector<LessonStep>& steps, size_t i,
+                              const std::vector<Ladder>& ladders) {
+    std::vector<const StoredRun*> drawn(built.bar_runs);
+    drawn.insert(drawn.end(), built.compare_runs.begin(), built.compare_runs.end());
+    for (const auto& series : built.point_runs) drawn.insert(drawn.end(), series.begin(), series.end());
+    for (size_t j = i + 1; j < steps.size(); ++j) {
+        if (steps[j].predict_metric.empty()) continue;
+        const RevealGate later(steps[j], ladders, false);
+        for (const StoredRun* r : drawn)
+            if (r && later.withholds(r->record)) return true;
+    }
+    return false;
+}
+
+std::optional<PlotContext> stage_step_figure(const std::vector<LessonStep>& steps, size_t i,
+                                             const LoadedResults& results, const std::vector<Ladder>& ladders,
+                                             const LessonExportOptions& options, FigureFiles& files,
+                                             HandoutFigure& hf) {
+    const LessonStep& step = steps[i];
     FigureRequest req = request_for_step(step);
     hf.title = step.title;
     ExportFigure fig;
@@ -181,6 +199,7 @@ std::optional<PlotContext> stage_step_figure(const LessonStep& step, size_t i, c
     hf.missing = unusable(fig, step);
     if (!hf.missing.empty()) return std::nullopt;
     drop_unmeasured_categories(fig.built);  // no empty slots on paper
+    hf.waits = step.predict_metric.empty() && draws_a_later_prediction(fig.built, steps, i, ladders);
     std::string base = step_figure_name(i, step.plot);
     hf.title = fig.built.figure.title.empty() ? step.title : fig.built.figure.title;
     hf.caption = fig.built.figure.caption;
@@ -269,7 +288,7 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
         const LessonStep& step = lesson.steps[i];
         if (step.plot.empty() || step.ladder.empty()) continue;
         HandoutFigure& hf = handout.step_figures[i];
-        std::optional<PlotContext> ctx = stage_step_figure(step, i, results, ladders, options, files, hf);
+        std::optional<PlotContext> ctx = stage_step_figure(lesson.steps, i, results, ladders, options, files, hf);
         if (!ctx) {
             summary.skipped.push_back("step " + std::to_string(i + 1) + " (" + step.plot + "): " + hf.missing);
             continue;

@@ -134,9 +134,11 @@ TEST(Prediction, RevealMarkerFoldsTheTextAfterItAndIsTakenOut) {
 TEST(Prediction, CheckLessonsRefusesAPredictionNoRecordingAnswers) {
     TempTree t;
     auto ladders = tiny_ladder_with_tpb(t);
-    std::vector<Lesson> lessons = {load_lesson(
-        lesson_with(t, "predict = { metric = \"gbps\", tolerance = 0.25, at = { TPB = 128 }, why = \"Bytes.\" }\n"),
-        ladders)};
+    std::string path = lesson_with(t,
+                                   "predict = { metric = \"gbps\", tolerance = 0.25, at = { TPB = 128 }, why = "
+                                   "\"Bytes: {{ tiny/one gbps TPB=128 }}.\" }\n");
+    t.write("lessons/01_l/s.md", "# S\n<!-- reveal -->\nIt ran.\n");
+    std::vector<Lesson> lessons = {load_lesson(path, ladders)};
     RunRecord r;
     r.ladder = "tiny";
     r.rung = "one";
@@ -153,7 +155,9 @@ TEST(Prediction, CheckLessonsRefusesAPredictionNoRecordingAnswers) {
     NumberSources only_256(&ladders);
     only_256.add_recorded(f, "rec/one.json");
     std::vector<std::string> offences = check_lessons(lessons, only_256, {});
-    ASSERT_EQ(offences.size(), 1u);
+    ASSERT_EQ(offences.size(), 2u);  // and the why's binding of that run resolves to nothing
+    EXPECT_NE(offences[1].find("predict.why: `{{ tiny/one gbps TPB=128 }}` resolves to nothing"), std::string::npos)
+        << offences[1];
     EXPECT_NE(offences[0].find("step[0].predict: no recording answers it"), std::string::npos) << offences[0];
     EXPECT_NE(offences[0].find("TPB=128"), std::string::npos) << offences[0];
 
@@ -190,12 +194,22 @@ TEST(Prediction, CheckLessonsRefusesASecondPredictionAMissingWhyAndAFigureAboveT
         for (const auto& o : check_lessons(lessons, sources, {})) all += o + "\n";
         return all;
     };
-    const std::string predict = "predict = { metric = \"gbps\", tolerance = 0.25, why = \"Bytes.\" }\n";
+    const std::string predict =
+        "predict = { metric = \"gbps\", tolerance = 0.25, why = \"Bytes: {{ tiny/one gbps }}.\" }\n";
     EXPECT_EQ(offences_of("# S\n<!-- reveal -->\nIt ran at {{ tiny/one gbps }}.\n", predict), "");
     EXPECT_NE(offences_of("# S\n", "predict = { metric = \"gbps\", tolerance = 0.25 }\n").find("no why of its own"),
               std::string::npos);
     EXPECT_NE(offences_of("# S\n", predict + "question = \"Predict the time too.\"\n").find("second prediction"),
               std::string::npos);
+    // A why that only restates the model explains no miss: it must quote what the rung measured.
+    std::string model_only = offences_of("# S\n<!-- reveal -->\nIt ran.\n",
+                                         "predict = { metric = \"gbps\", tolerance = 0.25, why = \"Bytes.\" }\n");
+    EXPECT_NE(model_only.find("step[0].predict.why: quotes no measurement of tiny/one"), std::string::npos)
+        << model_only;
+    EXPECT_EQ(
+        offences_of("# S\n<!-- reveal -->\nIt ran.\n",
+                    "predict = { metric = \"gbps\", tolerance = 0.25, why = \"{{ = tiny/one gbps / 2 | .0 }}.\" }\n"),
+        "");
     std::string above = offences_of("# S\nIt took {{ tiny/one ms TPB=256 }}.\n<!-- reveal -->\n", predict);
     EXPECT_NE(above.find("s.md:2: `{{ tiny/one ms TPB=256 }}` shows the predicted figure"), std::string::npos) << above;
     EXPECT_NE(offences_of("# S\n", predict + "look_at = \"Near {{ tiny/one gbps }}.\"\n").find("look_at"),
@@ -205,6 +219,102 @@ TEST(Prediction, CheckLessonsRefusesASecondPredictionAMissingWhyAndAFigureAboveT
     // Another run's figure, or another kind of figure of the same run, may stand above it.
     EXPECT_EQ(offences_of("# S\n{{ tiny/one gbps TPB=128 }}\n<!-- reveal -->\n", predict).find("predicted figure"),
               std::string::npos);
+}
+
+// Every predict step folds its discussion of the measurement: no marker, or nothing after it, is
+// refused with one line naming the step's file, number and title.
+TEST(Prediction, CheckLessonsRefusesAPredictStepWithoutARevealMarker) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    RunRecord r;
+    r.ladder = "tiny";
+    r.rung = "one";
+    r.sizes = {{"n", 1000}};
+    r.params = {{"TPB", 256}};
+    r.values.set(tag::gbps, 912);
+    r.timing = TimingStats{};
+    r.timing->median_ms = 1;
+    ResultsFile f;
+    f.created = "2026-01-01T00:00:00Z";
+    f.device = DeviceInfo{};
+    f.device->name = "Test GPU";
+    f.runs = {r};
+    NumberSources sources(&ladders);
+    sources.add_recorded(f, "rec/one.json");
+    const std::string path =
+        lesson_with(t, "predict = { metric = \"gbps\", tolerance = 0.25, why = \"Bytes: {{ tiny/one gbps }}.\" }\n");
+    auto offences_of = [&](const std::string& md) {
+        t.write("lessons/01_l/s.md", md);
+        std::vector<Lesson> lessons = {load_lesson(path, ladders)};
+        return check_lessons(lessons, sources, {});
+    };
+    EXPECT_TRUE(offences_of("# S\nCount the bytes.\n<!-- reveal -->\nIt ran at {{ tiny/one gbps }}.\n").empty());
+    std::vector<std::string> none = offences_of("# S\nCount the bytes. It ran at the copy line.\n");
+    ASSERT_EQ(none.size(), 1u);
+    EXPECT_NE(none[0].find("s.md: step 1 (\"S\") predicts one gbps but has no `<!-- reveal -->` line"),
+              std::string::npos)
+        << none[0];
+    std::vector<std::string> empty_after = offences_of("# S\nCount the bytes.\n<!-- reveal -->\n  \n");
+    ASSERT_EQ(empty_after.size(), 1u);
+    EXPECT_NE(empty_after[0].find("s.md: step 1 (\"S\"): nothing after `<!-- reveal -->`"), std::string::npos)
+        << empty_after[0];
+    // The marker does not excuse the figure above it.
+    std::vector<std::string> above = offences_of("# S\n{{ tiny/one gbps }}\n<!-- reveal -->\nIt ran.\n");
+    ASSERT_EQ(above.size(), 1u);
+    EXPECT_NE(above[0].find("s.md:2: `{{ tiny/one gbps }}` shows the predicted figure"), std::string::npos) << above[0];
+}
+
+// Predict, then reveal across steps: what a later step asks to predict is not quoted by an earlier
+// step (its text, past its own marker too, or its fields); another run, or the same kernel with
+// the other L2 state, may be.
+TEST(Prediction, CheckLessonsRefusesAnEarlierStepQuotingALaterPrediction) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    ResultsFile f;
+    f.created = "2026-01-01T00:00:00Z";
+    f.device = DeviceInfo{};
+    f.device->name = "Test GPU";
+    for (int tpb : {128, 256})
+        for (const char* l2 : {"cold", "warm"}) {
+            RunRecord r;
+            r.ladder = "tiny";
+            r.rung = "one";
+            r.sizes = {{"n", 1000}};
+            r.params = {{"TPB", tpb}};
+            r.l2 = l2;
+            r.values.set(tag::gbps, tpb * (r.l2 == "warm" ? 5.0 : 4.0));
+            r.timing = TimingStats{};
+            r.timing->median_ms = 1;
+            f.runs.push_back(r);
+        }
+    NumberSources sources(&ladders);
+    sources.add_recorded(f, "rec/one.json");
+    t.write("lessons/01_l/b.md", "# B\nCount.\n<!-- reveal -->\nIt ran at {{ tiny/one gbps TPB=128 }}.\n");
+    auto offences_of = [&](const std::string& first_md, const std::string& first_fields) {
+        t.write("lessons/01_l/a.md", first_md);
+        std::string path =
+            t.write("lessons/01_l/lesson.toml",
+                    "[lesson]\nid = \"l\"\nnumber = 1\ntitle = \"L\"\n\n[[step]]\ntitle = \"A\"\ntext = \"a.md\"\n" +
+                        first_fields +
+                        "\n[[step]]\ntitle = \"B\"\ntext = \"b.md\"\nladder = \"tiny\"\nrung = \"one\"\n"
+                        "predict = { metric = \"gbps\", tolerance = 0.25, at = { TPB = 128 }, why = \"{{ tiny/one gbps "
+                        "TPB=128 }}.\" }\n");
+        std::vector<Lesson> lessons = {load_lesson(path, ladders)};
+        std::string all;
+        for (const auto& o : check_lessons(lessons, sources, {})) all += o + "\n";
+        return all;
+    };
+    EXPECT_EQ(
+        offences_of("# A\nAt 256: {{ tiny/one gbps TPB=256 }}; warm at 128: {{ tiny/one ms TPB=128 l2=warm }}.\n", ""),
+        "");
+    std::string text = offences_of("# A\nAt 128 it took {{ tiny/one ms TPB=128 }}.\n", "");
+    EXPECT_NE(text.find("a.md: `{{ tiny/one ms TPB=128 }}` gives away step 2's prediction (one gbps)"),
+              std::string::npos)
+        << text;
+    std::string answer = offences_of("# A\n", "answer = \"{{ = tiny/one gbps TPB=128 / 2 | .0 }}\"\n");
+    EXPECT_NE(answer.find("step[0].answer: `{{ = tiny/one gbps TPB=128 / 2 | .0 }}` gives away step 2's"),
+              std::string::npos)
+        << answer;
 }
 
 TEST(SweepSpec, RangesExpandLinearlyOrGeometrically) {

@@ -367,6 +367,12 @@ TEST(ReportLesson, HandoutKeepsEachPredictedFigureForAfterTheSteps) {
     ASSERT_NE(after, std::string::npos);
     const std::string before = md.substr(step, md.find("### 4.", step) - step), rest = md.substr(after);
     EXPECT_NE(before.find("**Predict:** Predict the fused kernel"), std::string::npos) << before;
+    // A step without a prediction asks its question as a question, not as a second prediction.
+    const size_t step1 = md.find("### 1. A kernel boundary is a trip to memory");
+    ASSERT_NE(step1, std::string::npos);
+    const std::string first = md.substr(step1, md.find("### 2.", step1) - step1);
+    EXPECT_EQ(first.find("**Predict:**"), std::string::npos) << first;
+    EXPECT_NE(first.find("**Question:** sin(x)^2 + cos(x)^2 runs as five kernels"), std::string::npos) << first;
     EXPECT_EQ(before.find("Measured on this device"), std::string::npos) << before;  // the instructor's, after
     EXPECT_EQ(before.find("The Test GPU 80GB ["), std::string::npos) << before;      // past the marker
     EXPECT_EQ(before.find("step03_bars.png"), std::string::npos);
@@ -378,6 +384,23 @@ TEST(ReportLesson, HandoutKeepsEachPredictedFigureForAfterTheSteps) {
     EXPECT_NE(rest.find("**Why:** One read and one write per element", revealed), std::string::npos);
     EXPECT_NE(rest.find("**Measured on this device:**", revealed), std::string::npos);
     EXPECT_EQ(rest.find(kWithheldShown), std::string::npos);  // after the steps every figure shows
+    // Step 4 predicts nothing, but its roofline draws gelu_fused_vec at 2^28, which step 5 asks to
+    // predict: its figure follows the predictions too, and says so where it would have stood.
+    const size_t step4 = md.find("### 4. Arithmetic intensity");
+    ASSERT_NE(step4, std::string::npos);
+    const std::string fourth = md.substr(step4, md.find("### 5.", step4) - step4);
+    EXPECT_EQ(fourth.find("step04_roofline.png"), std::string::npos) << fourth;
+    EXPECT_NE(fourth.find("*Figure 4 follows the predictions"), std::string::npos) << fourth;
+    EXPECT_NE(rest.find("step04_roofline.png", rest.find("### 4. Arithmetic intensity")), std::string::npos);
+    // With no prediction after it, the same figure stands in its step.
+    Lesson no_later = *fusion;
+    for (size_t k = 4; k < no_later.steps.size(); ++k) no_later.steps[k].predict_metric.clear();
+    export_lesson(no_later, res, synthetic().ladders, (dir.path / "no_later").string(), {});
+    const std::string md2 = read_all(dir.path / "no_later" / "handout.md");
+    const size_t step4_2 = md2.find("### 4. Arithmetic intensity");
+    ASSERT_NE(step4_2, std::string::npos);
+    EXPECT_NE(md2.substr(step4_2, md2.find("### 5.", step4_2) - step4_2).find("step04_roofline.png"),
+              std::string::npos);
 }
 
 // The window exports the runs it holds without writing them to a temporary file: the same
