@@ -17,8 +17,7 @@
 // stops the last block's threads past the end).
 #include "series.cuh"
 
-extern "C" __global__ void branch_lanes(float* __restrict__ y, const float* __restrict__ x, long long n,
-                                        int terms) {
+extern "C" __global__ void branch_lanes(float* __restrict__ y, const float* __restrict__ x, long long n, int terms) {
     const long long i = (long long)blockIdx.x * TPB + threadIdx.x;
     if (i >= n) return;
     const float xi = x[i];

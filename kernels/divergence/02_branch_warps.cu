@@ -19,8 +19,7 @@
 // (an even number of warps, half for each side: the manifest's constraint); any n.
 #include "series.cuh"
 
-extern "C" __global__ void branch_warps(float* __restrict__ y, const float* __restrict__ x, long long n,
-                                        int terms) {
+extern "C" __global__ void branch_warps(float* __restrict__ y, const float* __restrict__ x, long long n, int terms) {
     constexpr int kHalfWarps = TPB / 64;  // warps per side
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int odd = warp >= kHalfWarps ? 1 : 0;  // the same in every lane of a warp
