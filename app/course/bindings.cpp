@@ -173,6 +173,10 @@ const RunMetric kRunMetrics[] = {{"ms", "ms", "time"},
                                  {"peak_gib", "GiB", "memory"},
                                  {"peak_mib", "MiB", "memory"},
                                  {"dram_gb", "GB", "dram"},
+                                 // hardware counters' derived ratios (model/counters.h), by their keys
+                                 {"sectors_per_request_ld", "", "sectors_ld"},
+                                 {"sectors_per_request_st", "", "sectors_st"},
+                                 {"threads_per_inst", "", "threads"},
                                  {"blocks_per_us", "blocks/µs", "time"},
                                  {"mode_ms", "ms", "mode"},  // the measuring mistake's figure, another measurement
                                  {"mode_us", "µs", "mode"},
@@ -206,6 +210,9 @@ std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64
     if (m == "dram_gb" && r.counters.is_object() && r.counters.contains("dram_bytes") &&
         r.counters["dram_bytes"].is_number())
         return r.counters["dram_bytes"].get<double>() / 1e9;
+    if ((m == "sectors_per_request_ld" || m == "sectors_per_request_st" || m == "threads_per_inst") &&
+        r.counters.is_object() && r.counters.contains(m) && r.counters[m].is_number())
+        return r.counters[m].get<double>();
     if (m == "blocks_per_us" && t && blocks > 0 && t->median_ms > 0) return blocks / (t->median_ms * 1e3);
     // [modes] the figure the run's measuring mistake gave (run_modes.h), beside `ms`/`us`
     if (m == "mode_ms" && r.mode_timing) return r.mode_timing->median_ms;

@@ -14,6 +14,8 @@ const std::vector<MetricInfo>& metric_table() {
         {Metric::Sectors, "sectors", "Sectors per request", "Sectors per request", "sectors", "sectors (per request)"},
         {Metric::Conflicts, "conflicts", "Bank conflicts", "Bank conflicts", "millions",
          "conflicts (shared-memory banks)"},
+        {Metric::Threads, "threads", "Active threads per instruction", "Active threads per instruction", "threads",
+         "threads (active per warp instruction)"},
     };
     return table;
 }
@@ -31,7 +33,11 @@ const std::vector<PlotKindInfo>& plot_kinds() {
         {PlotKind::Bars, "bars", "Rungs", true, {Metric::Time, Metric::Rate, Metric::Percent}},
         {PlotKind::Sweep, "sweep", "Sweep", true, {Metric::Time, Metric::Rate, Metric::Memory}},
         {PlotKind::Errors, "errors", "Correctness", true, {}},
-        {PlotKind::Traffic, "traffic", "Traffic", true, {Metric::Bytes, Metric::Sectors, Metric::Conflicts}},
+        {PlotKind::Traffic,
+         "traffic",
+         "Traffic",
+         true,
+         {Metric::Bytes, Metric::Sectors, Metric::Conflicts, Metric::Threads}},
         {PlotKind::Roofline, "roofline", "Roofline", true, {}},
         {PlotKind::Occupancy, "occupancy", "Occupancy", false, {}},
     };

@@ -31,6 +31,7 @@ enum class Metric {
     Bytes,      // bytes moved: ideal, model, measured (traffic)
     Sectors,    // global sectors per request (traffic)
     Conflicts,  // shared-memory bank conflicts (traffic)
+    Threads,    // active threads per warp instruction: divergence (traffic)
 };
 
 struct PlotKindInfo {
@@ -76,7 +77,7 @@ std::optional<Metric> metric_or_default(PlotKind kind, std::optional<Metric> ask
 std::string plot_kind_list(bool figures_only);
 // Every metric name, "time, rate, pct, ..." (what --metric accepts).
 std::vector<std::string> metric_names();
-// "bars: time, rate, pct; sweep: time, rate, memory; traffic: bytes, sectors, conflicts".
+// "bars: time, rate, pct; sweep: time, rate, memory; traffic: bytes, sectors, conflicts, threads".
 std::string metrics_by_kind();
 // "time, rate or pct": the metrics of one kind, for messages.
 std::string metric_list(PlotKind kind, const char* last_joiner = " or ");

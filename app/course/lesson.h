@@ -47,8 +47,8 @@ struct StepTrace {
 struct LessonStep {
     std::string title, text_path, text;  // text: the Markdown, read at load
     std::string ladder, rung, dtype, plot, sweep_axis, look_at, question, answer;
-    std::string metric;  // what the plot shows: time|rate|pct (bars), time|rate|memory (sweep), bytes|sectors|conflicts
-                         // (traffic)
+    std::string metric;  // what the plot shows: time|rate|pct (bars), time|rate|memory (sweep),
+                         // bytes|sectors|conflicts|threads (traffic)
     // `plot` and `metric` in the figure vocabulary (figure_vocabulary.h), checked at load:
     // nullopt when the step names none (the metric: the kind's default).
     std::optional<PlotKind> plot_kind;

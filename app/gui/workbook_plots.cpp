@@ -72,13 +72,16 @@ std::string describe_run(const StoredRun& s, const StoredRun* library) {
     if (k.is_object()) {
         double dram = num("dram_bytes"), ld = num("sectors_per_request_ld"), st = num("sectors_per_request_st");
         double occ = num("sm__warps_active.avg.pct_of_peak_sustained_active"),
-               bank = num("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum");
+               bank = num("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"), lanes = num("threads_per_inst");
         if (std::isfinite(dram)) t += "\nmeasured DRAM " + plot::format_value(dram / 1e6, 4) + " MB";
         if (std::isfinite(ld) || std::isfinite(st))
             t += "\nsectors per request: loads " + plot::format_value(ld, 3) + ", stores " + plot::format_value(st, 3) +
                  " (4 = coalesced fp32)";
         if (std::isfinite(bank)) t += "\nshared-memory bank conflicts " + plot::format_value(bank, 3);
         if (std::isfinite(occ)) t += "\nachieved occupancy " + plot::format_value(occ, 3) + "%";
+        if (std::isfinite(lanes))
+            t +=
+                "\nactive threads per warp instruction " + plot::format_value(lanes, 3) + " of 32 (32: no lane masked)";
     } else if (!r.counters_note.empty()) {
         t += "\ncounters: " + r.counters_note;
     }
@@ -123,7 +126,9 @@ std::optional<Metric> Workbook::metric_choice(PlotKind kind, const SelectionView
     if (kind == PlotKind::Traffic)
         item_tooltip(
             "Bytes: ideal, the rung's model, measured DRAM and L2. Sectors per request: 4 is a coalesced fp32 warp "
-            "access, 32 one sector per thread. Bank conflicts: extra shared-memory wavefronts. Measured ones need "
+            "access, 32 one sector per thread. Bank conflicts: extra shared-memory wavefronts. Threads per "
+            "instruction: "
+            "32 when no lane is masked, lower when warps diverge. Measured ones need "
             "hardware counters (the Counters box next to Run, or recorded results that carry them).");
     return metrics[current];
 }

@@ -16,8 +16,8 @@ using nlohmann::json;
 // [SECTION] Metric list
 
 const std::vector<std::string>& counter_metric_names() {
-    // Grouped by where the bytes go. All of these fit in 8 replay passes on GH100; the two
-    // throughput percentages cost 4 of them, the rest share passes.
+    // Grouped by where the bytes go, then how the warps issued. All of these fit in 9 replay
+    // passes on GH100; the two throughput percentages cost 4 of them, the rest share passes.
     static const std::vector<std::string> names = {
         // DRAM: what crossed the HBM interface.
         "dram__bytes_read.sum",
@@ -42,6 +42,12 @@ const std::vector<std::string>& counter_metric_names() {
         // SMs: achieved occupancy and how busy the busiest SM pipeline was.
         "sm__warps_active.avg.pct_of_peak_sustained_active",
         "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        // Warp instructions executed, and the threads active in them: their ratio is 32 when no lane
+        // of any warp was ever masked off, 16 when every instruction ran with half its lanes (a
+        // branch that splits even and odd lanes). Hardware counters, not the SASS-patched
+        // smsp__sass_* ones, which the range profiler does not collect.
+        "smsp__inst_executed.sum",
+        "smsp__thread_inst_executed.sum",
         // Duration of the profiled range (under profiling: not the rung's time, which timing measures).
         "gpu__time_duration.sum",
     };
@@ -49,7 +55,8 @@ const std::vector<std::string>& counter_metric_names() {
 }
 
 const std::vector<std::string>& derived_counter_names() {
-    static const std::vector<std::string> names = {"dram_bytes", "sectors_per_request_ld", "sectors_per_request_st"};
+    static const std::vector<std::string> names = {"dram_bytes", "sectors_per_request_ld", "sectors_per_request_st",
+                                                   "threads_per_inst"};
     return names;
 }
 
@@ -112,6 +119,8 @@ CountersReport counters_to_json(const RawCounters& raw) {
         ratio("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
     obj["sectors_per_request_st"] =
         ratio("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum");
+    // Nsight Compute's "average active threads per warp" (smsp__thread_inst_executed_per_inst_executed.ratio).
+    obj["threads_per_inst"] = ratio("smsp__thread_inst_executed.sum", "smsp__inst_executed.sum");
 
     CountersReport out;
     out.counters = std::move(obj);
@@ -151,7 +160,8 @@ std::string counters_summary(const json& counters, const std::string& note) {
            number(counters, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", 1, "%.0f") + " (bank conflicts " +
            number(counters, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", 1, "%.0f") + "), occupancy " +
            number(counters, "sm__warps_active.avg.pct_of_peak_sustained_active", 1, "%.1f") + "%, SM throughput " +
-           number(counters, "sm__throughput.avg.pct_of_peak_sustained_elapsed", 1, "%.1f") + "%";
+           number(counters, "sm__throughput.avg.pct_of_peak_sustained_elapsed", 1, "%.1f") + "%, threads/inst " +
+           number(counters, "threads_per_inst", 1, "%.1f") + " of 32";
 }
 
 // [SECTION] CUPTI refusals

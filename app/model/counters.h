@@ -12,7 +12,8 @@
 //
 // Schema of RunRecord::counters (docs/counters.md): an object of metric -> number or null,
 // keyed by Nsight Compute's metric names, plus derived values: dram_bytes (read + write),
-// sectors_per_request_ld and sectors_per_request_st (32-byte sectors per global request).
+// sectors_per_request_ld and sectors_per_request_st (32-byte sectors per global request),
+// threads_per_inst (active threads per executed warp instruction: 32 without divergence).
 #pragma once
 #include <functional>
 #include <map>
@@ -30,7 +31,8 @@ struct RunRecord;
 
 // [SECTION] What is measured (Nsight Compute metric names; the order is the order of the schema)
 const std::vector<std::string>& counter_metric_names();
-// Values computed from the metrics above, in schema order: dram_bytes, sectors_per_request_ld/st.
+// Values computed from the metrics above, in schema order: dram_bytes, sectors_per_request_ld/st,
+// threads_per_inst.
 const std::vector<std::string>& derived_counter_names();
 
 // [SECTION] From raw values to the results schema (pure: no GPU, no CUPTI)

@@ -86,7 +86,7 @@ BuiltFigure correctness(const ResultsStore& store, const PlotContext& ctx, const
 // Bytes moved per rung: ideal, the rung's model, and hardware counters where measured
 // (counters.dram_bytes, and lts__t_bytes.sum for L2).
 BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx);
-// The same per rung for any traffic metric (bytes, sectors, conflicts). The counter metrics need
+// The same per rung for any traffic metric (bytes, sectors, conflicts, threads). The counter metrics need
 // a counters pass: without one, empty_reason is the runs' counters_note.
 BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx, Metric metric);
 

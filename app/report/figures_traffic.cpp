@@ -78,6 +78,14 @@ std::vector<TrafficColumn> traffic_columns(Metric metric, const std::string& lad
                         },
                         true}};
             break;
+        case Metric::Threads:
+            f.name = ladder_id + "_threads_per_inst";
+            f.title = "Active threads per warp instruction (32 = no lane masked; 16 = every instruction half-masked)";
+            f.y.label = "Threads per instruction";
+            f.legend.placement = plot::LegendPlacement::Hidden;
+            columns = {{"active threads per warp instruction (threads_per_inst)", 0,
+                        [](const RunRecord& r) { return counter(r, "threads_per_inst"); }, true}};
+            break;
     }
     return columns;
 }
@@ -90,7 +98,8 @@ BuiltFigure traffic_bars(const ResultsStore& store, const PlotContext& ctx, Metr
         out.empty_reason = "This step runs no kernel.";
         return out;
     }
-    if (metric != Metric::Sectors && metric != Metric::Conflicts) metric = Metric::Bytes;  // the default
+    if (metric != Metric::Sectors && metric != Metric::Conflicts && metric != Metric::Threads)
+        metric = Metric::Bytes;  // the default
     Figure& f = out.figure;
     f.caption = problem_caption(ctx);
     f.x.label = "Rung";

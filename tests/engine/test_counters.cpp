@@ -28,6 +28,8 @@ kl::RawCounters copy_like() {
     raw.values["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] = 2097152;
     raw.values["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"] = 262144;
     raw.values["sm__warps_active.avg.pct_of_peak_sustained_active"] = 81.5;
+    raw.values["smsp__inst_executed.sum"] = 3145728;  // no branch: every lane active in every instruction
+    raw.values["smsp__thread_inst_executed.sum"] = 32.0 * 3145728;
     return raw;
 }
 
@@ -52,6 +54,7 @@ TEST(Counters, EveryMetricAndDerivedValueBecomesAKey) {
     EXPECT_DOUBLE_EQ(r.counters["dram_bytes"].get<double>(), 67108864.0 + 67239936.0);
     EXPECT_DOUBLE_EQ(r.counters["sectors_per_request_ld"].get<double>(), 4.0);
     EXPECT_DOUBLE_EQ(r.counters["sectors_per_request_st"].get<double>(), 8.0);
+    EXPECT_DOUBLE_EQ(r.counters["threads_per_inst"].get<double>(), 32.0);
     EXPECT_NE(r.note.find("GH100"), std::string::npos) << r.note;
     EXPECT_NE(r.note.find("8 replay passes"), std::string::npos) << r.note;
     EXPECT_EQ(r.note.find("no value"), std::string::npos) << "nothing is missing: " << r.note;
@@ -89,6 +92,26 @@ TEST(Counters, RatioWithoutRequestsIsNull) {
     kl::CountersReport r = kl::counters_to_json(raw);
     EXPECT_TRUE(r.counters["sectors_per_request_st"].is_null());
     EXPECT_TRUE(r.counters["sectors_per_request_ld"].is_number());
+}
+
+// The divergence counter: thread instructions over warp instructions. A warp whose even and odd
+// lanes take different sides of a branch runs each side with half its lanes: 16 per instruction
+// there; the code both sides share runs with 32.
+TEST(Counters, ThreadsPerInstructionShowsMaskedLanes) {
+    kl::RawCounters raw = copy_like();
+    raw.values["smsp__inst_executed.sum"] = 1000 + 3000;                   // shared code, then both sides
+    raw.values["smsp__thread_inst_executed.sum"] = 1000 * 32 + 3000 * 16;  // 32 lanes, then 16
+    kl::CountersReport r = kl::counters_to_json(raw);
+    EXPECT_DOUBLE_EQ(r.counters["threads_per_inst"].get<double>(), 20.0);
+    EXPECT_NE(kl::counters_summary(r.counters, r.note).find("threads/inst 20.0 of 32"), std::string::npos);
+
+    raw.values["smsp__inst_executed.sum"] = 0;  // nothing ran in the range: no ratio, not 0 or NaN
+    EXPECT_TRUE(kl::counters_to_json(raw).counters["threads_per_inst"].is_null());
+    raw.values.erase("smsp__inst_executed.sum");
+    raw.missing["smsp__inst_executed.sum"] = "not a metric of this chip";
+    kl::CountersReport without = kl::counters_to_json(raw);
+    EXPECT_TRUE(without.counters["threads_per_inst"].is_null());
+    EXPECT_NE(kl::counters_summary(without.counters, without.note).find("threads/inst - of 32"), std::string::npos);
 }
 
 TEST(Counters, NothingMeasuredMeansNullCountersAndAReason) {
@@ -137,6 +160,7 @@ TEST(Counters, SummaryLineShowsTrafficOrTheNote) {
     std::string line = kl::counters_summary(r.counters, r.note);
     EXPECT_NE(line.find("DRAM 134.3 MB"), std::string::npos) << line;
     EXPECT_NE(line.find("ld 4.00 st 8.00"), std::string::npos) << line;
+    EXPECT_NE(line.find("threads/inst 32.0 of 32"), std::string::npos) << line;
     EXPECT_EQ(kl::counters_summary(nullptr, "no permission"), "no permission");
 }
 

@@ -337,3 +337,29 @@ TEST(Compiler, MissingSourceIsAnInputError) {
     req.source_path = "/nonexistent/rung.cu";
     EXPECT_THROW(kl::compile_kernel(req), kl::InputError);
 }
+
+// The divergence ladder (issue 39): two rungs over one compute-bound operation, the second
+// needing an even number of warps per block; the operation counts two FLOPs a term on either side
+// of the branch and reads and writes each element once.
+TEST(Manifest, DivergenceLadderIsTheBranchPair) {
+    kl::Ladder L = kl::load_ladder(kl::kernels_dir() + "/divergence/ladder.toml");
+    EXPECT_EQ(L.operation, "branch_series");
+    ASSERT_EQ(L.rungs.size(), 2u);
+    EXPECT_EQ(L.rungs[0].id, "branch_lanes");
+    EXPECT_EQ(L.rungs[0].number, "01");
+    EXPECT_EQ(L.rungs[1].id, "branch_warps");
+    EXPECT_EQ(L.rungs[1].number, "02");
+    EXPECT_EQ(kl::resolve_params(L.rungs[0], {{"TPB", 32}}).at("TPB"), 32);
+    std::string e = input_error_of([&] { kl::resolve_params(L.rungs[1], {{"TPB", 32}}); });
+    EXPECT_NE(e.find("TPB=32 is out of range for rung branch_warps"), std::string::npos) << e;
+    EXPECT_THROW(kl::resolve_params(L.rungs[1], {{"TPB", 96}}), kl::InputError) << "a power of two";
+
+    const kl::Operation* op = kl::find_operation("branch_series");
+    ASSERT_NE(op, nullptr);
+    kl::Problem p;
+    p.sizes = {{"n", 1000003}, {"terms", 256}};
+    EXPECT_DOUBLE_EQ(op->work(p).flops, 2.0 * 1000003 * 256);
+    EXPECT_DOUBLE_EQ(op->work(p).ideal_bytes, 8.0 * 1000003);
+    EXPECT_DOUBLE_EQ(op->tolerance(p).rel, 1e-5);
+    EXPECT_EQ(op->buffers(p).size(), 2u);
+}

@@ -62,6 +62,8 @@ std::vector<std::map<std::string, int64_t>> sizes_for(const kl::Ladder& L) {
         return {{{"B", 1}, {"H", 2}, {"N", 1}, {"d", 64}, {"causal", 0}},
                 {{"B", 1}, {"H", 2}, {"N", 77}, {"d", 64}, {"causal", 1}},
                 {{"B", 1}, {"H", 2}, {"N", 128}, {"d", 128}, {"causal", 0}}};
+    if (L.id == "divergence")  // one lane; odd n with one term and many; an aligned n
+        return {{{"n", 1}, {"terms", 1}}, {{"n", 1000003}, {"terms", 3}}, {{"n", int64_t(1) << 22}, {"terms", 64}}};
     if (L.id == "attention")
         return {{{"B", 1}, {"H", 2}, {"N", 1}, {"d", 64}, {"causal", 0}},
                 {{"B", 1}, {"H", 2}, {"N", 17}, {"d", 64}, {"causal", 1}},

@@ -63,14 +63,14 @@ TEST(FigureVocabulary, TablesFollowTheEnumsAndNamesRoundTrip) {
             EXPECT_TRUE(metric_fits(k.kind, m));
         }
     }
-    EXPECT_EQ(metric_names().size(), 7u);
+    EXPECT_EQ(metric_names().size(), 8u);
     for (const auto& name : metric_names()) EXPECT_EQ(metric_name(*metric_from_name(name)), name);
     EXPECT_FALSE(plot_kind_from_name("pie"));
     EXPECT_FALSE(metric_from_name("speed"));
     EXPECT_FALSE(plot_kind_info(PlotKind::Occupancy).from_results);
     EXPECT_EQ(plot_kind_list(true), "bars, sweep, errors, traffic, roofline");
     EXPECT_EQ(metrics_by_kind(),
-              "bars: time, rate, pct; sweep: time, rate, memory; traffic: bytes, sectors, conflicts");
+              "bars: time, rate, pct; sweep: time, rate, memory; traffic: bytes, sectors, conflicts, threads");
     EXPECT_STREQ(metric_label(Metric::Rate, false), "GB/s");
     EXPECT_STREQ(metric_label(Metric::Rate, true), "TFLOP/s");
 }
@@ -82,6 +82,8 @@ TEST(FigureVocabulary, EachMetricFitsOnlyItsPlots) {
     EXPECT_FALSE(metric_fits(PlotKind::Bars, Metric::Memory));
     EXPECT_FALSE(metric_fits(PlotKind::Bars, Metric::Sectors));
     EXPECT_TRUE(metric_fits(PlotKind::Traffic, Metric::Conflicts));
+    EXPECT_TRUE(metric_fits(PlotKind::Traffic, Metric::Threads));
+    EXPECT_FALSE(metric_fits(PlotKind::Bars, Metric::Threads));
     EXPECT_FALSE(metric_fits(PlotKind::Roofline, Metric::Rate));
 }
 
