@@ -157,41 +157,28 @@ struct RunMetric {
     const char* unit;
     const char* family;  // run_metric_family
 };
-const RunMetric kRunMetrics[] = {{"ms", "ms", "time"},
-                                 {"us", "µs", "time"},
-                                 {"min_ms", "ms", "time"},
-                                 {"gbps", "GB/s", "time"},
-                                 {"tbps", "TB/s", "time"},
-                                 {"tflops", "TFLOP/s", "time"},
-                                 {"gflops", "GFLOP/s", "time"},
-                                 {"pct_copy", "%", "time"},
-                                 {"pct_gemm", "%", "time"},
-                                 {"pct_reference", "%", "time"},
-                                 {"spread", "%", "spread"},
-                                 {"rel_l2", "", "error"},
-                                 {"max_abs", "", "error"},
-                                 {"peak_gib", "GiB", "memory"},
-                                 {"peak_mib", "MiB", "memory"},
-                                 {"dram_gb", "GB", "dram"},
-                                 // hardware counters' derived ratios (model/counters.h), by their keys
-                                 {"sectors_per_request_ld", "", "sectors_ld"},
-                                 {"sectors_per_request_st", "", "sectors_st"},
-                                 {"threads_per_inst", "", "threads"},
-                                 {"blocks_per_us", "blocks/µs", "time"},
-                                 {"mode_ms", "ms", "mode"},  // the measuring mistake's figure, another measurement
-                                 {"mode_us", "µs", "mode"},
-                                 {"us_per_step", "µs", "time"},
-                                 {"clock_mhz", "MHz", "clock"},
-                                 {"clock_min_mhz", "MHz", "clock"},  // the slowest repetition's clock
-                                 {"burst_ms", "ms", "time"},         // the full-clock repetitions' median
-                                 {"burst_us", "µs", "time"},
-                                 // [timeline] the traced repetition: the same kernels' time (kernelN_us,
-                                 // kernelN_ms and kernelN_name: find_run_metric)
-                                 {"traced_ms", "ms", "time"},
-                                 {"traced_us", "µs", "time"},
-                                 {"span_us", "µs", "time"},
-                                 {"gap_us", "µs", "gap"},
-                                 {"launches", "", "launches"}};
+// A table, three entries a line.
+// clang-format off
+const RunMetric kRunMetrics[] = {
+    {"ms", "ms", "time"}, {"us", "µs", "time"}, {"min_ms", "ms", "time"},
+    {"gbps", "GB/s", "time"}, {"tbps", "TB/s", "time"}, {"tflops", "TFLOP/s", "time"},
+    {"gflops", "GFLOP/s", "time"}, {"pct_copy", "%", "time"}, {"pct_gemm", "%", "time"},
+    {"pct_reference", "%", "time"}, {"spread", "%", "spread"}, {"rel_l2", "", "error"},
+    {"max_abs", "", "error"}, {"peak_gib", "GiB", "memory"}, {"peak_mib", "MiB", "memory"},
+    {"dram_gb", "GB", "dram"},
+    // hardware counters' derived ratios (model/counters.h), by their keys
+    {"sectors_per_request_ld", "", "sectors_ld"}, {"sectors_per_request_st", "", "sectors_st"},
+    {"threads_per_inst", "", "threads"},
+    {"blocks_per_us", "blocks/µs", "time"},
+    {"mode_ms", "ms", "mode"}, {"mode_us", "µs", "mode"},  // the measuring mistake's figure
+    {"us_per_step", "µs", "time"},
+    {"clock_mhz", "MHz", "clock"}, {"clock_min_mhz", "MHz", "clock"},  // min: the slowest repetition's
+    {"burst_ms", "ms", "time"}, {"burst_us", "µs", "time"},  // the full-clock repetitions' median
+    // [timeline] the traced repetition: the same kernels' time (kernelN_us, kernelN_ms and
+    // kernelN_name: find_run_metric)
+    {"traced_ms", "ms", "time"}, {"traced_us", "µs", "time"}, {"span_us", "µs", "time"},
+    {"gap_us", "µs", "gap"}, {"launches", "", "launches"}};
+// clang-format on
 
 // The metric's value from a run, or nullopt when the run does not carry it.
 std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64_t blocks) {
