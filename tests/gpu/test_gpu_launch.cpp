@@ -138,7 +138,7 @@ TEST(GpuLaunch, TimelineThenCountersInOneFreshRunner) {
     kl::RunRecord r = runner.run(L, *va, o);
     ASSERT_TRUE(r.timeline) << r.timeline_note;
     // The timeline is the rung's one kernel: the L2 flush's kernels before it are the protocol's
-    // (they were in it, with the hold as a "gap", from the clean flush until 2026-11-30).
+    // (they were in it, the idle time after them read as a "gap", from the clean flush until 2026-11-30).
     ASSERT_EQ(r.timeline->kernels.size(), 1u);
     EXPECT_EQ(r.timeline->kernels.front().name.rfind("kl_l2", 0), std::string::npos)
         << r.timeline->kernels.front().name;
