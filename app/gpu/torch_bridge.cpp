@@ -209,7 +209,9 @@ const std::vector<std::string>& torch_peer_names() {
                                                    "torch.sdpa_flash",
                                                    "torch.mm_bf16",
                                                    "torch.mlp",
-                                                   "torch.compile.mlp"};
+                                                   "torch.compile.mlp",
+                                                   "torch.layernorm_backward",
+                                                   "torch.rmsnorm_backward"};
     return names;
 }
 

@@ -131,6 +131,26 @@ def _mlp(y, h, x, w1, w2, tokens, d_model, hidden, compiled):
     return fn, outputs
 
 
+def _norm_backward(dx, dgamma, dbeta, s, dy, w, mean, rstd, rows, cols, esize, rms):
+    # The op autograd runs for F.layer_norm's backward (LayerNormBackward0), or for F.rms_norm's
+    # fused CUDA kernel, given the ladder's saved statistics (fp32, one per row, as PyTorch keeps
+    # them): torch autograd's backward without a graph to keep, so every call reads the inputs the
+    # runner filled for it. Bias only tells the op dbeta's shape: zeros, made once, untimed.
+    dtype = _STORAGE[esize]
+    s_t, dy_t = _tensor(s, (rows, cols), dtype), _tensor(dy, (rows, cols), dtype)
+    w_t = _tensor(w, (cols,), dtype)
+    rstd_t = _tensor(rstd, (rows, 1), torch.float32)
+    outputs = [(_tensor(dx, (rows, cols), dtype), 0), (_tensor(dgamma, (cols,), dtype), 1)]
+    if rms:
+        fn = lambda: torch.ops.aten._fused_rms_norm_backward(dy_t, s_t, [cols], rstd_t, w_t, [True, True])
+        return fn, outputs
+    mean_t = _tensor(mean, (rows, 1), torch.float32)
+    bias_t = torch.zeros((cols,), dtype=dtype, device="cuda")
+    fn = lambda: torch.ops.aten.native_layer_norm_backward(
+        dy_t, s_t, [cols], mean_t, rstd_t, w_t, bias_t, [True, True, True])
+    return fn, outputs + [(_tensor(dbeta, (cols,), dtype), 2)]
+
+
 # name -> (argument count, builder). Arguments as the manifest lists them (pointers, then sizes).
 _TABLE = {
     "torch.add": (5, lambda a: _add(*a)),
@@ -146,6 +166,8 @@ _TABLE = {
     "torch.mm_bf16": (6, lambda a: _mm(*a)),
     "torch.mlp": (8, lambda a: _mlp(*a, compiled=False)),
     "torch.compile.mlp": (8, lambda a: _mlp(*a, compiled=True)),
+    "torch.layernorm_backward": (11, lambda a: _norm_backward(*a, rms=False)),
+    "torch.rmsnorm_backward": (11, lambda a: _norm_backward(*a, rms=True)),
 }
 
 
