@@ -23,6 +23,7 @@
 #include "model/run_modes.h"
 #include "model/timing_notes.h"
 #include "model/tuned_store.h"
+#include "gpu/shared_hold.h"
 
 namespace kl::cli {
 
@@ -295,6 +296,14 @@ int measure(const Ladder& L, const Jobs& jobs, const MeasureOptions& mo, const s
         human_bytes(double(gpu.device().l2_bytes)).c_str(), cal.copy_gbps, cal.sgemm_tflops, cal.bf16_tflops,
         cal.measured_at.c_str());
     if (tuned) apply_tuned_settings(L, slots, *tuned, gpu.device());
+    std::vector<const ResolvedRun*> runnable;  // [hold] peers beside rungs: one hold for all
+    for (const auto& s : slots)
+        if (s.unfit.empty()) runnable.push_back(&s.run);
+    if (const SharedHold hold = shared_hold(runner, runnable); hold.us > 0) {
+        for (auto& s : slots) s.run.options.hold_floor_us = hold.us;
+        std::printf("one hold for every rung of this run: %.0f us, the longest a peer needs (%s)\n", hold.us,
+                    hold.set_by.c_str());
+    }
     int code = 0;
     SkipLists lists;
     for (const auto& slot : slots) {

@@ -22,7 +22,6 @@
 #include "model/roof.h"
 
 namespace kl {
-
 // [SECTION] State
 
 struct Runner::ProblemCache {
@@ -101,7 +100,6 @@ KernelArg manifest_scalar_arg(const ArgSpec& a, const Scope& scope, const std::s
 
 Runner::Runner(GpuContext& gpu, std::optional<Calibration> calibration)
     : gpu_(gpu), calibration_(std::move(calibration)), cache_(std::make_unique<ProblemCache>()) {}
-
 Runner::~Runner() = default;
 
 int Runner::num_sms() const { return gpu_.device().sm_count; }
@@ -342,6 +340,7 @@ RepetitionPlan Runner::repetition_plan(const RunOptions& opt) {
     plan.min_reps = opt.min_reps;
     plan.max_reps = opt.max_reps;
     plan.budget_ms = opt.budget_ms;
+    plan.hold_floor_ns = static_cast<long long>(opt.hold_floor_us * 1e3);  // [hold]
     return plan;
 }
 
@@ -402,6 +401,7 @@ void Runner::measure(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
         }
         rec.clock = make_clock_report(rated_sm_clock_mhz(gpu_), clock_before, measure_sm_clock_mhz(gpu_));
         add_repetition_clocks(*rec.clock, reps.ms, reps.clock_mhz);  // [clock] sustained and burst
+        rec.clock->hold_us = double(reps.hold_ns) / 1e3;             // [hold]
         derive(run, rec);
         if (opt.mode == RunMode::HostClockNoSync || opt.mode == RunMode::WarmL2)  // [modes]
             rec.mode_timing = time_wrong_way(opt.mode, gpu_, repetition_plan(opt), [&] { launch_all(prep); });

@@ -201,11 +201,12 @@ TimedRepetitions time_each_repetition(GpuContext& gpu, const RepetitionPlan& pla
         enqueue_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     gpu.synchronize();
-    const long long hold_ns = stopwatch_hold_ns(enqueue_seconds);
+    const long long hold_ns = std::max(stopwatch_hold_ns(enqueue_seconds), plan.hold_floor_ns);
     const int most = std::max(plan.max_reps, 1);
     DeviceBuffer counters("kl_hold_clock", DType::F32, int64_t(most) * 4);  // two 64-bit counters a repetition
     EventTimer timer(gpu);
     TimedRepetitions out;
+    out.hold_ns = hold_ns;
     double total_ms = 0;
     while (static_cast<int>(out.ms.size()) < plan.max_reps &&
            (static_cast<int>(out.ms.size()) < plan.min_reps || total_ms < plan.budget_ms)) {

@@ -22,7 +22,8 @@ class GpuContext;
 struct RepetitionPlan {
     int warmup = 2;  // untimed calls first
     int min_reps = 10, max_reps = 300;
-    double budget_ms = 400;  // stop after this much timed GPU time (past min_reps)
+    double budget_ms = 400;       // stop after this much timed GPU time (past min_reps)
+    long long hold_floor_ns = 0;  // [hold] the hold is at least this (a run's shared hold)
     // [judge] enqueued before every call, warm-up and timed, ahead of the L2 flush and outside the
     // events: the judge poisons the outputs here, so that each call must write them again.
     std::function<void()> before_each;
@@ -87,6 +88,7 @@ class EventTimer {
 // the clock moves on a scale of milliseconds, so it is the repetition's clock too).
 struct TimedRepetitions {
     std::vector<double> ms, clock_mhz;
+    long long hold_ns = 0;  // the hold before each repetition
 };
 // Times `launch` (which enqueues its work on gpu.stream()) by `plan`; `flush` may be null (warm
 // L2). Every CUDA call is checked; events are released on every way out.

@@ -28,6 +28,9 @@ struct RunOptions {
     bool cold_l2 = true;     // flush L2 before every timed repetition
     bool check = true;       // compare against the reference
     bool time = true;
+    // [hold] every timed repetition held at least this long (us): the hold a run of several rungs
+    // shares (app/gpu/shared_hold.h); 0: each rung's own rule (app/gpu/timing.cpp)
+    double hold_floor_us = 0;
     // [modes] also measure the figure this measuring mistake gives (run_modes.h), beside the
     // right one: lesson 0's wrong numbers
     RunMode mode = RunMode::Normal;

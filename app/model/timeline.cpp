@@ -99,6 +99,7 @@ nlohmann::json to_json(const ClockReport& c) {
                       {"max_ms", c.burst->max_ms},
                       {"rel_spread", c.burst->rel_spread},
                       {"reps", c.burst->reps}};
+    if (c.hold_us > 0) j["hold_us"] = c.hold_us;  // [hold]
     return j;
 }
 
@@ -194,6 +195,10 @@ ClockReport clock_from_json(const nlohmann::json& j, const std::string& origin, 
     c.throttled = j["throttled"].get<bool>();
     if (j.contains("during")) read_during(j["during"], origin, field + ".during", c);
     if (j.contains("burst")) c.burst = read_burst(j["burst"], origin, field + ".burst", c);
+    if (j.contains("hold_us")) {  // [hold] a wait of up to 100 ms (KL_HOLD_US's limit)
+        c.hold_us = number(j, "hold_us", origin, field);
+        if (!(c.hold_us >= 0 && c.hold_us <= 100'000)) bad(origin, field + ".hold_us", "not from 0 to 100000 us");
+    }
     return c;
 }
 

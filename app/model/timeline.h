@@ -54,6 +54,9 @@ struct ClockReport {
     // The burst figure: the repetitions at full clock only (the rule above), when there are at
     // least kBurstMinReps of them. The run's own timing, all repetitions, is the sustained figure.
     std::optional<TimingStats> burst;
+    // [hold] The stopwatch's hold before each repetition, in us (0: not recorded, files before
+    // 2026-11-30 noon). A run of several rungs with a peer among them gives every rung one hold.
+    double hold_us = 0;
 };
 constexpr double kThrottleFraction = 0.75;  // nvbench's default threshold
 constexpr double kFullClockFraction = 0.98;

@@ -47,7 +47,8 @@ std::vector<std::string> timing_notes(const RunRecord& r) {
         out.push_back(who +
                       fmt("SM clock %.0f MHz before timing, %.0f after (rated %.0f)", r.clock->before_mhz,
                           r.clock->after_mhz, r.clock->rated_mhz) +
-                      (r.clock->throttled ? ": THROTTLED" : ""));
+                      (r.clock->throttled ? ": THROTTLED" : "") +
+                      (r.clock->hold_us > 0 ? fmt("; held %.0f us before each repetition", r.clock->hold_us) : ""));
     if (r.clock && r.clock->sampled_reps > 0) out.push_back(who + clock_during_note(*r.clock, r.timing));
     return out;
 }

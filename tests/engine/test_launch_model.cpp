@@ -260,3 +260,24 @@ TEST(Timeline, RepetitionClocksGiveSustainedAndBurst) {
     e = input_error_of([&] { results_from_json(j, "mem.json"); });
     EXPECT_NE(e.find("runs[0].clock.during"), std::string::npos) << e;
 }
+
+// [hold] The hold a run gave its repetitions travels in results; a reader refuses one that is not a
+// wait the runner could have made (negative, or past KL_HOLD_US's 100 ms), naming the field.
+TEST(Timeline, TheHoldRoundTripsAndAnImpossibleOneIsRefused) {
+    ResultsFile f;
+    RunRecord r = launch_run("separate", 4, 0.02);
+    r.clock = make_clock_report(1980, 1980, 1980);
+    r.clock->hold_us = 412.5;
+    f.runs.push_back(r);
+    nlohmann::json j = to_json(f);
+    EXPECT_DOUBLE_EQ(results_from_json(j, "mem.json").runs[0].clock->hold_us, 412.5);
+    j["runs"][0]["clock"].erase("hold_us");  // files before the hold was recorded
+    EXPECT_DOUBLE_EQ(results_from_json(j, "mem.json").runs[0].clock->hold_us, 0.0);
+    for (double bad : {-1.0, 100'001.0}) {
+        j["runs"][0]["clock"]["hold_us"] = bad;
+        const std::string e = input_error_of([&] { results_from_json(j, "mem.json"); });
+        EXPECT_NE(e.find("runs[0].clock.hold_us"), std::string::npos) << e;
+    }
+    j["runs"][0]["clock"]["hold_us"] = "long";
+    EXPECT_NE(input_error_of([&] { results_from_json(j, "mem.json"); }).find("hold_us"), std::string::npos);
+}

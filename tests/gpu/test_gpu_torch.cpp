@@ -9,6 +9,7 @@
 #include "base/paths.h"
 #include "gpu/gpu_context.h"
 #include "gpu/runner.h"
+#include "gpu/shared_hold.h"
 #include "gpu/torch_bridge.h"
 #include "model/manifest_load.h"
 
@@ -94,6 +95,37 @@ TEST(GpuTorchPeers, APeerIsTimedByTheRunnersOwnProtocol) {
     // more than the 1 us an event pair alone shows: the kernel ran inside the events.
     EXPECT_GT(rec.timing->median_ms, 0.01);
     EXPECT_LT(rec.timing->median_ms, 1000.0);
+}
+
+// [hold] A run with a peer beside a kernel holds both as long as the peer needs: the peer's own
+// rule gives it more than the kernel's (Python's dispatch against a launch), and with the shared
+// hold both record the same wait, at least what the peer's rule gave it.
+TEST(GpuTorchPeers, ARunWithAPeerGivesEveryRungOneHold) {
+    SKIP_WITHOUT_TORCH();
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::Ladder* elementwise = nullptr;
+    for (const auto& l : ladders())
+        if (l.id == "elementwise") elementwise = &l;
+    ASSERT_NE(elementwise, nullptr);
+    kl::RunOptions opt;
+    opt.sizes = {{"n", 1 << 24}};
+    const kl::ResolvedRun kernel = kl::resolve_run(*elementwise, *elementwise->find_rung("vector_add"), opt, 0);
+    const kl::ResolvedRun peer = kl::resolve_run(*elementwise, *elementwise->find_rung("torch_add"), opt, 0);
+    const kl::RunRecord kernel_alone = runner.run(kernel), peer_alone = runner.run(peer);
+    ASSERT_TRUE(kernel_alone.clock && peer_alone.clock) << kernel_alone.error << peer_alone.error;
+    EXPECT_GT(peer_alone.clock->hold_us, kernel_alone.clock->hold_us);
+
+    const kl::SharedHold hold = kl::shared_hold(runner, {&kernel, &peer});
+    EXPECT_EQ(hold.set_by, "torch_add");
+    EXPECT_GE(hold.us, 100.0);
+    EXPECT_EQ(kl::shared_hold(runner, {&kernel}).us, 0.0);  // one rung: its own rule
+    kl::ResolvedRun kernel_shared = kernel, peer_shared = peer;
+    kernel_shared.options.hold_floor_us = peer_shared.options.hold_floor_us = hold.us;
+    const kl::RunRecord a = runner.run(kernel_shared), b = runner.run(peer_shared);
+    ASSERT_TRUE(a.clock && b.clock) << a.error << b.error;
+    // Both wait the shared hold (whole nanoseconds of it): the margin keeps the peer's own rule under it.
+    EXPECT_NEAR(a.clock->hold_us, hold.us, 1e-3);
+    EXPECT_DOUBLE_EQ(b.clock->hold_us, a.clock->hold_us);
 }
 
 }  // namespace
