@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "base/errors.h"
@@ -25,6 +26,7 @@
 #include "report/export_staging.h"
 #include "report/figure_files.h"
 #include "report/handout.h"
+#include "report/handout_pdf.h"
 #include "report/handout_results.h"
 #include "report/key_numbers.h"
 #include "report/timeline_table.h"
@@ -56,7 +58,7 @@ std::string cited(const BoundValue& v) {
 // up to `<!-- reveal -->`, the predicted figure withheld; what follows the marker goes to
 // `reveals`, bound in full, for the handout's part after the predictions.
 Lesson bind_numbers(const Lesson& lesson, const std::vector<Ladder>& ladders, const LoadedResults& results,
-                    std::vector<std::string>* sources, std::vector<std::string>* reveals) {
+                    HandoutEdition edition, std::vector<std::string>* sources, std::vector<std::string>* reveals) {
     NumberSources numbers(&ladders);
     ResultsFile exported = results.file;
     // Results written before the schema carried per-SM limits: those of their architecture.
@@ -76,6 +78,9 @@ Lesson bind_numbers(const Lesson& lesson, const std::vector<Ladder>& ladders, co
     reveals->assign(L.steps.size(), "");
     for (size_t i = 0; i < L.steps.size(); ++i) {
         LessonStep& st = L.steps[i];
+        // The student edition prints no answer and no why: their numbers would be listed as
+        // sources the pages never cite.
+        if (edition == HandoutEdition::Student) st.answer.clear(), st.predict_why.clear();
         const RevealGate before(st, ladders, false);
         if (before.closed() && st.reveal_at < st.text.size()) {
             (*reveals)[i] = numbers.render(st.text.substr(st.reveal_at), nullptr, cite);
@@ -160,7 +165,8 @@ std::string unusable(const ExportFigure& fig, const LessonStep& step) {
 struct FigureFiles {
     Staging& staging;
     const plot::ExportOptions& page;
-    std::vector<std::string> svgs;  // per step, "" for none
+    std::vector<std::string> svgs;                // per step, "" for none
+    std::map<std::string, plot::Figure> printed;  // handout.pdf draws these where their PNG stands
 };
 
 // Predict, then reveal across steps: a figure that draws a run which a later step of the lesson
@@ -193,7 +199,11 @@ std::optional<PlotContext> stage_step_figure(const std::vector<LessonStep>& step
         // Missing data for one step is reported, not fatal; bad files and folders are.
         std::string why = e.what();
         if (why.rfind(results.path + ": no data", 0) != 0) throw;
-        hf.missing = "The results hold " + why.substr(results.path.size() + 2) + ".";  // "no data for the sweep ..."
+        why = why.substr(results.path.size() + 2);  // "no data for the sweep ..."
+        // The window's hint ("(No sweep over TPB at these settings yet: press Sweep.)") is no advice
+        // on paper.
+        if (size_t hint = why.rfind(" (No "); hint != std::string::npos) why.erase(hint);
+        hf.missing = "The results hold " + why + ".";
         return std::nullopt;
     }
     hf.missing = unusable(fig, step);
@@ -215,6 +225,7 @@ std::optional<PlotContext> stage_step_figure(const std::vector<LessonStep>& step
         std::string name = base + "." + plot::format_name(f);
         files.staging.write(name, render_or_throw(fig.built.figure, f, files.page, "'" + name + "'"));
     }
+    files.printed[base + ".png"] = fig.built.figure;
     hf.svg = base + ".svg";
     hf.pdf = base + ".pdf";
     hf.png = base + ".png";
@@ -283,7 +294,7 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
         handout.calculator.gemm_tflops = handout.calculator.peak_tflops = 989;
     }
     std::set<std::string> tabled;
-    FigureFiles files{staging, options.page, std::vector<std::string>(lesson.steps.size())};
+    FigureFiles files{staging, options.page, std::vector<std::string>(lesson.steps.size()), {}};
     for (size_t i = 0; i < lesson.steps.size(); ++i) {
         const LessonStep& step = lesson.steps[i];
         if (step.plot.empty() || step.ladder.empty()) continue;
@@ -298,7 +309,8 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
     }
     stage_timelines(lesson, results, staging, handout);
     staging.write(handout.results_name, results.bytes);
-    Lesson bound = bind_numbers(lesson, ladders, results, &handout.number_sources, &handout.step_reveals);
+    Lesson bound =
+        bind_numbers(lesson, ladders, results, options.edition, &handout.number_sources, &handout.step_reveals);
     handout.lesson = &bound;
     if (options.edition == HandoutEdition::Instructor) {
         handout.device_table = device_table(results);
@@ -306,8 +318,16 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
     }
     std::string md = handout_markdown(handout);
     staging.write("handout.md", md);
-    staging.write("handout.html", markdown_to_html(md, "Lesson " + std::to_string(lesson.number) + ": " +
-                                                           printable(lesson.title, kTitleChars)));
+    const std::string title = "Lesson " + std::to_string(lesson.number) + ": " + printable(lesson.title, kTitleChars);
+    staging.write("handout.html", markdown_to_html(md, title));
+    handout.print = true;
+    const std::string edition = options.edition == HandoutEdition::Student ? "student" : "instructor";
+    staging.write("handout.pdf", handout_pdf(handout_markdown(handout), files.printed, title,
+                                             title + " \xC2\xB7 " + edition + " edition \xC2\xB7 " + printable(device) +
+                                                 ", " + measured_dates(results.store),
+                                             // the figures' shape as exported, on the page's column
+                                             options.page.height_pt * 468.0 / std::max(options.page.width_pt, 1.0))
+                                     .pdf);
     staging.commit();
     summary.written = staging.names();
     return summary;

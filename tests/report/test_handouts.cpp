@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -15,6 +17,7 @@
 #include "course/lesson.h"
 #include "model/manifest_load.h"
 #include "report/figure_request.h"
+#include "report/handout_pdf.h"
 #include "report/handout_results.h"
 #include "report/lesson_export.h"
 
@@ -174,4 +177,56 @@ TEST(HandoutFigures, ASweepOfManyRungsHighlightsTheStepsRung) {
     EXPECT_EQ(faint, lines - 1);
     EXPECT_FALSE(many.figure.series.front().faint);
     EXPECT_EQ(many.figure.series.front().name, "GeLU, unfused chain");
+}
+
+// handout.pdf: the handout laid out on pages, each figure drawn where its image stands, a caption
+// set apart, every page's footer naming the device, Markdown escapes and entities read as text.
+TEST(HandoutPages, FiguresStandWhereTheirImagesAreAndEveryPageNamesTheDevice) {
+    LoadedResults r = recorded("h100_elementwise.json");
+    ExportFigure bars = build_export_figure(r, ladders(), request_for_step(fusion().steps[2]));
+    std::string md = "# Lesson 4: Operator fusion\n\nBefore \\(escaped\\) &lt;tag&gt; and `code`.\n\n";
+    for (int i = 0; i < 40; ++i)
+        md += "A paragraph of **bold** and plain words, long enough to wrap a line or two. \n\n";
+    md +=
+        "![Achieved bandwidth](step03_bars.png)\n\n*Figure 3: the caption.*\n\n- one\n- two\n\n| a | b |\n|---|---|\n| "
+        "1 | 2 |\n";
+    HandoutPages p = handout_pdf(md, {{"step03_bars.png", bars.built.figure}}, "Lesson 4", "Lesson 4 · NVIDIA H100");
+    ASSERT_EQ(p.pdf.rfind("%PDF-", 0), 0u);
+    EXPECT_GE(p.pages, 2);
+    EXPECT_EQ(std::count(p.transcript.begin(), p.transcript.end(), '\f'), p.pages - 1);
+    // Each page ends with its footer.
+    std::istringstream pages(p.transcript);
+    std::string page;
+    int n = 0;
+    while (std::getline(pages, page, '\f'))
+        EXPECT_NE(page.find("Lesson 4 · NVIDIA H100 · page " + std::to_string(++n)), std::string::npos) << page;
+    EXPECT_EQ(n, p.pages);
+    EXPECT_NE(p.transcript.find("Before (escaped) <tag> and code."), std::string::npos) << p.transcript;
+    size_t figure = p.transcript.find("[figure: " + bars.built.figure.title + "]");
+    ASSERT_NE(figure, std::string::npos) << p.transcript;
+    EXPECT_LT(figure, p.transcript.find("Figure 3: the caption."));
+    EXPECT_EQ(p.transcript.find("Achieved bandwidth\n"), std::string::npos);  // the alt text is not printed
+    EXPECT_NE(p.transcript.find("\xE2\x80\xA2 one"), std::string::npos);
+    EXPECT_NE(p.transcript.find("1 | 2"), std::string::npos);
+    // An image without its figure is named, not dropped.
+    EXPECT_NE(handout_pdf("![x](gone.png)\n", {}, "t", "f").transcript.find("(figure gone.png)"), std::string::npos);
+}
+
+// The exported folder holds handout.pdf; the student edition lists only the sources its pages
+// cite (the answers and whys it leaves out cite others, among them another device's runs).
+TEST(HandoutPages, TheStudentEditionCitesEverySourceItLists) {
+    TempDir dir;
+    std::vector<LoadedResults> files = {recorded("h100_elementwise.json"), recorded("h100_elementwise_sincos.json"),
+                                        recorded("h100_triton_elementwise.json")};
+    LessonExportOptions o;
+    o.edition = HandoutEdition::Student;
+    export_lesson_handouts(fusion(), files, ladders(), (dir.path / "s").string(), o);
+    EXPECT_EQ(read_all(dir.path / "s" / "handout.pdf").rfind("%PDF-", 0), 0u);
+    std::string md = read_all(dir.path / "s" / "handout.md");
+    size_t list = md.find("## Where the numbers in the text come from");
+    ASSERT_NE(list, std::string::npos);
+    const std::string text = md.substr(0, list), sources = md.substr(list);
+    EXPECT_EQ(sources.find("NVIDIA H200"), std::string::npos) << sources;
+    for (int k = 1; sources.find("\n" + std::to_string(k) + ". ") != std::string::npos; ++k)
+        EXPECT_NE(text.find("[" + std::to_string(k) + "]"), std::string::npos) << "source " << k << " is not cited";
 }
