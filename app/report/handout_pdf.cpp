@@ -82,6 +82,7 @@ struct HandoutWalk {
         bool any = false;
         for (const auto& r : runs) any = any || r.text.find_first_not_of(' ') != std::string::npos;
         if (any) {
+            emit_headings();
             const bool caption = !plain_seen;
             w.rich(runs, caption ? PageWriter::kSmall + 0.5 : PageWriter::kBody, indent(),
                    caption ? plot::Color{0.3f, 0.3f, 0.3f, 1} : plot::Color{}, lead);
@@ -95,21 +96,39 @@ struct HandoutWalk {
     void draw_images() {
         for (const std::string& src : images) {
             auto it = figures.find(src);
-            if (it != figures.end())
+            if (it != figures.end()) {
+                emit_headings(w.figure_height(it->second, figure_height) + PageWriter::kGap);
                 w.figure(it->second, figure_height);
-            else
+            } else {
+                emit_headings();
                 w.paragraph("(figure " + src + ")", PageWriter::kSmall);
+            }
         }
         images.clear();
     }
 
+    // A heading waits for what follows it, to stay on that block's page: three lines of text, or
+    // a figure whole, or the next heading and its block.
+    struct Heading {
+        std::string text;
+        double size;
+    };
+    std::vector<Heading> headings;
     void heading(int level) {
         std::string text;
         for (const auto& r : runs) text += r.text;
         runs.clear();
         plain_seen = false;
         static const double sizes[] = {17, 13.5, 11.5, 10.5};
-        w.heading(text, sizes[std::clamp(level, 1, 4) - 1]);
+        headings.push_back({text, sizes[std::clamp(level, 1, 4) - 1]});
+    }
+    void emit_headings(double keep_with = 3 * PageWriter::kBody * 1.35) {
+        for (size_t i = 0; i < headings.size(); ++i) {
+            double rest = keep_with;
+            for (size_t j = i + 1; j < headings.size(); ++j) rest += headings[j].size * 2.5;
+            w.heading(headings[i].text, headings[i].size, rest);
+        }
+        headings.clear();
     }
 
     void draw_table() {
@@ -129,6 +148,7 @@ struct HandoutWalk {
         for (double& s : shares) s /= sum;
         for (auto& r : rows) r.resize(cols);
         std::vector<std::vector<std::string>> body(rows.begin() + 1, rows.end());
+        emit_headings();
         w.table(rows.front(), shares, body);
         rows.clear();
     }
@@ -174,6 +194,7 @@ int handout_leave_block(MD_BLOCKTYPE type, void* detail, void* userdata) {
         case MD_BLOCK_QUOTE: h.flush(4), --h.quote; break;
         case MD_BLOCK_CODE:
             h.in_code = false;
+            h.emit_headings();
             h.w.code_block(page_code_lines(h.code_text), h.indent());
             break;
         case MD_BLOCK_TH:
@@ -242,6 +263,7 @@ HandoutPages handout_pdf(const std::string& markdown, const std::map<std::string
     if (md_parse(markdown.data(), static_cast<MD_SIZE>(markdown.size()), &parser, &walk) != 0)
         throw InputError("handout.pdf: cannot lay out the handout (md4c failed)");
     walk.flush(0);
+    walk.emit_headings();
     HandoutPages out;
     out.pages = w.pages();
     out.pdf = w.finish();

@@ -56,8 +56,9 @@ PageWriter::~PageWriter() {
     if (surface_) cairo_surface_destroy(surface_);
 }
 
-void PageWriter::heading(const std::string& text, double size) {
-    ensure(size * 1.6 + 3 * kBody * 1.35);  // a heading never ends a page
+void PageWriter::heading(const std::string& text, double size, double keep_with) {
+    // A heading never ends a page: it takes 2.2 times its size (the space above, its line, the space below).
+    ensure(size * 2.2 + std::min(keep_with, kPageH - 2 * kMargin - size * 2.2));
     y_ += size * 0.6;
     paragraph(text, size, true);
     y_ += size * 0.25;
@@ -105,19 +106,25 @@ bool PageWriter::draw_table_row(const std::vector<std::string>& cells, const std
 void PageWriter::table(const std::vector<std::string>& header, const std::vector<double>& shares,
                        const std::vector<std::vector<std::string>>& rows, double size) {
     ensure(3 * size * 1.3 + 6);
-    draw_table_row(header, shares, size, true);
+    // A header of empty cells (a Markdown table of name and value) is not drawn.
+    const bool headed = std::any_of(header.begin(), header.end(), [](const std::string& c) { return !c.empty(); });
+    if (headed) draw_table_row(header, shares, size, true);
     for (const auto& r : rows) {
         if (draw_table_row(r, shares, size, false)) continue;
         new_page();
-        draw_table_row(header, shares, size, true);
+        if (headed) draw_table_row(header, shares, size, true);
         draw_table_row(r, shares, size, false);
     }
     y_ += kGap;
 }
 
+double PageWriter::figure_height(const plot::Figure& f, double height) const {
+    return plot::export_height(f, kTextW, height, sans_, plot::print_theme());
+}
+
 void PageWriter::figure(const plot::Figure& f, double height) {
     const plot::Theme theme = plot::print_theme();
-    const double h = plot::export_height(f, kTextW, height, sans_, theme);
+    const double h = figure_height(f, height);
     ensure(h + kGap);
     const plot::Scene scene = plot::render_figure(f, kTextW, h, sans_, theme);
     cairo_save(cr_);

@@ -31,7 +31,11 @@ class PageWriter {
     PageWriter(const PageWriter&) = delete;
     PageWriter& operator=(const PageWriter&) = delete;
 
-    void heading(const std::string& text, double size);
+    // A heading kept on one page with the next `keep_with` points of what follows (default: three
+    // lines of text).
+    void heading(const std::string& text, double size, double keep_with = 3 * kBody * 1.35);
+    // How tall figure() draws `f` asked for `height` points.
+    double figure_height(const plot::Figure& f, double height) const;
     void paragraph(const std::string& text, double size = kBody, bool bold = false, plot::Color color = {});
     // Runs wrapped as one paragraph, `indent` points in from the margin; `lead` (a list's bullet
     // or number) hangs in the indent of the first line.

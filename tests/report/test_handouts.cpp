@@ -230,3 +230,20 @@ TEST(HandoutPages, TheStudentEditionCitesEverySourceItLists) {
     for (int k = 1; sources.find("\n" + std::to_string(k) + ". ") != std::string::npos; ++k)
         EXPECT_NE(text.find("[" + std::to_string(k) + "]"), std::string::npos) << "source " << k << " is not cited";
 }
+
+// A heading stays on the page of the figure under it, wherever the page would end.
+TEST(HandoutPages, AHeadingNeverEndsAPageAboveItsFigure) {
+    LoadedResults r = recorded("h100_elementwise.json");
+    ExportFigure bars = build_export_figure(r, ladders(), request_for_step(fusion().steps[2]));
+    const std::string tag = "[figure: " + bars.built.figure.title + "]";
+    for (int paragraphs = 0; paragraphs < 24; ++paragraphs) {
+        std::string md;
+        for (int i = 0; i < paragraphs; ++i)
+            md += "Words enough to fill two lines of a printed page, more or less, and then some more words.\n\n";
+        md += "### 4. Arithmetic intensity\n\n![bars](b.png)\n\n*Figure 4.*\n";
+        std::string t = handout_pdf(md, {{"b.png", bars.built.figure}}, "t", "f").transcript;
+        size_t heading = t.find("4. Arithmetic intensity"), figure = t.find(tag);
+        ASSERT_NE(figure, std::string::npos);
+        EXPECT_EQ(t.find('\f', heading), t.find('\f', figure)) << paragraphs << " paragraphs:\n" << t;
+    }
+}
