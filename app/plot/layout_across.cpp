@@ -149,8 +149,9 @@ TextCmd place_across_value_label(const Context& c, const Layout& L, const BarLay
     TextCmd t = place_text(text, size, false, th.ink, {end + gap, cy}, HAlign::Left, VAlign::Middle, c.measure);
     const double line = crossed(t);
     if (t.box.right() <= L.plot.right() && std::isnan(line)) return t;
-    TextCmd inside =
-        place_text(text, size, false, on_bar, {b.rect.right() - gap, cy}, HAlign::Right, VAlign::Middle, c.measure);
+    // inside: left of the whisker's near end, so the label does not touch the spread
+    const double inner = b.has_whisker ? std::min(b.rect.right(), b.whisker_top) : b.rect.right();
+    TextCmd inside = place_text(text, size, false, on_bar, {inner - gap, cy}, HAlign::Right, VAlign::Middle, c.measure);
     if (inside.box.left() >= b.rect.left() + gap && inside.box.h <= b.rect.h + 2.0 && std::isnan(crossed(inside)))
         return inside;
     if (!std::isnan(line)) {  // a short bar ending just before the line: its value after the line
