@@ -69,6 +69,9 @@ Lesson bind_numbers(const Lesson& lesson, const std::vector<Ladder>& ladders, co
     std::vector<std::string> errors;  // a recording that does not load leaves its numbers unresolved
     numbers.load_recorded(assets_dir() + "/recorded", &errors);
     auto cite = [sources](const BoundValue& v) {
+        // Arithmetic on numbers typed in the binding (`{{ = 128 * 256 }}`): no device, no run, no
+        // source to name (it would read ": computed from numbers").
+        if (v.ok && v.device.empty() && v.date.empty()) return v.shown;
         std::string line = cited(v);
         size_t k = std::find(sources->begin(), sources->end(), line) - sources->begin();
         if (k == sources->size()) sources->push_back(line);

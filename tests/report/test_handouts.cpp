@@ -39,15 +39,17 @@ const std::vector<Ladder>& ladders() {
     return all;
 }
 
-const Lesson& fusion() {
+const Lesson& lesson_named(const std::string& id) {
     static std::vector<Lesson> lessons = [] {
         std::vector<LessonLoadError> errors;
         return load_all_lessons(lessons_dir(), ladders(), &errors);
     }();
     for (const auto& l : lessons)
-        if (l.id == "fusion") return l;
-    throw std::runtime_error("no fusion lesson");
+        if (l.id == id) return l;
+    throw std::runtime_error("no lesson " + id);
 }
+
+const Lesson& fusion() { return lesson_named("fusion"); }
 
 std::string read_all(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -246,4 +248,20 @@ TEST(HandoutPages, AHeadingNeverEndsAPageAboveItsFigure) {
         ASSERT_NE(figure, std::string::npos);
         EXPECT_EQ(t.find('\f', heading), t.find('\f', figure)) << paragraphs << " paragraphs:\n" << t;
     }
+}
+
+// Lesson 1 on paper: step 8's figure is step 3's, which is printed after the predictions (say
+// so); a number computed from typed numbers only (`{{ = 128 * 256 }}`) cites no source.
+TEST(HandoutLesson, FirstKernelPointsForwardAndCitesOnlySources) {
+    TempDir dir;
+    std::vector<LoadedResults> files = {recorded("h100_elementwise.json"), recorded("h100_vector_add_sweep_tpb.json")};
+    LessonExportOptions o;
+    o.edition = HandoutEdition::Student;
+    export_lesson_handouts(lesson_named("first_kernel"), files, ladders(), (dir.path / "s").string(), o);
+    std::string md = read_all(dir.path / "s" / "handout.md");
+    EXPECT_NE(md.find("*Figure 8: the same figure as Figure 3 (step 3, with the measurements after the predictions).*"),
+              std::string::npos);
+    EXPECT_NE(md.find("32,768 per block"), std::string::npos);
+    EXPECT_EQ(md.find(". : computed"), std::string::npos);
+    EXPECT_EQ(md.find("\n: "), std::string::npos);
 }
