@@ -247,8 +247,9 @@ int handout_text(MD_TEXTTYPE type, const MD_CHAR* text, MD_SIZE size, void* user
 // [SECTION] Entry
 
 HandoutPages handout_pdf(const std::string& markdown, const std::map<std::string, plot::Figure>& figures,
-                         const std::string& title, const std::string& footer, double figure_height_pt) {
-    PageWriter w("handout.pdf", title, footer);
+                         const std::string& title, const std::string& footer, double figure_height_pt,
+                         const std::string& date) {
+    PageWriter w("handout.pdf", title, footer, date);
     HandoutWalk walk(w, figures);
     walk.figure_height = std::clamp(figure_height_pt, 120.0, PageWriter::kPageH - 2 * PageWriter::kMargin - 40);
     MD_PARSER parser{};

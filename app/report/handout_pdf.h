@@ -21,6 +21,7 @@ struct HandoutPages {
 // `figures`: the figure to draw for each image the Markdown names (its PNG's file name); an
 // image not among them is printed as a line naming it. Throws InputError when md4c or cairo fail.
 HandoutPages handout_pdf(const std::string& markdown, const std::map<std::string, plot::Figure>& figures,
-                         const std::string& title, const std::string& footer, double figure_height_pt = 288);
+                         const std::string& title, const std::string& footer, double figure_height_pt = 288,
+                         const std::string& date = "");
 
 }  // namespace kl::report

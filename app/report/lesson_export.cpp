@@ -325,12 +325,16 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
     staging.write("handout.html", markdown_to_html(md, title));
     handout.print = true;
     const std::string edition = options.edition == HandoutEdition::Student ? "student" : "instructor";
-    staging.write("handout.pdf", handout_pdf(handout_markdown(handout), files.printed, title,
-                                             title + " \xC2\xB7 " + edition + " edition \xC2\xB7 " + printable(device) +
-                                                 ", " + measured_dates(results.store),
-                                             // the figures' shape as exported, on the page's column
-                                             options.page.height_pt * 468.0 / std::max(options.page.width_pt, 1.0))
-                                     .pdf);
+    const std::string dates = measured_dates(results.store);  // "2026-11-22 to 2026-11-24"
+    // Dated by its newest run, not by now: the same results give the same bytes (as the window and
+    // the command line must).
+    const std::string newest = dates.size() >= 10 ? dates.substr(dates.size() - 10) : "";
+    staging.write("handout.pdf",
+                  handout_pdf(handout_markdown(handout), files.printed, title,
+                              title + " \xC2\xB7 " + edition + " edition \xC2\xB7 " + printable(device) + ", " + dates,
+                              // the figures' shape as exported, on the page's column
+                              options.page.height_pt * 468.0 / std::max(options.page.width_pt, 1.0), newest)
+                      .pdf);
     staging.commit();
     summary.written = staging.names();
     return summary;

@@ -40,7 +40,7 @@ std::vector<std::string> page_code_lines(const std::string& text) {
     return lines;
 }
 
-PageWriter::PageWriter(std::string file_name, const std::string& title, std::string footer)
+PageWriter::PageWriter(std::string file_name, const std::string& title, std::string footer, const std::string& date)
     : file_name_(std::move(file_name)),
       footer_(std::move(footer)),
       sans_(plot::cairo_measure(kPageSans)),
@@ -48,6 +48,8 @@ PageWriter::PageWriter(std::string file_name, const std::string& title, std::str
     surface_ = cairo_pdf_surface_create_for_stream(append_page_pdf_bytes, &bytes_, kPageW, kPageH);
     cairo_pdf_surface_set_metadata(surface_, CAIRO_PDF_METADATA_CREATOR, "Kernel Ladder");
     cairo_pdf_surface_set_metadata(surface_, CAIRO_PDF_METADATA_TITLE, printable(title).c_str());
+    if (date.size() == 10 && date[4] == '-' && date[7] == '-')
+        cairo_pdf_surface_set_metadata(surface_, CAIRO_PDF_METADATA_CREATE_DATE, (date + "T00:00:00Z").c_str());
     cr_ = cairo_create(surface_);
 }
 

@@ -26,7 +26,9 @@ class PageWriter {
     static constexpr double kBody = 9.5, kSmall = 8, kCode = 6.2, kGap = 8;
 
     // `file_name` names the file in an error; `footer` opens every page's footer ("... · page 3").
-    PageWriter(std::string file_name, const std::string& title, std::string footer);
+    // `date` ("2026-11-24"), when given, is the file's creation date instead of now: the same
+    // content, the same bytes.
+    PageWriter(std::string file_name, const std::string& title, std::string footer, const std::string& date = "");
     ~PageWriter();
     PageWriter(const PageWriter&) = delete;
     PageWriter& operator=(const PageWriter&) = delete;
