@@ -47,6 +47,11 @@ void Workbook::draw_device_compare() {
     if (devices.size() < 2) return;
     const float s = fonts_.scale;
     ImGui::SameLine(0, 14 * s);
+    // Both menus on the line where they fit, else on the next (a laptop's narrow plot panel).
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    if (ImGui::GetContentRegionAvail().x <
+        ImGui::CalcTextSize("Device").x + ImGui::CalcTextSize("beside").x + 250 * s + 3 * spacing)
+        ImGui::NewLine();
     ImGui::TextDisabled("Device");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(150 * s);
