@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "base/errors.h"
@@ -50,6 +52,79 @@ std::string cited(const BoundValue& v) {
     return v.device + (v.date.empty() ? "" : ", measured " + v.date) + (v.what.empty() ? "" : ": " + v.what);
 }
 
+// One device per paragraph. A paragraph whose measured numbers would come from two devices (the
+// handout's device lacks one run, which another device's recording fills in: "Measured on the
+// NVIDIA H200: 2.81 ms unfused, 0.710 ms fused", the second the H100's) is bound from that other
+// device's recordings instead, device name and facts included, when they hold every number of
+// it; else it stays as it was, each number citing its own device.
+struct CoherentNumbers {
+    const NumberSources& main;
+    const std::vector<Ladder>& ladders;
+    const std::string& device;
+    std::unique_ptr<NumberSources> recorded;  // the recordings alone, read when first needed
+
+    static std::set<std::string> measured_devices(const std::vector<BoundValue>& values, bool* unresolved) {
+        std::set<std::string> devices;
+        for (const BoundValue& v : values) {
+            if (!v.ok && !v.withheld) *unresolved = true;
+            if (v.ok && !v.date.empty()) devices.insert(v.device);
+        }
+        return devices;
+    }
+    // The sources to bind `text` with (a gate withholds a prediction's numbers, reveal.h).
+    const NumberSources& pick(const std::string& text, const RevealGate* gate) {
+        auto values_of = [&](const NumberSources& n) {
+            std::vector<BoundValue> values;
+            if (gate)
+                gate->render(n, text, &values);
+            else
+                n.render(text, &values);
+            return values;
+        };
+        bool unresolved = false;
+        std::set<std::string> devices = measured_devices(values_of(main), &unresolved);
+        if (devices.size() < 2) return main;
+        devices.erase(device);
+        if (devices.size() != 1) return main;
+        if (!recorded) {
+            recorded = std::make_unique<NumberSources>(&ladders);
+            std::vector<std::string> errors;  // as for `main`: what does not load stays unresolved
+            recorded->load_recorded(assets_dir() + "/recorded", &errors);
+        }
+        recorded->set_preferred_device(*devices.begin());
+        bool other_unresolved = false;
+        const bool one_device = measured_devices(values_of(*recorded), &other_unresolved).size() == 1;
+        return one_device && !other_unresolved ? *recorded : main;
+    }
+    // `text` bound paragraph by paragraph (whole, when an `{{ if }}` spans paragraphs).
+    std::string render(const std::string& text, const RevealGate* gate,
+                       const std::function<std::string(const BoundValue&)>& cite) {
+        std::vector<std::string> paragraphs;
+        for (size_t at = 0;;) {
+            size_t end = text.find("\n\n", at);
+            paragraphs.push_back(text.substr(at, end == std::string::npos ? std::string::npos : end + 2 - at));
+            if (end == std::string::npos) break;
+            at = end + 2;
+        }
+        for (const std::string& p : paragraphs) {
+            size_t ifs = 0, ends = 0;
+            for (size_t k = p.find("{{"); k != std::string::npos; k = p.find("{{", k + 2)) {
+                size_t w = p.find_first_not_of(' ', k + 2);
+                if (w == std::string::npos) break;
+                ifs += p.compare(w, 3, "if ") == 0;
+                ends += p.compare(w, 3, "end") == 0;
+            }
+            if (ifs != ends) paragraphs = {text};
+        }
+        std::string out;
+        for (const std::string& p : paragraphs) {
+            const NumberSources& n = pick(p, gate);
+            out += gate ? gate->render(n, p, nullptr, cite) : n.render(p, nullptr, cite);
+        }
+        return out;
+    }
+};
+
 // The lesson's texts with bound numbers filled in as the window fills them: from the exported
 // results first, then the recordings (their device's before another's); device facts state the
 // exported results' device, the one the handout shows. Each number is followed by "[k]", k
@@ -68,6 +143,8 @@ Lesson bind_numbers(const Lesson& lesson, const std::vector<Ladder>& ladders, co
     numbers.add_exported(std::move(exported), results.path);
     std::vector<std::string> errors;  // a recording that does not load leaves its numbers unresolved
     numbers.load_recorded(assets_dir() + "/recorded", &errors);
+    const std::string device = results_device(results.file);
+    CoherentNumbers coherent{numbers, ladders, device, nullptr};
     auto cite = [sources](const BoundValue& v) {
         // Arithmetic on numbers typed in the binding (`{{ = 128 * 256 }}`): no device, no run, no
         // source to name (it would read ": computed from numbers").
@@ -86,16 +163,16 @@ Lesson bind_numbers(const Lesson& lesson, const std::vector<Ladder>& ladders, co
         if (edition == HandoutEdition::Student) st.answer.clear(), st.predict_why.clear();
         const RevealGate before(st, ladders, false);
         if (before.closed() && st.reveal_at < st.text.size()) {
-            (*reveals)[i] = numbers.render(st.text.substr(st.reveal_at), nullptr, cite);
+            (*reveals)[i] = coherent.render(st.text.substr(st.reveal_at), nullptr, cite);
             st.text = st.text.substr(0, st.reveal_at);
         }
-        st.text = before.render(numbers, st.text, nullptr, cite);
-        st.look_at = before.render(numbers, st.look_at, nullptr, cite);
-        st.question = before.render(numbers, st.question, nullptr, cite);
-        if (before.closed()) st.predict_ask = before.render(numbers, prediction_prompt(st), nullptr, cite);
-        st.answer = numbers.render(st.answer, nullptr, cite);
-        if (!before.closed()) st.predict_ask = numbers.render(st.predict_ask, nullptr, cite);
-        st.predict_why = numbers.render(st.predict_why, nullptr, cite);
+        st.text = coherent.render(st.text, &before, cite);
+        st.look_at = coherent.render(st.look_at, &before, cite);
+        st.question = coherent.render(st.question, &before, cite);
+        if (before.closed()) st.predict_ask = coherent.render(prediction_prompt(st), &before, cite);
+        st.answer = coherent.render(st.answer, nullptr, cite);
+        if (!before.closed()) st.predict_ask = coherent.render(st.predict_ask, nullptr, cite);
+        st.predict_why = coherent.render(st.predict_why, nullptr, cite);
     }
     return L;
 }

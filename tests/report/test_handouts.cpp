@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -264,4 +265,37 @@ TEST(HandoutLesson, FirstKernelPointsForwardAndCitesOnlySources) {
     EXPECT_NE(md.find("32,768 per block"), std::string::npos);
     EXPECT_EQ(md.find(". : computed"), std::string::npos);
     EXPECT_EQ(md.find("\n: "), std::string::npos);
+}
+
+// One device per paragraph: the H200's files lack runs the prose quotes (the sin^2 + cos^2 pair
+// at the text's settings, the Triton peer), which the H100's recordings fill in; a paragraph
+// then tells all its measurements from that one device, never "Measured on the NVIDIA H200:
+// 2.81 ms unfused, 0.710 ms fused" with the second the H100's.
+TEST(HandoutLesson, NoParagraphMixesTwoDevicesMeasurements) {
+    TempDir dir;
+    LessonExportOptions o;
+    export_lesson_handouts(fusion(), {recorded("h200_elementwise.json"), recorded("h200_elementwise_tuned.json")},
+                           ladders(), (dir.path / "i").string(), o);
+    const std::string md = read_all(dir.path / "i" / "handout.md");
+    const size_t list = md.find("## Where the numbers in the text come from");
+    ASSERT_NE(list, std::string::npos);
+    std::map<int, std::string> device_of;  // source k -> the device that measured it
+    std::istringstream sources(md.substr(list));
+    for (std::string line; std::getline(sources, line);) {
+        std::smatch m;
+        if (std::regex_match(line, m, std::regex(R"((\d+)\. (.*?), measured .*)"))) device_of[std::stoi(m[1])] = m[2];
+    }
+    ASSERT_GT(device_of.size(), 10u);
+    const std::string text = md.substr(0, list);
+    const std::regex paragraph_break(R"(\n\n|\n(?=- ))"), reference(R"(\[(\d+)\])");
+    int mixed_before = 0;
+    for (std::sregex_token_iterator p(text.begin(), text.end(), paragraph_break, -1), end; p != end; ++p) {
+        const std::string para = *p;
+        std::set<std::string> devices;
+        for (std::sregex_iterator r(para.begin(), para.end(), reference), rend; r != rend; ++r)
+            if (device_of.count(std::stoi((*r)[1]))) devices.insert(device_of[std::stoi((*r)[1])]);
+        EXPECT_LE(devices.size(), 1u) << para;
+        mixed_before += para.find("Measured on the NVIDIA H100 80GB HBM3") != std::string::npos;
+    }
+    EXPECT_EQ(mixed_before, 1);  // step 8's measurements, told from the H100's recordings whole
 }
