@@ -155,7 +155,8 @@ Action add_export_lesson_command(CLI::App& app) {
                  "results of several devices: one handout per device, in a folder each under -o (without it they "
                  "are refused)");
     app.add_option("-o,--output", o->output,
-                   "folder for the figures, results.json, handout.md and handout.html (created if its parent exists)")
+                   "folder for the figures, results.json, handout.md, handout.html and handout.pdf (created if its "
+                   "parent exists)")
         ->required();
     add_page_options(app, o->page);
     return [o] {
@@ -184,8 +185,8 @@ Action add_export_lesson_command(CLI::App& app) {
             for (const auto& skip : s.skipped)
                 std::printf("no figure for %s\n", printable(skip, kMessageChars).c_str());
             std::printf(
-                "wrote the %s edition for %s: %d figure%s (SVG, PDF, PNG), results.json, handout.md and "
-                "handout.html to %s\n",
+                "wrote the %s edition for %s: %d figure%s (SVG, PDF, PNG), results.json, handout.md, "
+                "handout.html and handout.pdf to %s\n",
                 o->edition.c_str(), printable(s.device).c_str(), s.figures, s.figures == 1 ? "" : "s",
                 printable(s.folder).c_str());
         }

@@ -189,7 +189,7 @@ void Workbook::draw_lesson_export_popup() {
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 560 * s);
     ImGui::TextWrapped(
         "Every figure the lesson's steps show (SVG, PDF, PNG), the results they were drawn from, and a handout "
-        "(handout.md, handout.html), drawn from the results loaded now, live runs included. "
+        "(handout.md, handout.html, handout.pdf), drawn from the results loaded now, live runs included. "
         "Same output as `kladder export-lesson`.");
     ImGui::PopTextWrapPos();
     ImGui::Spacing();
@@ -252,7 +252,7 @@ void Workbook::start_lesson_export() {
                     report::export_lesson_handouts(lesson, {*results}, ladders, dir, options).front();
                 std::string line = "Exported lesson " + std::to_string(lesson.number) + ": " +
                                    std::to_string(sum.figures) + " figure" + (sum.figures == 1 ? "" : "s") +
-                                   " (SVG, PDF, PNG), results.json, handout.md and handout.html to " + dir;
+                                   " (SVG, PDF, PNG), results.json, handout.md, handout.html and handout.pdf to " + dir;
                 if (!sum.skipped.empty())
                     line += "; no data for " + std::to_string(sum.skipped.size()) +
                             " step figure(s): " + sum.skipped.front();

@@ -47,6 +47,11 @@ void Workbook::draw_device_compare() {
     if (devices.size() < 2) return;
     const float s = fonts_.scale;
     ImGui::SameLine(0, 14 * s);
+    // Both menus on the line where they fit, else on the next (a laptop's narrow plot panel).
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    if (ImGui::GetContentRegionAvail().x <
+        ImGui::CalcTextSize("Device").x + ImGui::CalcTextSize("beside").x + 250 * s + 3 * spacing)
+        ImGui::NewLine();
     ImGui::TextDisabled("Device");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(150 * s);
@@ -192,6 +197,48 @@ std::string blocks_text(int b) {
     return b >= Occupancy::kUnlimited ? "no limit" : std::to_string(b) + (b == 1 ? " block" : " blocks");
 }
 
+// One bar per resource, scaled to the block slots: the names whole ("shared memory" in bold is
+// wider than 120 points), and the bars short enough that each row's count and "<- limit" stay
+// inside the panel (a laptop's, or a window zoomed for HiDPI).
+void draw_occupancy_limit_rows(const std::vector<LimitRow>& rows, const Occupancy& o, int cap, float s,
+                               const Palette& pal, ImFont* bold) {
+    float label_w = 120 * s, value_w = 0;
+    for (const auto& row : rows) {
+        label_w = std::max(label_w, ImGui::CalcTextSize(row.name).x * 1.1f + 10 * s);
+        const std::string value = blocks_text(row.blocks) +
+                                  (row.blocks > cap && row.blocks < Occupancy::kUnlimited ? " (past the slots)" : "");
+        value_w = std::max(value_w, ImGui::CalcTextSize(value.c_str()).x);
+    }
+    value_w += ImGui::CalcTextSize(" <- limit").x + 3 * ImGui::GetStyle().ItemSpacing.x;
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float bar_w = std::max(60 * s, std::min(avail * 0.45f, avail - label_w - value_w));
+    const float h = ImGui::GetFrameHeight();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    for (const auto& row : rows) {
+        const bool limiting = std::find(o.limiters.begin(), o.limiters.end(), row.name) != o.limiters.end();
+        ImGui::AlignTextToFramePadding();
+        if (limiting) ImGui::PushFont(bold);
+        ImGui::TextUnformatted(row.name);
+        if (limiting) ImGui::PopFont();
+        ImGui::SameLine(label_w);
+        ImVec2 p = ImGui::GetCursorScreenPos();
+        const float frac = row.blocks >= Occupancy::kUnlimited ? 1.0f : float(row.blocks) / float(cap);
+        dl->AddRectFilled(p, ImVec2(p.x + bar_w, p.y + h), pal.panel_alt, 3 * s);
+        dl->AddRectFilled(p, ImVec2(p.x + bar_w * std::min(frac, 1.0f), p.y + h),
+                          limiting ? pal.accent : with_alpha(pal.muted, 0.45f), 3 * s);
+        ImGui::Dummy(ImVec2(bar_w, h));
+        ImGui::SameLine();
+        ImGui::TextUnformatted((blocks_text(row.blocks) +
+                                (row.blocks > cap && row.blocks < Occupancy::kUnlimited ? " (past the slots)" : ""))
+                                   .c_str());
+        if (limiting) {
+            ImGui::SameLine();
+            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.accent), "<- limit");
+        }
+        item_tooltip(row.why);
+    }
+}
+
 }  // namespace
 
 // How occupancy moves: the same arithmetic at every value of the parameter that shapes the
@@ -249,8 +296,11 @@ void Workbook::draw_occupancy() {
     ImGui::Text("%d block%s of %d threads per SM = %d of %d warps (%.0f%%)", o.blocks_per_sm,
                 o.blocks_per_sm == 1 ? "" : "s", in.threads, o.active_warps, o.max_warps, 100.0 * o.fraction());
     ImGui::PopFont();
+    // Beside the header where it fits, else under it (a laptop's or a zoomed window's narrow panel).
+    const std::string limited = std::string("limited by ") + (o.blocks_per_sm ? o.limiter : "(cannot launch)");
     ImGui::SameLine();
-    ImGui::TextDisabled("limited by %s", o.blocks_per_sm ? o.limiter.c_str() : "(cannot launch)");
+    if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(limited.c_str()).x) ImGui::NewLine();
+    ImGui::TextDisabled("%s", limited.c_str());
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
     ImGui::TextWrapped("%s (%s, limits %s): %d warps, %d blocks, %d registers, %s shared memory per SM",
                        printable(in.device.name, kDeviceNameChars).c_str(), in.device.arch().c_str(),
@@ -268,10 +318,13 @@ void Workbook::draw_occupancy() {
                            kernel.c_str());
         ImGui::PopStyleColor();
     }
-    if (in.measured && in.measured_at != params)
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.warn),
-                           "Registers were measured at other parameters: other tile sizes compile to other counts. "
-                           "Run to measure these.");
+    if (in.measured && in.measured_at != params) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.warn));
+        ImGui::TextWrapped(
+            "Registers were measured at other parameters: other tile sizes compile to other counts. Run to measure "
+            "these.");
+        ImGui::PopStyleColor();
+    }
     ImGui::Spacing();
 
     // One bar per resource: the blocks it alone would allow, the smallest highlighted.
@@ -289,32 +342,7 @@ void Workbook::draw_occupancy() {
              std::to_string(o.smem_per_block) + " B per block; " + std::to_string(d.smem_per_sm) + " B per SM"}};
     // Scaled to the block slots: no resource can seat more blocks than the SM has slots for.
     const int cap = std::max(1, d.max_blocks_per_sm);
-    const float label_w = 120 * s, bar_w = std::max(80 * s, ImGui::GetContentRegionAvail().x * 0.45f);
-    const float h = ImGui::GetFrameHeight();
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    for (const auto& row : rows) {
-        const bool limiting = std::find(o.limiters.begin(), o.limiters.end(), row.name) != o.limiters.end();
-        ImGui::AlignTextToFramePadding();
-        if (limiting) ImGui::PushFont(fonts_.bold);
-        ImGui::TextUnformatted(row.name);
-        if (limiting) ImGui::PopFont();
-        ImGui::SameLine(label_w);
-        ImVec2 p = ImGui::GetCursorScreenPos();
-        const float frac = row.blocks >= Occupancy::kUnlimited ? 1.0f : float(row.blocks) / float(cap);
-        dl->AddRectFilled(p, ImVec2(p.x + bar_w, p.y + h), pal.panel_alt, 3 * s);
-        dl->AddRectFilled(p, ImVec2(p.x + bar_w * std::min(frac, 1.0f), p.y + h),
-                          limiting ? pal.accent : with_alpha(pal.muted, 0.45f), 3 * s);
-        ImGui::Dummy(ImVec2(bar_w, h));
-        ImGui::SameLine();
-        ImGui::TextUnformatted((blocks_text(row.blocks) +
-                                (row.blocks > cap && row.blocks < Occupancy::kUnlimited ? " (past the slots)" : ""))
-                                   .c_str());
-        if (limiting) {
-            ImGui::SameLine();
-            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.accent), "<- limit");
-        }
-        item_tooltip(row.why);
-    }
+    draw_occupancy_limit_rows(rows, o, cap, s, pal, fonts_.bold);
     ImGui::Spacing();
     draw_occupancy_trend(r, params, in);
     if (std::string why = predicted_launch_refusal(r, params); !why.empty()) {

@@ -301,11 +301,12 @@ void Workbook::draw_source() {
     ImGui::SameLine(0, 16 * fonts_.scale);
     if (rung_->file.empty())
         ImGui::TextDisabled("(library routine)");
-    else if (source_.load_error.empty())
-        ImGui::TextDisabled("%s, %d lines of code%s", rung_->file.c_str(),
-                            code_lines(source_.lines, rung_->is_triton()),
-                            rung_->is_triton() ? " (Python, Triton)" : "");
-    else
+    else if (source_.load_error.empty()) {
+        const std::string about = rung_->file + ", " + std::to_string(code_lines(source_.lines, rung_->is_triton())) +
+                                  " lines of code" + (rung_->is_triton() ? " (Python, Triton)" : "");
+        if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(about.c_str()).x) ImGui::NewLine();  // whole
+        ImGui::TextDisabled("%s", about.c_str());
+    } else
         ImGui::TextDisabled("%s", rung_->file.c_str());
     if (!rung_->file.empty()) {  // fork it into the learner's workspace, or edit the learner's own
         ImGui::SameLine(0, 16 * fonts_.scale);

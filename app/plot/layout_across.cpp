@@ -136,15 +136,28 @@ void layout_bars_across(const Context& c, Layout& L, const std::vector<size_t>& 
 }
 
 TextCmd place_across_value_label(const Context& c, const Layout& L, const BarLayout& b, const std::string& text,
-                                 Color on_bar) {
+                                 Color on_bar, const std::vector<double>& reference_columns) {
     const Theme& th = c.theme;
     const double size = th.annotation_size, gap = 2.5;
     const double cy = b.rect.y + 0.5 * b.rect.h;
     const double end = b.has_whisker ? std::max(b.rect.right(), b.whisker_bottom) : b.rect.right();
+    auto crossed = [&](const TextCmd& t) {
+        for (double x : reference_columns)
+            if (std::isfinite(x) && x >= t.box.left() - 1.0 && x <= t.box.right() + 1.0) return x;
+        return std::nan("");
+    };
     TextCmd t = place_text(text, size, false, th.ink, {end + gap, cy}, HAlign::Left, VAlign::Middle, c.measure);
-    if (t.box.right() <= L.plot.right()) return t;
-    t = place_text(text, size, false, on_bar, {b.rect.right() - gap, cy}, HAlign::Right, VAlign::Middle, c.measure);
-    if (t.box.left() >= b.rect.left() + gap && t.box.h <= b.rect.h + 2.0) return t;
+    const double line = crossed(t);
+    if (t.box.right() <= L.plot.right() && std::isnan(line)) return t;
+    // inside: left of the whisker's near end, so the label does not touch the spread
+    const double inner = b.has_whisker ? std::min(b.rect.right(), b.whisker_top) : b.rect.right();
+    TextCmd inside = place_text(text, size, false, on_bar, {inner - gap, cy}, HAlign::Right, VAlign::Middle, c.measure);
+    if (inside.box.left() >= b.rect.left() + gap && inside.box.h <= b.rect.h + 2.0 && std::isnan(crossed(inside)))
+        return inside;
+    if (!std::isnan(line)) {  // a short bar ending just before the line: its value after the line
+        t = place_text(text, size, false, th.ink, {line + gap, cy}, HAlign::Left, VAlign::Middle, c.measure);
+        if (t.box.right() <= L.plot.right() && std::isnan(crossed(t))) return t;
+    }
     return {};
 }
 

@@ -204,7 +204,8 @@ Color text_on(const Theme& th, Color fill) {
 
 // The rule for value labels, the same for every bar chart (docs/formats.md, "Figures"): a bar's
 // value goes at its end (above a bar, after a bar drawn across), or inside the end where outside
-// it would sit on a reference line or leave the plot. Labels are placed bar by bar in category
+// it would sit on a reference line or leave the plot (across: past the line when the bar is too
+// short to hold it). Labels are placed bar by bar in category
 // order; one that would overlap a label already placed, another bar, or leave the plot is
 // dropped, so the earlier bar keeps its number. The CSV export carries every value.
 bool value_label_fits(const Layout& L, const TextCmd& t, size_t own_bar) {
@@ -220,9 +221,11 @@ void place_bar_value_labels(const Context& c, Layout& L) {
     const Theme& th = c.theme;
     const double size = th.annotation_size;
     const double gap = kNoteGap;
-    std::vector<double> reference_rows;
-    for (const Series& s : c.figure.series)
+    std::vector<double> reference_rows, reference_columns;  // bars drawn across have vertical references
+    for (const Series& s : c.figure.series) {
         if (s.kind == SeriesKind::HLine) reference_rows.push_back(L.y.transform.to_pixel(s.value));
+        if (s.kind == SeriesKind::VLine) reference_columns.push_back(L.x.transform.to_pixel(s.value));
+    }
     for (size_t bi = 0; bi < L.bars.size(); ++bi) {
         const BarLayout& b = L.bars[bi];
         const Series& s = c.figure.series[b.series];
@@ -233,7 +236,7 @@ void place_bar_value_labels(const Context& c, Layout& L) {
         Color on_bar = text_on(th, color < 0 ? th.reference : th.palette_color(color));
         TextCmd t;
         if (b.horizontal) {
-            t = place_across_value_label(c, L, b, text, on_bar);
+            t = place_across_value_label(c, L, b, text, on_bar, reference_columns);
         } else {
             bool downward = L.y.scale == Scale::Linear && value < 0;
             double cx = b.rect.x + 0.5 * b.rect.w;

@@ -54,8 +54,9 @@ Layout layout_figure(const Figure& figure, double width, double height, const Me
 // [layout_across.cpp] bars drawn across (categories on y)
 void layout_bars_across(const Context& c, Layout& L, const std::vector<size_t>& bar_series);
 // A bar's value after its end, or inside the end (in `on_bar`) when after it would leave the
-// plot; an empty text when neither fits.
+// plot or cross a reference line (`reference_columns`, pixels); past the line when neither the
+// end nor the inside has room; an empty text when nothing fits.
 TextCmd place_across_value_label(const Context& c, const Layout& L, const BarLayout& b, const std::string& text,
-                                 Color on_bar);
+                                 Color on_bar, const std::vector<double>& reference_columns);
 
 }  // namespace kl::plot::detail

@@ -76,15 +76,24 @@ void write_header(std::ostringstream& md, const HandoutInput& in) {
     }
 }
 
-void write_figure(std::ostringstream& md, const HandoutFigure& fig, size_t step) {
+void write_figure(std::ostringstream& md, const HandoutInput& in, size_t i) {
+    const HandoutFigure& fig = in.step_figures[i];
+    const size_t step = i + 1;
+    const bool print = in.print;
     if (fig.same_as > 0) {
+        // Figure k printed after the predictions (its step predicts, or it waits) while this step's
+        // stands among the steps: say where to find it.
+        const size_t k = fig.same_as - 1;
+        const bool k_later = !in.lesson->steps[k].predict_metric.empty() || in.step_figures[k].waits;
+        const bool here_later = !in.lesson->steps[i].predict_metric.empty() || fig.waits;
         md << "*Figure " << step << ": the same figure as Figure " << fig.same_as << " (step " << fig.same_as
-           << ").*\n\n";
+           << (k_later && !here_later ? ", with the measurements after the predictions" : "") << ").*\n\n";
     } else if (fig.missing.empty()) {
         md << "![" << markdown_text(fig.title) << "](" << fig.png << ")\n\n";
         md << "*Figure " << step << ": " << markdown_text(fig.title) << ".";
         if (!fig.caption.empty()) md << " " << markdown_text(fig.caption) << ".";
-        md << " [SVG](" << fig.svg << ") · [PDF](" << fig.pdf << ")*\n\n";
+        if (!print) md << " [SVG](" << fig.svg << ") · [PDF](" << fig.pdf << ")";
+        md << "*\n\n";
     } else {
         md << "*Figure " << step << ": not recorded for this device. " << markdown_text(fig.missing) << "*\n\n";
     }
@@ -115,7 +124,8 @@ void write_predictions(std::ostringstream& md, const HandoutInput& in, size_t i)
 // step's table waits for the reveals with the rest of its measurements.
 void write_timeline(std::ostringstream& md, const HandoutInput& in, size_t i) {
     if (i >= in.step_timelines.size() || in.step_timelines[i].empty()) return;
-    md << "**Kernels of one repetition** ([CSV](" << in.step_timeline_csv[i] << ")):\n\n"
+    md << "**Kernels of one repetition**" << (in.print ? std::string() : " ([CSV](" + in.step_timeline_csv[i] + "))")
+       << ":\n\n"
        << in.step_timelines[i] << "\n";
 }
 
@@ -132,13 +142,12 @@ void write_reveals(std::ostringstream& md, const HandoutInput& in) {
         any = true;
         md << "### " << (i + 1) << ". " << markdown_text(s.title) << "\n\n";
         if (s.predict_metric.empty()) {  // no prediction of its own: only its figure waited
-            write_figure(md, in.step_figures[i], i + 1);
+            write_figure(md, in, i);
             continue;
         }
         if (i < in.step_reveals.size() && !in.step_reveals[i].empty())
             md << markdown_prose(demote_headings(in.step_reveals[i], 3)) << "\n";
-        if (i < in.step_figures.size() && !in.step_figures[i].title.empty())
-            write_figure(md, in.step_figures[i], i + 1);
+        if (i < in.step_figures.size() && !in.step_figures[i].title.empty()) write_figure(md, in, i);
         write_timeline(md, in, i);
         if (in.edition == HandoutEdition::Student) continue;
         if (i < in.step_measured.size() && !in.step_measured[i].empty())
@@ -170,7 +179,7 @@ std::string handout_markdown(const HandoutInput& in) {
                 md << "*Figure " << (i + 1)
                    << " follows the predictions: it shows runs that a later step asks you to predict.*\n\n";
             else
-                write_figure(md, in.step_figures[i], i + 1);
+                write_figure(md, in, i);
         }
         if (!s.look_at.empty()) md << "**Look at:** " << markdown_prose(s.look_at, false) << "\n\n";
         if (s.predict_metric.empty()) write_timeline(md, in, i);  // a predict step's: after the steps

@@ -56,6 +56,8 @@ struct HandoutInput {
     // step with predict is printed as the window shows it before the prediction (the figure
     // withheld, course/reveal.h); this part, its figure and its why follow all the steps.
     std::vector<std::string> step_reveals;
+    // For print (handout.pdf): no links to the figure and CSV files beside the handout.
+    bool print = false;
 };
 
 std::string handout_markdown(const HandoutInput& in);

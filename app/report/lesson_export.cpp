@@ -10,6 +10,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
 #include <set>
 
 #include "base/errors.h"
@@ -25,6 +28,7 @@
 #include "report/export_staging.h"
 #include "report/figure_files.h"
 #include "report/handout.h"
+#include "report/handout_pdf.h"
 #include "report/handout_results.h"
 #include "report/key_numbers.h"
 #include "report/timeline_table.h"
@@ -48,6 +52,79 @@ std::string cited(const BoundValue& v) {
     return v.device + (v.date.empty() ? "" : ", measured " + v.date) + (v.what.empty() ? "" : ": " + v.what);
 }
 
+// One device per paragraph. A paragraph whose measured numbers would come from two devices (the
+// handout's device lacks one run, which another device's recording fills in: "Measured on the
+// NVIDIA H200: 2.81 ms unfused, 0.710 ms fused", the second the H100's) is bound from that other
+// device's recordings instead, device name and facts included, when they hold every number of
+// it; else it stays as it was, each number citing its own device.
+struct CoherentNumbers {
+    const NumberSources& main;
+    const std::vector<Ladder>& ladders;
+    const std::string& device;
+    std::unique_ptr<NumberSources> recorded;  // the recordings alone, read when first needed
+
+    static std::set<std::string> measured_devices(const std::vector<BoundValue>& values, bool* unresolved) {
+        std::set<std::string> devices;
+        for (const BoundValue& v : values) {
+            if (!v.ok && !v.withheld) *unresolved = true;
+            if (v.ok && !v.date.empty()) devices.insert(v.device);
+        }
+        return devices;
+    }
+    // The sources to bind `text` with (a gate withholds a prediction's numbers, reveal.h).
+    const NumberSources& pick(const std::string& text, const RevealGate* gate) {
+        auto values_of = [&](const NumberSources& n) {
+            std::vector<BoundValue> values;
+            if (gate)
+                gate->render(n, text, &values);
+            else
+                n.render(text, &values);
+            return values;
+        };
+        bool unresolved = false;
+        std::set<std::string> devices = measured_devices(values_of(main), &unresolved);
+        if (devices.size() < 2) return main;
+        devices.erase(device);
+        if (devices.size() != 1) return main;
+        if (!recorded) {
+            recorded = std::make_unique<NumberSources>(&ladders);
+            std::vector<std::string> errors;  // as for `main`: what does not load stays unresolved
+            recorded->load_recorded(assets_dir() + "/recorded", &errors);
+        }
+        recorded->set_preferred_device(*devices.begin());
+        bool other_unresolved = false;
+        const bool one_device = measured_devices(values_of(*recorded), &other_unresolved).size() == 1;
+        return one_device && !other_unresolved ? *recorded : main;
+    }
+    // `text` bound paragraph by paragraph (whole, when an `{{ if }}` spans paragraphs).
+    std::string render(const std::string& text, const RevealGate* gate,
+                       const std::function<std::string(const BoundValue&)>& cite) {
+        std::vector<std::string> paragraphs;
+        for (size_t at = 0;;) {
+            size_t end = text.find("\n\n", at);
+            paragraphs.push_back(text.substr(at, end == std::string::npos ? std::string::npos : end + 2 - at));
+            if (end == std::string::npos) break;
+            at = end + 2;
+        }
+        for (const std::string& p : paragraphs) {
+            size_t ifs = 0, ends = 0;
+            for (size_t k = p.find("{{"); k != std::string::npos; k = p.find("{{", k + 2)) {
+                size_t w = p.find_first_not_of(' ', k + 2);
+                if (w == std::string::npos) break;
+                ifs += p.compare(w, 3, "if ") == 0;
+                ends += p.compare(w, 3, "end") == 0;
+            }
+            if (ifs != ends) paragraphs = {text};
+        }
+        std::string out;
+        for (const std::string& p : paragraphs) {
+            const NumberSources& n = pick(p, gate);
+            out += gate ? gate->render(n, p, nullptr, cite) : n.render(p, nullptr, cite);
+        }
+        return out;
+    }
+};
+
 // The lesson's texts with bound numbers filled in as the window fills them: from the exported
 // results first, then the recordings (their device's before another's); device facts state the
 // exported results' device, the one the handout shows. Each number is followed by "[k]", k
@@ -56,7 +133,7 @@ std::string cited(const BoundValue& v) {
 // up to `<!-- reveal -->`, the predicted figure withheld; what follows the marker goes to
 // `reveals`, bound in full, for the handout's part after the predictions.
 Lesson bind_numbers(const Lesson& lesson, const std::vector<Ladder>& ladders, const LoadedResults& results,
-                    std::vector<std::string>* sources, std::vector<std::string>* reveals) {
+                    HandoutEdition edition, std::vector<std::string>* sources, std::vector<std::string>* reveals) {
     NumberSources numbers(&ladders);
     ResultsFile exported = results.file;
     // Results written before the schema carried per-SM limits: those of their architecture.
@@ -66,7 +143,12 @@ Lesson bind_numbers(const Lesson& lesson, const std::vector<Ladder>& ladders, co
     numbers.add_exported(std::move(exported), results.path);
     std::vector<std::string> errors;  // a recording that does not load leaves its numbers unresolved
     numbers.load_recorded(assets_dir() + "/recorded", &errors);
+    const std::string device = results_device(results.file);
+    CoherentNumbers coherent{numbers, ladders, device, nullptr};
     auto cite = [sources](const BoundValue& v) {
+        // Arithmetic on numbers typed in the binding (`{{ = 128 * 256 }}`): no device, no run, no
+        // source to name (it would read ": computed from numbers").
+        if (v.ok && v.device.empty() && v.date.empty()) return v.shown;
         std::string line = cited(v);
         size_t k = std::find(sources->begin(), sources->end(), line) - sources->begin();
         if (k == sources->size()) sources->push_back(line);
@@ -76,18 +158,21 @@ Lesson bind_numbers(const Lesson& lesson, const std::vector<Ladder>& ladders, co
     reveals->assign(L.steps.size(), "");
     for (size_t i = 0; i < L.steps.size(); ++i) {
         LessonStep& st = L.steps[i];
+        // The student edition prints no answer and no why: their numbers would be listed as
+        // sources the pages never cite.
+        if (edition == HandoutEdition::Student) st.answer.clear(), st.predict_why.clear();
         const RevealGate before(st, ladders, false);
         if (before.closed() && st.reveal_at < st.text.size()) {
-            (*reveals)[i] = numbers.render(st.text.substr(st.reveal_at), nullptr, cite);
+            (*reveals)[i] = coherent.render(st.text.substr(st.reveal_at), nullptr, cite);
             st.text = st.text.substr(0, st.reveal_at);
         }
-        st.text = before.render(numbers, st.text, nullptr, cite);
-        st.look_at = before.render(numbers, st.look_at, nullptr, cite);
-        st.question = before.render(numbers, st.question, nullptr, cite);
-        if (before.closed()) st.predict_ask = before.render(numbers, prediction_prompt(st), nullptr, cite);
-        st.answer = numbers.render(st.answer, nullptr, cite);
-        if (!before.closed()) st.predict_ask = numbers.render(st.predict_ask, nullptr, cite);
-        st.predict_why = numbers.render(st.predict_why, nullptr, cite);
+        st.text = coherent.render(st.text, &before, cite);
+        st.look_at = coherent.render(st.look_at, &before, cite);
+        st.question = coherent.render(st.question, &before, cite);
+        if (before.closed()) st.predict_ask = coherent.render(prediction_prompt(st), &before, cite);
+        st.answer = coherent.render(st.answer, nullptr, cite);
+        if (!before.closed()) st.predict_ask = coherent.render(st.predict_ask, nullptr, cite);
+        st.predict_why = coherent.render(st.predict_why, nullptr, cite);
     }
     return L;
 }
@@ -160,7 +245,8 @@ std::string unusable(const ExportFigure& fig, const LessonStep& step) {
 struct FigureFiles {
     Staging& staging;
     const plot::ExportOptions& page;
-    std::vector<std::string> svgs;  // per step, "" for none
+    std::vector<std::string> svgs;                // per step, "" for none
+    std::map<std::string, plot::Figure> printed;  // handout.pdf draws these where their PNG stands
 };
 
 // Predict, then reveal across steps: a figure that draws a run which a later step of the lesson
@@ -193,7 +279,11 @@ std::optional<PlotContext> stage_step_figure(const std::vector<LessonStep>& step
         // Missing data for one step is reported, not fatal; bad files and folders are.
         std::string why = e.what();
         if (why.rfind(results.path + ": no data", 0) != 0) throw;
-        hf.missing = "The results hold " + why.substr(results.path.size() + 2) + ".";  // "no data for the sweep ..."
+        why = why.substr(results.path.size() + 2);  // "no data for the sweep ..."
+        // The window's hint ("(No sweep over TPB at these settings yet: press Sweep.)") is no advice
+        // on paper.
+        if (size_t hint = why.rfind(" (No "); hint != std::string::npos) why.erase(hint);
+        hf.missing = "The results hold " + why + ".";
         return std::nullopt;
     }
     hf.missing = unusable(fig, step);
@@ -215,6 +305,7 @@ std::optional<PlotContext> stage_step_figure(const std::vector<LessonStep>& step
         std::string name = base + "." + plot::format_name(f);
         files.staging.write(name, render_or_throw(fig.built.figure, f, files.page, "'" + name + "'"));
     }
+    files.printed[base + ".png"] = fig.built.figure;
     hf.svg = base + ".svg";
     hf.pdf = base + ".pdf";
     hf.png = base + ".png";
@@ -283,7 +374,7 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
         handout.calculator.gemm_tflops = handout.calculator.peak_tflops = 989;
     }
     std::set<std::string> tabled;
-    FigureFiles files{staging, options.page, std::vector<std::string>(lesson.steps.size())};
+    FigureFiles files{staging, options.page, std::vector<std::string>(lesson.steps.size()), {}};
     for (size_t i = 0; i < lesson.steps.size(); ++i) {
         const LessonStep& step = lesson.steps[i];
         if (step.plot.empty() || step.ladder.empty()) continue;
@@ -298,7 +389,8 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
     }
     stage_timelines(lesson, results, staging, handout);
     staging.write(handout.results_name, results.bytes);
-    Lesson bound = bind_numbers(lesson, ladders, results, &handout.number_sources, &handout.step_reveals);
+    Lesson bound =
+        bind_numbers(lesson, ladders, results, options.edition, &handout.number_sources, &handout.step_reveals);
     handout.lesson = &bound;
     if (options.edition == HandoutEdition::Instructor) {
         handout.device_table = device_table(results);
@@ -306,8 +398,20 @@ LessonExportSummary export_lesson(const Lesson& lesson, const LoadedResults& res
     }
     std::string md = handout_markdown(handout);
     staging.write("handout.md", md);
-    staging.write("handout.html", markdown_to_html(md, "Lesson " + std::to_string(lesson.number) + ": " +
-                                                           printable(lesson.title, kTitleChars)));
+    const std::string title = "Lesson " + std::to_string(lesson.number) + ": " + printable(lesson.title, kTitleChars);
+    staging.write("handout.html", markdown_to_html(md, title));
+    handout.print = true;
+    const std::string edition = options.edition == HandoutEdition::Student ? "student" : "instructor";
+    const std::string dates = measured_dates(results.store);  // "2026-11-22 to 2026-11-24"
+    // Dated by its newest run, not by now: the same results give the same bytes (as the window and
+    // the command line must).
+    const std::string newest = dates.size() >= 10 ? dates.substr(dates.size() - 10) : "";
+    staging.write("handout.pdf",
+                  handout_pdf(handout_markdown(handout), files.printed, title,
+                              title + " \xC2\xB7 " + edition + " edition \xC2\xB7 " + printable(device) + ", " + dates,
+                              // the figures' shape as exported, on the page's column
+                              options.page.height_pt * 468.0 / std::max(options.page.width_pt, 1.0), newest)
+                      .pdf);
     staging.commit();
     summary.written = staging.names();
     return summary;

@@ -94,14 +94,34 @@ KLADDER_ROOT="$tmp/root" shot broken_lesson --no-runner --lesson trap_demo --ste
 # Issue 38: a laptop's window as it opens (the step text keeps 40% of the height, the banner
 # folded to a line), the matmul prompt that showed no step text at all before, and the light
 # theme's selected tab. HiDPI (hidpi_2560x1440.png) needs a larger screen: docs/screenshots/README.md.
+# 256 colours: pngquant where installed (ImageMagick's convert otherwise).
+reduce_png() {  # reduce_png FROM TO
+    if command -v pngquant > /dev/null; then pngquant --force --speed 1 256 --output "$2" "$1"
+    else convert "$1" -colors 256 -define png:compression-level=9 "PNG8:$2"; fi
+}
 laptop_shot() {  # laptop_shot NAME ARGS...
     name=$1; shift
     "$gui" --no-save --no-runner $extra "$@" --screenshot "$tmp/$name.png" > /dev/null
-    convert "$tmp/$name.png" -colors 256 -define png:compression-level=9 "PNG8:$out/$name.png"
+    reduce_png "$tmp/$name.png" "$out/$name.png"
     echo "$out/$name.png"
 }
 laptop_shot laptop_1280x720 --size 1280x720 --lesson first_kernel --step 4
 laptop_shot laptop_matmul_1280x720 --size 1280x720 --lesson matmul --step 2
 laptop_shot laptop_1366x768 --size 1366x768 --lesson matmul --step 6
 laptop_shot laptop_light_tabs --size 1280x720 --lesson fusion --step 4 --view source --theme light
+# HiDPI: every size doubled through the settings' zoom (content scale x zoom, one code path; Xvfb
+# gives GLFW no content scale). Read from a settings file, so without --no-save, in a config folder
+# of its own. Needs a screen of 2560 x 1440 or more (xvfb-run -s "-screen 0 2600x1500x24"); skipped
+# on a smaller one.
+if [ "$(xdpyinfo 2> /dev/null | sed -n 's/.*dimensions: *\([0-9]*\)x.*/\1/p')" -ge 2560 ] 2> /dev/null; then
+    for view in sweep occupancy; do
+        mkdir -p "$tmp/hidpi/kernel-ladder"
+        echo '{"version": 1, "zoom": 2.0}' > "$tmp/hidpi/kernel-ladder/workbook.json"
+        name=hidpi_2560x1440$([ $view = sweep ] || echo _$view)
+        XDG_CONFIG_HOME="$tmp/hidpi" "$gui" --no-runner $extra --size 2560x1440 --lesson first_kernel --step 4 \
+            --view $view --screenshot "$tmp/$name.png" > /dev/null
+        reduce_png "$tmp/$name.png" "$out/$name.png"
+        echo "$out/$name.png"
+    done
+fi
 rm -rf "$tmp"

@@ -27,7 +27,7 @@ run_gui env HOME="$out/home" "$gui" --no-save --no-runner --size 1280x800 --less
     --max-seconds 120 --report "$out/report.json"
 lesson="$out/home/kernel-ladder-export/first_kernel"
 fail=0
-for f in handout.md handout.html results.json; do
+for f in handout.md handout.html handout.pdf results.json; do
     [ -s "$lesson/$f" ] || { echo "FAIL: $lesson/$f missing"; fail=1; }
 done
 n_png=$(ls "$lesson"/step*.png 2>/dev/null | wc -l)
@@ -92,7 +92,7 @@ if [ -x "$kladder" ]; then
     "$kladder" export-lesson first_kernel --results "$rec/h100_elementwise.json" \
         --results "$rec/h100_vector_add_sweep_tpb.json" -o "$out/cli" > /dev/null || { echo "FAIL: kladder export-lesson"; exit 1; }
     window="$out/same/kernel-ladder-export/first_kernel"
-    for f in handout.md results.json step03_bars.svg step04_sweep.svg; do
+    for f in handout.md handout.html handout.pdf results.json step03_bars.svg step04_sweep.svg; do
         cmp -s "$window/$f" "$out/cli/$f" || { echo "FAIL: the window's $f differs from kladder's"; exit 1; }
     done
     grep -q "H200" "$window/handout.md" && { echo "FAIL: the H200 is in the window's H100 handout"; exit 1; }

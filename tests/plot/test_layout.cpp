@@ -203,6 +203,36 @@ TEST(LayoutNotes, ValueLabelsThatWouldCollideAreDropped) {
     EXPECT_EQ(wide.notes.size(), 12u);
 }
 
+// Bars drawn across: no value label is crossed by a reference line (the H200's fusion bars,
+// 4,156 and 3,892 GB/s against a copy roof at 4,264): inside the bar's end, or past the line.
+TEST(LayoutNotes, AcrossValueLabelsStayOffTheRoofLine) {
+    Figure f;
+    f.bars = BarOrientation::Horizontal;
+    Series bars;
+    bars.kind = SeriesKind::Bars;
+    bars.value_labels = true;
+    const double values[] = {4404, 276, 2552, 4156, 765, 3892, 4407, 4257, 4180};
+    for (size_t i = 0; i < std::size(values); ++i) {
+        f.x.categories.push_back("rung " + std::to_string(i));
+        bars.points.push_back({double(i), values[i]});
+    }
+    f.series.push_back(bars);
+    Series roof;
+    roof.kind = SeriesKind::HLine;
+    roof.name = "copy roof (measured)";
+    roof.value = 4264;
+    f.series.push_back(roof);
+    Layout L = compute_layout(f, 468, 288, approximate_measure(), print_theme());
+    double line = L.x.transform.to_pixel(4264);
+    int labels = 0;
+    for (const TextCmd& t : L.notes) {
+        if (t.text == roof.name) continue;
+        ++labels;
+        EXPECT_FALSE(line >= t.box.left() - 1 && line <= t.box.right() + 1) << t.text << " sits on the roof line";
+    }
+    EXPECT_GE(labels, 8);  // 4,156 and 3,892 kept, inside their bars
+}
+
 // A roof's label never sits on a bar: bars over the line at its right end (the fusion lesson's
 // copy roof over the Triton bars) move it left, to where the bars stay below it.
 TEST(LayoutNotes, ARoofLabelNeverSitsOnABar) {

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <regex>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -15,6 +18,7 @@
 #include "course/lesson.h"
 #include "model/manifest_load.h"
 #include "report/figure_request.h"
+#include "report/handout_pdf.h"
 #include "report/handout_results.h"
 #include "report/lesson_export.h"
 
@@ -36,15 +40,17 @@ const std::vector<Ladder>& ladders() {
     return all;
 }
 
-const Lesson& fusion() {
+const Lesson& lesson_named(const std::string& id) {
     static std::vector<Lesson> lessons = [] {
         std::vector<LessonLoadError> errors;
         return load_all_lessons(lessons_dir(), ladders(), &errors);
     }();
     for (const auto& l : lessons)
-        if (l.id == "fusion") return l;
-    throw std::runtime_error("no fusion lesson");
+        if (l.id == id) return l;
+    throw std::runtime_error("no lesson " + id);
 }
+
+const Lesson& fusion() { return lesson_named("fusion"); }
 
 std::string read_all(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -174,4 +180,122 @@ TEST(HandoutFigures, ASweepOfManyRungsHighlightsTheStepsRung) {
     EXPECT_EQ(faint, lines - 1);
     EXPECT_FALSE(many.figure.series.front().faint);
     EXPECT_EQ(many.figure.series.front().name, "GeLU, unfused chain");
+}
+
+// handout.pdf: the handout laid out on pages, each figure drawn where its image stands, a caption
+// set apart, every page's footer naming the device, Markdown escapes and entities read as text.
+TEST(HandoutPages, FiguresStandWhereTheirImagesAreAndEveryPageNamesTheDevice) {
+    LoadedResults r = recorded("h100_elementwise.json");
+    ExportFigure bars = build_export_figure(r, ladders(), request_for_step(fusion().steps[2]));
+    std::string md = "# Lesson 4: Operator fusion\n\nBefore \\(escaped\\) &lt;tag&gt; and `code`.\n\n";
+    for (int i = 0; i < 40; ++i)
+        md += "A paragraph of **bold** and plain words, long enough to wrap a line or two. \n\n";
+    md +=
+        "![Achieved bandwidth](step03_bars.png)\n\n*Figure 3: the caption.*\n\n- one\n- two\n\n| a | b |\n|---|---|\n| "
+        "1 | 2 |\n";
+    HandoutPages p = handout_pdf(md, {{"step03_bars.png", bars.built.figure}}, "Lesson 4", "Lesson 4 · NVIDIA H100");
+    ASSERT_EQ(p.pdf.rfind("%PDF-", 0), 0u);
+    EXPECT_GE(p.pages, 2);
+    EXPECT_EQ(std::count(p.transcript.begin(), p.transcript.end(), '\f'), p.pages - 1);
+    // Each page ends with its footer.
+    std::istringstream pages(p.transcript);
+    std::string page;
+    int n = 0;
+    while (std::getline(pages, page, '\f'))
+        EXPECT_NE(page.find("Lesson 4 · NVIDIA H100 · page " + std::to_string(++n)), std::string::npos) << page;
+    EXPECT_EQ(n, p.pages);
+    EXPECT_NE(p.transcript.find("Before (escaped) <tag> and code."), std::string::npos) << p.transcript;
+    size_t figure = p.transcript.find("[figure: " + bars.built.figure.title + "]");
+    ASSERT_NE(figure, std::string::npos) << p.transcript;
+    EXPECT_LT(figure, p.transcript.find("Figure 3: the caption."));
+    EXPECT_EQ(p.transcript.find("Achieved bandwidth\n"), std::string::npos);  // the alt text is not printed
+    EXPECT_NE(p.transcript.find("\xE2\x80\xA2 one"), std::string::npos);
+    EXPECT_NE(p.transcript.find("1 | 2"), std::string::npos);
+    // An image without its figure is named, not dropped.
+    EXPECT_NE(handout_pdf("![x](gone.png)\n", {}, "t", "f").transcript.find("(figure gone.png)"), std::string::npos);
+}
+
+// The exported folder holds handout.pdf; the student edition lists only the sources its pages
+// cite (the answers and whys it leaves out cite others, among them another device's runs).
+TEST(HandoutPages, TheStudentEditionCitesEverySourceItLists) {
+    TempDir dir;
+    std::vector<LoadedResults> files = {recorded("h100_elementwise.json"), recorded("h100_elementwise_sincos.json"),
+                                        recorded("h100_triton_elementwise.json")};
+    LessonExportOptions o;
+    o.edition = HandoutEdition::Student;
+    export_lesson_handouts(fusion(), files, ladders(), (dir.path / "s").string(), o);
+    EXPECT_EQ(read_all(dir.path / "s" / "handout.pdf").rfind("%PDF-", 0), 0u);
+    std::string md = read_all(dir.path / "s" / "handout.md");
+    size_t list = md.find("## Where the numbers in the text come from");
+    ASSERT_NE(list, std::string::npos);
+    const std::string text = md.substr(0, list), sources = md.substr(list);
+    EXPECT_EQ(sources.find("NVIDIA H200"), std::string::npos) << sources;
+    for (int k = 1; sources.find("\n" + std::to_string(k) + ". ") != std::string::npos; ++k)
+        EXPECT_NE(text.find("[" + std::to_string(k) + "]"), std::string::npos) << "source " << k << " is not cited";
+}
+
+// A heading stays on the page of the figure under it, wherever the page would end.
+TEST(HandoutPages, AHeadingNeverEndsAPageAboveItsFigure) {
+    LoadedResults r = recorded("h100_elementwise.json");
+    ExportFigure bars = build_export_figure(r, ladders(), request_for_step(fusion().steps[2]));
+    const std::string tag = "[figure: " + bars.built.figure.title + "]";
+    for (int paragraphs = 0; paragraphs < 24; ++paragraphs) {
+        std::string md;
+        for (int i = 0; i < paragraphs; ++i)
+            md += "Words enough to fill two lines of a printed page, more or less, and then some more words.\n\n";
+        md += "### 4. Arithmetic intensity\n\n![bars](b.png)\n\n*Figure 4.*\n";
+        std::string t = handout_pdf(md, {{"b.png", bars.built.figure}}, "t", "f").transcript;
+        size_t heading = t.find("4. Arithmetic intensity"), figure = t.find(tag);
+        ASSERT_NE(figure, std::string::npos);
+        EXPECT_EQ(t.find('\f', heading), t.find('\f', figure)) << paragraphs << " paragraphs:\n" << t;
+    }
+}
+
+// Lesson 1 on paper: step 8's figure is step 3's, which is printed after the predictions (say
+// so); a number computed from typed numbers only (`{{ = 128 * 256 }}`) cites no source.
+TEST(HandoutLesson, FirstKernelPointsForwardAndCitesOnlySources) {
+    TempDir dir;
+    std::vector<LoadedResults> files = {recorded("h100_elementwise.json"), recorded("h100_vector_add_sweep_tpb.json")};
+    LessonExportOptions o;
+    o.edition = HandoutEdition::Student;
+    export_lesson_handouts(lesson_named("first_kernel"), files, ladders(), (dir.path / "s").string(), o);
+    std::string md = read_all(dir.path / "s" / "handout.md");
+    EXPECT_NE(md.find("*Figure 8: the same figure as Figure 3 (step 3, with the measurements after the predictions).*"),
+              std::string::npos);
+    EXPECT_NE(md.find("32,768 per block"), std::string::npos);
+    EXPECT_EQ(md.find(". : computed"), std::string::npos);
+    EXPECT_EQ(md.find("\n: "), std::string::npos);
+}
+
+// One device per paragraph: the H200's files lack runs the prose quotes (the sin^2 + cos^2 pair
+// at the text's settings, the Triton peer), which the H100's recordings fill in; a paragraph
+// then tells all its measurements from that one device, never "Measured on the NVIDIA H200:
+// 2.81 ms unfused, 0.710 ms fused" with the second the H100's.
+TEST(HandoutLesson, NoParagraphMixesTwoDevicesMeasurements) {
+    TempDir dir;
+    LessonExportOptions o;
+    export_lesson_handouts(fusion(), {recorded("h200_elementwise.json"), recorded("h200_elementwise_tuned.json")},
+                           ladders(), (dir.path / "i").string(), o);
+    const std::string md = read_all(dir.path / "i" / "handout.md");
+    const size_t list = md.find("## Where the numbers in the text come from");
+    ASSERT_NE(list, std::string::npos);
+    std::map<int, std::string> device_of;  // source k -> the device that measured it
+    std::istringstream sources(md.substr(list));
+    for (std::string line; std::getline(sources, line);) {
+        std::smatch m;
+        if (std::regex_match(line, m, std::regex(R"((\d+)\. (.*?), measured .*)"))) device_of[std::stoi(m[1])] = m[2];
+    }
+    ASSERT_GT(device_of.size(), 10u);
+    const std::string text = md.substr(0, list);
+    const std::regex paragraph_break(R"(\n\n|\n(?=- ))"), reference(R"(\[(\d+)\])");
+    int mixed_before = 0;
+    for (std::sregex_token_iterator p(text.begin(), text.end(), paragraph_break, -1), end; p != end; ++p) {
+        const std::string para = *p;
+        std::set<std::string> devices;
+        for (std::sregex_iterator r(para.begin(), para.end(), reference), rend; r != rend; ++r)
+            if (device_of.count(std::stoi((*r)[1]))) devices.insert(device_of[std::stoi((*r)[1])]);
+        EXPECT_LE(devices.size(), 1u) << para;
+        mixed_before += para.find("Measured on the NVIDIA H100 80GB HBM3") != std::string::npos;
+    }
+    EXPECT_EQ(mixed_before, 1);  // step 8's measurements, told from the H100's recordings whole
 }
