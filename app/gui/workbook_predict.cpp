@@ -35,14 +35,15 @@ const LessonRevealGate& Workbook::reveal_gate() {
         committed.assign(l->steps.size(), true);
         for (size_t i = 0; i < l->steps.size(); ++i)
             if (!l->steps[i].predict_metric.empty())
-                committed[i] = predict_.revealed == &l->steps[i] || predictions().get(l->id, int(i)).has_value() ||
-                               (c.current_step_only && int(i) != step_);
+                committed[i] = predict_.revealed == &l->steps[i] || predictions().get(l->id, int(i)).has_value();
     }
     if (c.lesson == lesson_ && c.step == step_ && c.committed == committed) return c.gate;
     c.lesson = lesson_;
     c.step = step_;
     c.committed = committed;
-    c.gate = l ? LessonRevealGate(*l, size_t(std::max(step_, 0)), ladders_, [&](size_t i) { return committed[i]; })
+    const bool planted = c.current_step_only;  // --plant-reveal-leak: later steps count as committed
+    c.gate = l ? LessonRevealGate(*l, size_t(std::max(step_, 0)), ladders_,
+                                  [&](size_t i) { return committed[i] || (planted && int(i) != step_); })
                : LessonRevealGate();
     ++c.generation;
     return c.gate;
@@ -54,8 +55,11 @@ const LessonRevealGate& Workbook::reveal_gate() {
 nlohmann::json Workbook::reveal_report() const {
     nlohmann::json waiting = nlohmann::json::array();
     const Lesson* l = lesson();
-    for (const auto& [index, gate] : reveal_.gate.closed()) {
-        if (!l || !bound_.numbers) break;
+    // From the steps and what was committed, not from the gate: a gate that forgets a step
+    // (--plant-reveal-leak) must not make the walk forget it too.
+    for (size_t index = size_t(std::max(step_, 0)); l && bound_.numbers && index < l->steps.size(); ++index) {
+        if (l->steps[index].predict_metric.empty() || (index < reveal_.committed.size() && reveal_.committed[index]))
+            continue;
         nlohmann::json figures = nlohmann::json::object();
         for (const char* metric : {"ms", "gbps", "tflops"}) {
             Binding b = prediction_binding(l->steps[index]);
@@ -63,11 +67,17 @@ nlohmann::json Workbook::reveal_report() const {
             BoundValue v = bound_.numbers->resolve(b);
             if (v.ok) figures[metric] = v.value;
         }
-        waiting.push_back({{"step", index + 1}, {"target", gate.target()}, {"figures", figures}});
+        waiting.push_back({{"step", index + 1},
+                           {"target", l->steps[index].ladder + "/" + l->steps[index].rung},
+                           {"figures", figures}});
     }
+    // The plot as last drawn, when it is drawn for what is on screen now (not folded, not stale).
+    const bool drawn = !reveal_.gate.current().withholds_plot() && plots_.built_for.view_version == view_.version &&
+                       plots_.request.plot != PlotKind::Occupancy;
     return {{"waiting", waiting},
-            {"plot_caption", plots_.built.figure.caption},
-            {"plot_values", report::drawn_values(plots_.built)}};
+            {"plot_drawn", drawn},
+            {"plot_caption", drawn ? plots_.built.figure.caption : ""},
+            {"plot_values", drawn ? report::drawn_values(plots_.built) : std::vector<double>{}}};
 }
 
 // Unfolds the step's measurements without a prediction (nullptr: folds them again); the step

@@ -23,14 +23,17 @@ bool per_category(const plot::Series& s, size_t categories) {
 
 int withhold_runs(BuiltFigure& built, const std::function<std::string(const RunRecord&)>& why) {
     int withheld = 0;
-    std::vector<std::string> named;  // "naive until step 3's prediction", once per rung
+    std::vector<std::string> named;  // once per rung
     std::set<std::string> seen;
     auto check = [&](const StoredRun*& run) {
         if (!run) return false;
         const std::string placeholder = why(run->record);
         if (placeholder.empty()) return false;
-        const std::string name = (run->record.title.empty() ? run->record.rung : run->record.title);
-        if (seen.insert(name).second) named.push_back(name + " " + placeholder);
+        // "coalesced (step 3)", or "(this step)": the caption is one line under the plot.
+        const size_t at = placeholder.find("step ");
+        const std::string step =
+            at == std::string::npos ? "this step" : placeholder.substr(at, placeholder.find('\'', at) - at);
+        if (seen.insert(run->record.rung).second) named.push_back(run->record.rung + " (" + step + ")");
         run = nullptr;  // no tooltip describes it
         return true;
     };
@@ -60,8 +63,8 @@ int withhold_runs(BuiltFigure& built, const std::function<std::string(const RunR
     }
     if (!named.empty()) {
         std::string list;
-        for (const std::string& n : named) list += (list.empty() ? "" : "; ") + n;
-        built.figure.caption = plot::caption_of({built.figure.caption, "hidden: " + list});
+        for (const std::string& n : named) list += (list.empty() ? "" : ", ") + n;
+        built.figure.caption = plot::caption_of({built.figure.caption, "hidden until predicted: " + list});
     }
     return withheld;
 }
