@@ -225,6 +225,15 @@ void Workbook::draw_plot_canvas(float width, float height) {
         // Predict, then reveal: runs this step or a later one asks to predict are not drawn (the
         // view's version follows the gate, so this runs again on a step or a commit).
         report::withhold_runs(plots_.built, [this](const RunRecord& r) { return withheld_why(r); });
+        if (view.library && !withheld_why(view.library->record).empty()) {  // the library's line is its rate
+            auto& series = plots_.built.figure.series;
+            const std::string line = view.library->record.title + " at these sizes";
+            series.erase(std::remove_if(series.begin(), series.end(),
+                                        [&](const plot::Series& x) {
+                                            return x.kind == plot::SeriesKind::HLine && x.name == line;
+                                        }),
+                         series.end());
+        }
         if (!plots_.built.not_recorded.empty())  // empty bars, said: never another device's value
             plots_.built.figure.caption = plot::caption_of(
                 {plots_.built.figure.caption, "not recorded for this device: " + plots_.built.not_recorded});
