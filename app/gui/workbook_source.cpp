@@ -162,7 +162,7 @@ void Workbook::draw_diff() {
     size_t widest = 0;
     for (const auto& d : source_.diff) widest = std::max(widest, d.text.size());
     // Headers quote measured figures (either rung's: course/reveal.h, LessonRevealGate::source_gate).
-    const RevealGate& shown = reveal_gate().source_gate(L.id, r.id);
+    const RevealGate shown = reveal_gate().source_gate(L.id, r.id);  // a copy: the next call may rebuild
     const RevealGate gate = shown.closed() ? shown : reveal_gate().source_gate(L.id, prev.id);
     ImGui::BeginChild("##diff", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
     ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
