@@ -58,4 +58,40 @@ std::string RevealGate::source_line(const std::string& line) const {
     return std::regex_replace(line, measured, std::string("$1") + kWithheldShown);
 }
 
+const char* const kHiddenUntilPredicted = "until your prediction";
+
+LessonRevealGate::LessonRevealGate(const Lesson& lesson, size_t current, const std::vector<Ladder>& ladders,
+                                   const std::function<bool(size_t)>& committed)
+    : current_index_(current) {
+    // Earlier steps are behind the learner: what they asked is answered or was passed by.
+    for (size_t i = current; i < lesson.steps.size(); ++i) {
+        const LessonStep& st = lesson.steps[i];
+        if (st.predict_metric.empty()) continue;
+        RevealGate gate(st, ladders, committed(i));
+        if (i == current) current_ = gate;
+        if (gate.closed()) closed_.emplace_back(i, std::move(gate));
+    }
+}
+
+int LessonRevealGate::withholding_step(const RunRecord& r) const {
+    for (const auto& [index, gate] : closed_)
+        if (gate.withholds(r)) return int(index);
+    return -1;
+}
+
+std::string LessonRevealGate::placeholder(const RunRecord& r) const {
+    const int step = withholding_step(r);
+    if (step < 0) return "";
+    if (size_t(step) == current_index_) return kHiddenUntilPredicted;
+    return "until step " + std::to_string(step + 1) + "'s prediction";
+}
+
+const RevealGate& LessonRevealGate::source_gate(const std::string& ladder, const std::string& rung) const {
+    static const RevealGate open;
+    if (current_.closed()) return current_;
+    for (const auto& [index, gate] : closed_)
+        if (gate.target() == ladder + "/" + rung) return gate;
+    return open;
+}
+
 }  // namespace kl

@@ -25,6 +25,7 @@ class RevealGate {
     RevealGate(const LessonStep& step, const std::vector<Ladder>& ladders, bool committed);
 
     bool closed() const { return closed_; }
+    const std::string& target() const { return target_; }  // "ladder/rung" of the judged run while closed
     // A binding that quotes the judged run in the predicted metric's family (run_metric_family),
     // with a warm or a cold L2.
     bool withholds(const Binding& b) const;
@@ -49,6 +50,35 @@ class RevealGate {
     std::optional<WantedRun> judged_;  // nullopt: the prediction names no loadable run; its rung waits
     const std::vector<Ladder>* ladders_ = nullptr;
 };
+
+// Predict, then reveal across a lesson: the window draws runs of every rung (strip, bars, sweeps,
+// tooltips), so a run that a later step asks the learner to predict would answer that step on an
+// earlier one. This asks the gates of the current step and of every later predict step not yet
+// committed, together: built once per step or commit change, asked per card and per bar.
+class LessonRevealGate {
+  public:
+    LessonRevealGate() = default;  // open
+    // `committed(i)`: step i's prediction is kept, or its measurements were asked for.
+    LessonRevealGate(const Lesson& lesson, size_t current, const std::vector<Ladder>& ladders,
+                     const std::function<bool(size_t)>& committed);
+    const RevealGate& current() const { return current_; }
+    // The step (index) whose prediction waits on `r`'s figures, the current step first; -1: none.
+    int withholding_step(const RunRecord& r) const;
+    // Why `r`'s figures are hidden: "" (they show), kHiddenUntilPredicted (the current step's
+    // prediction), or "until step N's prediction" (a later step's, numbered from 1).
+    std::string placeholder(const RunRecord& r) const;
+    // The gate for measured numbers typed in `ladder/rung`'s source: the current step's while it
+    // is closed, else a closed later step's on that rung, else an open one.
+    const RevealGate& source_gate(const std::string& ladder, const std::string& rung) const;
+    const std::vector<std::pair<size_t, RevealGate>>& closed() const { return closed_; }
+
+  private:
+    size_t current_index_ = 0;
+    RevealGate current_;
+    std::vector<std::pair<size_t, RevealGate>> closed_;  // step index and its closed gate, current first
+};
+
+extern const char* const kHiddenUntilPredicted;
 
 // What the window and handouts put where the text past `<!-- reveal -->` waits.
 extern const char* const kRevealWaits;

@@ -75,6 +75,9 @@ int parse_command_line(int argc, char** argv, CommandLine* cl) {
     std::string theme;
     app.add_option("--theme", theme, "dark or light (not saved)")->check(CLI::IsMember({"dark", "light"}));
     app.add_flag("--no-runner", opt.no_runner, "do not start the GPU runner (show recorded results only)");
+    app.add_flag("--plant-reveal-leak", opt.plant_reveal_leak,
+                 "test hook: withhold only the current step's predicted figures (the reveal walk must fail)")
+        ->group("");
     app.add_flag("--no-save", opt.no_save, "do not read or write the saved settings");
     app.add_option(
         "--size",

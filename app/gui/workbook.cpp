@@ -21,6 +21,7 @@ namespace kl::gui {
 
 Workbook::Workbook(AppOptions options, Settings settings, Fonts fonts)
     : options_(std::move(options)), settings_(std::move(settings)), fonts_(std::move(fonts)) {
+    reveal_.current_step_only = options_.plant_reveal_leak;
     load_content();
     open_first_step();
     apply_view_option();

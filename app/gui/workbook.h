@@ -31,7 +31,6 @@
 #include "course/calculator.h"
 #include "course/exercise.h"
 #include "course/lesson.h"
-#include "course/reveal.h"
 #include "course/selection.h"
 #include "gui/address_view.h"  // the Addresses tab
 #include "gui/code_editor.h"
@@ -43,6 +42,7 @@
 #include "gui/markdown.h"
 #include "gui/recorded_loader.h"
 #include "gui/report_names.h"
+#include "gui/reveal_cache.h"
 #include "gui/runner_client.h"
 #include "gui/settings.h"
 #include "gui/ui_style.h"
@@ -99,6 +99,7 @@ class Workbook {
     bool ptx_pending() const;
     void log(const std::string& line, bool error = false);  // the runner and load log (error: shown)
     nlohmann::json report() const;                          // where the reader is, what the panels and the runner show
+    nlohmann::json reveal_report() const;  // the plot's values and the figures waiting for a prediction
     const std::vector<std::string>& logged_errors() const { return logged_errors_; }
 
   private:
@@ -158,7 +159,7 @@ class Workbook {
         ParamValues overrides;
         DType dtype = DType::F32;
         std::string sweep_axis, runner_device, compare_device;
-        uint64_t store_generation = 0, version = 0;  // version 0: never built; changes at every rebuild
+        uint64_t store_generation = 0, reveal_generation = 0, version = 0;  // version 0: never built
         bool gpu = false;
         int num_sms = 0;
         // Holds:
@@ -260,16 +261,15 @@ class Workbook {
         bool changing = false;
         const LessonStep* revealed = nullptr;  // "Show the measurements" without a prediction
     } predict_;
-    // Until the learner keeps a prediction (or asks to see them), what gives the predicted figure
-    // away waits: the course decides what (course/reveal.h), every panel asks this gate: the
-    // text past `<!-- reveal -->` and the bound figures above it, the plot (draw_plot_fold draws
-    // what stands in its place), the judged run on the ladder strip and in its tooltip, and
-    // measured numbers in the rung's source.
-    RevealGate reveal_gate();
-    bool measurements_folded() { return reveal_gate().withholds_plot(); }
-    void reveal_measurements(const LessonStep* st);
+    // Until a prediction is kept (or its measurements asked for) what gives it away waits (course/reveal.h).
+    // Every panel asks this cached gate (gui/reveal_cache.h): the step's text and plot, and the runs of this
+    // and every later uncommitted predict step (strip, bars, sweeps, tooltips, log, rung sources).
+    const LessonRevealGate& reveal_gate();
+    RevealCache reveal_;
+    bool measurements_folded() { return reveal_gate().current().withholds_plot(); }
+    void reveal_measurements(const LessonStep* st);  // nullptr: folds them again
     bool draw_plot_fold();
-    bool hides_figures_of(const RunRecord& run) { return reveal_gate().withholds(run); }
+    std::string withheld_why(const RunRecord& run) { return reveal_gate().placeholder(run); }
     PredictionStore& predictions();
     void draw_prediction(const LessonStep& st);
     void draw_prediction_verdict(const LessonStep& st, double kept, const std::string& unit, const std::string& at);

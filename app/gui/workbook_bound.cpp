@@ -101,7 +101,7 @@ void Workbook::resolve_step_text(const LessonStep& st) {
     const NumberSources& n = numbers();
     // Before a prediction is kept the gate folds the text past `<!-- reveal -->` and withholds
     // the predicted figure wherever else it is bound.
-    const RevealGate gate = reveal_gate();
+    const RevealGate gate = reveal_gate().current();
     std::vector<BoundValue> values;
     text_.doc = md::parse(gate.render(n, gate.step_text(st), &values, bound_link));
     text_.look_at = gate.render(n, st.look_at, &values);

@@ -56,13 +56,13 @@ std::string resources_long(const RunRecord& rec) {
 
 // Everything a card knows, for its tooltip.
 std::string card_tooltip(const Rung& r, bool usable, const std::string& dtype, const StripCard& card,
-                         const ResultsStore& store, bool withheld) {
+                         const ResultsStore& store) {
     const std::string mark = r.reference_mark();
     std::string tip = r.title + (mark.empty() ? "" : "  (" + mark + ")") + "\n" + r.idea;
     if (!usable) tip += "\nNot available in " + dtype + ".";
     const StoredRun* run = card.run;
-    if (run && withheld) {  // predict, then reveal (course/reveal.h)
-        tip += "\n\nIts figures wait until you keep your prediction.";
+    if (run && !card.withheld.empty()) {  // predict, then reveal (course/reveal.h)
+        tip += "\n\nIts figures are hidden " + card.withheld + ".";
     } else if (run && !card.elsewhere && run->record.error.empty() && run->record.timing) {
         const RunRecord& rec = run->record;
         tip += "\n\nmedian " + format_ms(rec.timing->median_ms) + " (min " + format_ms(rec.timing->min_ms) + ", max " +
@@ -121,13 +121,19 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
                 if (!run) card.detail = "not recorded for this device";
             }
             card.run = run;
-            if (run && !card.elsewhere && run->record.error.empty() && run->record.timing) {
+            // Predict, then reveal: a run this step or a later one asks to predict shows no figure.
+            if (run) card.withheld = withheld_why(run->record);
+            if (!card.withheld.empty()) {
+                // no time, rate or resources: the card says what it waits for (draw_strip_card_text)
+            } else if (run && !card.elsewhere && run->record.error.empty() && run->record.timing) {
                 const RunRecord& rec = run->record;
                 card.time = format_ms(rec.timing->median_ms);
                 // "% cuBLAS": against the library's run at these sizes when there is one (the
                 // same bar the plots draw), else against the calibrated rate.
                 const bool flops = view.flops;
-                const StoredRun* library = view.library;
+                // The library's rate with this one would give it away while it waits.
+                const StoredRun* library =
+                    view.library && withheld_why(view.library->record).empty() ? view.library : nullptr;
                 card.rate = flops ? plot::format_value(rec.values.num(tag::tflops), 3) + " TFLOP/s"
                                   : plot::format_value(rec.values.num(tag::gbps), 4) + " GB/s";
                 if (!flops && rec.values.get(tag::pct_copy))
@@ -137,7 +143,7 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
                                  plot::format_value(
                                      100.0 * rec.values.num(tag::tflops) / library->record.values.num(tag::tflops), 2) +
                                  "% cuBLAS";
-                else if (flops && rec.values.get(tag::pct_gemm))
+                else if (flops && rec.values.get(tag::pct_gemm) && library == view.library)
                     card.rate +=
                         " \xC2\xB7 " + plot::format_value(*rec.values.get(tag::pct_gemm), 2) + "% cuBLAS (cal.)";
                 bool pass = rec.correctness && rec.correctness->passed;
@@ -172,6 +178,9 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
             float chip_w = fonts_.small->CalcTextSizeA(fonts_.small->FontSize, FLT_MAX, 0, card.chip.c_str()).x;
             card.fit_source = fit_text(fonts_.small, card.source, text_w - chip_w - 20 * s);
             card.fit_detail = fit_text(fonts_.small, card.detail, text_w);
+            // "until step 5's prediction" under "hidden until": a narrow card keeps it whole.
+            const std::string why = card.withheld.rfind("until ", 0) == 0 ? card.withheld.substr(6) : card.withheld;
+            card.fit_withheld = fit_text(fonts_.small, why, text_w);
         }
         strip_.fitted_w = text_w;
     }
@@ -249,9 +258,7 @@ void Workbook::draw_ladder_strip() {
         if (hovered) {
             ImGui::BeginTooltip();
             ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
-            ImGui::TextUnformatted(
-                card_tooltip(r, usable, to_string(dtype_), card, store_, card.run && hides_figures_of(card.run->record))
-                    .c_str());
+            ImGui::TextUnformatted(card_tooltip(r, usable, to_string(dtype_), card, store_).c_str());
             ImGui::PopTextWrapPos();
             ImGui::EndTooltip();
         }
@@ -322,8 +329,10 @@ void Workbook::draw_strip_card_text(const Rung& r, const StripCard& card, ImVec2
     }
     const StoredRun* run = card.run;
     const bool elsewhere = card.elsewhere;
-    if (run && hides_figures_of(run->record)) {  // predict, then reveal: this rung's figures wait
-        dl->AddText(fonts_.body, fonts_.body->FontSize, ImVec2(x, y + 2 * s), pal.faint, "predict first");
+    if (!card.withheld.empty()) {  // predict, then reveal: this rung's figures wait, and say for what
+        dl->AddText(fonts_.body, fonts_.body->FontSize, ImVec2(x, y + 2 * s), pal.faint, "hidden until");
+        y += fonts_.body->FontSize + 6 * s;
+        dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.muted, card.fit_withheld.c_str());
     } else if (run && !elsewhere && run->record.error.empty() && run->record.timing) {
         const RunRecord& rec = run->record;
         dl->AddText(fonts_.big, fonts_.big->FontSize * 0.9f, ImVec2(x, y), pal.text, card.time.c_str());

@@ -19,6 +19,7 @@
 #include "plot/figure_scene.h"
 #include "plot/ticks.h"
 #include "report/figure_request.h"
+#include "report/figure_withhold.h"
 #include "report/lesson_export.h"
 
 namespace kl::gui {
@@ -199,7 +200,8 @@ void Workbook::draw_plots() {
         ImGui::TextDisabled("%s", plots_.export_message.c_str());
         ImGui::PopFont();
     }
-    if (!measurements_folded()) {          // the clock and the kernels' times are the measurement too
+    // The clock and the kernels' times are the measurement too, here and for a later step's rung.
+    if (!measurements_folded() && !(view.rung_run && !withheld_why(view.rung_run->record).empty())) {
         draw_mode_figure(view.rung_run);   // [modes]
         draw_run_timeline(view.rung_run);  // [timeline]
     }
@@ -220,6 +222,18 @@ void Workbook::draw_plot_canvas(float width, float height) {
     bool rebuild = !(asked == plots_.built_for);
     if (rebuild) {
         plots_.built = report::build_figure(store_, ctx, plots_.request);  // as `kladder export` builds it
+        // Predict, then reveal: runs this step or a later one asks to predict are not drawn (the
+        // view's version follows the gate, so this runs again on a step or a commit).
+        report::withhold_runs(plots_.built, [this](const RunRecord& r) { return withheld_why(r); });
+        if (view.library && !withheld_why(view.library->record).empty()) {  // the library's line is its rate
+            auto& series = plots_.built.figure.series;
+            const std::string line = view.library->record.title + " at these sizes";
+            series.erase(std::remove_if(series.begin(), series.end(),
+                                        [&](const plot::Series& x) {
+                                            return x.kind == plot::SeriesKind::HLine && x.name == line;
+                                        }),
+                         series.end());
+        }
         if (!plots_.built.not_recorded.empty())  // empty bars, said: never another device's value
             plots_.built.figure.caption = plot::caption_of(
                 {plots_.built.figure.caption, "not recorded for this device: " + plots_.built.not_recorded});
@@ -306,6 +320,11 @@ void Workbook::draw_plot_tooltip(const ImVec2& origin) {
     const plot::Layout& L = plots_.layout;
     const BuiltFigure& B = plots_.built;
     ImDrawList* dl = ImGui::GetWindowDrawList();
+    // "% of cuBLAS" beside a rate gives the library's rate away while a prediction waits on it.
+    auto library_for = [this](const RunRecord& r) {
+        const StoredRun* l = library_run_for(r);
+        return l && withheld_why(l->record).empty() ? l : nullptr;
+    };
     auto tooltip = [](const std::string& text) {
         ImGui::BeginTooltip();
         ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32);
@@ -329,7 +348,7 @@ void Workbook::draw_plot_tooltip(const ImVec2& origin) {
                     ImVec2(origin.x + float(b.rect.right()), origin.y + float(b.rect.bottom())), palette().text, 0, 0,
                     1.5f);
         const StoredRun* run = b.point < B.bar_runs.size() ? B.bar_runs[b.point] : nullptr;
-        tooltip(run ? head + "\n\n" + describe_run(*run, library_run_for(run->record)) : head);
+        tooltip(run ? head + "\n\n" + describe_run(*run, library_for(run->record)) : head);
         return;
     }
     // Lines and points: the nearest point within reach.
@@ -355,7 +374,7 @@ void Workbook::draw_plot_tooltip(const ImVec2& origin) {
         std::string head = ser.name + "\n" + B.figure.x.label + " = " + xs + ":  " + plot::format_value(pt.y, 4) + " " +
                            B.figure.y.unit;
         const StoredRun* run = size_t(bp) < B.point_runs[bs].size() ? B.point_runs[bs][bp] : nullptr;
-        tooltip(run ? head + "\n\n" + describe_run(*run, library_run_for(run->record)) : head);
+        tooltip(run ? head + "\n\n" + describe_run(*run, library_for(run->record)) : head);
         return;
     }
     // Heatmap: the cell under the mouse.

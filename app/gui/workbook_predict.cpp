@@ -11,6 +11,7 @@
 #include "course/prediction.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
+#include "report/figure_withhold.h"
 
 namespace kl::gui {
 
@@ -24,12 +25,59 @@ PredictionStore& Workbook::predictions() {
     return *predict_.store;
 }
 
-RevealGate Workbook::reveal_gate() {
+const LessonRevealGate& Workbook::reveal_gate() {
+    RevealCache& c = reveal_;
     const Lesson* l = lesson();
-    const LessonStep* st = step();
-    if (!l || !st || st->predict_metric.empty()) return RevealGate();
-    const bool committed = predict_.revealed == st || predictions().get(l->id, step_).has_value();
-    return RevealGate(*st, ladders_, committed);
+    // Which predict steps are committed: a few map look-ups a frame; the gate is built again
+    // only when they, the lesson or the step change.
+    std::vector<bool> committed;
+    if (l) {
+        committed.assign(l->steps.size(), true);
+        for (size_t i = 0; i < l->steps.size(); ++i)
+            if (!l->steps[i].predict_metric.empty())
+                committed[i] = predict_.revealed == &l->steps[i] || predictions().get(l->id, int(i)).has_value();
+    }
+    if (c.lesson == lesson_ && c.step == step_ && c.committed == committed) return c.gate;
+    c.lesson = lesson_;
+    c.step = step_;
+    c.committed = committed;
+    const bool planted = c.current_step_only;  // --plant-reveal-leak: later steps count as committed
+    c.gate = l ? LessonRevealGate(*l, size_t(std::max(step_, 0)), ladders_,
+                                  [&](size_t i) { return committed[i] || (planted && int(i) != step_); })
+               : LessonRevealGate();
+    ++c.generation;
+    return c.gate;
+}
+
+// For the reveal walk (tests/gui/reveal_walk.sh): what the plot drew, and each figure a prediction
+// not yet kept waits for (this step's and later ones'), resolved as the bindings resolve it, so that
+// the test can look for it in what the strip and the plot printed.
+nlohmann::json Workbook::reveal_report() const {
+    nlohmann::json waiting = nlohmann::json::array();
+    const Lesson* l = lesson();
+    // From the steps and what was committed, not from the gate: a gate that forgets a step
+    // (--plant-reveal-leak) must not make the walk forget it too.
+    for (size_t index = size_t(std::max(step_, 0)); l && bound_.numbers && index < l->steps.size(); ++index) {
+        if (l->steps[index].predict_metric.empty() || (index < reveal_.committed.size() && reveal_.committed[index]))
+            continue;
+        nlohmann::json figures = nlohmann::json::object();
+        for (const char* metric : {"ms", "gbps", "tflops"}) {
+            Binding b = prediction_binding(l->steps[index]);
+            b.metric = metric;
+            BoundValue v = bound_.numbers->resolve(b);
+            if (v.ok) figures[metric] = v.value;
+        }
+        waiting.push_back({{"step", index + 1},
+                           {"target", l->steps[index].ladder + "/" + l->steps[index].rung},
+                           {"figures", figures}});
+    }
+    // The plot as last drawn, when it is drawn for what is on screen now (not folded, not stale).
+    const bool drawn = !reveal_.gate.current().withholds_plot() && plots_.built_for.view_version == view_.version &&
+                       plots_.request.plot != PlotKind::Occupancy;
+    return {{"waiting", waiting},
+            {"plot_drawn", drawn},
+            {"plot_caption", drawn ? plots_.built.figure.caption : ""},
+            {"plot_values", drawn ? report::drawn_values(plots_.built) : std::vector<double>{}}};
 }
 
 // Unfolds the step's measurements without a prediction (nullptr: folds them again); the step
@@ -103,7 +151,7 @@ void Workbook::draw_prediction(const LessonStep& st) {
     ImGui::PopFont();
     // What is predicted, and of which run: the step's own unless predict.at moves it.
     std::string at = prediction_at_text(st);
-    std::string ask = reveal_gate().render(numbers(), prediction_prompt(st));
+    std::string ask = reveal_gate().current().render(numbers(), prediction_prompt(st));
     ImGui::TextWrapped("%s", ask.c_str());
     if (!at.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));

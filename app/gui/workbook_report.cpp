@@ -106,9 +106,16 @@ nlohmann::json Workbook::report() const {
                                   : rec->error_kind == "skipped" ? "skipped"
                                   : !rec->error.empty()          ? "failed"
                                                                  : "measured";
-        strip.push_back({{"rung", ladder_->rungs[i].id}, {"shows", shows}, {"detail", c.detail}});
+        // "text": every figure the card printed (time, rate, source line) or what stands for them.
+        const std::string text = !c.withheld.empty() ? "figures hidden " + c.withheld
+                                                     : c.time + " | " + c.rate + " | " + c.source + " | " + c.detail;
+        strip.push_back({{"rung", ladder_->rungs[i].id},
+                         {"shows", c.withheld.empty() ? shows : "withheld"},
+                         {"detail", c.detail},
+                         {"text", text}});
     }
     j["strip"] = strip;
+    j["reveal"] = reveal_report();  // workbook_predict.cpp
     return j;
 }
 

@@ -223,10 +223,12 @@ void Workbook::on_runner_result(const RunnerEvent& e) {
         if (rec.error_kind == "fault") runner_.awaiting_exit = true;
     } else {
         std::string line = rec.ladder + "/" + rec.rung + ": ";
-        // Predict, then reveal: the log is on screen too, so the judged run's time waits there.
+        // Predict, then reveal: the log is on screen too, so a time this step or a later one asks
+        // to predict waits there ("time hidden until step 5's prediction").
+        const std::string withheld = withheld_why(rec);
         if (rec.timing)
-            line += hides_figures_of(rec) ? std::string("time after your prediction, ")
-                                          : std::to_string(rec.timing->median_ms) + " ms, ";
+            line +=
+                !withheld.empty() ? "time hidden " + withheld + ", " : std::to_string(rec.timing->median_ms) + " ms, ";
         line += rec.correctness ? rec.correctness->summary() : "not checked";
         log(line);
         // Counters asked for but not read: say why once per run (the tooltip keeps it too).

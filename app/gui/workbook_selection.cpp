@@ -141,11 +141,13 @@ PlotContext Workbook::plot_context(const Selection& selection) const {
 const Workbook::SelectionView& Workbook::selection_view() {
     SelectionView& v = view_;
     const LessonStep* st = step();
+    const uint64_t reveal_generation = (reveal_gate(), reveal_.generation);  // what the strip and plots withhold
     if (v.version && v.ladder == ladder_ && v.rung == rung_ && v.sizes == sizes_ && v.overrides == params_ &&
         v.dtype == dtype_ && v.sweep_axis == params_ui_.sweep_axis && v.step == st &&
         v.store_generation == store_.generation() && v.gpu == runner_.gpu && v.runner_device == runner_.device &&
-        v.num_sms == runner_.num_sms && v.compare_device == compare_device_)
+        v.num_sms == runner_.num_sms && v.compare_device == compare_device_ && v.reveal_generation == reveal_generation)
         return v;
+    v.reveal_generation = reveal_generation;
     v.compare_device = compare_device_;
     v.ladder = ladder_;
     v.rung = rung_;

@@ -96,7 +96,10 @@ void Workbook::draw_code_lines(const std::vector<std::string>& lines, bool ptx) 
     clipper.Begin(int(lines.size()), lh);
     std::vector<LexState> states(lines.size() + 1);
     LexState st;
-    const RevealGate gate = ptx ? RevealGate() : reveal_gate();  // headers quote measured figures
+    // Headers quote measured figures: masked while this step's prediction, or a later one's on
+    // this rung, waits.
+    const RevealGate gate =
+        ptx || !ladder_ || !rung_ ? RevealGate() : reveal_gate().source_gate(ladder_->id, rung_->id);
     for (size_t i = 0; i < lines.size(); ++i) {
         states[i] = st;
         if (!ptx && (st.in_block_comment || lines[i].find("/*") != std::string::npos))
@@ -158,7 +161,9 @@ void Workbook::draw_diff() {
     float char_w = mono->CalcTextSizeA(mono->FontSize, FLT_MAX, 0, "M").x;
     size_t widest = 0;
     for (const auto& d : source_.diff) widest = std::max(widest, d.text.size());
-    const RevealGate gate = reveal_gate();  // headers quote measured figures
+    // Headers quote measured figures (either rung's: course/reveal.h, LessonRevealGate::source_gate).
+    const RevealGate shown = reveal_gate().source_gate(L.id, r.id);  // a copy: the next call may rebuild
+    const RevealGate gate = shown.closed() ? shown : reveal_gate().source_gate(L.id, prev.id);
     ImGui::BeginChild("##diff", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
     ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
     ImDrawList* dl = ImGui::GetWindowDrawList();

@@ -30,7 +30,8 @@ struct AppOptions {
     bool no_runner = false;    // never start the runner (screenshots of recorded results)
     bool no_save = false;      // leave the saved settings alone (tests)
     double request_timeout_s = 120;
-    int width = 0, height = 0;  // window size override
+    int width = 0, height = 0;       // window size override
+    bool plant_reveal_leak = false;  // test only: withhold the current step's figures alone (reveal_cache.h)
 };
 
 struct Job {
@@ -54,6 +55,9 @@ struct StripCard {
     std::string time, rate, chip, source, detail;  // detail: the error, or where it was measured
     std::string fit_title, fit_rate, fit_source, fit_detail;
     std::string needs;  // "needs sm_90 (Hopper): ..." when the live GPU cannot run the rung
+    // Predict, then reveal: why the run's figures are hidden while a prediction about it waits
+    // ("until step 5's prediction"); "" when they show.
+    std::string withheld, fit_withheld;
 };
 
 // What the last frame laid out, for the report: tests check that the step text keeps its share
