@@ -106,10 +106,13 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
                              : peak == "gbps"        ? sheet->memory_gbps
                              : peak == "fp32_tflops" ? sheet->fp32_tflops
                              : peak == "bf16_tflops" ? sheet->bf16_tflops
+                             : peak == "tf32_tflops" ? sheet->tf32_tflops
+                             : peak == "fp8_tflops"  ? sheet->fp8_tflops
                                                      : -1;
         if (value < 0)
             return v.error = "no datasheet figure '" + peak +
-                             "' (datasheet_gbps, datasheet_fp32_tflops, datasheet_bf16_tflops)",
+                             "' (datasheet_gbps, datasheet_fp32_tflops, datasheet_tf32_tflops, "
+                             "datasheet_bf16_tflops, datasheet_fp8_tflops)",
                    v;
         if (value == 0)
             return v.error = "no datasheet " + peak + " for '" + name + "' (the `datasheet` entries of " +
