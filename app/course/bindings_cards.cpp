@@ -100,7 +100,14 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
         return resolve_fact(b, *facts, fact_origin);
     // Datasheet peaks: the profile entry of the device's name (course/datasheet.h).
     if (b.metric.rfind("datasheet_", 0) == 0) {
-        const std::string name = facts ? facts->name : preferred_device_, peak = b.metric.substr(10);
+        // With card=NAME, the datasheet of that card's GPU: a figure pinned to one recording
+        // (`from=h100_matmul`) beside its own device's peak, whatever device the text shows.
+        std::string name = !card_name.empty() ? "" : facts ? facts->name : preferred_device_;
+        const std::string peak = b.metric.substr(10);
+        for (const auto& c : cards_)
+            if (!card_name.empty() && (card_stem(c.path) == card_name || device_slug(c.device) == card_name))
+                name = c.device;
+        if (name.empty()) return v.error = "no card '" + card_name + "'", v;
         const Datasheet* sheet = find_datasheet(datasheets_, name);
         const double value = !sheet                  ? 0
                              : peak == "gbps"        ? sheet->memory_gbps
@@ -108,11 +115,12 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
                              : peak == "bf16_tflops" ? sheet->bf16_tflops
                              : peak == "tf32_tflops" ? sheet->tf32_tflops
                              : peak == "fp8_tflops"  ? sheet->fp8_tflops
+                             : peak == "clock_mhz"   ? sheet->boost_clock_mhz
                                                      : -1;
         if (value < 0)
             return v.error = "no datasheet figure '" + peak +
                              "' (datasheet_gbps, datasheet_fp32_tflops, datasheet_tf32_tflops, "
-                             "datasheet_bf16_tflops, datasheet_fp8_tflops)",
+                             "datasheet_bf16_tflops, datasheet_fp8_tflops, datasheet_clock_mhz)",
                    v;
         if (value == 0)
             return v.error = "no datasheet " + peak + " for '" + name + "' (the `datasheet` entries of " +
@@ -120,7 +128,7 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
                    v;
         v.ok = true;
         v.value = value;
-        v.unit = peak == "gbps" ? "GB/s" : "TFLOP/s";
+        v.unit = peak == "gbps" ? "GB/s" : peak == "clock_mhz" ? "MHz" : "TFLOP/s";
         v.device = name;
         v.origin = datasheets_dir_ + "/" + sheet->profile;
         v.what = "datasheet: " + sheet->source;
