@@ -109,18 +109,20 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
                 name = c.device;
         if (name.empty()) return v.error = "no card '" + card_name + "'", v;
         const Datasheet* sheet = find_datasheet(datasheets_, name);
-        const double value = !sheet                  ? 0
-                             : peak == "gbps"        ? sheet->memory_gbps
-                             : peak == "fp32_tflops" ? sheet->fp32_tflops
-                             : peak == "bf16_tflops" ? sheet->bf16_tflops
-                             : peak == "tf32_tflops" ? sheet->tf32_tflops
-                             : peak == "fp8_tflops"  ? sheet->fp8_tflops
-                             : peak == "clock_mhz"   ? sheet->boost_clock_mhz
-                                                     : -1;
+        const double value = !sheet                    ? 0
+                             : peak == "gbps"          ? sheet->memory_gbps
+                             : peak == "fp32_tflops"   ? sheet->fp32_tflops
+                             : peak == "bf16_tflops"   ? sheet->bf16_tflops
+                             : peak == "tf32_tflops"   ? sheet->tf32_tflops
+                             : peak == "fp8_tflops"    ? sheet->fp8_tflops
+                             : peak == "tensor_tflops" ? sheet->tensor_tflops
+                             : peak == "clock_mhz"     ? sheet->boost_clock_mhz
+                                                       : -1;
         if (value < 0)
-            return v.error = "no datasheet figure '" + peak +
-                             "' (datasheet_gbps, datasheet_fp32_tflops, datasheet_tf32_tflops, "
-                             "datasheet_bf16_tflops, datasheet_fp8_tflops, datasheet_clock_mhz)",
+            return v.error =
+                       "no datasheet figure '" + peak +
+                       "' (datasheet_gbps, datasheet_fp32_tflops, datasheet_tf32_tflops, "
+                       "datasheet_bf16_tflops, datasheet_tensor_tflops, datasheet_fp8_tflops, datasheet_clock_mhz)",
                    v;
         if (value == 0)
             return v.error = "no datasheet " + peak + " for '" + name + "' (the `datasheet` entries of " +
