@@ -160,8 +160,14 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
         if (card_name.empty() ? c.device == preferred_device_
                               : card_stem(c.path) == card_name || device_slug(c.device) == card_name)
             card = &c;
-    for (const auto& c : cards_)  // the shown device's own card, when it has one
-        if (card_name.empty() && device_ && c.device == device_->name) card = &c;
+    // The shown device's own card, when it has one: a profile's name is its GPU's plus " (profile)".
+    static const std::string kProfileSuffix = " (profile)";
+    std::string shown = device_ ? device_->name : "";
+    if (shown.size() > kProfileSuffix.size() &&
+        shown.compare(shown.size() - kProfileSuffix.size(), kProfileSuffix.size(), kProfileSuffix) == 0)
+        shown.resize(shown.size() - kProfileSuffix.size());
+    for (const auto& c : cards_)
+        if (card_name.empty() && device_ && c.device == shown) card = &c;
     if (!card && card_name.empty() && cards_.size() == 1) card = &cards_.front();
     if (!card && card_name.empty() && cards_.size() > 1)
         return v.error = "several device cards and none of the preferred device: name one with card=NAME", v;
