@@ -53,39 +53,6 @@ std::vector<LessonText> lesson_texts(const Lesson& lesson) {
     return out;
 }
 
-std::vector<AllowedNumber> load_allowed_numbers(const std::string& path) {
-    std::vector<AllowedNumber> out;
-    std::error_code ec;
-    if (!fs::exists(path, ec)) return out;
-    TomlReader r(path);
-    r.allow_only(r.root(), "", {"allow"});
-    const toml::node* n = r.root().get("allow");
-    if (!n) return out;
-    const toml::array* arr = n->as_array();
-    if (!arr) r.fail(line_of(*n), "allow", "expected [[allow]] entries");
-    for (size_t i = 0; i < arr->size(); ++i) {
-        std::string f = "allow[" + std::to_string(i) + "]";
-        const toml::table* t = arr->get(i)->as_table();
-        if (!t) r.fail(line_of(*arr->get(i)), f, "expected a table");
-        r.allow_only(*t, f, {"lesson", "text", "source", "pending"});
-        AllowedNumber a;
-        a.line = line_of(*t);
-        a.lesson = r.string(*t, "lesson", f);
-        a.text = r.string(*t, "text", f);
-        a.source = r.string(*t, "source", f);
-        if (const toml::node* p = t->get("pending")) {
-            if (!p->as_boolean()) r.fail(a.line, f + ".pending", "expected true or false");
-            a.pending = p->as_boolean()->get();
-        }
-        if (a.source.size() < 8) r.fail(a.line, f + ".source", "say where the number comes from");
-        std::vector<UnitNumber> one = find_unit_numbers(a.text);
-        if (one.size() != 1 || one[0].text != a.text)
-            r.fail(a.line, f + ".text", "'" + a.text + "' is not one number with a unit");
-        out.push_back(a);
-    }
-    return out;
-}
-
 std::vector<UnitNumber> find_unit_numbers(const std::string& text) {
     // A number (digits, thousands commas, decimals), an optional space, then a unit of time,
     // bandwidth or FLOP rate, a clock rate, a percentage, a count of SMs, registers or counter
@@ -356,8 +323,12 @@ std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const
             for (auto& n : find_table_unit_numbers(rest)) numbers.push_back(std::move(n));
             for (const auto& num : numbers) {
                 bool ok = false;
-                for (const auto& a : allowed)
-                    if ((a.lesson == "*" || a.lesson == folder) && a.text == num.text) ok = a.used = true;
+                for (const auto& a : allowed) {
+                    if ((a.lesson != "*" && a.lesson != folder) || a.text != num.text) continue;
+                    ok = a.used = true;
+                    if (std::string why = citation_unnamed(a, t.text, num.pos); !why.empty())
+                        out.push_back(at(num.pos) + ": " + why);
+                }
                 if (!ok)
                     out.push_back(at(num.pos) + ": unbound measured number '" + num.text +
                                   "' (bind it to a recording, or allow-list it with its source)");
