@@ -1,10 +1,11 @@
 #include "course/allow_list.h"
 
+#include <cctype>
 #include <filesystem>
+#include <regex>
 
 #include "base/errors.h"
 #include "base/toml_reader.h"
-#include "course/lesson_check.h"
 
 namespace fs = std::filesystem;
 
@@ -51,6 +52,30 @@ std::vector<AllowedNumber> load_allowed_numbers(const std::string& path) {
         if (one.size() != 1 || one[0].text != a.text)
             r.fail(a.line, f + ".text", "'" + a.text + "' is not one number with a unit");
         out.push_back(a);
+    }
+    return out;
+}
+
+std::vector<UnitNumber> find_unit_numbers(const std::string& text) {
+    // A number (digits, thousands commas, decimals), an optional space, then a unit of time,
+    // bandwidth or FLOP rate, a clock rate, a percentage, a count of SMs, registers or counter
+    // events, or a cache size; not the start of a longer word; seconds only after a space ("0.1
+    // s", not "counting 1s"). A ratio is a decimal number with x right after it ("0.84x": "2x" is
+    // a planning figure, "4096 x 4096" a shape).
+    static const std::regex re(
+        "([0-9][0-9,]*(\\.[0-9]+)?)( ?(ms|µs|μs|us|ns|GB/s|TB/s|MB/s|GiB/s|TiB/s|TFLOP/s|GFLOP/s|PFLOP/s|"
+        "TFLOPS|GFLOPS|TFLOPs|GFLOPs|cycles|GHz|MHz|%|SMs|registers|sectors|transactions|wavefronts|bank conflicts|"
+        "(MB|MiB|KB|KiB) (of )?(L2|L1|shared memory|cache))| s)(?![A-Za-z0-9/])|"
+        "[0-9]+\\.[0-9]+(x|×)(?![A-Za-z0-9])");
+    std::vector<UnitNumber> out;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
+        size_t pos = static_cast<size_t>(it->position(0));
+        // Not part of an identifier or a longer number ("x2ms", "sm_90 s").
+        if (pos > 0) {
+            unsigned char c = static_cast<unsigned char>(text[pos - 1]);
+            if (std::isalnum(c) || c == '_' || c == '.') continue;
+        }
+        out.push_back({pos, it->str(0)});
     }
     return out;
 }

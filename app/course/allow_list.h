@@ -23,6 +23,14 @@ struct AllowedNumber {
     int line = 0;
     mutable bool used = false;
 };
+// Numbers a lesson may not type unbound: with a unit of time, bandwidth or FLOP rate in `text` ("2,777 GB/s", "0.92
+// ms"), with their byte offsets.
+struct UnitNumber {
+    size_t pos = 0;
+    std::string text;
+};
+std::vector<UnitNumber> find_unit_numbers(const std::string& text);
+
 // Throws InputError "<path>:<line>: <field>: <problem>". A missing file is an empty list.
 std::vector<AllowedNumber> load_allowed_numbers(const std::string& path);
 

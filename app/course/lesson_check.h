@@ -21,13 +21,6 @@ struct LessonText {
 };
 std::vector<LessonText> lesson_texts(const Lesson& lesson);
 
-// Numbers with a unit of time, bandwidth or FLOP rate in `text` ("2,777 GB/s", "0.92 ms"),
-// with their byte offsets.
-struct UnitNumber {
-    size_t pos = 0;
-    std::string text;
-};
-std::vector<UnitNumber> find_unit_numbers(const std::string& text);
 // Bare numbers in the columns of Markdown tables whose header cell or caption names such a unit
 // ("| naive ms |", "..., in TFLOP/s:"), as "<number> <unit>" at the cell's offset.
 std::vector<UnitNumber> find_table_unit_numbers(const std::string& text);
