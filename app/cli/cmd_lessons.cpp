@@ -29,7 +29,21 @@ namespace kl::cli {
 namespace {
 struct LessonCheckOptions {
     std::string lessons, recorded, allow;
+    std::string show, on;  // --show LESSON [--on PROFILE]: print the lesson as that device reads it
 };
+
+// Every text of one lesson rendered as the device of `profile` (or the preferred recorded one)
+// reads it, so a writer can read each profile's version before check-lessons judges it.
+int show_lesson_on(const std::vector<Lesson>& lessons, NumberSources& sources, const LessonCheckOptions& o) {
+    if (!o.on.empty()) sources.set_device(load_device_profile(o.on), o.on);
+    for (const Lesson& l : lessons) {
+        if (fs::path(l.dir).filename().string() != o.show && l.id != o.show) continue;
+        for (const LessonText& t : lesson_texts(l))
+            std::printf("== %s\n%s\n", printable(t.where).c_str(), sources.render(t.text).c_str());
+        return 0;
+    }
+    throw InputError("--show: no lesson '" + o.show + "'");
+}
 
 std::string recorded_default() { return (fs::path(assets_dir()) / "recorded").string(); }
 
@@ -48,6 +62,7 @@ int check_lessons_main(const LessonCheckOptions& o) {
     for (const auto& e : load_errors) offences.push_back(e.message);
     NumberSources sources(&ladders);
     sources.load_recorded(recorded, &offences);
+    if (!o.show.empty()) return show_lesson_on(lessons, sources, o);
     std::vector<AllowedNumber> allowed = load_allowed_numbers(allow);
     for (auto& line : check_lessons(lessons, sources, allowed))
         offences.push_back(line.rfind("numbers_allowed.toml:", 0) == 0 ? allow + line.substr(20) : line);
@@ -121,6 +136,8 @@ Action add_check_lessons_command(CLI::App& app) {
     app.add_option("--lessons", o->lessons, "lessons folder (default: the data root's lessons/)");
     app.add_option("--recorded", o->recorded, "recordings folder (default: assets/recorded/)");
     app.add_option("--allow", o->allow, "allow-list (default: <lessons>/numbers_allowed.toml)");
+    app.add_option("--show", o->show, "print one lesson's texts rendered (folder or id) instead of checking");
+    app.add_option("--on", o->on, "with --show: as this device profile reads it (assets/devices/*.json)");
     return [o] { return check_lessons_main(*o); };
 }
 

@@ -15,6 +15,39 @@ namespace kl {
 
 namespace {
 std::string card_stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
+
+// A datasheet peak of `name`'s profile entry (course/datasheet.h): `{{ device datasheet_X }}`.
+BoundValue datasheet_peak(const Binding& b, const std::string& name, const Datasheet* sheet,
+                          const std::string& devices_dir) {
+    BoundValue v;
+    const std::string peak = b.metric.substr(10);
+    const double value = !sheet                    ? 0
+                         : peak == "gbps"          ? sheet->memory_gbps
+                         : peak == "fp32_tflops"   ? sheet->fp32_tflops
+                         : peak == "bf16_tflops"   ? sheet->bf16_tflops
+                         : peak == "tf32_tflops"   ? sheet->tf32_tflops
+                         : peak == "fp8_tflops"    ? sheet->fp8_tflops
+                         : peak == "tensor_tflops" ? sheet->tensor_tflops
+                         : peak == "clock_mhz"     ? sheet->boost_clock_mhz
+                                                   : -1;
+    if (value < 0)
+        return v.error = "no datasheet figure '" + peak +
+                         "' (datasheet_gbps, datasheet_fp32_tflops, datasheet_tf32_tflops, "
+                         "datasheet_bf16_tflops, datasheet_tensor_tflops, datasheet_fp8_tflops, datasheet_clock_mhz)",
+               v;
+    if (value == 0)
+        return v.error = "no datasheet " + peak + " for '" + name + "' (the `datasheet` entries of " +
+                         "assets/devices/*.json)",
+               v;
+    v.ok = true;
+    v.value = value;
+    v.unit = peak == "gbps" ? "GB/s" : peak == "clock_mhz" ? "MHz" : "TFLOP/s";
+    v.device = name;
+    v.origin = devices_dir + "/" + sheet->profile;
+    v.what = "datasheet: " + sheet->source;
+    v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
+    return v;
+}
 }  // namespace
 
 void NumberSources::set_device(const DeviceInfo& device, const std::string& origin) {
@@ -100,29 +133,14 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
         return resolve_fact(b, *facts, fact_origin);
     // Datasheet peaks: the profile entry of the device's name (course/datasheet.h).
     if (b.metric.rfind("datasheet_", 0) == 0) {
-        const std::string name = facts ? facts->name : preferred_device_, peak = b.metric.substr(10);
-        const Datasheet* sheet = find_datasheet(datasheets_, name);
-        const double value = !sheet                  ? 0
-                             : peak == "gbps"        ? sheet->memory_gbps
-                             : peak == "fp32_tflops" ? sheet->fp32_tflops
-                             : peak == "bf16_tflops" ? sheet->bf16_tflops
-                                                     : -1;
-        if (value < 0)
-            return v.error = "no datasheet figure '" + peak +
-                             "' (datasheet_gbps, datasheet_fp32_tflops, datasheet_bf16_tflops)",
-                   v;
-        if (value == 0)
-            return v.error = "no datasheet " + peak + " for '" + name + "' (the `datasheet` entries of " +
-                             "assets/devices/*.json)",
-                   v;
-        v.ok = true;
-        v.value = value;
-        v.unit = peak == "gbps" ? "GB/s" : "TFLOP/s";
-        v.device = name;
-        v.origin = datasheets_dir_ + "/" + sheet->profile;
-        v.what = "datasheet: " + sheet->source;
-        v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
-        return v;
+        // With card=NAME, the datasheet of that card's GPU: a figure pinned to one recording
+        // (`from=h100_matmul`) beside its own device's peak, whatever device the text shows.
+        std::string name = !card_name.empty() ? "" : facts ? facts->name : preferred_device_;
+        for (const auto& c : cards_)
+            if (!card_name.empty() && (card_stem(c.path) == card_name || device_slug(c.device) == card_name))
+                name = c.device;
+        if (name.empty()) return v.error = "no card '" + card_name + "'", v;
+        return datasheet_peak(b, name, find_datasheet(datasheets_, name), datasheets_dir_);
     }
     // The learner's own calibration, when there is one, for what a calibration measures.
     static const std::map<std::string, double Calibration::*> calibrated = {
@@ -147,8 +165,14 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
         if (card_name.empty() ? c.device == preferred_device_
                               : card_stem(c.path) == card_name || device_slug(c.device) == card_name)
             card = &c;
-    for (const auto& c : cards_)  // the shown device's own card, when it has one
-        if (card_name.empty() && device_ && c.device == device_->name) card = &c;
+    // The shown device's own card, when it has one: a profile's name is its GPU's plus " (profile)".
+    static const std::string kProfileSuffix = " (profile)";
+    std::string shown = device_ ? device_->name : "";
+    if (shown.size() > kProfileSuffix.size() &&
+        shown.compare(shown.size() - kProfileSuffix.size(), kProfileSuffix.size(), kProfileSuffix) == 0)
+        shown.resize(shown.size() - kProfileSuffix.size());
+    for (const auto& c : cards_)
+        if (card_name.empty() && device_ && c.device == shown) card = &c;
     if (!card && card_name.empty() && cards_.size() == 1) card = &cards_.front();
     if (!card && card_name.empty() && cards_.size() > 1)
         return v.error = "several device cards and none of the preferred device: name one with card=NAME", v;

@@ -33,7 +33,8 @@ bool is_key_value(const std::string& t) {
     return std::regex_match(t, kv_re);
 }
 
-// "ceil((a" -> "ceil", "(", "(", "a"; "b)," -> "b", ")", ",": parentheses and commas need no blanks.
+// "ceil((a" -> "ceil", "(", "(", "a"; "min(floor(a" -> "min", "(", "floor", "(", "a"; "b)," -> "b", ")", ",":
+// parentheses and commas need no blanks.
 std::vector<std::string> split_punctuation(const std::vector<std::string>& words) {
     std::vector<std::string> out;
     for (std::string w : words) {
@@ -42,8 +43,9 @@ std::vector<std::string> split_punctuation(const std::vector<std::string>& words
             tail.insert(tail.begin(), std::string(1, w.back()));
             w.pop_back();
         }
-        size_t open = w.find('(');
-        if (open != std::string::npos && w.find('=') == std::string::npos) {
+        // "min(floor(a": each function name and its parenthesis in turn.
+        for (size_t open = w.find('('); open != std::string::npos && w.find('=') == std::string::npos;
+             open = w.find('(')) {
             if (open > 0) out.push_back(w.substr(0, open));
             for (size_t i = open; i < w.size() && w[i] == '('; ++i) out.push_back("(");
             w = w.substr(w.find_first_not_of('(', open) == std::string::npos ? w.size()

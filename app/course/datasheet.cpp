@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <utility>
 
 #include "base/atomic_file.h"
 #include "base/json_input.h"
@@ -24,15 +25,21 @@ Datasheet datasheet_entry(const nlohmann::json& e, const JsonReader& rd, const s
     d.fp32_tflops = rd.num(e, "fp32_tflops", field + ".fp32_tflops");
     d.tensor_tflops = rd.num(e, "tensor_tflops", field + ".tensor_tflops");
     d.bf16_tflops = rd.num_or(e, "bf16_tflops", 0, field + ".bf16_tflops");
+    d.tf32_tflops = rd.num_or(e, "tf32_tflops", 0, field + ".tf32_tflops");
+    d.fp8_tflops = rd.num_or(e, "fp8_tflops", 0, field + ".fp8_tflops");
     d.boost_clock_mhz = rd.num(e, "boost_clock_mhz", field + ".boost_clock_mhz");
     d.source = rd.str(e, "source", field + ".source");
     for (double v : {d.memory_gbps, d.fp32_tflops, d.tensor_tflops, d.boost_clock_mhz})
         if (!(v > 0 && v < 1e6)) rd.fail(field, "figures must be positive numbers below a million");
-    if (d.bf16_tflops < 0 || d.bf16_tflops >= 1e6) rd.fail(field + ".bf16_tflops", "must be positive, or absent");
+    // Optional peaks: a GPU without the format has none (a T4 has no bf16, TF32 or fp8).
+    for (const auto& [name, v] : {std::pair<const char*, double>{"bf16_tflops", d.bf16_tflops},
+                                  {"tf32_tflops", d.tf32_tflops},
+                                  {"fp8_tflops", d.fp8_tflops}})
+        if (v < 0 || v >= 1e6) rd.fail(field + "." + name, "must be positive, or absent");
     if (d.source.size() < 8) rd.fail(field + ".source", "name where the figures come from");
     for (const auto& [k, v] : e.items())
         if (k != "reported_names" && k != "memory_gbps" && k != "fp32_tflops" && k != "tensor_tflops" &&
-            k != "bf16_tflops" && k != "boost_clock_mhz" && k != "source")
+            k != "bf16_tflops" && k != "tf32_tflops" && k != "fp8_tflops" && k != "boost_clock_mhz" && k != "source")
             rd.fail(field + "." + k, "not a datasheet field");
     return d;
 }

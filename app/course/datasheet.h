@@ -2,7 +2,8 @@
 // the device profiles (assets/devices/*.json, docs/formats.md section 4), each with its source.
 // Two readers: class mode's plausibility checks (a time faster than the datasheet allows is
 // impossible, course/plausibility.h) and the lesson bindings `{{ device datasheet_gbps }}`,
-// `datasheet_fp32_tflops`, `datasheet_bf16_tflops` (course/bindings.h). No CUDA.
+// `datasheet_fp32_tflops`, `datasheet_tf32_tflops`, `datasheet_bf16_tflops`, `datasheet_fp8_tflops`
+// (course/bindings.h). No CUDA.
 #pragma once
 #include <string>
 #include <vector>
@@ -19,6 +20,8 @@ struct Datasheet {
     double memory_gbps = 0, fp32_tflops = 0;  // memory bandwidth; FP32 peak on the CUDA cores
     double tensor_tflops = 0;                 // the dense 16-bit tensor peak (fp16 or bf16, FP32 accumulate)
     double bf16_tflops = 0;                   // the dense bf16 tensor peak; 0 for a GPU without bf16
+    double tf32_tflops = 0;                   // the dense TF32 tensor peak; 0 before Ampere
+    double fp8_tflops = 0;                    // the dense fp8 tensor peak; 0 before Ada and Hopper
     double boost_clock_mhz = 0;
     std::string source;  // where the figures come from ("NVIDIA H200 Tensor Core GPU datasheet ...")
 };

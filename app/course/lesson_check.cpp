@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <regex>
+#include <optional>
 #include <set>
 
 #include "base/errors.h"
@@ -49,63 +50,6 @@ std::vector<LessonText> lesson_texts(const Lesson& lesson) {
         add(toml + "card[" + std::to_string(i) + "].back", lesson.cards[i].back);
     }
     add((fs::path(lesson.dir) / "exercise").string() + " text", lesson.exercise_text);
-    return out;
-}
-
-std::vector<AllowedNumber> load_allowed_numbers(const std::string& path) {
-    std::vector<AllowedNumber> out;
-    std::error_code ec;
-    if (!fs::exists(path, ec)) return out;
-    TomlReader r(path);
-    r.allow_only(r.root(), "", {"allow"});
-    const toml::node* n = r.root().get("allow");
-    if (!n) return out;
-    const toml::array* arr = n->as_array();
-    if (!arr) r.fail(line_of(*n), "allow", "expected [[allow]] entries");
-    for (size_t i = 0; i < arr->size(); ++i) {
-        std::string f = "allow[" + std::to_string(i) + "]";
-        const toml::table* t = arr->get(i)->as_table();
-        if (!t) r.fail(line_of(*arr->get(i)), f, "expected a table");
-        r.allow_only(*t, f, {"lesson", "text", "source", "pending"});
-        AllowedNumber a;
-        a.line = line_of(*t);
-        a.lesson = r.string(*t, "lesson", f);
-        a.text = r.string(*t, "text", f);
-        a.source = r.string(*t, "source", f);
-        if (const toml::node* p = t->get("pending")) {
-            if (!p->as_boolean()) r.fail(a.line, f + ".pending", "expected true or false");
-            a.pending = p->as_boolean()->get();
-        }
-        if (a.source.size() < 8) r.fail(a.line, f + ".source", "say where the number comes from");
-        std::vector<UnitNumber> one = find_unit_numbers(a.text);
-        if (one.size() != 1 || one[0].text != a.text)
-            r.fail(a.line, f + ".text", "'" + a.text + "' is not one number with a unit");
-        out.push_back(a);
-    }
-    return out;
-}
-
-std::vector<UnitNumber> find_unit_numbers(const std::string& text) {
-    // A number (digits, thousands commas, decimals), an optional space, then a unit of time,
-    // bandwidth or FLOP rate, a clock rate, a percentage, a count of SMs, registers or counter
-    // events, or a cache size; not the start of a longer word; seconds only after a space ("0.1
-    // s", not "counting 1s"). A ratio is a decimal number with x right after it ("0.84x": "2x" is
-    // a planning figure, "4096 x 4096" a shape).
-    static const std::regex re(
-        "([0-9][0-9,]*(\\.[0-9]+)?)( ?(ms|µs|μs|us|ns|GB/s|TB/s|MB/s|GiB/s|TiB/s|TFLOP/s|GFLOP/s|PFLOP/s|"
-        "TFLOPS|GFLOPS|TFLOPs|GFLOPs|cycles|GHz|MHz|%|SMs|registers|sectors|transactions|wavefronts|bank conflicts|"
-        "(MB|MiB|KB|KiB) (of )?(L2|L1|shared memory|cache))| s)(?![A-Za-z0-9/])|"
-        "[0-9]+\\.[0-9]+(x|×)(?![A-Za-z0-9])");
-    std::vector<UnitNumber> out;
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
-        size_t pos = static_cast<size_t>(it->position(0));
-        // Not part of an identifier or a longer number ("x2ms", "sm_90 s").
-        if (pos > 0) {
-            unsigned char c = static_cast<unsigned char>(text[pos - 1]);
-            if (std::isalnum(c) || c == '_' || c == '.') continue;
-        }
-        out.push_back({pos, it->str(0)});
-    }
     return out;
 }
 
@@ -355,8 +299,12 @@ std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const
             for (auto& n : find_table_unit_numbers(rest)) numbers.push_back(std::move(n));
             for (const auto& num : numbers) {
                 bool ok = false;
-                for (const auto& a : allowed)
-                    if ((a.lesson == "*" || a.lesson == folder) && a.text == num.text) ok = a.used = true;
+                for (const auto& a : allowed) {
+                    if ((a.lesson != "*" && a.lesson != folder) || a.text != num.text) continue;
+                    ok = a.used = true;
+                    if (std::string why = citation_unnamed(a, t.text, num.pos); !why.empty())
+                        out.push_back(at(num.pos) + ": " + why);
+                }
                 if (!ok)
                     out.push_back(at(num.pos) + ": unbound measured number '" + num.text +
                                   "' (bind it to a recording, or allow-list it with its source)");
@@ -410,14 +358,27 @@ std::vector<std::string> check_lessons_on_devices(const std::vector<Lesson>& les
         const std::string under = " (under " + fs::path(profile).filename().string() + ")";
         for (const Lesson& lesson : lessons)
             for (const LessonText& t : lesson_texts(lesson)) {
-                // Only what reads the device can change with it: the rest was checked above.
+                // Only what reads the device can change with it: the rest was checked above. What
+                // a branch not shown on this device says is not read here (a T4 has no bf16 peak).
+                std::vector<std::pair<bool, bool>> branches;  // per open `if`: the outer one shown, its value
+                auto shown = [&] { return branches.empty() || branches.back().first; };
                 for (const Binding& b : find_bindings(t.text, nullptr)) {
-                    if (!reads_device(b) || b.kind == Binding::Kind::Else || b.kind == Binding::Kind::End) continue;
+                    if (b.kind == Binding::Kind::Else && !branches.empty()) {
+                        const bool outer = branches.size() < 2 || branches[branches.size() - 2].first;
+                        branches.back().first = outer && !branches.back().second;
+                    }
+                    if (b.kind == Binding::Kind::End && !branches.empty()) branches.pop_back();
+                    if (b.kind == Binding::Kind::Else || b.kind == Binding::Kind::End) continue;
+                    std::string why;
+                    std::optional<bool> held =
+                        b.kind == Binding::Kind::If && shown() ? sources.holds(b, &why) : std::optional<bool>();
+                    if (b.kind == Binding::Kind::If)
+                        branches.push_back({shown() && held.value_or(true), held.value_or(true)});
+                    if (!reads_device(b) || (b.kind != Binding::Kind::If && !shown())) continue;
                     std::string where =
                         t.where + ":" + std::to_string(line_at(t.text, b.begin)) + ": `{{ " + b.source + " }}`";
-                    std::string why;
                     if (b.kind == Binding::Kind::If) {
-                        if (!sources.holds(b, &why)) out.push_back(where + " does not resolve" + under + ": " + why);
+                        if (!held && !why.empty()) out.push_back(where + " does not resolve" + under + ": " + why);
                         continue;
                     }
                     BoundValue v = sources.resolve(b);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "course/allow_list.h"
 #include "course/bindings.h"
 #include "course/lesson.h"
 
@@ -20,26 +21,6 @@ struct LessonText {
 };
 std::vector<LessonText> lesson_texts(const Lesson& lesson);
 
-struct AllowedNumber {
-    std::string lesson;  // lesson folder name ("01_first_kernel"), or "*" for any
-    std::string text;    // the number with its unit exactly as written ("3.35 TB/s")
-    std::string source;  // where it comes from (datasheet, paper, arithmetic of a worked example)
-    // A figure typed before check-lessons refused its kind (issue 35), still to be bound: let
-    // through and counted, so the list can only shrink (an unused entry is an offence).
-    bool pending = false;
-    int line = 0;
-    mutable bool used = false;
-};
-// Throws InputError "<path>:<line>: <field>: <problem>". A missing file is an empty list.
-std::vector<AllowedNumber> load_allowed_numbers(const std::string& path);
-
-// Numbers with a unit of time, bandwidth or FLOP rate in `text` ("2,777 GB/s", "0.92 ms"),
-// with their byte offsets.
-struct UnitNumber {
-    size_t pos = 0;
-    std::string text;
-};
-std::vector<UnitNumber> find_unit_numbers(const std::string& text);
 // Bare numbers in the columns of Markdown tables whose header cell or caption names such a unit
 // ("| naive ms |", "..., in TFLOP/s:"), as "<number> <unit>" at the cell's offset.
 std::vector<UnitNumber> find_table_unit_numbers(const std::string& text);

@@ -270,3 +270,41 @@ TEST(Bindings, DatasheetPeaksComeFromTheDeviceProfiles) {
     s.set_device(laptop, "a test");
     EXPECT_FALSE(s.resolve(one("{{ device datasheet_gbps }}")).ok);
 }
+
+// The peaks a lesson's tables need beside fp32 and bf16 (issue 35): TF32, fp8, the 16-bit tensor
+// rate (fp16 on a T4, which has no bf16) and the boost clock; none for a format the GPU lacks.
+// card=NAME gives the datasheet of that card's GPU, whatever device the text shows.
+TEST(Bindings, DatasheetHoldsTf32Fp8TensorAndClockAndFollowsACard) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    NumberSources s(&ladders);
+    s.set_datasheets(load_datasheets(assets_dir() + "/devices"), "assets/devices");
+    DeviceInfo h200;
+    h200.name = "NVIDIA H200 (profile)";
+    s.set_device(h200, "a profile");
+    EXPECT_EQ(s.resolve(one("{{ device datasheet_tf32_tflops }}")).value, 494.7);
+    EXPECT_EQ(s.resolve(one("{{ device datasheet_fp8_tflops }}")).value, 1979);
+    EXPECT_EQ(s.resolve(one("{{ device datasheet_gbps }}")).value, 4800);
+    BoundValue clock = s.resolve(one("{{ device datasheet_clock_mhz }}"));
+    EXPECT_EQ(clock.value, 1980);
+    EXPECT_EQ(clock.unit, "MHz");
+    DeviceInfo t4;
+    t4.name = "Tesla T4";
+    s.set_device(t4, "a test");
+    EXPECT_EQ(s.resolve(one("{{ device datasheet_tensor_tflops }}")).value, 65);
+    EXPECT_NE(s.resolve(one("{{ device datasheet_tf32_tflops }}")).error.find("no datasheet tf32_tflops"),
+              std::string::npos);
+    EXPECT_NE(s.resolve(one("{{ device datasheet_fp8_tflops }}")).error.find("no datasheet fp8_tflops"),
+              std::string::npos);
+    DeviceCard card;
+    card.path = "assets/recorded/cards/nvidia_h100_80gb_hbm3.json";
+    card.device = "NVIDIA H100 80GB HBM3";
+    card.doc = {{"values", nlohmann::json::object()}};
+    s.add_card(card);
+    BoundValue pinned = s.resolve(one("{{ device datasheet_gbps card=nvidia_h100_80gb_hbm3 }}"));
+    ASSERT_TRUE(pinned.ok) << pinned.error;
+    EXPECT_EQ(pinned.value, 3350);  // the H100's, while the text shows a T4
+    EXPECT_EQ(pinned.device, "NVIDIA H100 80GB HBM3");
+    EXPECT_NE(s.resolve(one("{{ device datasheet_gbps card=nvidia_b200 }}")).error.find("no card 'nvidia_b200'"),
+              std::string::npos);
+}

@@ -142,3 +142,30 @@ TEST(BindingsExpr, ConditionalProseShowsTheBranchTrueOfTheDevice) {
     ASSERT_EQ(errors.size(), 1u);
     EXPECT_NE(errors[0].find("without its `{{ end }}`"), std::string::npos);
 }
+
+// Functions nest without blanks ("min(floor(a / b), c)"), as occupancy arithmetic needs, and a
+// profile (its name ends in " (profile)") reads its own GPU's card, not the preferred device's.
+TEST(BindingsExpr, NestedFunctionsAndAProfileReadsItsOwnCard) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    NumberSources s(&ladders);
+    s.add_recorded(file("2026-01-01T00:00:00Z", {run(256, 200)}), "rec/big.json");
+    s.set_device(gpu("Small GPU (profile)", 82, 6, 1536), "profile.json");
+    BoundValue v =
+        s.resolve(one("{{ = min(floor(device threads_per_sm / 256), floor(65536 / 10240)) * 256 | bare .0 }}"));
+    ASSERT_TRUE(v.ok) << v.error;
+    EXPECT_EQ(v.value, 1536);
+    auto card = [](const std::string& device, double copy) {
+        DeviceCard c;
+        c.path = "cards/" + device + ".json";
+        c.device = device;
+        c.doc = {{"values", {{"copy_gbps", {{"value", copy}, {"unit", "GB/s"}}}}}};
+        return c;
+    };
+    s.add_card(card("Big GPU", 3000));
+    s.add_card(card("Small GPU", 900));
+    s.set_preferred_device("Big GPU");
+    EXPECT_EQ(s.resolve(one("{{ device copy_gbps }}")).value, 900);
+    s.set_device(gpu("Other GPU (profile)", 40, 4, 1024), "other.json");
+    EXPECT_EQ(s.resolve(one("{{ device copy_gbps }}")).value, 3000);  // no card of its own: the preferred one's
+}
