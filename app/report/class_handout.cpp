@@ -11,6 +11,7 @@
 #include "plot/csv_export.h"
 #include "report/class_pdf.h"
 #include "report/export_staging.h"
+#include "report/page_writer.h"
 #include "report/figure_files.h"
 #include "report/handout.h"
 #include "report/markdown_text.h"
@@ -142,21 +143,6 @@ std::string gradebook_csv(const ClassMerge& m) {
 
 namespace {
 
-std::vector<std::string> source_lines(const std::string& text) {
-    std::vector<std::string> lines;
-    std::string line;
-    for (char c : text) {
-        if (c == '\n') {
-            lines.push_back(printable(line));
-            line.clear();
-        } else {
-            line += c == '\t' ? std::string(4, ' ') : std::string(1, c);
-        }
-    }
-    if (!line.empty()) lines.push_back(printable(line));
-    return lines;
-}
-
 // A column `width` characters wide (code points, not bytes): cut with '>' when longer.
 std::string column(const std::string& s, size_t width) {
     std::string out;
@@ -191,7 +177,7 @@ std::string side_by_side(const std::vector<const ClassEntry*>& best) {
     std::vector<std::vector<std::string>> cols;
     std::string head;
     for (const ClassEntry* e : best) {
-        cols.push_back(source_lines(e->sub.source));
+        cols.push_back(page_code_lines(e->sub.source));
         head += (head.empty() ? "" : " | ") +
                 column(e->sub.learner + " (" + fmt(e->pct_roof, 0) + "% of roof)", kColumnChars);
     }
