@@ -69,16 +69,25 @@ void print_rungs(const Ladder& L, bool lab) {
             std::printf(" %s=%lld", printable(k).c_str(), static_cast<long long>(v));
         std::printf("]\n");
     }
+    const std::vector<std::string> head = {"#", "rung", "dtypes", "title (parameters below: default, allowed)"};
     std::vector<std::vector<std::string>> rows;
+    std::vector<size_t> width = {head[0].size(), head[1].size(), head[2].size()};
     for (const auto& r : rungs) {
         std::string dtypes;
         for (DType d : r.dtypes) dtypes += (dtypes.empty() ? "" : ",") + to_string(d);
         rows.push_back({printable(r.number),
                         printable(r.id + (r.reference_mark().empty() ? "" : " (" + r.reference_mark() + ")")), dtypes,
-                        printable(r.title, kTitleChars)});
+                        r.title});
+        for (size_t c = 0; c < width.size(); ++c) width[c] = std::max(width[c], rows.back()[c].size());
     }
+    // The title takes what the other columns and their gaps leave of the terminal (an ellipsis,
+    // three bytes for one column, ends a cut one), so a long id elsewhere in the ladder cannot push
+    // a row past it.
+    const size_t used = width[0] + width[1] + width[2] + 3 * 2;
+    const size_t title_chars = used + 24 < kTerminalColumns ? kTerminalColumns - used - 2 : 22;
+    for (auto& row : rows) row[3] = printable(row[3], std::min(title_chars, kTitleChars));
     // format_table gives the header, a rule, then one line per row, in order.
-    std::istringstream table(format_table({"#", "rung", "dtypes", "title (parameters below: default, allowed)"}, rows));
+    std::istringstream table(format_table(head, rows));
     std::string line;
     for (int i = 0; std::getline(table, line); ++i) {
         std::printf("%s\n", line.c_str());
