@@ -400,7 +400,8 @@ Action add_run_command(CLI::App& app) {
                 for (const auto& r : L.rungs) known += (known.empty() ? "" : ", ") + r.id;
                 throw InputError("ladder " + L.id + " has no rung '" + mo->rung + "' (rungs: " + known + ")");
             }
-            throw InputError("no rung of ladder " + L.id + " supports dtype " + mo->dtype);
+            throw InputError(mo->dtype.empty() ? "ladder " + L.id + " has only lab rungs: name one with --rung"
+                                               : "no rung of ladder " + L.id + " supports dtype " + mo->dtype);
         }
         // A run of every rung skips those that cannot take the sizes; a named rung fails instead.
         if (profile) return print_plan(L, jobs, *profile, mo->rung == "all");

@@ -1,0 +1,34 @@
+#!/bin/sh
+# `kladder run LADDER` on a ladder whose every rung is a lab rung (they run only when named) says
+# so in one line and exits 2, instead of naming a dtype nobody asked for. Needs no GPU: the
+# refusal comes before the device is opened.
+set -u
+kladder=$1
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root/kernels/labonly" "$root/lessons"
+cat > "$root/kernels/labonly/ladder.toml" <<'TOML'
+[ladder]
+id = "labonly"
+title = "Lab only"
+operation = "gelu"
+sizes = { n = 1024 }
+
+[[rung]]
+id = "switches"
+title = "A lab rung"
+file = "switches.cu"
+idea = "measuring switches"
+lab = true
+  [[rung.launch]]
+  entry = "switches"
+  grid  = ["cdiv(n, 256)"]
+  block = ["256"]
+  args  = ["y", "x", "n"]
+TOML
+printf 'extern "C" __global__ void switches(float* out, const float* in, int n) {}\n' > "$root/kernels/labonly/switches.cu"
+out=$(KLADDER_ROOT="$root" "$kladder" run labonly 2>&1 >/dev/null); code=$?
+echo "$out"
+[ "$code" -eq 2 ] || { echo "expected exit 2, got $code"; exit 1; }
+echo "$out" | grep -q "ladder labonly has only lab rungs: name one with --rung" || { echo "message does not say the rungs are lab rungs"; exit 1; }
+[ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || { echo "more than one line"; exit 1; }
