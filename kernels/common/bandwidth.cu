@@ -93,21 +93,21 @@ __device__ __forceinline__ void bw_add_pass(const float4* __restrict__ a, const 
 // NAME_scalar: 4 single floats a thread (the vector_add rung's shape, which on the H200 moved
 // its 2:1 mix 0.5% faster than any float4 shape in 64-thread blocks); `vectors` still counts
 // float4s, so a thread's floats are spaced a block apart over 4 x vectors floats.
-#define KL_BW_PASS_ENTRIES(SUFFIX, P)                                                                               \
-    extern "C" __global__ void kl_bw_read##SUFFIX(const float4* __restrict__ a, long long vectors, float never,     \
-                                                  float* __restrict__ sink) {                                       \
-        bw_read_pass<P>(a, vectors, never, sink);                                                                   \
-    }                                                                                                               \
-    extern "C" __global__ void kl_bw_write##SUFFIX(float4* __restrict__ c, long long vectors, float value) {         \
-        bw_write_pass<P>(c, vectors, value);                                                                        \
-    }                                                                                                               \
-    extern "C" __global__ void kl_bw_copy##SUFFIX(const float4* __restrict__ a, float4* __restrict__ c,             \
-                                                  long long vectors) {                                              \
-        bw_copy_pass<P>(a, c, vectors);                                                                             \
-    }                                                                                                               \
-    extern "C" __global__ void kl_bw_add##SUFFIX(const float4* __restrict__ a, const float4* __restrict__ b,        \
-                                                 float4* __restrict__ c, long long vectors) {                       \
-        bw_add_pass<P>(a, b, c, vectors);                                                                           \
+#define KL_BW_PASS_ENTRIES(SUFFIX, P)                                                                           \
+    extern "C" __global__ void kl_bw_read##SUFFIX(const float4* __restrict__ a, long long vectors, float never, \
+                                                  float* __restrict__ sink) {                                   \
+        bw_read_pass<P>(a, vectors, never, sink);                                                               \
+    }                                                                                                           \
+    extern "C" __global__ void kl_bw_write##SUFFIX(float4* __restrict__ c, long long vectors, float value) {    \
+        bw_write_pass<P>(c, vectors, value);                                                                    \
+    }                                                                                                           \
+    extern "C" __global__ void kl_bw_copy##SUFFIX(const float4* __restrict__ a, float4* __restrict__ c,         \
+                                                  long long vectors) {                                          \
+        bw_copy_pass<P>(a, c, vectors);                                                                         \
+    }                                                                                                           \
+    extern "C" __global__ void kl_bw_add##SUFFIX(const float4* __restrict__ a, const float4* __restrict__ b,    \
+                                                 float4* __restrict__ c, long long vectors) {                   \
+        bw_add_pass<P>(a, b, c, vectors);                                                                       \
     }
 KL_BW_PASS_ENTRIES(_pass, 4)
 KL_BW_PASS_ENTRIES(_pass1, 1)
@@ -127,7 +127,8 @@ extern "C" __global__ void kl_bw_write_scalar(float4* __restrict__ c4, long long
     for (int k = 0; k < 4; ++k)
         if (KL_BW_FLOAT(k) < 4 * vectors) c[KL_BW_FLOAT(k)] = value;
 }
-extern "C" __global__ void kl_bw_copy_scalar(const float4* __restrict__ a4, float4* __restrict__ c4, long long vectors) {
+extern "C" __global__ void kl_bw_copy_scalar(const float4* __restrict__ a4, float4* __restrict__ c4,
+                                             long long vectors) {
     const float* a = reinterpret_cast<const float*>(a4);
     float* c = reinterpret_cast<float*>(c4);
     float v[4];

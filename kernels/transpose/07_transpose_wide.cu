@@ -36,12 +36,11 @@ static_assert(ROWS_PER_PASS >= 4 && ROWS_PER_PASS <= TILE && TILE % ROWS_PER_PAS
               "ROWS_PER_PASS must divide TILE and be >= 4 so that a warp spans 4 tile rows "
               "(the bank check above assumes it)");
 
-extern "C" __global__ void __launch_bounds__(TX* ROWS_PER_PASS)
-    transpose_wide(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+// One block moves the tile whose top-left input element is (tile_row0, tile_col0). Rung 8
+// includes this file and calls it with another choice of tile.
+__device__ __forceinline__ void transpose_wide_tile(float* __restrict__ out, const float* __restrict__ in, int rows,
+                                                    int cols, int tile_row0, int tile_col0) {
     __shared__ float tile[TILE][TILE + 1];
-
-    const int tile_row0 = blockIdx.y * TILE;
-    const int tile_col0 = blockIdx.x * TILE;
     const int tx = threadIdx.x, ty = threadIdx.y;
 
     // As rung 6: the vector path needs the whole tile inside the matrix and 16-byte aligned row
@@ -99,4 +98,10 @@ extern "C" __global__ void __launch_bounds__(TX* ROWS_PER_PASS)
                 out[(size_t)(tile_col0 + out_r) * rows + tile_row0 + out_c] = tile[out_c][out_r];
         }
     }
+}
+
+// Blocks are numbered along the rows of tiles, as the launch's grid numbers them.
+extern "C" __global__ void __launch_bounds__(TX* ROWS_PER_PASS)
+    transpose_wide(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+    transpose_wide_tile(out, in, rows, cols, blockIdx.y * TILE, blockIdx.x * TILE);
 }
