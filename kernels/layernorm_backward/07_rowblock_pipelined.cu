@@ -187,9 +187,10 @@ extern "C" __global__ void __launch_bounds__(TPB)
             }
         return;
     }
+    const bool vec4 = vec && (((unsigned long long)part_g | (unsigned long long)part_b) & 15) == 0;
 #pragma unroll
     for (int j = 0; j < MAXP; ++j) {
-        if (vec) {  // the pack's 4 columns are neighbours: one 16-byte reduction each
+        if (vec4) {  // the pack's 4 columns are neighbours: one 16-byte reduction each
             const int c = lnb_col(true, j, 0);
             if (c < cols) {
                 lnb_red_add4(part_g + c, cs.sum_g(j, 0), cs.sum_g(j, 1), cs.sum_g(j, 2), cs.sum_g(j, 3));
