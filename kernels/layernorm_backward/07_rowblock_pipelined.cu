@@ -196,10 +196,10 @@ extern "C" __global__ void __launch_bounds__(TPB)
                 lnb_red_add4(part_g + c, cs.sum_g(j, 0), cs.sum_g(j, 1), cs.sum_g(j, 2), cs.sum_g(j, 3));
                 if (!RMS) lnb_red_add4(part_b + c, cs.sum_b(j, 0), cs.sum_b(j, 1), cs.sum_b(j, 2), cs.sum_b(j, 3));
             }
-        } else {
+        } else {  // the columns this thread's sums belong to: the pack path's when it ran
 #pragma unroll
             for (int k = 0; k < VEC; ++k) {
-                const int c = lnb_col(false, j, k);
+                const int c = lnb_col(vec, j, k);
                 if (c < cols) {
                     atomicAdd(part_g + c, cs.sum_g(j, k));
                     if (!RMS) atomicAdd(part_b + c, cs.sum_b(j, k));
