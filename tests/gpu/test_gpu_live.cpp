@@ -160,6 +160,48 @@ TEST(GpuLive, LayerNormBackwardRungsCorrectAtOddSizesInEveryDtype) {
     EXPECT_GE(passed, int(ids.size() * 3 * (sizes.size() - 1)));
 }
 
+// Rung 7 (rowblock_pipelined, and its RMSNorm variant) away from its defaults, which the test
+// above runs: every STAGES (1: no row ahead; 4: three) with both ends, and one block of 1,024
+// threads per SM. END = 1 keeps state in scratch (fp32 totals and a ticket, which the last block
+// must leave at zero): the mode NoWarmup launches the rung once before the checked launch, so the
+// check sees the second run. Element path (3, 4095 columns), pack path
+// (1000, 1024), and 2001 rows: many rows per block, the stage ring wrapped many times.
+TEST(GpuLive, LayerNormBackwardPipelinedCorrectAtEveryStageAndEnd) {
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::Ladder& L = ladder("layernorm_backward");
+    std::vector<kl::ParamValues> settings;
+    for (int64_t stages : {1, 2, 3, 4})
+        for (int64_t end : {0, 1}) settings.push_back({{"STAGES", stages}, {"END", end}});
+    settings.push_back({{"TPB", 1024}, {"MAXP", 1}, {"BPS", 1}, {"STAGES", 4}, {"END", 1}});
+    const std::vector<std::map<std::string, int64_t>> sizes = {{{"rows", 7}, {"cols", 3}},
+                                                               {{"rows", 37}, {"cols", 1000}},
+                                                               {{"rows", 33}, {"cols", 4095}},
+                                                               {{"rows", 2001}, {"cols", 1024}}};
+    int passed = 0, runs = 0;
+    for (const char* id : {"rowblock_pipelined", "rms_rowblock_pipelined"})
+        for (const auto& params : settings)
+            for (kl::DType dt : {kl::DType::F32, kl::DType::BF16, kl::DType::F16})
+                for (const auto& s : sizes) {
+                    kl::RunOptions o;
+                    o.sizes = s;
+                    o.dtype = dt;
+                    o.time = false;
+                    o.mode = kl::RunMode::NoWarmup;
+                    o.params = params;
+                    std::string what = std::string(id) + " " + describe(s) + kl::to_string(dt);
+                    for (const auto& [k, v] : params) what += " " + k + "=" + std::to_string(v);
+                    SCOPED_TRACE(what);
+                    kl::RunRecord rec = runner.run(L, rung(L, id), o);
+                    EXPECT_TRUE(rec.correctness && rec.correctness->passed)
+                        << (rec.correctness ? rec.correctness->summary() : "no check");
+                    if (rec.correctness && rec.correctness->passed) ++passed;
+                    ++runs;
+                    ASSERT_FALSE(runner.context_lost()) << "a rung faulted";
+                }
+    EXPECT_EQ(passed, runs);
+    EXPECT_EQ(runs, 2 * 9 * 3 * 4);
+}
+
 // The attention_backward ladder (issue 40): every CUDA rung at aligned and odd N (tiles of 64
 // keys and 32 or 64 queries: 77 leaves ragged tiles on both sides), d = 64 and 128, causal and
 // not, and rungs 2-3 at both query tile heights (the Triton rung: test_gpu_triton.cpp). The reference is the CPU's up
