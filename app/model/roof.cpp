@@ -35,4 +35,15 @@ bool above_roof(double gbps, double roof_gbps, double rel_spread) {
     return roof_gbps > 0 && gbps > roof_gbps * (1.0 + std::max(rel_spread, 0.0));
 }
 
+bool roof_points_plausible(const std::vector<BandwidthPoint>& points) {
+    double memcpy_gbps = 0, kernel_gbps = 0;
+    for (const BandwidthPoint& p : points) {
+        if (p.kernel == "memcpy")
+            memcpy_gbps = std::max(memcpy_gbps, p.gbps);
+        else if (p.read_fraction == 0.5)
+            kernel_gbps = std::max(kernel_gbps, p.gbps);
+    }
+    return memcpy_gbps <= 0 || kernel_gbps >= 0.5 * memcpy_gbps;
+}
+
 }  // namespace kl

@@ -32,4 +32,9 @@ double read_fraction_of(const std::vector<BufferDecl>& buffers);
 // can, so it is a measuring error (warm caches, a missing write, a clock read wrong).
 bool above_roof(double gbps, double roof_gbps, double rel_spread);
 
+// False when the streaming kernels' best 1:1 point is below half of cudaMemcpy's: the kernels were
+// slowed by something the copy engines were not (an instrumenting tool such as compute-sanitizer,
+// or another process), so the points are no roof and must not be kept. True without a memcpy point.
+bool roof_points_plausible(const std::vector<BandwidthPoint>& points);
+
 }  // namespace kl

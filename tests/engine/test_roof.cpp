@@ -92,3 +92,24 @@ TEST(Roof, CalibrationPointsTravelInTheResultsFile) {
 }
 
 }  // namespace
+
+// A calibration taken under compute-sanitizer on an H200 (2026-11-30): cudaMemcpy at full speed,
+// the streaming kernels at a fifteenth of it. Not a roof; an undisturbed one (the same call) is.
+TEST(Roof, PointsSlowedByAToolAreNotPlausible) {
+    const std::vector<kl::BandwidthPoint> under_tool = {{"memcpy", 0.5, 4206.7},
+                                                        {"copy", 0.5, 274.9},
+                                                        {"add", 2.0 / 3.0, 375.0},
+                                                        {"read", 1.0, 282.3},
+                                                        {"write", 0.0, 260.2}};
+    const std::vector<kl::BandwidthPoint> plain = {{"memcpy", 0.5, 4272.0},
+                                                   {"copy", 0.5, 4300.0},
+                                                   {"add", 2.0 / 3.0, 4407.0},
+                                                   {"read", 1.0, 4575.0},
+                                                   {"write", 0.0, 4669.0}};
+    EXPECT_FALSE(kl::roof_points_plausible(under_tool));
+    EXPECT_TRUE(kl::roof_points_plausible(plain));
+    EXPECT_TRUE(kl::roof_points_plausible({}));                      // nothing measured: nothing to refuse
+    EXPECT_TRUE(kl::roof_points_plausible({{"copy", 0.5, 100.0}}));  // no memcpy point to compare with
+    EXPECT_FALSE(kl::roof_points_plausible({{"memcpy", 0.5, 1000.0}, {"copy", 0.5, 499.0}}));
+    EXPECT_TRUE(kl::roof_points_plausible({{"memcpy", 0.5, 1000.0}, {"copy", 0.5, 500.0}}));
+}
