@@ -16,6 +16,7 @@
 #include "base/json_input.h"
 #include "base/paths.h"
 #include "course/bound_kernels.h"
+#include "course/bound_resources.h"
 #include "model/device_card.h"
 #include "model/dtype.h"
 #include "model/operation.h"
@@ -177,7 +178,10 @@ const RunMetric kRunMetrics[] = {
     // [timeline] the traced repetition: the same kernels' time (kernelN_us, kernelN_ms and
     // kernelN_name: find_run_metric)
     {"traced_ms", "ms", "time"}, {"traced_us", "µs", "time"}, {"span_us", "µs", "time"},
-    {"gap_us", "µs", "gap"}, {"launches", "", "launches"}};
+    {"gap_us", "µs", "gap"}, {"launches", "", "launches"},
+    // [resources] the main launch's (bound_resources.h)
+    {"regs", "", "regs"}, {"regs_per_block", "", "regs"}, {"occupancy", "%", "occupancy"},
+    {"resident_blocks", "", "occupancy"}};
 // clang-format on
 
 // The metric's value from a run, or nullopt when the run does not carry it.
@@ -185,6 +189,7 @@ std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64
     const TimingStats* t = r.timing ? &*r.timing : nullptr;
     // The run metrics lessons predict (run_metrics.h: the median time, and tagged values).
     if (std::optional<double> v = run_metric_value(r, m)) return v;
+    if (std::optional<double> v = resource_metric(r, m)) return v;
     if (m == "min_ms" && t) return t->min_ms;
     if (m == "spread" && t) return t->rel_spread * 100;
     // The same tagged values in other units.
@@ -410,7 +415,9 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     v.value = *x;
     v.unit = is_name ? "" : metric->unit;
     v.text = is_name;
-    const int decimals = b.metric == "launches" && b.decimals < 0 ? 0 : b.decimals;  // a count
+    const bool count =
+        b.metric == "launches" || b.metric == "regs" || b.metric == "regs_per_block" || b.metric == "resident_blocks";
+    const int decimals = count && b.decimals < 0 ? 0 : b.decimals;
     v.shown = names_device ? found->device : is_name ? kernel_name : format_bound(v.value, v.unit, decimals, b.bare);
     if (!names_device && std::string(metric->family) == "time" && found->record->timing)
         v.spread = std::fabs(v.value) * found->record->timing->rel_spread;

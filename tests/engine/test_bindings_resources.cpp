@@ -1,0 +1,104 @@
+// Launch-resource bindings (course/bound_resources.h): the registers per thread of a run's main
+// launch, its allocated registers per block, its resident blocks and occupancy, read from the
+// recording's `resources`; a recording without them leaves the binding unresolved, never 0.
+#include <gtest/gtest.h>
+
+#include "course/bindings.h"
+#include "course/bound_resources.h"
+#include "temp_tree.h"
+
+using namespace kl;
+
+namespace {
+
+Binding resources_binding(const std::string& text) {
+    std::vector<std::string> errors;
+    auto bs = find_bindings(text, &errors);
+    EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : errors[0]);
+    EXPECT_EQ(bs.size(), 1u);
+    return bs.empty() ? Binding{} : bs[0];
+}
+
+RunRecord timed_run(int64_t tpb) {
+    RunRecord r;
+    r.ladder = "tiny";
+    r.rung = "one";
+    r.params = {{"TPB", tpb}};
+    r.sizes = {{"n", 1000}};
+    r.timing = TimingStats{};
+    r.timing->median_ms = 1.0;
+    return r;
+}
+
+// One launch of `threads` threads at `regs` registers per thread on an H100-like SM.
+LaunchResources launch_of(const std::string& entry, int regs, int threads) {
+    LaunchResources l;
+    l.entry = entry;
+    l.block[0] = threads;
+    l.kernel.regs_per_thread = regs;
+    DeviceLimits sm90;
+    sm90.smem_per_sm = 233472;
+    l.occupancy = compute_occupancy(sm90, regs, 0, threads);
+    return l;
+}
+
+ResultsFile results_with(std::vector<RunRecord> runs) {
+    ResultsFile f;
+    f.created = "2026-11-30T09:30:00Z";
+    f.device = DeviceInfo{};
+    f.device->name = "Test GPU";
+    f.runs = std::move(runs);
+    return f;
+}
+
+}  // namespace
+
+// A rung that launches a small preparing kernel first and the kernel doing the work second
+// answers with the second (the main launch: the lowest occupancy).
+TEST(BindingsResources, RegistersOfTheMainLaunch) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    NumberSources s(&ladders);
+    RunRecord r = timed_run(128);
+    r.resources = {launch_of("prepare", 30, 256), launch_of("work", 254, 128)};
+    s.add_recorded(results_with({r}), "rec/resources.json");
+    auto value = [&](const std::string& text) {
+        BoundValue v = s.resolve(resources_binding(text));
+        EXPECT_TRUE(v.ok) << text << ": " << v.error;
+        return v;
+    };
+    BoundValue regs = value("{{ tiny/one regs TPB=128 }}");
+    EXPECT_DOUBLE_EQ(regs.value, 254);
+    EXPECT_EQ(regs.shown, "254");  // a count: no unit, no decimals
+    EXPECT_EQ(regs.device, "Test GPU");
+    // 254 registers take 256 once a warp's share is rounded to 256: 128 threads x 256.
+    EXPECT_EQ(value("{{ tiny/one regs_per_block TPB=128 }}").shown, "32,768");
+    EXPECT_DOUBLE_EQ(value("{{ tiny/one resident_blocks TPB=128 }}").value, 2);
+    BoundValue occ = value("{{ tiny/one occupancy TPB=128 }}");
+    EXPECT_DOUBLE_EQ(occ.value, 12.5);  // 8 warps of 64
+    EXPECT_EQ(occ.unit, "%");
+    // Arithmetic over it, as a lesson computes the blocks of a device's register file.
+    EXPECT_DOUBLE_EQ(value("{{ = floor(65536 / tiny/one regs_per_block TPB=128) }}").value, 2);
+    // Registers are not a time: a prediction of the run's time does not withhold them.
+    EXPECT_NE(run_metric_family("regs"), "time");
+    EXPECT_NE(run_metric_family("occupancy"), "time");
+}
+
+// A recording made before runs carried resources (schema v1), or a launch whose registers were
+// not read, answers nothing: the binding says so instead of showing 0.
+TEST(BindingsResources, ARunWithoutResourcesIsUnresolved) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    NumberSources s(&ladders);
+    RunRecord unread = timed_run(64);
+    unread.resources = {LaunchResources{}};  // regs_per_thread 0: not read
+    s.add_recorded(results_with({timed_run(32), unread}), "rec/old.json");
+    for (const char* text : {"{{ tiny/one regs TPB=32 }}", "{{ tiny/one occupancy TPB=32 }}",
+                             "{{ tiny/one regs_per_block TPB=64 }}", "{{ tiny/one resident_blocks TPB=64 }}"}) {
+        BoundValue v = s.resolve(resources_binding(text));
+        EXPECT_FALSE(v.ok) << text << " gave " << v.shown;
+        EXPECT_NE(v.error.find("has no "), std::string::npos) << v.error;
+    }
+    EXPECT_FALSE(resource_metric(timed_run(32), "regs"));
+    EXPECT_FALSE(resource_metric(timed_run(32), "gbps"));  // not a resource metric
+}
