@@ -15,6 +15,7 @@
 #include "base/errors.h"
 #include "base/json_input.h"
 #include "base/paths.h"
+#include "course/bound_counters.h"
 #include "course/bound_kernels.h"
 #include "course/bound_resources.h"
 #include "model/device_card.h"
@@ -170,6 +171,7 @@ const RunMetric kRunMetrics[] = {
     // hardware counters' derived ratios (model/counters.h), by their keys
     {"sectors_per_request_ld", "", "sectors_ld"}, {"sectors_per_request_st", "", "sectors_st"},
     {"threads_per_inst", "", "threads"},
+    {"bank_conflicts", "", "banks"}, {"bank_conflicts_ld", "", "banks"}, {"bank_conflicts_st", "", "banks"},
     {"blocks_per_us", "blocks/µs", "time"},
     {"mode_ms", "ms", "mode"}, {"mode_us", "µs", "mode"},  // the measuring mistake's figure
     {"us_per_step", "µs", "time"},
@@ -199,12 +201,7 @@ std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64
         return r.values.num(tag::peak_memory_bytes) / double(1 << 20);
     if (m == "rel_l2" && r.correctness) return r.correctness->rel_l2;
     if (m == "max_abs" && r.correctness) return r.correctness->max_abs;
-    if (m == "dram_gb" && r.counters.is_object() && r.counters.contains("dram_bytes") &&
-        r.counters["dram_bytes"].is_number())
-        return r.counters["dram_bytes"].get<double>() / 1e9;
-    if ((m == "sectors_per_request_ld" || m == "sectors_per_request_st" || m == "threads_per_inst") &&
-        r.counters.is_object() && r.counters.contains(m) && r.counters[m].is_number())
-        return r.counters[m].get<double>();
+    if (std::optional<double> v = counter_metric(r, m)) return v;  // dram_gb, derived ratios, bank conflicts
     if (m == "blocks_per_us" && t && blocks > 0 && t->median_ms > 0) return blocks / (t->median_ms * 1e3);
     // [modes] the figure the run's measuring mistake gave (run_modes.h), beside `ms`/`us`
     if (m == "mode_ms" && r.mode_timing) return r.mode_timing->median_ms;
@@ -415,8 +412,8 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     v.value = *x;
     v.unit = is_name ? "" : metric->unit;
     v.text = is_name;
-    const bool count =
-        b.metric == "launches" || b.metric == "regs" || b.metric == "regs_per_block" || b.metric == "resident_blocks";
+    const bool count = b.metric == "launches" || b.metric == "regs" || b.metric == "regs_per_block" ||
+                       b.metric == "resident_blocks" || b.metric.rfind("bank_conflicts", 0) == 0;
     const int decimals = count && b.decimals < 0 ? 0 : b.decimals;
     v.shown = names_device ? found->device : is_name ? kernel_name : format_bound(v.value, v.unit, decimals, b.bare);
     if (!names_device && std::string(metric->family) == "time" && found->record->timing)

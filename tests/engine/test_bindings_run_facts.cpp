@@ -1,9 +1,11 @@
-// Launch-resource bindings (course/bound_resources.h): the registers per thread of a run's main
-// launch, its allocated registers per block, its resident blocks and occupancy, read from the
-// recording's `resources`; a recording without them leaves the binding unresolved, never 0.
+// Bindings to what a run recorded beside its time: launch resources (course/bound_resources.h: the
+// registers per thread of the main launch, its allocated registers per block, resident blocks and
+// occupancy) and hardware counters (course/bound_counters.h: shared-memory bank conflicts). A
+// recording without them leaves the binding unresolved, never 0.
 #include <gtest/gtest.h>
 
 #include "course/bindings.h"
+#include "course/bound_counters.h"
 #include "course/bound_resources.h"
 #include "temp_tree.h"
 
@@ -55,7 +57,7 @@ ResultsFile results_with(std::vector<RunRecord> runs) {
 
 // A rung that launches a small preparing kernel first and the kernel doing the work second
 // answers with the second (the main launch: the lowest occupancy).
-TEST(BindingsResources, RegistersOfTheMainLaunch) {
+TEST(BindingsRunFacts, RegistersOfTheMainLaunch) {
     TempTree t;
     auto ladders = tiny_ladder_with_tpb(t);
     NumberSources s(&ladders);
@@ -86,7 +88,7 @@ TEST(BindingsResources, RegistersOfTheMainLaunch) {
 
 // A recording made before runs carried resources (schema v1), or a launch whose registers were
 // not read, answers nothing: the binding says so instead of showing 0.
-TEST(BindingsResources, ARunWithoutResourcesIsUnresolved) {
+TEST(BindingsRunFacts, ARunWithoutResourcesIsUnresolved) {
     TempTree t;
     auto ladders = tiny_ladder_with_tpb(t);
     NumberSources s(&ladders);
@@ -101,4 +103,40 @@ TEST(BindingsResources, ARunWithoutResourcesIsUnresolved) {
     }
     EXPECT_FALSE(resource_metric(timed_run(32), "regs"));
     EXPECT_FALSE(resource_metric(timed_run(32), "gbps"));  // not a resource metric
+}
+
+// Bank conflicts by Nsight Compute's counter names, and a ratio of two runs pinned to the one
+// recording that counted both (a newer recording of one of them without counters is passed over).
+TEST(BindingsRunFacts, BankConflictsFromCounters) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    NumberSources s(&ladders);
+    RunRecord unpadded = timed_run(32), padded = timed_run(64);
+    unpadded.counters = {{"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", 66002338.0},
+                         {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 65953957.0}};
+    padded.counters = {{"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", 292128.0}};
+    ResultsFile counted = results_with({unpadded, padded});
+    ResultsFile newer = results_with({timed_run(64)});  // no counters
+    newer.created = "2026-12-01T09:30:00Z";
+    s.add_recorded(counted, "rec/counted.json");
+    s.add_recorded(newer, "rec/newer.json");
+    auto resolve = [&](const std::string& text) { return s.resolve(resources_binding(text)); };
+    BoundValue all = resolve("{{ tiny/one bank_conflicts TPB=32 }}");
+    ASSERT_TRUE(all.ok) << all.error;
+    EXPECT_EQ(all.shown, "66,002,338");  // a count, in full
+    EXPECT_DOUBLE_EQ(resolve("{{ tiny/one bank_conflicts_ld TPB=32 }}").value, 65953957);
+    BoundValue st = resolve("{{ tiny/one bank_conflicts_st TPB=32 }}");
+    EXPECT_FALSE(st.ok);  // that counter is not in the run
+    // The newest run of TPB=64 has no counters: unresolved, not 0 ...
+    BoundValue newest = resolve("{{ tiny/one bank_conflicts TPB=64 }}");
+    EXPECT_FALSE(newest.ok) << newest.shown;
+    EXPECT_NE(newest.error.find("has no bank_conflicts"), std::string::npos) << newest.error;
+    // ... and a paired ratio takes both runs from the recording that counted them.
+    BoundValue ratio = resolve("{{ = tiny/one bank_conflicts TPB=32 / tiny/one bank_conflicts TPB=64 | paired x .0 }}");
+    ASSERT_TRUE(ratio.ok) << ratio.error;
+    EXPECT_EQ(ratio.shown, "226x");
+    EXPECT_EQ(ratio.origin, "rec/counted.json");
+    EXPECT_FALSE(counter_metric(timed_run(32), "bank_conflicts"));
+    EXPECT_TRUE(is_counter_metric("dram_gb"));
+    EXPECT_FALSE(is_counter_metric("regs"));
 }
