@@ -183,7 +183,7 @@ const RunMetric kRunMetrics[] = {
     {"gap_us", "µs", "gap"}, {"launches", "", "launches"},
     // [resources] the main launch's (bound_resources.h)
     {"regs", "", "regs"}, {"regs_per_block", "", "regs"}, {"occupancy", "%", "occupancy"},
-    {"resident_blocks", "", "occupancy"}};
+    {"resident_blocks", "", "occupancy"}, {"sm_count", "", "run_device"}};  // the run's GPU's SMs
 // clang-format on
 
 // The metric's value from a run, or nullopt when the run does not carry it.
@@ -406,14 +406,17 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     if (is_timeline_metric(b.metric) && !timeline_answers(*found->record, b.metric, &kernel_name, &why))
         return fail("the run of " + b.target + " in " + found->origin + " " + why);
     const bool is_name = names_device || !kernel_name.empty();
-    std::optional<double> x = is_name ? 0.0 : run_metric(*found->record, b.metric, blocks);
+    std::optional<double> x = is_name                  ? 0.0
+                              : b.metric == "sm_count" ? run_device_sm_count(found->device)
+                                                       : run_metric(*found->record, b.metric, blocks);
     if (!x) return fail("the run of " + b.target + " in " + found->origin + " has no " + b.metric);
     v.ok = true;
     v.value = *x;
     v.unit = is_name ? "" : metric->unit;
     v.text = is_name;
     const bool count = b.metric == "launches" || b.metric == "regs" || b.metric == "regs_per_block" ||
-                       b.metric == "resident_blocks" || b.metric.rfind("bank_conflicts", 0) == 0;
+                       b.metric == "resident_blocks" || b.metric == "sm_count" ||
+                       b.metric.rfind("bank_conflicts", 0) == 0;
     const int decimals = count && b.decimals < 0 ? 0 : b.decimals;
     v.shown = names_device ? found->device : is_name ? kernel_name : format_bound(v.value, v.unit, decimals, b.bare);
     if (!names_device && std::string(metric->family) == "time" && found->record->timing)
