@@ -140,3 +140,27 @@ TEST(BindingsRunFacts, BankConflictsFromCounters) {
     EXPECT_TRUE(is_counter_metric("dram_gb"));
     EXPECT_FALSE(is_counter_metric("regs"));
 }
+
+// A run's SM count is its own GPU's, not the shown device's: a per-SM rate of a recording viewed
+// under another device's profile divides by the SMs that ran it.
+TEST(BindingsRunFacts, SmCountOfTheRunsGpu) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    NumberSources s(&ladders);
+    ResultsFile f = results_with({timed_run(32)});
+    f.device->sm_count = 132;
+    s.add_recorded(f, "rec/big.json");
+    DeviceInfo small;
+    small.name = "Small GPU (profile)";
+    small.sm_count = 40;
+    s.set_device(small, "devices/small.json");
+    BoundValue sms = s.resolve(resources_binding("{{ tiny/one sm_count TPB=32 }}"));
+    ASSERT_TRUE(sms.ok) << sms.error;
+    EXPECT_EQ(sms.shown, "132");
+    EXPECT_EQ(sms.device, "Test GPU");
+    EXPECT_DOUBLE_EQ(s.resolve(resources_binding("{{ device sm_count }}")).value, 40);
+    // A recording whose device says nothing of its SMs, and no card: unresolved.
+    NumberSources bare(&ladders);
+    bare.add_recorded(results_with({timed_run(32)}), "rec/nameless.json");
+    EXPECT_FALSE(bare.resolve(resources_binding("{{ tiny/one sm_count TPB=32 }}")).ok);
+}
