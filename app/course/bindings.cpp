@@ -167,7 +167,7 @@ const RunMetric kRunMetrics[] = {
     {"gflops", "GFLOP/s", "time"}, {"pct_copy", "%", "time"}, {"pct_gemm", "%", "time"},
     {"pct_reference", "%", "time"}, {"spread", "%", "spread"}, {"rel_l2", "", "error"},
     {"max_abs", "", "error"}, {"peak_gib", "GiB", "memory"}, {"peak_mib", "MiB", "memory"},
-    {"dram_gb", "GB", "dram"},
+    {"dram_gb", "GB", "dram"}, {"l2_gb", "GB", "l2"},
     // hardware counters' derived ratios (model/counters.h), by their keys
     {"sectors_per_request_ld", "", "sectors_ld"}, {"sectors_per_request_st", "", "sectors_st"},
     {"threads_per_inst", "", "threads"},

@@ -33,11 +33,13 @@ std::optional<double> counter_number(const RunRecord& run, const char* key) {
 
 }  // namespace
 
-bool is_counter_metric(const std::string& metric) { return metric == "dram_gb" || counter_key_of(metric) != nullptr; }
+bool is_counter_metric(const std::string& metric) {
+    return metric == "dram_gb" || metric == "l2_gb" || counter_key_of(metric) != nullptr;
+}
 
 std::optional<double> counter_metric(const RunRecord& run, const std::string& metric) {
-    if (metric == "dram_gb") {
-        std::optional<double> bytes = counter_number(run, "dram_bytes");
+    if (metric == "dram_gb" || metric == "l2_gb") {  // bytes in GB: DRAM's, or all that passed L2
+        std::optional<double> bytes = counter_number(run, metric == "dram_gb" ? "dram_bytes" : "lts__t_bytes.sum");
         return bytes ? std::optional<double>(*bytes / 1e9) : std::nullopt;
     }
     const char* key = counter_key_of(metric);

@@ -11,7 +11,7 @@
 
 namespace kl {
 
-// dram_gb; sectors_per_request_ld, sectors_per_request_st, threads_per_inst; bank_conflicts,
+// dram_gb, l2_gb; sectors_per_request_ld, sectors_per_request_st, threads_per_inst; bank_conflicts,
 // bank_conflicts_ld, bank_conflicts_st.
 bool is_counter_metric(const std::string& metric);
 

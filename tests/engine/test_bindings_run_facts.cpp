@@ -114,7 +114,8 @@ TEST(BindingsRunFacts, BankConflictsFromCounters) {
     RunRecord unpadded = timed_run(32), padded = timed_run(64);
     unpadded.counters = {{"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", 66002338.0},
                          {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 65953957.0}};
-    padded.counters = {{"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", 292128.0}};
+    padded.counters = {{"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", 292128.0},
+                       {"lts__t_bytes.sum", 817131680.0}};
     ResultsFile counted = results_with({unpadded, padded});
     ResultsFile newer = results_with({timed_run(64)});  // no counters
     newer.created = "2026-12-01T09:30:00Z";
@@ -136,6 +137,10 @@ TEST(BindingsRunFacts, BankConflictsFromCounters) {
     ASSERT_TRUE(ratio.ok) << ratio.error;
     EXPECT_EQ(ratio.shown, "226x");
     EXPECT_EQ(ratio.origin, "rec/counted.json");
+    // Bytes through L2, in GB, from the run that counted them.
+    BoundValue l2 = resolve("{{ = tiny/one l2_gb TPB=64 | paired }}");
+    ASSERT_TRUE(l2.ok) << l2.error;
+    EXPECT_EQ(l2.shown, "0.817 GB");
     EXPECT_FALSE(counter_metric(timed_run(32), "bank_conflicts"));
     EXPECT_TRUE(is_counter_metric("dram_gb"));
     EXPECT_FALSE(is_counter_metric("regs"));
