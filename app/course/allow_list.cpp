@@ -1,5 +1,6 @@
 #include "course/allow_list.h"
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <regex>
@@ -59,11 +60,11 @@ std::vector<AllowedNumber> load_allowed_numbers(const std::string& path) {
 std::vector<UnitNumber> find_unit_numbers(const std::string& text) {
     // A number (digits, thousands commas, decimals), an optional space, then a unit of time,
     // bandwidth or FLOP rate, a clock rate, a percentage, a count of SMs, registers or counter
-    // events, or a cache size; not the start of a longer word; seconds only after a space ("0.1
-    // s", not "counting 1s"). A ratio is a decimal number with x right after it ("0.84x": "2x" is
-    // a planning figure, "4096 x 4096" a shape).
+    // events, or a cache size (the unit may open the next line); not the start of a longer word; seconds only after a
+    // space ("0.1 s", not "counting 1s"). A ratio is a decimal number with x right after it ("0.84x": "2x" is a
+    // planning figure, "4096 x 4096" a shape).
     static const std::regex re(
-        "([0-9][0-9,]*(\\.[0-9]+)?)( ?(ms|µs|μs|us|ns|GB/s|TB/s|MB/s|GiB/s|TiB/s|TFLOP/s|GFLOP/s|PFLOP/s|"
+        "([0-9][0-9,]*(\\.[0-9]+)?)([ \n]?(ms|µs|μs|us|ns|GB/s|TB/s|MB/s|GiB/s|TiB/s|TFLOP/s|GFLOP/s|PFLOP/s|"
         "TFLOPS|GFLOPS|TFLOPs|GFLOPs|cycles|GHz|MHz|%|SMs|registers|sectors|transactions|wavefronts|bank conflicts|"
         "(MB|MiB|KB|KiB) (of )?(L2|L1|shared memory|cache))| s)(?![A-Za-z0-9/])|"
         "[0-9]+\\.[0-9]+(x|×)(?![A-Za-z0-9])");
@@ -75,7 +76,10 @@ std::vector<UnitNumber> find_unit_numbers(const std::string& text) {
             unsigned char c = static_cast<unsigned char>(text[pos - 1]);
             if (std::isalnum(c) || c == '_' || c == '.') continue;
         }
-        out.push_back({pos, it->str(0)});
+        // A unit at the start of the next line ("reported at 51\nregisters") is the same typing.
+        std::string typed = it->str(0);
+        std::replace(typed.begin(), typed.end(), '\n', ' ');
+        out.push_back({pos, typed});
     }
     return out;
 }

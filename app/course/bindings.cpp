@@ -15,7 +15,9 @@
 #include "base/errors.h"
 #include "base/json_input.h"
 #include "base/paths.h"
+#include "course/bound_counters.h"
 #include "course/bound_kernels.h"
+#include "course/bound_resources.h"
 #include "model/device_card.h"
 #include "model/dtype.h"
 #include "model/operation.h"
@@ -165,10 +167,11 @@ const RunMetric kRunMetrics[] = {
     {"gflops", "GFLOP/s", "time"}, {"pct_copy", "%", "time"}, {"pct_gemm", "%", "time"},
     {"pct_reference", "%", "time"}, {"spread", "%", "spread"}, {"rel_l2", "", "error"},
     {"max_abs", "", "error"}, {"peak_gib", "GiB", "memory"}, {"peak_mib", "MiB", "memory"},
-    {"dram_gb", "GB", "dram"},
+    {"dram_gb", "GB", "dram"}, {"l2_gb", "GB", "l2"},
     // hardware counters' derived ratios (model/counters.h), by their keys
     {"sectors_per_request_ld", "", "sectors_ld"}, {"sectors_per_request_st", "", "sectors_st"},
     {"threads_per_inst", "", "threads"},
+    {"bank_conflicts", "", "banks"}, {"bank_conflicts_ld", "", "banks"}, {"bank_conflicts_st", "", "banks"},
     {"blocks_per_us", "blocks/µs", "time"},
     {"mode_ms", "ms", "mode"}, {"mode_us", "µs", "mode"},  // the measuring mistake's figure
     {"us_per_step", "µs", "time"},
@@ -177,7 +180,10 @@ const RunMetric kRunMetrics[] = {
     // [timeline] the traced repetition: the same kernels' time (kernelN_us, kernelN_ms and
     // kernelN_name: find_run_metric)
     {"traced_ms", "ms", "time"}, {"traced_us", "µs", "time"}, {"span_us", "µs", "time"},
-    {"gap_us", "µs", "gap"}, {"launches", "", "launches"}};
+    {"gap_us", "µs", "gap"}, {"launches", "", "launches"},
+    // [resources] the main launch's (bound_resources.h)
+    {"regs", "", "regs"}, {"regs_per_block", "", "regs"}, {"occupancy", "%", "occupancy"},
+    {"resident_blocks", "", "occupancy"}, {"sm_count", "", "run_device"}};  // the run's GPU's SMs
 // clang-format on
 
 // The metric's value from a run, or nullopt when the run does not carry it.
@@ -185,6 +191,7 @@ std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64
     const TimingStats* t = r.timing ? &*r.timing : nullptr;
     // The run metrics lessons predict (run_metrics.h: the median time, and tagged values).
     if (std::optional<double> v = run_metric_value(r, m)) return v;
+    if (std::optional<double> v = resource_metric(r, m)) return v;
     if (m == "min_ms" && t) return t->min_ms;
     if (m == "spread" && t) return t->rel_spread * 100;
     // The same tagged values in other units.
@@ -194,12 +201,7 @@ std::optional<double> run_metric(const RunRecord& r, const std::string& m, int64
         return r.values.num(tag::peak_memory_bytes) / double(1 << 20);
     if (m == "rel_l2" && r.correctness) return r.correctness->rel_l2;
     if (m == "max_abs" && r.correctness) return r.correctness->max_abs;
-    if (m == "dram_gb" && r.counters.is_object() && r.counters.contains("dram_bytes") &&
-        r.counters["dram_bytes"].is_number())
-        return r.counters["dram_bytes"].get<double>() / 1e9;
-    if ((m == "sectors_per_request_ld" || m == "sectors_per_request_st" || m == "threads_per_inst") &&
-        r.counters.is_object() && r.counters.contains(m) && r.counters[m].is_number())
-        return r.counters[m].get<double>();
+    if (std::optional<double> v = counter_metric(r, m)) return v;  // dram_gb, derived ratios, bank conflicts
     if (m == "blocks_per_us" && t && blocks > 0 && t->median_ms > 0) return blocks / (t->median_ms * 1e3);
     // [modes] the figure the run's measuring mistake gave (run_modes.h), beside `ms`/`us`
     if (m == "mode_ms" && r.mode_timing) return r.mode_timing->median_ms;
@@ -404,13 +406,18 @@ BoundValue NumberSources::resolve_run(const Binding& b) const {
     if (is_timeline_metric(b.metric) && !timeline_answers(*found->record, b.metric, &kernel_name, &why))
         return fail("the run of " + b.target + " in " + found->origin + " " + why);
     const bool is_name = names_device || !kernel_name.empty();
-    std::optional<double> x = is_name ? 0.0 : run_metric(*found->record, b.metric, blocks);
+    std::optional<double> x = is_name                  ? 0.0
+                              : b.metric == "sm_count" ? run_device_sm_count(found->device)
+                                                       : run_metric(*found->record, b.metric, blocks);
     if (!x) return fail("the run of " + b.target + " in " + found->origin + " has no " + b.metric);
     v.ok = true;
     v.value = *x;
     v.unit = is_name ? "" : metric->unit;
     v.text = is_name;
-    const int decimals = b.metric == "launches" && b.decimals < 0 ? 0 : b.decimals;  // a count
+    const bool count = b.metric == "launches" || b.metric == "regs" || b.metric == "regs_per_block" ||
+                       b.metric == "resident_blocks" || b.metric == "sm_count" ||
+                       b.metric.rfind("bank_conflicts", 0) == 0;
+    const int decimals = count && b.decimals < 0 ? 0 : b.decimals;
     v.shown = names_device ? found->device : is_name ? kernel_name : format_bound(v.value, v.unit, decimals, b.bare);
     if (!names_device && std::string(metric->family) == "time" && found->record->timing)
         v.spread = std::fabs(v.value) * found->record->timing->rel_spread;

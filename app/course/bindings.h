@@ -176,6 +176,8 @@ class NumberSources {
     BoundValue resolve_fact(const Binding& b, const DeviceInfo& d, const std::string& origin) const;
     std::vector<BoundValue> resolve_operands(const Binding& b) const;  // pinned to one recording when paired
     const DeviceInfo* fact_device(std::string* origin) const;
+    // The SM count of the GPU named `device` (a run's): the shown device's facts, a recording's, or its card.
+    std::optional<double> run_device_sm_count(const std::string& device) const;
 
     const std::vector<Ladder>* ladders_;
     std::vector<Run> live_;              // newest last

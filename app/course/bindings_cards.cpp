@@ -69,6 +69,17 @@ const DeviceInfo* NumberSources::fact_device(std::string* origin) const {
     return best;
 }
 
+std::optional<double> NumberSources::run_device_sm_count(const std::string& device) const {
+    if (device_ && device_->name == device && device_->sm_count > 0) return device_->sm_count;
+    for (const auto& [path, f] : files_)
+        if (f.device && f.device->name == device && f.device->sm_count > 0) return f.device->sm_count;
+    for (const auto& c : cards_)
+        if (c.device == device && c.doc["values"].contains("sm_count") &&
+            c.doc["values"]["sm_count"].contains("value") && c.doc["values"]["sm_count"]["value"].is_number())
+            return c.doc["values"]["sm_count"]["value"].get<double>();
+    return std::nullopt;
+}
+
 BoundValue NumberSources::resolve_fact(const Binding& b, const DeviceInfo& d, const std::string& origin) const {
     BoundValue v;
     const DeviceLimits& L = d.limits;

@@ -214,6 +214,10 @@ TEST(LessonCheck, FindsNumbersWithUnitsOfTimeBandwidthAndRate) {
     EXPECT_EQ(nums[2].text, "3.3 TFLOP/s");
     EXPECT_EQ(nums[3].text, "5 us");
     EXPECT_EQ(nums[4].text, "0.1 s");
+    // A unit wrapped to the next line is still typed, and reads as on one line.
+    auto wrapped = find_unit_numbers("a kernel reported at 51\nregisters takes 56, and\n12 bytes");
+    ASSERT_EQ(wrapped.size(), 1u);
+    EXPECT_EQ(wrapped[0].text, "51 registers");
 }
 
 // [tuned] settings=tuned binds the rung's tuned figure, whatever parameters the search chose;

@@ -252,7 +252,8 @@ TEST(HandoutPages, AHeadingNeverEndsAPageAboveItsFigure) {
 }
 
 // Lesson 1 on paper: step 8's figure is step 3's, which is printed after the predictions (say
-// so); a number computed from typed numbers only (`{{ = 128 * 256 }}`) cites no source.
+// so); a recorded launch resource cites its run, and a number computed from typed numbers only
+// (lesson 10's `{{ = 4096 * 4096 * 4 / 1000000 }}`) cites no source.
 TEST(HandoutLesson, FirstKernelPointsForwardAndCitesOnlySources) {
     TempDir dir;
     std::vector<LoadedResults> files = {recorded("h100_elementwise.json"), recorded("h100_vector_add_sweep_tpb.json")};
@@ -262,9 +263,13 @@ TEST(HandoutLesson, FirstKernelPointsForwardAndCitesOnlySources) {
     std::string md = read_all(dir.path / "s" / "handout.md");
     EXPECT_NE(md.find("*Figure 8: the same figure as Figure 3 (step 3, with the measurements after the predictions).*"),
               std::string::npos);
-    EXPECT_NE(md.find("32,768 per block"), std::string::npos);
+    EXPECT_NE(md.find("32,768 ["), std::string::npos);  // double_buffer's registers per block, recorded
     EXPECT_EQ(md.find(". : computed"), std::string::npos);
     EXPECT_EQ(md.find("\n: "), std::string::npos);
+    // Lesson 10 step 1: P's size, `{{ = 4096 * 4096 * 4 / 1000000 | unit=MB .0 }}`.
+    export_lesson_handouts(lesson_named("backward"), {recorded("h200_layernorm_backward.json")}, ladders(),
+                           (dir.path / "b").string(), o);
+    EXPECT_NE(read_all(dir.path / "b" / "handout.md").find("per head, 67 MB in fp32"), std::string::npos);
 }
 
 // One device per paragraph: the H200's files lack runs the prose quotes (the sin^2 + cos^2 pair
