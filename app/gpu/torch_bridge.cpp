@@ -196,22 +196,39 @@ std::string load_libpython(const std::string& soname, const std::string& libdir,
 
 bool is_torch_peer_name(const std::string& name) { return name.rfind("torch.", 0) == 0; }
 
+std::vector<std::string> torch_peer_names_in(const std::string& python_table) {
+    // The table is the one literal `_TABLE = {` ... `}` of kl_torch_peers.py; each entry is one line
+    // `    "torch.<peer>": (<argument count>, <builder>),`. A key line of another shape is a table
+    // this parser does not know: nothing is guessed, the list stops being trusted (an exception).
+    static const std::string opening = "\n_TABLE = {\n";
+    const size_t open = python_table.find(opening);
+    if (open == std::string::npos) throw InputError("the PyTorch peer table has no `_TABLE = {` line");
+    std::vector<std::string> names;
+    size_t line_start = open + opening.size();
+    while (line_start < python_table.size()) {
+        size_t line_end = python_table.find('\n', line_start);
+        if (line_end == std::string::npos) line_end = python_table.size();
+        const std::string line = python_table.substr(line_start, line_end - line_start);
+        line_start = line_end + 1;
+        if (line.rfind("}", 0) == 0) return names;
+        if (line.rfind("    \"", 0) != 0) continue;  // a continuation of the entry above
+        const size_t key_end = line.find("\": (", 5);
+        const std::string name = key_end == std::string::npos ? "" : line.substr(5, key_end - 5);
+        const bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+            return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+        });
+        if (!plain || !is_torch_peer_name(name))
+            throw InputError("the PyTorch peer table has an entry this program cannot read: " + line);
+        names.push_back(name);
+    }
+    throw InputError("the PyTorch peer table's `_TABLE = {` is never closed");
+}
+
 const std::vector<std::string>& torch_peer_names() {
-    static const std::vector<std::string> names = {"torch.add",
-                                                   "torch.gelu_tanh",
-                                                   "torch.compile.gelu_tanh",
-                                                   "torch.softmax",
-                                                   "torch.compile.softmax",
-                                                   "torch.transpose",
-                                                   "torch.add_layernorm",
-                                                   "torch.compile.add_layernorm",
-                                                   "torch.sdpa_cudnn",
-                                                   "torch.sdpa_flash",
-                                                   "torch.mm_bf16",
-                                                   "torch.mlp",
-                                                   "torch.compile.mlp",
-                                                   "torch.layernorm_backward",
-                                                   "torch.rmsnorm_backward"};
+    // Read from the embedded table itself, so that the program's list and the peers it can call
+    // never disagree, and without Python: a machine without torch still knows which rungs are peers.
+    static const std::vector<std::string> names =
+        torch_peer_names_in(std::string(kTorchPeersSource, kTorchPeersSourceSize));
     return names;
 }
 

@@ -23,10 +23,14 @@
 
 namespace kl {
 
-// "torch.gelu_tanh" and the like: a builtin routed to the PyTorch bridge.
+// "torch.<peer>": a builtin routed to the PyTorch bridge.
 bool is_torch_peer_name(const std::string& name);
-// Every peer the embedded table offers, as manifests spell them (no Python needed).
+// Every peer the embedded table offers, as manifests spell them, in table order: read from the
+// embedded kl_torch_peers.py at first use (no Python needed), never a second copy.
 const std::vector<std::string>& torch_peer_names();
+// The keys of the `_TABLE = {` literal in `python_table` (kl_torch_peers.py's text). Throws
+// InputError naming the line when the table is missing, unclosed or has a key of another shape.
+std::vector<std::string> torch_peer_names_in(const std::string& python_table);
 
 struct TorchAvailability {
     bool available = false;

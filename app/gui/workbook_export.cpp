@@ -17,6 +17,7 @@
 #include "plot/cairo_export.h"
 #include "plot/figure_scene.h"
 #include "report/figure_request.h"
+#include "report/figure_withhold.h"
 #include "report/handout_results.h"
 #include "report/lesson_export.h"
 
@@ -161,10 +162,16 @@ void Workbook::export_current_figure() {
             failed += (failed.empty() ? "" : "; ") + r.error;
     }
     if (failed.empty()) {
-        // A figure never travels without the numbers it was drawn from (as with `kladder export`).
+        // A figure never travels without the numbers it was drawn from (as with `kladder export`),
+        // and those never give away what the figure leaves empty while a prediction waits.
         try {
-            save_results(base + ".results.json", results_snapshot());
+            ResultsFile results = results_snapshot();
+            results.command = "Export figure";
+            const int left_out =
+                report::withhold_results(results, [this](const RunRecord& r) { return withheld_why(r); });
+            save_results(base + ".results.json", results);
             written += ", results.json";
+            if (left_out) written += " (" + std::to_string(left_out) + " runs left out until predicted)";
         } catch (const Error& e) { failed = e.what(); }
     }
     plots_.export_message = failed.empty() ? "Exported " + written + " to " + base + ".*" : "Export failed: " + failed;

@@ -69,6 +69,9 @@ std::string card_tooltip(const Rung& r, bool usable, const std::string& dtype, c
                format_ms(rec.timing->max_ms) + ", " + std::to_string(rec.timing->reps) + " reps, L2 " + rec.l2 + ")";
         tip += "\n" + plot::format_value(rec.values.num(tag::gbps), 4) + " GB/s, " +
                plot::format_value(rec.values.num(tag::tflops), 3) + " TFLOP/s";
+        // The card's share in full ("7.5x cuBLAS fp32"): a laptop's card cuts it short.
+        if (const size_t dot = card.rate.find(" \xC2\xB7 "); dot != std::string::npos)
+            tip += ", " + card.rate.substr(dot + 4);
         if (rec.correctness) tip += "\n" + rec.correctness->summary();
         std::string params;
         for (const auto& [k, v] : rec.params) params += (params.empty() ? "" : ", ") + k + " = " + std::to_string(v);
@@ -129,7 +132,7 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
                 const RunRecord& rec = run->record;
                 card.time = format_ms(rec.timing->median_ms);
                 // "% cuBLAS": against the library's run at these sizes when there is one (the
-                // same bar the plots draw), else against the calibrated rate.
+                // same bar the plots draw), else against the calibrated rate (report::library_share).
                 const bool flops = view.flops;
                 // The library's rate with this one would give it away while it waits.
                 const StoredRun* library =
@@ -138,14 +141,10 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
                                   : plot::format_value(rec.values.num(tag::gbps), 4) + " GB/s";
                 if (!flops && rec.values.get(tag::pct_copy))
                     card.rate += " \xC2\xB7 " + plot::format_value(*rec.values.get(tag::pct_copy), 2) + "% copy";
-                else if (flops && library && library->record.values.num(tag::tflops) > 0)
-                    card.rate += " \xC2\xB7 " +
-                                 plot::format_value(
-                                     100.0 * rec.values.num(tag::tflops) / library->record.values.num(tag::tflops), 2) +
-                                 "% cuBLAS";
-                else if (flops && rec.values.get(tag::pct_gemm) && library == view.library)
-                    card.rate +=
-                        " \xC2\xB7 " + plot::format_value(*rec.values.get(tag::pct_gemm), 2) + "% cuBLAS (cal.)";
+                else if (flops && (library || !view.library))  // not the calibration for a withheld run
+                    if (auto share = report::library_share(rec, r.compute, library))
+                        card.rate += " \xC2\xB7 " + report::library_share_text(*share, to_string(rec.dtype), 2) +
+                                     (share->calibrated ? " (cal.)" : "");
                 bool pass = rec.correctness && rec.correctness->passed;
                 card.chip = !rec.correctness ? "unchecked" : pass ? "PASS" : "FAIL";
                 card.other_params = rec.params != preferred;

@@ -47,8 +47,9 @@ std::string describe_value(const MeasureInfo& m, double value) {
 }
 
 // Everything a reader may want to know about one measurement, for tooltips. `library`: the
-// ladder's library reference measured at the same sizes (for "% of cuBLAS"), or nullptr.
-std::string describe_run(const StoredRun& s, const StoredRun* library) {
+// ladder's library reference measured at the same sizes (for "% cuBLAS"), or nullptr; `compute`:
+// the rung's own arithmetic precision when below its dtype's (Rung::compute).
+std::string describe_run(const StoredRun& s, const StoredRun* library, const std::string& compute) {
     const RunRecord& r = s.record;
     std::string t = r.title.empty() ? r.rung : r.title;
     if (!r.error.empty()) return t + "\n" + r.error_kind + ": " + r.error;
@@ -61,9 +62,9 @@ std::string describe_run(const StoredRun& s, const StoredRun* library) {
     // Every value the run carries, as its registry row describes it (measures.h): a new
     // measurement shows here without a line of its own.
     for (const auto& [name, value] : r.values.all()) t += "\n" + describe_value(*find_measure(name), value);
-    if (library && library->record.values.num(tag::tflops) > 0 && r.values.num(tag::flops) > 0)
-        t += "\n" + plot::format_value(100.0 * r.values.num(tag::tflops) / library->record.values.num(tag::tflops), 3) +
-             "% of " + library->record.title + "'s rate at these sizes";
+    if (auto share = library ? report::library_share(r, compute, library) : std::nullopt)
+        t += "\n" + report::library_share_text(*share, to_string(r.dtype), 3) + ": against " + library->record.title +
+             " at these sizes";
     if (r.correctness) t += "\n" + r.correctness->summary();
     // Hardware counters, when the counters pass ran (docs/counters.md), else why not.
     const auto& k = r.counters;
@@ -321,9 +322,10 @@ void Workbook::draw_plot_tooltip(const ImVec2& origin) {
     const BuiltFigure& B = plots_.built;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     // "% of cuBLAS" beside a rate gives the library's rate away while a prediction waits on it.
-    auto library_for = [this](const RunRecord& r) {
-        const StoredRun* l = library_run_for(r);
-        return l && withheld_why(l->record).empty() ? l : nullptr;
+    auto describe = [this](const StoredRun& run) {
+        const StoredRun* l = library_run_for(run.record);
+        const Rung* rung = ladder_ ? ladder_->find_rung(run.record.rung) : nullptr;
+        return describe_run(run, l && withheld_why(l->record).empty() ? l : nullptr, rung ? rung->compute : "");
     };
     auto tooltip = [](const std::string& text) {
         ImGui::BeginTooltip();
@@ -348,7 +350,7 @@ void Workbook::draw_plot_tooltip(const ImVec2& origin) {
                     ImVec2(origin.x + float(b.rect.right()), origin.y + float(b.rect.bottom())), palette().text, 0, 0,
                     1.5f);
         const StoredRun* run = b.point < B.bar_runs.size() ? B.bar_runs[b.point] : nullptr;
-        tooltip(run ? head + "\n\n" + describe_run(*run, library_for(run->record)) : head);
+        tooltip(run ? head + "\n\n" + describe(*run) : head);
         return;
     }
     // Lines and points: the nearest point within reach.
@@ -374,7 +376,7 @@ void Workbook::draw_plot_tooltip(const ImVec2& origin) {
         std::string head = ser.name + "\n" + B.figure.x.label + " = " + xs + ":  " + plot::format_value(pt.y, 4) + " " +
                            B.figure.y.unit;
         const StoredRun* run = size_t(bp) < B.point_runs[bs].size() ? B.point_runs[bs][bp] : nullptr;
-        tooltip(run ? head + "\n\n" + describe_run(*run, library_for(run->record)) : head);
+        tooltip(run ? head + "\n\n" + describe(*run) : head);
         return;
     }
     // Heatmap: the cell under the mouse.

@@ -137,14 +137,16 @@ json to_json(const RunRecord& r) {
 json to_json(const ResultsFile& r) {
     json runs = json::array();
     for (const auto& run : r.runs) runs.push_back(to_json(run));
-    return {{"schema", kResultsSchema},
-            {"version", kResultsVersion},  // the layout written here, whatever version was read
-            {"created", r.created},
-            {"tool", r.tool},
-            {"command", r.command},
-            {"device", r.device ? to_json(*r.device) : json(nullptr)},
-            {"calibration", r.calibration ? to_json(*r.calibration) : json(nullptr)},
-            {"runs", runs}};
+    json j = {{"schema", kResultsSchema},
+              {"version", kResultsVersion},  // the layout written here, whatever version was read
+              {"created", r.created},
+              {"tool", r.tool},
+              {"command", r.command},
+              {"device", r.device ? to_json(*r.device) : json(nullptr)},
+              {"calibration", r.calibration ? to_json(*r.calibration) : json(nullptr)},
+              {"runs", runs}};
+    if (!r.withheld.empty()) j["withheld"] = r.withheld;
+    return j;
 }
 
 // [SECTION] Reading (strict about types, tolerant of unknown extra fields)
@@ -400,6 +402,14 @@ ResultsFile results_from_json(const json& j, const std::string& origin) {
     if (j.contains("device") && !j["device"].is_null()) r.device = read_device(rd, j["device"]);
     if (j.contains("calibration") && !j["calibration"].is_null())
         r.calibration = calibration_from_json(j["calibration"], origin);
+    if (j.contains("withheld") && !j["withheld"].is_null()) {
+        const json& withheld = j["withheld"];
+        if (!withheld.is_array()) rd.fail("withheld", "expected a list of lines");
+        for (size_t i = 0; i < withheld.size(); ++i) {
+            if (!withheld[i].is_string()) rd.fail("withheld[" + std::to_string(i) + "]", "expected a string");
+            r.withheld.push_back(withheld[i].get<std::string>());
+        }
+    }
     const json& runs = rd.need(j, "runs", "");
     if (!runs.is_array()) rd.fail("runs", "expected a list");
     for (size_t i = 0; i < runs.size(); ++i)

@@ -69,6 +69,28 @@ int withhold_runs(BuiltFigure& built, const std::function<std::string(const RunR
     return withheld;
 }
 
+int withhold_results(ResultsFile& file, const std::function<std::string(const RunRecord&)>& why) {
+    std::vector<RunRecord> kept, references_left_out;
+    for (RunRecord& r : file.runs) {
+        const std::string placeholder = why(r);
+        if (placeholder.empty()) {
+            kept.push_back(std::move(r));
+            continue;
+        }
+        std::string sizes;
+        for (const auto& [axis, value] : r.sizes) sizes += " " + axis + "=" + std::to_string(value);
+        file.withheld.push_back(r.ladder + "/" + r.rung + " " + to_string(r.dtype) + sizes + ": " + placeholder);
+        if (r.reference) references_left_out.push_back(std::move(r));
+    }
+    const int left_out = int(file.runs.size() - kept.size());
+    for (RunRecord& r : kept)
+        for (const RunRecord& ref : references_left_out)
+            if (ref.ladder == r.ladder && ref.sizes == r.sizes && ref.dtype == r.dtype)
+                r.values.set(tag::pct_reference, std::optional<double>());
+    file.runs = std::move(kept);
+    return left_out;
+}
+
 std::vector<double> drawn_values(const BuiltFigure& built) {
     std::vector<double> out;
     for (const plot::Series& s : built.figure.series) {

@@ -14,6 +14,14 @@ namespace kl::report {
 // Returns how many bars and points were withheld.
 int withhold_runs(BuiltFigure& built, const std::function<std::string(const RunRecord&)>& why);
 
+// The results copy beside such a figure (the window's Export writes NAME.results.json): `file`
+// without the runs `why` withholds, so the file carries no figure the picture leaves empty; a
+// kept run's pct_reference against a left-out reference rung (same ladder, sizes and dtype) goes
+// too (its time over that share is the reference's time). One line per left-out run in
+// `file.withheld` ("matmul/naive fp32 K=4096 M=4096 N=4096: until your prediction"). Returns how
+// many runs were left out.
+int withhold_results(ResultsFile& file, const std::function<std::string(const RunRecord&)>& why);
+
 // Every finite value a figure draws from runs (bars and points, with their whiskers), for tests.
 std::vector<double> drawn_values(const BuiltFigure& built);
 

@@ -81,6 +81,26 @@ const StoredRun* library_reference_run(const ResultsStore& store, const PlotCont
     return detail::measured(s) ? s : nullptr;
 }
 
+std::optional<LibraryShare> library_share(const RunRecord& rec, const std::string& compute, const StoredRun* library) {
+    LibraryShare share;
+    share.other_precision = compute;
+    const double rate = rec.values.num(tag::tflops);
+    if (library && library->record.values.num(tag::tflops) > 0 && rec.values.num(tag::flops) > 0) {
+        share.ratio = rate / library->record.values.num(tag::tflops);
+    } else if (!library && rec.values.get(tag::pct_gemm)) {
+        share.ratio = *rec.values.get(tag::pct_gemm) / 100.0;
+        share.calibrated = true;
+    } else {
+        return std::nullopt;
+    }
+    return share;
+}
+
+std::string library_share_text(const LibraryShare& share, const std::string& dtype, int digits) {
+    if (!share.other_precision.empty()) return plot::format_value(share.ratio, digits) + "x cuBLAS " + dtype;
+    return plot::format_value(100.0 * share.ratio, digits) + "% cuBLAS";
+}
+
 bool prefers_flops(const PlotContext& ctx, const ResultsStore& store) {
     if (!ctx.ladder) return false;
     for (const auto& s : store.runs()) {

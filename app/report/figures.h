@@ -65,6 +65,22 @@ const Rung* library_reference_rung(const Ladder& ladder, const std::string& dtyp
 // (one size, measured at another moment; cuBLAS bf16 itself varies by several % between calls).
 const StoredRun* library_reference_run(const ResultsStore& store, const PlotContext& ctx);
 
+// A rung's FLOP rate beside the library's: one rule for the strip card, the run tooltip and the
+// handout's key table. Against `library` (library_reference_run: same sizes, same results) when
+// given, else against the calibrated cuBLAS rate of the dtype (the run's pct_gemm). A rung that
+// computes below its dtype's precision on purpose (`compute`: cuBLAS TF32 beside cuBLAS fp32) does
+// other work than the bar, so its ratio is no share of it: "748% cuBLAS" would read as a bug.
+struct LibraryShare {
+    double ratio = 0;             // the rung's rate over the library's
+    bool calibrated = false;      // against the calibration, not a run at these sizes
+    std::string other_precision;  // the rung's `compute` ("tf32"); "" at the library's precision
+};
+// nullopt when neither rate is known (no FLOPs, no library run and no pct_gemm).
+std::optional<LibraryShare> library_share(const RunRecord& rec, const std::string& compute, const StoredRun* library);
+// "87.3% cuBLAS" at the library's precision, "7.48x cuBLAS fp32" at another (digits: significant
+// digits; dtype: the run's, which the library reference computes in).
+std::string library_share_text(const LibraryShare& share, const std::string& dtype, int digits);
+
 // True when the ladder's work is compute-bound (rates in TFLOP/s rather than GB/s), judged from
 // the arithmetic intensity of its results (more than 8 FLOP per ideal byte).
 bool prefers_flops(const PlotContext& ctx, const ResultsStore& store);

@@ -15,6 +15,9 @@ KeyTable key_numbers(const LoadedResults& results, const PlotContext& ctx) {
     t.rate_unit = flops ? "TFLOP/s" : "GB/s";
     t.roof_name = flops ? "% of cuBLAS" : "% of copy";
     BuiltFigure bars = rung_bars(results.store, ctx, Metric::Rate);
+    // "% of cuBLAS" as the strip card reads it: against the library at these sizes, else the
+    // calibration; a multiple for a rung at another precision (library_share).
+    const StoredRun* library = flops ? library_reference_run(results.store, ctx) : nullptr;
     for (size_t i = 0; i < ctx.ladder->rungs.size(); ++i) {
         const Rung& r = ctx.ladder->rungs[i];
         KeyRow row;
@@ -33,7 +36,13 @@ KeyTable key_numbers(const LoadedResults& results, const PlotContext& ctx) {
                 row.measured = true;
                 row.median_ms = rec.timing->median_ms;
                 row.rate = flops ? rec.values.num(tag::tflops) : rec.values.num(tag::gbps);
-                row.pct_roof = flops ? rec.values.get(tag::pct_gemm) : rec.values.get(tag::pct_copy);
+                row.pct_roof = flops ? std::nullopt : rec.values.get(tag::pct_copy);
+                if (auto share = flops ? library_share(rec, r.compute, library) : std::nullopt) {
+                    if (share->other_precision.empty())
+                        row.pct_roof = 100.0 * share->ratio;
+                    else
+                        row.roof_text = library_share_text(*share, ctx.dtype, 3);
+                }
                 row.pct_reference = rec.values.get(tag::pct_reference);
             }
         }
@@ -56,7 +65,8 @@ std::string key_table_markdown(const KeyTable& t) {
         md += "| " + markdown_text(r.title) + " (`" + r.rung + "`) | ";  // text, never Markdown: | < ! [ escaped
         if (r.measured) {
             md += plot::format_value(r.median_ms, 3) + " | " + plot::format_value(r.rate, 3) + " | " +
-                  cell(r.pct_roof, " %") + " | " + cell(r.pct_reference, " %") + " | ";
+                  (r.roof_text.empty() ? cell(r.pct_roof, " %") : r.roof_text) + " | " + cell(r.pct_reference, " %") +
+                  " | ";
         } else {
             md += "– | – | – | – | ";
         }

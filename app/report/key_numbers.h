@@ -15,6 +15,9 @@ struct KeyRow {
     double median_ms = 0;
     double rate = 0;                 // GB/s or TFLOP/s, as `KeyTable::rate_unit`
     std::optional<double> pct_roof;  // % of copy bandwidth, or of cuBLAS for FLOP-bound ladders
+    // The cell instead of pct_roof for a rung at another precision than cuBLAS of its dtype
+    // ("7.48x cuBLAS fp32" for cuBLAS TF32: library_share_text, figures.h); "" otherwise.
+    std::string roof_text;
     std::optional<double> pct_reference;
     std::string check;  // "pass", "FAIL", "not checked", or the error kind
 };

@@ -1,6 +1,6 @@
-// The PyTorch peers' table (app/gpu/torch_bridge.h) without Python: the C++ list agrees with the
-// embedded Python table, every manifest's torch builtin is in it, and a missing libpython is
-// one line saying what to install. Running the peers is test_gpu_torch's (label gpu).
+// The PyTorch peers' table (app/gpu/torch_bridge.h) without Python: the C++ list is read from the
+// embedded Python table (no second copy in the program), every manifest's torch builtin is in it,
+// and a missing libpython is one line saying what to install. Running the peers is test_gpu_torch's (label gpu).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/errors.h"
 #include "base/paths.h"
 #include "gpu/builtins.h"
 #include "gpu/torch_bridge.h"
@@ -39,6 +40,35 @@ TEST(TorchPeers, TheProgramsListIsTheEmbeddedTable) {
         EXPECT_TRUE(kl::is_builtin(name)) << name;
     }
     EXPECT_FALSE(kl::is_builtin("torch.eval"));
+}
+
+TEST(TorchPeers, TheListIsReadFromTheTableItsKeysInOrder) {
+    const std::string table =
+        "import torch\n_OTHER = {\n    \"torch.not_a_peer\": (1, None),\n}\n"
+        "# name -> (argument count, builder)\n_TABLE = {\n"
+        "    \"torch.made_up\": (5, lambda a: _add(*a)),\n"
+        "    \"torch.compile.made_up\": (4, lambda a: _gelu(\n        *a, compiled=True)),\n"
+        "}\n\n\ndef kl_peer_names():\n    return \"torch.after\"\n";
+    EXPECT_EQ(kl::torch_peer_names_in(table), (std::vector<std::string>{"torch.made_up", "torch.compile.made_up"}));
+    EXPECT_THROW(kl::torch_peer_names_in("_TABLE = dict()\n"), kl::InputError);
+    EXPECT_THROW(kl::torch_peer_names_in("x\n_TABLE = {\n    \"torch.a\": (1, f),\n"), kl::InputError);
+    EXPECT_THROW(kl::torch_peer_names_in("x\n_TABLE = {\n    \"os.system\": (1, f),\n}\n"), kl::InputError);
+    EXPECT_THROW(kl::torch_peer_names_in("x\n_TABLE = {\n    \"torch.A b\": (1, f),\n}\n"), kl::InputError);
+}
+
+// The defect this guards against: a second, hand-kept list of the peers beside the table.
+TEST(TorchPeers, NoProgramSourceSpellsAPeerName) {
+    const auto app = std::filesystem::path(kl::kernels_dir()).parent_path() / "app";
+    ASSERT_FALSE(kl::torch_peer_names().empty());
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(app)) {
+        const auto ext = entry.path().extension();
+        if (ext != ".cpp" && ext != ".h") continue;
+        std::ifstream in(entry.path());
+        std::stringstream text;
+        text << in.rdbuf();
+        for (const auto& name : kl::torch_peer_names())
+            EXPECT_EQ(text.str().find("\"" + name + "\""), std::string::npos) << entry.path() << " spells " << name;
+    }
 }
 
 TEST(TorchPeers, EveryManifestPeerIsInTheTable) {

@@ -14,7 +14,9 @@
 #include "course/lesson.h"
 #include "course/prediction.h"
 #include "course/reveal.h"
+#include "base/errors.h"
 #include "model/manifest_load.h"
+#include "model/results_json.h"
 #include "report/figure_request.h"
 #include "report/figure_withhold.h"
 #include "report/results_store.h"
@@ -230,4 +232,57 @@ TEST(RevealWindow, WithheldBarsLoseTheirValuesAndRunsAndTheCaptionSaysWhy) {
     EXPECT_TRUE(std::isnan(built.figure.series[0].points[1].y_high));
     EXPECT_EQ(drawn_values(built), (std::vector<double>{1.5, 1.4, 1.6}));
     EXPECT_NE(built.figure.caption.find("coalesced (step 3)"), std::string::npos) << built.figure.caption;
+}
+
+// The results copy beside such a figure (the window's Export): the withheld runs are left out and
+// named, and a kept run's share of a left-out reference goes (its time over it is the reference's).
+TEST(RevealWindow, TheResultsCopyBesideAWithheldFigureLeavesTheWithheldRunsOut) {
+    auto run = [](const std::string& rung, int64_t n, bool reference) {
+        RunRecord r;
+        r.ladder = "matmul";
+        r.rung = rung;
+        r.reference = reference;
+        r.dtype = DType::F32;
+        r.sizes = {{"M", n}, {"N", n}, {"K", n}};
+        r.values.set(tag::tflops, 51.6);
+        if (!reference) r.values.set(tag::pct_reference, 0.97);
+        return r;
+    };
+    ResultsFile file;
+    file.runs = {run("cublas_fp32", 4096, true), run("naive", 4096, false), run("naive", 512, false),
+                 run("cublas_fp32", 512, true), run("coalesced", 4096, false)};
+    const int left_out = withhold_results(file, [](const RunRecord& r) {
+        if (r.sizes.at("M") != 4096) return std::string();
+        return r.rung == "naive"         ? std::string(kHiddenUntilPredicted)
+               : r.rung == "cublas_fp32" ? std::string("until step 1's prediction")
+                                         : std::string();
+    });
+    EXPECT_EQ(left_out, 2);
+    ASSERT_EQ(file.runs.size(), 3u);
+    EXPECT_EQ(file.withheld,
+              (std::vector<std::string>{"matmul/cublas_fp32 fp32 K=4096 M=4096 N=4096: until step 1's prediction",
+                                        "matmul/naive fp32 K=4096 M=4096 N=4096: until your prediction"}));
+    for (const RunRecord& r : file.runs) {
+        const bool at_4096 = r.sizes.at("M") == 4096;
+        EXPECT_FALSE(at_4096 && (r.rung == "naive" || r.rung == "cublas_fp32")) << r.rung;
+        // coalesced at 4096 loses its share of the left-out cuBLAS run; naive at 512 keeps its own.
+        if (r.rung == "coalesced" || r.rung == "naive") {
+            EXPECT_EQ(r.values.has(tag::pct_reference), r.rung == "naive") << r.rung;
+        }
+        EXPECT_TRUE(r.values.has(tag::tflops)) << r.rung;
+    }
+    // Written and read back; a file with nothing withheld has no such field.
+    const std::string text = results_to_text(file);
+    EXPECT_EQ(results_from_json(nlohmann::json::parse(text), "copy").withheld, file.withheld);
+    file.withheld.clear();
+    EXPECT_EQ(results_to_text(file).find("\"withheld\""), std::string::npos);
+    // Untrusted: a `withheld` of another shape is one line naming the field.
+    try {
+        results_from_json(nlohmann::json::parse(R"({"schema": "kernel-ladder/results", "version": 3,
+                                                    "runs": [], "withheld": [3]})"),
+                          "f.json");
+        ADD_FAILURE() << "a number in `withheld` was accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("withheld[0]"), std::string::npos) << e.what();
+    }
 }

@@ -4,26 +4,21 @@
 // kernel is compute-bound: what a warp costs is the instructions it issues, and a warp whose
 // lanes split on the branch issues both sides. The reference sums both geometric series in
 // closed form, in fp64 (kernels/divergence/reference.cu).
-#include "model/op_context.h"
-#include "model/operation.h"
+#include "model/ops/xy_series.h"
 
 namespace kl {
 
 namespace {
 
-class BranchSeries : public Operation {
+class BranchSeries : public XySeriesOperation {
   public:
+    BranchSeries() : XySeriesOperation("divergence/reference.cu", "ref_branch_series", "terms") {}
     std::string name() const override { return "branch_series"; }
     std::string description() const override {
         return "y = one series of x for even elements, another for odd ones, terms steps each";
     }
     std::vector<SizeAxis> size_axes() const override {
         return {{"n", 1, int64_t(1) << 32, "elements"}, {"terms", 1, 65536, "terms of each series"}};
-    }
-    std::vector<DType> dtypes() const override { return {DType::F32}; }
-    std::vector<BufferDecl> buffers(const Problem& p) const override {
-        const int64_t n = p.size("n");
-        return {{"x", p.dtype, n, BufferDecl::Role::Input}, {"y", p.dtype, n, BufferDecl::Role::Output}};
     }
     // Two FLOPs a term on either side (even: one FMA; odd: a multiply and an add); x read once,
     // y written once.
@@ -36,18 +31,6 @@ class BranchSeries : public Operation {
     // an element sent down the wrong side misses by a third or more (the two ranges, [2/3, 2)
     // and (1/3, 1/2], do not meet), and a missing term by r^(terms-1), caught at small terms.
     Tolerance tolerance(const Problem&) const override { return {0, 1e-5}; }
-    void make_inputs(const Problem&, OpContext& gpu, uint64_t seed) const override {
-        gpu.fill_uniform(gpu.buffer("x"), seed * 1000003u + 1, -1.f, 1.f);
-    }
-    void reference(const Problem& p, OpContext& gpu, ReferenceOutputs& out) const override {
-        const int64_t n = p.size("n");
-        DeviceArray& ref_y = gpu.add_buffer("ref_y", DType::F32, n);
-        gpu.launch_helper("divergence/reference.cu", "ref_branch_series", dim3(gpu.device().sm_count * 8), dim3(256),
-                          {KernelArg::pointer(ref_y.data()), KernelArg::pointer(gpu.buffer("x").data()),
-                           KernelArg::i64v(n), KernelArg::i32v(static_cast<int32_t>(p.size("terms")))});
-        out["y"] = gpu.download_as_float(ref_y);
-        gpu.remove_buffer("ref_y");
-    }
 };
 
 }  // namespace

@@ -3,24 +3,19 @@
 // purpose: the ladder measures what it costs to get a step onto the GPU (a launch, a graph
 // node, a grid barrier or nothing), not the step itself. The reference runs the same float
 // adds in order on the GPU (kernels/launch/reference.cu).
-#include "model/op_context.h"
-#include "model/operation.h"
+#include "model/ops/xy_series.h"
 
 namespace kl {
 
 namespace {
 
-class LaunchChain : public Operation {
+class LaunchChain : public XySeriesOperation {
   public:
+    LaunchChain() : XySeriesOperation("launch/reference.cu", "ref_launch_chain", "steps") {}
     std::string name() const override { return "launch_chain"; }
     std::string description() const override { return "steps dependent steps y = y + 1 over n elements, from y = x"; }
     std::vector<SizeAxis> size_axes() const override {
         return {{"n", 1, int64_t(1) << 28, "elements"}, {"steps", 1, 65536, "dependent steps (kernels)"}};
-    }
-    std::vector<DType> dtypes() const override { return {DType::F32}; }
-    std::vector<BufferDecl> buffers(const Problem& p) const override {
-        const int64_t n = p.size("n");
-        return {{"x", p.dtype, n, BufferDecl::Role::Input}, {"y", p.dtype, n, BufferDecl::Role::Output}};
     }
     // One add per element per step; ideal traffic: x read once, y written once (a fused plan).
     Work work(const Problem& p) const override {
@@ -31,18 +26,6 @@ class LaunchChain : public Operation {
     // and the reference: a correct rung matches bit for bit. A skipped or doubled step misses by
     // about 1, far outside 1e-6 relative of values below 65,537.
     Tolerance tolerance(const Problem&) const override { return {0, 1e-6}; }
-    void make_inputs(const Problem&, OpContext& gpu, uint64_t seed) const override {
-        gpu.fill_uniform(gpu.buffer("x"), seed * 1000003u + 1, -1.f, 1.f);
-    }
-    void reference(const Problem& p, OpContext& gpu, ReferenceOutputs& out) const override {
-        const int64_t n = p.size("n");
-        DeviceArray& ref_y = gpu.add_buffer("ref_y", DType::F32, n);
-        gpu.launch_helper("launch/reference.cu", "ref_launch_chain", dim3(gpu.device().sm_count * 8), dim3(256),
-                          {KernelArg::pointer(ref_y.data()), KernelArg::pointer(gpu.buffer("x").data()),
-                           KernelArg::i64v(n), KernelArg::i32v(static_cast<int32_t>(p.size("steps")))});
-        out["y"] = gpu.download_as_float(ref_y);
-        gpu.remove_buffer("ref_y");
-    }
 };
 
 }  // namespace
