@@ -21,6 +21,7 @@
 #include "model/device_card.h"
 #include "model/dtype.h"
 #include "model/operation.h"
+#include "model/results_cache.h"
 #include "model/results_json.h"
 #include "model/run_metrics.h"
 #include "model/run_modes.h"
@@ -53,7 +54,7 @@ void NumberSources::load_recorded(const std::string& recorded_dir, std::vector<s
     };
     for (const auto& f : results ? json_files(recorded_dir) : std::vector<std::string>()) {
         try {
-            add_recorded(load_results(f), f);
+            add_recorded(load_results_cached(f), f);
         } catch (const Error& e) {
             if (errors) errors->push_back(e.what());
         }

@@ -5,6 +5,7 @@
 
 #include "base/errors.h"
 #include "base/printable.h"
+#include "model/results_cache.h"
 #include "model/results_json.h"
 
 namespace kl::report {
@@ -27,7 +28,7 @@ void ResultsStore::load_recorded_dir(const std::string& dir, std::vector<std::st
     }
 }
 
-void ResultsStore::load_recorded_file(const std::string& path) { add_file(load_results(path), path); }
+void ResultsStore::load_recorded_file(const std::string& path) { add_file(load_results_cached(path), path); }
 
 void ResultsStore::add_file(const ResultsFile& file, const std::string& origin) {
     RecordedSource src;

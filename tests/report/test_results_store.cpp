@@ -2,7 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
+#include "base/errors.h"
+#include "model/results_cache.h"
+#include "model/results_json.h"
 #include "report/figures.h"
 #include "report/results_store.h"
 
@@ -222,4 +227,58 @@ TEST(Figures, SizeFormatting) {
     EXPECT_EQ(format_size_value(268435456), "2^28 (268,435,456)");
     EXPECT_EQ(format_size_value(1000), "1,000");
     EXPECT_EQ(format_sizes({{"cols", 4096}, {"rows", 512}}), "cols = 4,096, rows = 512");
+}
+
+namespace {
+
+ResultsFile one_run_file(const std::string& rung, double ms) {
+    ResultsFile f;
+    f.created = "2026-11-30T19:00:00Z";
+    DeviceInfo d;
+    d.name = "Some GPU";
+    f.device = d;
+    RunRecord r = record(rung, ms, 1024);
+    r.timing->mean_ms = ms;
+    f.runs.push_back(r);
+    return f;
+}
+
+}  // namespace
+
+// The recordings are parsed once per process, and a file changed on disk is read again: rewritten
+// in place, replaced by a rename, or broken (its error, not the old content).
+TEST(ResultsCache, ParsesOnceAndReadsAChangedFileAgain) {
+    clear_results_cache();
+    const std::string dir = ::testing::TempDir() + "kl_results_cache";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string path = dir + "/rec.json";
+    save_results(path, one_run_file("a", 1.0));
+    EXPECT_EQ(load_results_cached(path).runs.at(0).rung, "a");
+    EXPECT_EQ(load_results_cached(path).runs.at(0).rung, "a");
+    EXPECT_EQ(results_cache_counts().parses, 1);
+    EXPECT_EQ(results_cache_counts().hits, 1);
+
+    save_results(path, one_run_file("b", 2.0));  // atomic: a new file renamed over the old
+    EXPECT_EQ(load_results_cached(path).runs.at(0).rung, "b");
+    {
+        std::ofstream rewrite(path, std::ios::trunc);  // in place, same inode
+        rewrite << results_to_text(one_run_file("c", 3.0));
+    }
+    EXPECT_EQ(load_results_cached(path).runs.at(0).rung, "c");
+    EXPECT_EQ(results_cache_counts().parses, 3);
+    EXPECT_EQ(results_cache_counts().entries, 1);
+
+    {
+        std::ofstream broken(path, std::ios::trunc);
+        broken << "{\"runs\": [";
+    }
+    EXPECT_THROW(load_results_cached(path), InputError);
+    EXPECT_THROW(load_results_cached(path), InputError);
+    std::filesystem::remove(path);
+    EXPECT_THROW(load_results_cached(path), InputError);
+    std::filesystem::create_directory(path);  // not a regular file: refused as load_results refuses it
+    EXPECT_THROW(load_results_cached(path), InputError);
+    std::filesystem::remove_all(dir);
+    clear_results_cache();
 }
