@@ -51,7 +51,7 @@ __device__ __forceinline__ void lnb_issue_row(ELEM* stages, int st, const ELEM* 
             ELEM* slot = lnb_stage_pack(stages, st, a, j);
             if (vec) {
                 const int q = j * TPB + threadIdx.x;
-                if (q * VEC < cols) lnb_cp_async_pack(smem_addr(slot), src + q * VEC);
+                if (q * VEC < cols) lnb_cp_async_pack<LNB_PACK_BYTES>(smem_addr(slot), src + q * VEC);
             } else {
 #pragma unroll
                 for (int k = 0; k < VEC; ++k) {
@@ -75,7 +75,7 @@ __device__ __forceinline__ bool lnb_pipelined_rows(ELEM* __restrict__ dx, const 
     const bool vec =
         cols % VEC == 0 &&
         (((unsigned long long)dx | (unsigned long long)s | (unsigned long long)dy | (unsigned long long)w) &
-         (KL_PACK_BYTES - 1)) == 0;
+         (LNB_PACK_BYTES - 1)) == 0;
     cs.begin(w, vec, cols);
 #pragma unroll
     for (int st = 0; st < STAGES; ++st)
@@ -115,9 +115,9 @@ __device__ __forceinline__ bool lnb_pipelined_rows(ELEM* __restrict__ dx, const 
         float sv[MAXP][VEC], dv[MAXP][VEC];
 #pragma unroll
         for (int j = 0; j < MAXP; ++j) {
-            KlPack4Raw ps, pd;
-            ps.raw = *reinterpret_cast<const KlPack4Bits*>(lnb_stage_pack(stages, st, 0, j));
-            pd.raw = *reinterpret_cast<const KlPack4Bits*>(lnb_stage_pack(stages, st, 1, j));
+            LnbPackRaw ps, pd;
+            ps.raw = *reinterpret_cast<const LnbPackBits*>(lnb_stage_pack(stages, st, 0, j));
+            pd.raw = *reinterpret_cast<const LnbPackBits*>(lnb_stage_pack(stages, st, 1, j));
 #pragma unroll
             for (int k = 0; k < VEC; ++k) {
                 sv[j][k] = kl_to_float(ps.e[k]);
@@ -138,7 +138,7 @@ __device__ __forceinline__ bool lnb_pipelined_rows(ELEM* __restrict__ dx, const 
         const long long o = row * cols;
 #pragma unroll
         for (int j = 0; j < MAXP; ++j) {
-            KlPack4Raw out;
+            LnbPackRaw out;
 #pragma unroll
             for (int k = 0; k < VEC; ++k) {
                 const float xhat = (sv[j][k] - mean) * rstd;
@@ -147,7 +147,7 @@ __device__ __forceinline__ bool lnb_pipelined_rows(ELEM* __restrict__ dx, const 
             }
             if (vec) {
                 const int q = j * TPB + threadIdx.x;
-                if (q * VEC < cols) __stcs(reinterpret_cast<KlPack4Bits*>(dx + o) + q, out.raw);
+                if (q * VEC < cols) __stcs(reinterpret_cast<LnbPackBits*>(dx + o) + q, out.raw);
             } else {
 #pragma unroll
                 for (int k = 0; k < VEC; ++k) {
@@ -190,11 +190,17 @@ extern "C" __global__ void __launch_bounds__(TPB)
     const bool vec4 = vec && (((unsigned long long)part_g | (unsigned long long)part_b) & 15) == 0;
 #pragma unroll
     for (int j = 0; j < MAXP; ++j) {
-        if (vec4) {  // the pack's 4 columns are neighbours: one 16-byte reduction each
-            const int c = lnb_col(true, j, 0);
-            if (c < cols) {
-                lnb_red_add4(part_g + c, cs.sum_g(j, 0), cs.sum_g(j, 1), cs.sum_g(j, 2), cs.sum_g(j, 3));
-                if (!RMS) lnb_red_add4(part_b + c, cs.sum_b(j, 0), cs.sum_b(j, 1), cs.sum_b(j, 2), cs.sum_b(j, 3));
+        if (vec4) {  // the pack's columns are neighbours: one 16-byte reduction per 4
+#pragma unroll
+            for (int k = 0; k < VEC; k += 4) {
+                const int c = lnb_col(true, j, k);
+                if (c < cols) {
+                    lnb_red_add4(part_g + c, cs.sum_g(j, k), cs.sum_g(j, k + 1), cs.sum_g(j, k + 2),
+                                 cs.sum_g(j, k + 3));
+                    if (!RMS)
+                        lnb_red_add4(part_b + c, cs.sum_b(j, k), cs.sum_b(j, k + 1), cs.sum_b(j, k + 2),
+                                     cs.sum_b(j, k + 3));
+                }
             }
         } else {  // the columns this thread's sums belong to: the pack path's when it ran
 #pragma unroll

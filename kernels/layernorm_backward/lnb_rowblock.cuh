@@ -11,7 +11,7 @@
 // A thread holds MAXP packs of 4 elements (kl_vec.cuh's KlPack4: one 16-byte access in fp32, one
 // 8-byte access in bf16/fp16), so that a thread holds as many elements, and as many registers,
 // in every storage type (16-byte vectors would double both in 16 bits and halve the blocks that
-// fit on an SM).
+// fit on an SM). Rung 8 (LNB_WIDE) takes that trade, where the per-pack instructions set the pace.
 // The row statistics are read (STATS = 1: 8 bytes a row, issued with the row's loads) or
 // recomputed from the row in registers (STATS = 0: two more block reductions, no more bytes).
 // When cols is not a multiple of 4 (or a pointer is not aligned to a pack) the same registers are
@@ -24,7 +24,21 @@ static_assert(TPB % 32 == 0 && TPB <= 1024, "threads per block: whole warps, at 
 static_assert(MAXP >= 1 && MAXP <= 16, "1 to 16 packs of 4 elements per thread");
 static_assert(STATS == 0 || STATS == 1, "STATS: 0 recompute, 1 read the saved statistics");
 
+// LNB_WIDE = 1 (rung 8): a pack is 16 bytes in every dtype, KL_VEC elements (8 in 16 bits), for
+// rungs whose per-pack instructions, not their registers, set the pace.
+#ifndef LNB_WIDE
+#define LNB_WIDE 0
+#endif
+#if LNB_WIDE
+#define VEC KL_VEC  // elements per pack: 16 bytes
+typedef KlVecRaw LnbPackRaw;
+typedef uint4 LnbPackBits;
+#else
 #define VEC 4  // elements per pack
+typedef KlPack4Raw LnbPackRaw;
+typedef KlPack4Bits LnbPackBits;
+#endif
+#define LNB_PACK_BYTES (VEC * (int)sizeof(ELEM))
 
 // Column of element k of pack j of this thread: pack path (j * TPB + tid) * VEC + k,
 // element path (j * VEC + k) * TPB + tid; every warp access is coalesced either way.
@@ -40,11 +54,11 @@ __device__ __forceinline__ void lnb_load_share(float (&v)[MAXP][VEC], const ELEM
 #pragma unroll
         for (int j = 0; j < MAXP; ++j) {
             const int q = j * TPB + threadIdx.x;
-            KlPack4Raw x;
-            x.raw = KlPack4Bits{};
+            LnbPackRaw x;
+            x.raw = LnbPackBits{};
             if (q * VEC < cols)
-                x.raw = stream ? __ldcs(reinterpret_cast<const KlPack4Bits*>(p) + q)
-                               : reinterpret_cast<const KlPack4Bits*>(p)[q];
+                x.raw = stream ? __ldcs(reinterpret_cast<const LnbPackBits*>(p) + q)
+                               : reinterpret_cast<const LnbPackBits*>(p)[q];
 #pragma unroll
             for (int k = 0; k < VEC; ++k) v[j][k] = kl_to_float(x.e[k]);
         }
@@ -138,7 +152,7 @@ __device__ __forceinline__ bool lnb_rowblock_rows(ELEM* __restrict__ dx, const E
     const bool vec =
         cols % VEC == 0 &&
         (((unsigned long long)dx | (unsigned long long)s | (unsigned long long)dy | (unsigned long long)w) &
-         (KL_PACK_BYTES - 1)) == 0;
+         (LNB_PACK_BYTES - 1)) == 0;
     cs.begin(w, vec, cols);
     for (long long row = blockIdx.x; row < rows; row += gridDim.x) {  // uniform over the block
         const long long o = row * cols;
@@ -164,7 +178,7 @@ __device__ __forceinline__ bool lnb_rowblock_rows(ELEM* __restrict__ dx, const E
         const float a = RMS ? 0.f : acc.x / cols, b = acc.y / cols;
 #pragma unroll
         for (int j = 0; j < MAXP; ++j) {
-            KlPack4Raw out;
+            LnbPackRaw out;
 #pragma unroll
             for (int k = 0; k < VEC; ++k) {
                 const float xhat = (sv[j][k] - mean) * rstd;
@@ -173,7 +187,7 @@ __device__ __forceinline__ bool lnb_rowblock_rows(ELEM* __restrict__ dx, const E
             }
             if (vec) {
                 const int q = j * TPB + threadIdx.x;
-                if (q * VEC < cols) __stcs(reinterpret_cast<KlPack4Bits*>(dx + o) + q, out.raw);
+                if (q * VEC < cols) __stcs(reinterpret_cast<LnbPackBits*>(dx + o) + q, out.raw);
             } else {
 #pragma unroll
                 for (int k = 0; k < VEC; ++k) {
