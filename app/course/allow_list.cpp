@@ -60,13 +60,17 @@ std::vector<AllowedNumber> load_allowed_numbers(const std::string& path) {
 std::vector<UnitNumber> find_unit_numbers(const std::string& text) {
     // A number (digits, thousands commas, decimals), an optional space, then a unit of time,
     // bandwidth or FLOP rate, a clock rate, a percentage, a count of SMs, registers or counter
-    // events, or a cache size (the unit may open the next line); not the start of a longer word; seconds only after a
-    // space ("0.1 s", not "counting 1s"). A ratio is a decimal number with x right after it ("0.84x": "2x" is a
-    // planning figure, "4096 x 4096" a shape).
+    // events, a cache size, or a memory size in binary units ("24 GiB", "512 MiB", "16 KiB": a
+    // GPU's memory, a run's peak, a buffer); the unit may open the next line; not the start of a
+    // longer word; seconds only after a space ("0.1 s", not "counting 1s"). Decimal GB, MB and KB
+    // standing alone are not checked: the lessons count the bytes a kernel moves in them (some 260
+    // worked figures over the sizes), while a binary size is a capacity or a footprint, the kind of
+    // figure a device or a run gives. A ratio is a decimal number with x right after it ("0.84x": "2x" is
+    // a planning figure, "4096 x 4096" a shape).
     static const std::regex re(
         "([0-9][0-9,]*(\\.[0-9]+)?)([ \n]?(ms|µs|μs|us|ns|GB/s|TB/s|MB/s|GiB/s|TiB/s|TFLOP/s|GFLOP/s|PFLOP/s|"
         "TFLOPS|GFLOPS|TFLOPs|GFLOPs|cycles|GHz|MHz|%|SMs|registers|sectors|transactions|wavefronts|bank conflicts|"
-        "(MB|MiB|KB|KiB) (of )?(L2|L1|shared memory|cache))| s)(?![A-Za-z0-9/])|"
+        "(MB|MiB|KB|KiB) (of )?(L2|L1|shared memory|cache)|TiB|GiB|MiB|KiB)| s)(?![A-Za-z0-9/])|"
         "[0-9]+\\.[0-9]+(x|×)(?![A-Za-z0-9])");
     std::vector<UnitNumber> out;
     for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {

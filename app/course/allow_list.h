@@ -24,7 +24,7 @@ struct AllowedNumber {
     mutable bool used = false;
 };
 // Numbers a lesson may not type unbound: with a unit of time, bandwidth or FLOP rate in `text` ("2,777 GB/s", "0.92
-// ms"), with their byte offsets.
+// ms"), or a memory size in binary units ("24 GiB"), with their byte offsets.
 struct UnitNumber {
     size_t pos = 0;
     std::string text;

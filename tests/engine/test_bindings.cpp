@@ -220,6 +220,23 @@ TEST(LessonCheck, FindsNumbersWithUnitsOfTimeBandwidthAndRate) {
     EXPECT_EQ(wrapped[0].text, "51 registers");
 }
 
+// A memory size in binary units is a figure like any other ("24 GiB" of a run's peak, "80 GiB" of
+// a GPU): typed, it is caught. Decimal GB and MB count the bytes a kernel moves and stay free; a
+// rate in GiB/s stays one rate, and a cache size keeps its cache.
+TEST(LessonCheck, FindsMemorySizesInBinaryUnits) {
+    auto nums = find_unit_numbers(
+        "the naive rung holds 24 GiB, no GPU holds 1 TiB, a 64 x 64 tile 16 KiB, the array 512"
+        "\nMiB, then 1.5 MiB; it moves 537 MB (4.8 GB in all) at 2,600 GiB/s through a 50 MB L2; 8 GiBs, x2GiB");
+    ASSERT_EQ(nums.size(), 7u);
+    EXPECT_EQ(nums[0].text, "24 GiB");
+    EXPECT_EQ(nums[1].text, "1 TiB");
+    EXPECT_EQ(nums[2].text, "16 KiB");
+    EXPECT_EQ(nums[3].text, "512 MiB");
+    EXPECT_EQ(nums[4].text, "1.5 MiB");
+    EXPECT_EQ(nums[5].text, "2,600 GiB/s");
+    EXPECT_EQ(nums[6].text, "50 MB L2");
+}
+
 // [tuned] settings=tuned binds the rung's tuned figure, whatever parameters the search chose;
 // settings=default its figure at the defaults, never a tuned run's, even a newer one.
 TEST(Bindings, SettingsPickTheTunedOrTheDefaultFigure) {
