@@ -23,16 +23,10 @@ extern "C" __global__ void __launch_bounds__(TPB)
                         const float* __restrict__ mean, const float* __restrict__ rstd, long long rows, int cols) {
     LnbRegColumns cs;
     const bool vec = lnb_rowblock_rows(dx, s, dy, w, mean, rstd, rows, cols, cs);
-#pragma unroll
-    for (int j = 0; j < MAXP; ++j)
-#pragma unroll
-        for (int k = 0; k < VEC; ++k) {
-            const int c = lnb_col(vec, j, k);
-            if (c < cols) {
-                atomicAdd(total_g + c, cs.sum_g(j, k));
-                if (!RMS) atomicAdd(total_b + c, cs.sum_b(j, k));
-            }
-        }
+    lnb_each_column(vec, cols, [&](int c, int j, int k) {
+        atomicAdd(total_g + c, cs.sum_g(j, k));
+        if (!RMS) atomicAdd(total_b + c, cs.sum_b(j, k));
+    });
 }
 
 // The totals rounded to the storage type, and zeroed for the next run.

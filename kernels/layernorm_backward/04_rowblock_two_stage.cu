@@ -4,7 +4,8 @@
 // block writes its sums of dy * xhat and dy as one row of two fp32 scratch arrays of
 // (BPS x SMs) x cols values; a second kernel adds each column of those rows (rung 1's column
 // sums, lnb_common.cuh) and rounds to the storage type. No atomics, no zeroing, and the same
-// result on every run (the order of the additions is fixed).
+// result on every run (the order of the additions is fixed). Both stages live in lnb_rowblock.cuh
+// (lnb_store_partial_row, lnb_partial_column_sums): rungs 5 and 7 end the same way.
 // Why it should be faster: no contention on L2's atomic units (each address of rung 3 takes
 // BPS x SMs atomics), at the price of writing and reading 2 x 4 bytes x grid x cols, which L2
 // holds (8 MiB at 4096 columns and 264 blocks); the second kernel is short.
@@ -19,25 +20,12 @@ extern "C" __global__ void __launch_bounds__(TPB)
                           const float* __restrict__ mean, const float* __restrict__ rstd, long long rows, int cols) {
     LnbRegColumns cs;
     const bool vec = lnb_rowblock_rows(dx, s, dy, w, mean, rstd, rows, cols, cs);
-    const long long o = (long long)blockIdx.x * cols;
-#pragma unroll
-    for (int j = 0; j < MAXP; ++j)
-#pragma unroll
-        for (int k = 0; k < VEC; ++k) {
-            const int c = lnb_col(vec, j, k);
-            if (c < cols) {
-                part_g[o + c] = cs.sum_g(j, k);
-                if (!RMS) part_b[o + c] = cs.sum_b(j, k);
-            }
-        }
+    lnb_store_partial_row(part_g, part_b, cs, vec, cols);
 }
 
 // dgamma and dbeta: the column sums of the grid's partial rows.
 extern "C" __global__ void __launch_bounds__(32 * LNB_COL_WARPS)
     lnb_partial_col_sums(ELEM* __restrict__ dgamma, ELEM* __restrict__ dbeta, const float* __restrict__ part_g,
                          const float* __restrict__ part_b, long long parts, int cols) {
-    lnb_column_sums(dgamma, dbeta, parts, cols, [&](long long r, int c) {
-        const long long i = r * cols + c;
-        return make_float2(part_g[i], RMS ? 0.f : part_b[i]);
-    });
+    lnb_partial_column_sums(dgamma, dbeta, part_g, part_b, parts, cols);
 }

@@ -25,25 +25,12 @@ extern "C" __global__ void __launch_bounds__(TPB)
     extern __shared__ float lnb_columns[];  // 3 x TPB x MAXP x 4 floats: w, sums of dy * xhat, sums of dy
     LnbSmemColumns cs{lnb_columns, lnb_columns + TPB * MAXP * VEC, lnb_columns + 2 * TPB * MAXP * VEC};
     const bool vec = lnb_rowblock_rows(dx, s, dy, w, mean, rstd, rows, cols, cs);
-    const long long o = (long long)blockIdx.x * cols;
-#pragma unroll
-    for (int j = 0; j < MAXP; ++j)
-#pragma unroll
-        for (int k = 0; k < VEC; ++k) {
-            const int c = lnb_col(vec, j, k);
-            if (c < cols) {
-                part_g[o + c] = cs.sum_g(j, k);
-                if (!RMS) part_b[o + c] = cs.sum_b(j, k);
-            }
-        }
+    lnb_store_partial_row(part_g, part_b, cs, vec, cols);
 }
 
 // dgamma and dbeta: the column sums of the grid's partial rows (rung 4's second kernel).
 extern "C" __global__ void __launch_bounds__(32 * LNB_COL_WARPS)
     lnb_partial_col_sums(ELEM* __restrict__ dgamma, ELEM* __restrict__ dbeta, const float* __restrict__ part_g,
                          const float* __restrict__ part_b, long long parts, int cols) {
-    lnb_column_sums(dgamma, dbeta, parts, cols, [&](long long r, int c) {
-        const long long i = r * cols + c;
-        return make_float2(part_g[i], RMS ? 0.f : part_b[i]);
-    });
+    lnb_partial_column_sums(dgamma, dbeta, part_g, part_b, parts, cols);
 }

@@ -163,9 +163,9 @@ __device__ __forceinline__ bool lnb_pipelined_rows(ELEM* __restrict__ dx, const 
 }
 
 // The main kernel. END = 0: the block's sums as row blockIdx.x of part_g and part_b (rung 4's
-// end; ticket, dgamma and dbeta unused). END = 1: the sums added into part_g[0 .. cols) and
-// part_b[0 .. cols) (the totals), then the last block to finish writes dgamma and dbeta and
-// leaves the totals and the ticket at zero, as the scratch started.
+// end, lnb_store_partial_row; ticket, dgamma and dbeta unused). END = 1: the sums added into
+// part_g[0 .. cols) and part_b[0 .. cols) (the totals), then the last block to finish writes
+// dgamma and dbeta and leaves the totals and the ticket at zero, as the scratch started.
 extern "C" __global__ void __launch_bounds__(TPB)
     lnb_rowblock_pipelined(ELEM* __restrict__ dx, float* __restrict__ part_g, float* __restrict__ part_b,
                            unsigned* __restrict__ ticket, ELEM* __restrict__ dgamma, ELEM* __restrict__ dbeta,
@@ -174,17 +174,7 @@ extern "C" __global__ void __launch_bounds__(TPB)
     LnbRegColumns cs;
     const bool vec = lnb_pipelined_rows(dx, s, dy, w, mean, rstd, rows, cols, cs);
     if (END == 0) {
-        const long long o = (long long)blockIdx.x * cols;
-#pragma unroll
-        for (int j = 0; j < MAXP; ++j)
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) {
-                const int c = lnb_col(vec, j, k);
-                if (c < cols) {
-                    part_g[o + c] = cs.sum_g(j, k);
-                    if (!RMS) part_b[o + c] = cs.sum_b(j, k);
-                }
-            }
+        lnb_store_partial_row(part_g, part_b, cs, vec, cols);
         return;
     }
     const bool vec4 = vec && (((unsigned long long)part_g | (unsigned long long)part_b) & 15) == 0;
@@ -237,8 +227,5 @@ extern "C" __global__ void __launch_bounds__(TPB)
 extern "C" __global__ void __launch_bounds__(32 * LNB_COL_WARPS)
     lnb_partial_col_sums(ELEM* __restrict__ dgamma, ELEM* __restrict__ dbeta, const float* __restrict__ part_g,
                          const float* __restrict__ part_b, long long parts, int cols) {
-    lnb_column_sums(dgamma, dbeta, parts, cols, [&](long long r, int c) {
-        const long long i = r * cols + c;
-        return make_float2(part_g[i], RMS ? 0.f : part_b[i]);
-    });
+    lnb_partial_column_sums(dgamma, dbeta, part_g, part_b, parts, cols);
 }

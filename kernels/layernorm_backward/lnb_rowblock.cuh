@@ -1,7 +1,9 @@
 // The main loop of rungs 3, 4 and 5 (rungs 3 and 4 differ in what happens after it: rung 3 adds
 // each block's dgamma and dbeta into fp32 totals with atomics, rung 4 writes them as a row of
 // partial sums for a second kernel; rung 5 keeps w and the sums in shared memory instead of
-// registers, LnbSmemColumns below; each file says so at its top).
+// registers, LnbSmemColumns below; each file says so at its top). At the bottom, what the ends
+// share: the walk over a thread's columns (lnb_each_column), and the two-stage end of
+// rungs 4, 5 and 7 (lnb_store_partial_row, lnb_partial_column_sums).
 //
 // A block walks rows blockIdx.x, blockIdx.x + gridDim.x, ... (gridDim.x = BPS x SMs, persistent
 // blocks). Each thread owns the same columns of every row: MAXP packs of 4 elements. So w is
@@ -198,4 +200,46 @@ __device__ __forceinline__ bool lnb_rowblock_rows(ELEM* __restrict__ dx, const E
         }
     }
     return vec;
+}
+
+// The ends of rungs 3, 4, 5 and 7: f(c, j, k) for each column c of the row this thread holds
+// sums for, element k of its pack j (cs.sum_g(j, k), cs.sum_b(j, k)). Rung 3 adds the sums with
+// atomics, the others store them. `vec` is what lnb_rowblock_rows (or rung 7's loop) returned:
+// the path it ran decides which columns the thread's sums belong to (lnb_col).
+template <class EachColumn>
+__device__ __forceinline__ void lnb_each_column(bool vec, int cols, EachColumn f) {
+#pragma unroll
+    for (int j = 0; j < MAXP; ++j)
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+            const int c = lnb_col(vec, j, k);
+            if (c < cols) f(c, j, k);
+        }
+}
+
+// The two-stage end of rungs 4, 5 and 7 (rung 7 at END = 0), first stage: this thread's sums of
+// dy * xhat and dy, for its columns, stored as its share of row blockIdx.x of part_g and part_b
+// (grid x cols fp32 each). Plain stores: each block owns its row, so no atomics, and the second
+// stage adds the rows in a fixed order (the same dgamma and dbeta on every run).
+template <class Columns>
+__device__ __forceinline__ void lnb_store_partial_row(float* __restrict__ part_g, float* __restrict__ part_b,
+                                                      const Columns& cs, bool vec, int cols) {
+    const long long o = (long long)blockIdx.x * cols;
+    lnb_each_column(vec, cols, [&](int c, int j, int k) {
+        part_g[o + c] = cs.sum_g(j, k);
+        if (!RMS) part_b[o + c] = cs.sum_b(j, k);
+    });
+}
+
+// Second stage, the body of each of those rungs' kernel lnb_partial_col_sums (its own launch, so
+// every block's row is written before any is read): dgamma and dbeta as the column sums of the
+// `parts` partial rows, rung 1's column reduction (lnb_column_sums: launch grid cdiv(cols, 32),
+// block (32, LNB_COL_WARPS)). Under RMS = 1 part_b and dbeta are neither read nor written.
+__device__ __forceinline__ void lnb_partial_column_sums(ELEM* __restrict__ dgamma, ELEM* __restrict__ dbeta,
+                                                        const float* __restrict__ part_g,
+                                                        const float* __restrict__ part_b, long long parts, int cols) {
+    lnb_column_sums(dgamma, dbeta, parts, cols, [&](long long r, int c) {
+        const long long i = r * cols + c;
+        return make_float2(part_g[i], RMS ? 0.f : part_b[i]);
+    });
 }
