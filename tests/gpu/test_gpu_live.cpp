@@ -166,26 +166,35 @@ TEST(GpuLive, LayerNormBackwardRungsCorrectAtOddSizesInEveryDtype) {
     EXPECT_EQ(passed, expected);
 }
 
-// Rung 7 (rowblock_pipelined, and its RMSNorm variant) away from its defaults, which the test
-// above runs: every STAGES (1: no row ahead; 4: three) with both ends, and one block of 1,024
-// threads per SM. END = 1 keeps state in scratch (fp32 totals and a ticket, which the last block
-// must leave at zero): the mode NoWarmup launches the rung once before the checked launch, so the
-// check sees the second run. Element path (3, 4095 columns), pack path
-// (1000, 1024), and 2001 rows: many rows per block, the stage ring wrapped many times.
+// Rungs 7 and 8 (rowblock_pipelined, rowblock_wide_packs, and their RMSNorm variants) away from
+// their defaults, which the test above runs: every STAGES (1: no row ahead; 4: three) with both
+// ends, one block of 1,024 threads per SM, and rung 8's few threads with many elements. END = 1
+// keeps state in scratch (fp32 totals and a ticket, which the last block must leave at zero): the
+// mode NoWarmup launches the rung once before the checked launch, so the check sees the second
+// run. Element path (3, 4095 columns), pack path (1000, 1024; 16 bytes a pack in rung 8), and 2001
+// rows: many rows per block, the stage ring wrapped many times.
 TEST(GpuLive, LayerNormBackwardPipelinedCorrectAtEveryStageAndEnd) {
     kl::Runner runner(gpu(), std::nullopt);
     const kl::Ladder& L = ladder("layernorm_backward");
-    std::vector<kl::ParamValues> settings;
+    std::vector<kl::ParamValues> every_stage_and_end;
     for (int64_t stages : {1, 2, 3, 4})
-        for (int64_t end : {0, 1}) settings.push_back({{"STAGES", stages}, {"END", end}});
-    settings.push_back({{"TPB", 1024}, {"MAXP", 1}, {"BPS", 1}, {"STAGES", 4}, {"END", 1}});
+        for (int64_t end : {0, 1}) every_stage_and_end.push_back({{"STAGES", stages}, {"END", end}});
+    std::vector<kl::ParamValues> rung7 = every_stage_and_end, rung8 = every_stage_and_end;
+    rung7.push_back({{"TPB", 1024}, {"MAXP", 1}, {"BPS", 1}, {"STAGES", 4}, {"END", 1}});
+    rung8.push_back({{"TPB", 1024}, {"EPT", 8}, {"BPS", 1}, {"STAGES", 4}, {"END", 1}});
+    rung8.push_back({{"TPB", 128}, {"EPT", 32}, {"BPS", 4}, {"STAGES", 3}, {"END", 0}});
+    const std::vector<std::pair<const char*, const std::vector<kl::ParamValues>*>> cases = {
+        {"rowblock_pipelined", &rung7},
+        {"rms_rowblock_pipelined", &rung7},
+        {"rowblock_wide_packs", &rung8},
+        {"rms_rowblock_wide_packs", &rung8}};
     const std::vector<std::map<std::string, int64_t>> sizes = {{{"rows", 7}, {"cols", 3}},
                                                                {{"rows", 37}, {"cols", 1000}},
                                                                {{"rows", 33}, {"cols", 4095}},
                                                                {{"rows", 2001}, {"cols", 1024}}};
     int passed = 0, runs = 0;
-    for (const char* id : {"rowblock_pipelined", "rms_rowblock_pipelined"})
-        for (const auto& params : settings)
+    for (const auto& [id, settings] : cases)
+        for (const auto& params : *settings)
             for (kl::DType dt : {kl::DType::F32, kl::DType::BF16, kl::DType::F16})
                 for (const auto& s : sizes) {
                     kl::RunOptions o;
@@ -205,7 +214,7 @@ TEST(GpuLive, LayerNormBackwardPipelinedCorrectAtEveryStageAndEnd) {
                     ASSERT_FALSE(runner.context_lost()) << "a rung faulted";
                 }
     EXPECT_EQ(passed, runs);
-    EXPECT_EQ(runs, 2 * 9 * 3 * 4);
+    EXPECT_EQ(runs, (2 * 9 + 2 * 10) * 3 * 4);
 }
 
 // The attention_backward ladder (issue 40): every CUDA rung at aligned and odd N (tiles of 64
