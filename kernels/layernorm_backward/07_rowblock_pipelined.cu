@@ -28,6 +28,13 @@
 #include "lnb_rowblock.cuh"
 
 static_assert(STAGES >= 1 && STAGES <= 8, "1 to 8 row stages");
+// Rung 8 names the blocks an SM must hold at once (its BPS), so that ptxas fits the registers to
+// the persistent grid; this rung leaves ptxas its own choice (asking for 1 changes it).
+#ifdef LNB_MIN_BLOCKS
+#define LNB_LAUNCH_BOUNDS __launch_bounds__(TPB, LNB_MIN_BLOCKS)
+#else
+#define LNB_LAUNCH_BOUNDS __launch_bounds__(TPB)
+#endif
 static_assert(END == 0 || END == 1, "END: 0 partial rows and a column kernel, 1 atomics and the last block");
 
 // Pack j of array a (0: s, 1: dy) of stage st, this thread's: 4 elements. Thread t's packs are
@@ -166,11 +173,11 @@ __device__ __forceinline__ bool lnb_pipelined_rows(ELEM* __restrict__ dx, const 
 // end, lnb_store_partial_row; ticket, dgamma and dbeta unused). END = 1: the sums added into
 // part_g[0 .. cols) and part_b[0 .. cols) (the totals), then the last block to finish writes
 // dgamma and dbeta and leaves the totals and the ticket at zero, as the scratch started.
-extern "C" __global__ void __launch_bounds__(TPB)
-    lnb_rowblock_pipelined(ELEM* __restrict__ dx, float* __restrict__ part_g, float* __restrict__ part_b,
-                           unsigned* __restrict__ ticket, ELEM* __restrict__ dgamma, ELEM* __restrict__ dbeta,
-                           const ELEM* __restrict__ s, const ELEM* __restrict__ dy, const ELEM* __restrict__ w,
-                           const float* __restrict__ mean, const float* __restrict__ rstd, long long rows, int cols) {
+extern "C" __global__ void LNB_LAUNCH_BOUNDS
+lnb_rowblock_pipelined(ELEM* __restrict__ dx, float* __restrict__ part_g, float* __restrict__ part_b,
+                       unsigned* __restrict__ ticket, ELEM* __restrict__ dgamma, ELEM* __restrict__ dbeta,
+                       const ELEM* __restrict__ s, const ELEM* __restrict__ dy, const ELEM* __restrict__ w,
+                       const float* __restrict__ mean, const float* __restrict__ rstd, long long rows, int cols) {
     LnbRegColumns cs;
     const bool vec = lnb_pipelined_rows(dx, s, dy, w, mean, rstd, rows, cols, cs);
     if (END == 0) {

@@ -13,10 +13,11 @@
 // thread owns twice the elements for the same per-pack work: at 256 threads a bf16 row of 4,096
 // costs half the per-row instructions per element. (In fp32 a pack is rung 7's already; only the
 // defaults differ.)
-// What to see: bf16 against rung 7 (at its 512 threads x 8 elements, here 256 x 16: the same
-// row, half the threads, the same packs a thread); the issue-slot share and instructions per
-// element (`--counters`); in fp32, rung 7 at 256 threads and 4 packs. EPT sets the registers in
-// every dtype (about 128 at 16: two blocks of 256 an SM).
+// What to see: at the defaults (512 threads, EPT 8, as rung 7's 512 x 2 packs of 4) bf16 moves
+// each array's share of a row in one 16-byte copy instead of two 8-byte ones, with the same
+// registers (64: BPS blocks an SM are asked of ptxas); fp32 is rung 7. EPT 16 at 256 threads
+// halves the per-row work per element again, at 120-128 registers: two blocks of 256 an SM, half
+// the warps. Compare the instructions per element and the issue share (`--counters`).
 // What it needs: as rung 7 (sm_80, cp.async; the statistics the forward saved), and
 // cols <= TPB * EPT (the manifest checks); 16-byte-aligned rows for the pack path.
 #include "kl_vec.cuh"
@@ -25,4 +26,7 @@
 // follow from it: EPT / 4 in fp32, EPT / 8 in 16 bits.
 static_assert(EPT % KL_VEC == 0, "EPT: a whole number of 16-byte packs");
 #define MAXP (EPT / KL_VEC)
+// BPS blocks an SM (up to the SM's 2,048 threads): at 512 threads and EPT 8, 64 registers, as
+// rung 7 has, so that the comparison changes the pack and nothing else.
+#define LNB_MIN_BLOCKS ((BPS) * (TPB) <= 2048 ? (BPS) : 2048 / (TPB))
 #include "07_rowblock_pipelined.cu"

@@ -181,8 +181,8 @@ TEST(GpuLive, LayerNormBackwardPipelinedCorrectAtEveryStageAndEnd) {
         for (int64_t end : {0, 1}) every_stage_and_end.push_back({{"STAGES", stages}, {"END", end}});
     std::vector<kl::ParamValues> rung7 = every_stage_and_end, rung8 = every_stage_and_end;
     rung7.push_back({{"TPB", 1024}, {"MAXP", 1}, {"BPS", 1}, {"STAGES", 4}, {"END", 1}});
-    rung8.push_back({{"TPB", 1024}, {"EPT", 8}, {"BPS", 1}, {"STAGES", 4}, {"END", 1}});
-    rung8.push_back({{"TPB", 128}, {"EPT", 32}, {"BPS", 4}, {"STAGES", 3}, {"END", 0}});
+    rung8.push_back({{"TPB", 1024}, {"EPT", 8}, {"BPS", 1}, {"STAGES", 3}, {"END", 1}});  // 192 KiB in fp32
+    rung8.push_back({{"TPB", 256}, {"EPT", 16}, {"BPS", 2}, {"STAGES", 2}, {"END", 0}});
     const std::vector<std::pair<const char*, const std::vector<kl::ParamValues>*>> cases = {
         {"rowblock_pipelined", &rung7},
         {"rms_rowblock_pipelined", &rung7},
