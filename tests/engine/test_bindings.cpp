@@ -205,15 +205,19 @@ TEST(LessonCheck, FindsBareNumbersInTablesWhoseHeaderOrCaptionNamesTheUnit) {
     EXPECT_TRUE(kl::find_table_unit_numbers("| 0.5 ms | 3 |\n| 1 | 2 |\n").empty());
 }
 
+// The texts of the numbers found, in order (one comparison shows every miss at once).
+template <class Found>
+std::vector<std::string> unit_number_texts(const std::vector<Found>& nums) {
+    std::vector<std::string> texts;
+    for (const auto& n : nums) texts.push_back(n.text);
+    return texts;
+}
+
 TEST(LessonCheck, FindsNumbersWithUnitsOfTimeBandwidthAndRate) {
     auto nums =
         find_unit_numbers("ran 2,777 GB/s in 1.16 ms (3.3 TFLOP/s), 5 us, 12 bytes, sm_90 s, 3 steps, 1s, 0.1 s");
-    ASSERT_EQ(nums.size(), 5u);
-    EXPECT_EQ(nums[0].text, "2,777 GB/s");
-    EXPECT_EQ(nums[1].text, "1.16 ms");
-    EXPECT_EQ(nums[2].text, "3.3 TFLOP/s");
-    EXPECT_EQ(nums[3].text, "5 us");
-    EXPECT_EQ(nums[4].text, "0.1 s");
+    EXPECT_EQ(unit_number_texts(nums),
+              (std::vector<std::string>{"2,777 GB/s", "1.16 ms", "3.3 TFLOP/s", "5 us", "0.1 s"}));
     // A unit wrapped to the next line is still typed, and reads as on one line.
     auto wrapped = find_unit_numbers("a kernel reported at 51\nregisters takes 56, and\n12 bytes");
     ASSERT_EQ(wrapped.size(), 1u);
@@ -227,14 +231,8 @@ TEST(LessonCheck, FindsMemorySizesInBinaryUnits) {
     auto nums = find_unit_numbers(
         "the naive rung holds 24 GiB, no GPU holds 1 TiB, a 64 x 64 tile 16 KiB, the array 512"
         "\nMiB, then 1.5 MiB; it moves 537 MB (4.8 GB in all) at 2,600 GiB/s through a 50 MB L2; 8 GiBs, x2GiB");
-    ASSERT_EQ(nums.size(), 7u);
-    EXPECT_EQ(nums[0].text, "24 GiB");
-    EXPECT_EQ(nums[1].text, "1 TiB");
-    EXPECT_EQ(nums[2].text, "16 KiB");
-    EXPECT_EQ(nums[3].text, "512 MiB");
-    EXPECT_EQ(nums[4].text, "1.5 MiB");
-    EXPECT_EQ(nums[5].text, "2,600 GiB/s");
-    EXPECT_EQ(nums[6].text, "50 MB L2");
+    EXPECT_EQ(unit_number_texts(nums),
+              (std::vector<std::string>{"24 GiB", "1 TiB", "16 KiB", "512 MiB", "1.5 MiB", "2,600 GiB/s", "50 MB L2"}));
 }
 
 // [tuned] settings=tuned binds the rung's tuned figure, whatever parameters the search chose;
