@@ -64,6 +64,9 @@ static_assert(BN == 128 || BN == 256, "BN must be 128 or 256 (the N of one wgmma
 // The accumulators' registers and the stages' shared memory are the manifest's constraints.
 static_assert(BN / 2 + 32 <= CONSUMER_REGS, "a consumer's BN / 2 accumulators must fit its register budget");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
+#ifndef STAGGER
+#define STAGGER 0  // lab switch (ladder.toml): the consumers' promotions at different K-tiles
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // Stages (the PTX wrappers and the grouped tile order are in kl_tma.cuh)
@@ -151,6 +154,9 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, float scale,
     // makes ptxas serialize the wgmmas).
     float d[BN / 2];
     float sum[PROMOTE > 0 ? BN / 2 : 1];  // fp32 sums of the promoted chunks (PROMOTE > 0)
+    // STAGGER (lab): the second warpgroup's chunks start half a chunk later, so the two do not
+    // wait for their wgmmas and promote at the same K-tile (both read the same stages in step).
+    const int chunk_offset = STAGGER ? cg * (PROMOTE / 2) : 0;
     Ring ring;
     for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
         int m0, n0;
@@ -163,7 +169,8 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, float scale,
             mbar_wait(sh.full(ring.stage), ring.parity);
             const unsigned sA = smem_addr(sh.a(ring.stage)) + cg * (64 * 128);
             const unsigned sB = smem_addr(sh.b(ring.stage));
-            const bool chunk_start = PROMOTE > 0 ? kt % (PROMOTE > 0 ? PROMOTE : 1) == 0 : kt == 0;
+            const int kp = kt + chunk_offset;  // the K-tile's place in this warpgroup's chunks
+            const bool chunk_start = PROMOTE > 0 ? kp % (PROMOTE > 0 ? PROMOTE : 1) == 0 || kt == 0 : kt == 0;
             wgmma_fence();
 #pragma unroll
             for (int kk = 0; kk < BK / 32; ++kk) {
@@ -175,7 +182,7 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, float scale,
             }
             wgmma_commit();
             const bool chunk_end =
-                PROMOTE > 0 && (kt % (PROMOTE > 0 ? PROMOTE : 1) == PROMOTE - 1 || kt == k_tiles - 1);
+                PROMOTE > 0 && (kp % (PROMOTE > 0 ? PROMOTE : 1) == PROMOTE - 1 || kt == k_tiles - 1);
             if (chunk_end) {  // promote: this chunk's sums into fp32, both stages free
                 wgmma_wait<0>();
                 fence_accumulators(d);
