@@ -64,6 +64,11 @@ static_assert(BN == 128 || BN == 256, "BN must be 128 or 256 (the N of one wgmma
 // The accumulators' registers and the stages' shared memory are the manifest's constraints.
 static_assert(BN / 2 + 32 <= CONSUMER_REGS, "a consumer's BN / 2 accumulators must fit its register budget");
 static_assert(STAGES >= 2, "at least two stages: one being filled while another is read");
+// Rung 23 (23_wgmma_fp8_tma_store.cu) includes this file with FP8_TMA_STORE = 1: its tile store
+// (fp8_store_tile), the tensor map of C as a last kernel argument, and its buffers after the barriers.
+#ifndef FP8_TMA_STORE
+#define FP8_TMA_STORE 0
+#endif
 #ifndef STAGGER
 #define STAGGER 0  // lab switch (ladder.toml): the consumers' promotions at different K-tiles
 #endif
@@ -214,7 +219,11 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, float scale,
                 // the next tile's stages.
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) d[i] *= scale;
+#if FP8_TMA_STORE
+        fp8_store_tile(d, cg, m0 + cg * 64, n0, C, M, N);  // rung 23's staged TMA stores
+#else
         store_accumulators(d, C, M, N, m0 + cg * 64, n0);
+#endif
     }
 }
 
@@ -224,7 +233,12 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, float scale,
 extern "C" __global__ void __launch_bounds__(NUM_THREADS, 1)
     matmul_wgmma_fp8(float* C, const unsigned char* A, const unsigned char* Bt, int M, int N, int K,
                      const float* scale_a, const float* scale_b, const __grid_constant__ TmaDescriptor map_a,
-                     const __grid_constant__ TmaDescriptor map_b) {
+                     const __grid_constant__ TmaDescriptor map_b
+#if FP8_TMA_STORE
+                     ,
+                     const __grid_constant__ TmaDescriptor map_c
+#endif
+    ) {
     extern __shared__ unsigned char smem_raw[];
     // Align the stages to 1 KB by hand (the launch asks for SMEM_ALIGN extra bytes for this);
     // the barriers follow the stages.
@@ -238,6 +252,9 @@ extern "C" __global__ void __launch_bounds__(NUM_THREADS, 1)
     const bool use_tma = (K % 16 == 0) && ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(Bt)) % 16 == 0);
     const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN, k_tiles = (K + BK - 1) / BK;
 
+#if FP8_TMA_STORE
+    if (threadIdx.x == 0) fp8_map_c = &map_c;
+#endif
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(sh.full(s), use_tma ? 1 : 128);   // the producer's one expect_tx arrival, or all 128 copiers
@@ -259,5 +276,8 @@ extern "C" __global__ void __launch_bounds__(NUM_THREADS, 1)
     } else {
         regs_increase<CONSUMER_REGS>();
         consume(sh, C, *scale_a * *scale_b, M, N, wg - 1, tiles_m, tiles_n, k_tiles);
+#if FP8_TMA_STORE
+        if (threadIdx.x % 128 == 0) bulk_wait<0>();  // the last stores have read their buffers
+#endif
     }
 }
