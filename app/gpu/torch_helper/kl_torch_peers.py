@@ -108,6 +108,31 @@ def _sdpa(o, lse, q, k, v, batch, heads, n, d, causal, esize, backend):
     return fn, [(_tensor(o, shape, dtype), 0), (lse_t, 1)]
 
 
+def _sdpa_backward(dq, dk, dv, do, q, k, v, batch, heads, n, d, causal, esize, backend):
+    # What autograd runs for SDPA's backward under this backend: aten's backward op, given the
+    # output, log-sum-exp and random state its own forward saved (the forward runs once here,
+    # untimed, on the runner's inputs, as autograd would have run it), dQ, dK, dV from dO.
+    dtype = _STORAGE[esize]
+    shape = (batch, heads, n, d)
+    q_t, k_t, v_t, do_t = (_tensor(p, shape, dtype) for p in (q, k, v, do))
+    scale = 1.0 / (d ** 0.5)
+    torch.cuda.synchronize()
+    if backend == "cudnn":
+        out, lse, cum_q, cum_k, max_q, max_k, seed, offset, _ = torch.ops.aten._scaled_dot_product_cudnn_attention(
+            q_t, k_t, v_t, None, True, 0.0, bool(causal), False, scale=scale)
+        fn = lambda: torch.ops.aten._scaled_dot_product_cudnn_attention_backward(
+            do_t, q_t, k_t, v_t, out, lse, seed, offset, None, cum_q, cum_k, max_q, max_k, 0.0, bool(causal),
+            scale=scale)
+    else:
+        out, lse, cum_q, cum_k, max_q, max_k, seed, offset, _ = torch.ops.aten._scaled_dot_product_flash_attention(
+            q_t, k_t, v_t, 0.0, bool(causal), False, scale=scale)
+        fn = lambda: torch.ops.aten._scaled_dot_product_flash_attention_backward(
+            do_t, q_t, k_t, v_t, out, lse, cum_q, cum_k, max_q, max_k, 0.0, bool(causal), seed, offset,
+            scale=scale)
+    torch.cuda.synchronize()
+    return fn, [(_tensor(dq, shape, dtype), 0), (_tensor(dk, shape, dtype), 1), (_tensor(dv, shape, dtype), 2)]
+
+
 def _mm(c, a, b, m, n, k):
     # bf16 inputs, fp32 output and sums: the ladder's C, without a conversion pass.
     a_t, b_t = _tensor(a, (m, k), torch.bfloat16), _tensor(b, (k, n), torch.bfloat16)
@@ -163,6 +188,8 @@ _TABLE = {
     "torch.compile.add_layernorm": (9, lambda a: _add_layernorm(*a, compiled=True)),
     "torch.sdpa_cudnn": (11, lambda a: _sdpa(*a, backend="cudnn")),
     "torch.sdpa_flash": (11, lambda a: _sdpa(*a, backend="flash")),
+    "torch.sdpa_backward_cudnn": (13, lambda a: _sdpa_backward(*a, backend="cudnn")),
+    "torch.sdpa_backward_flash": (13, lambda a: _sdpa_backward(*a, backend="flash")),
     "torch.mm_bf16": (6, lambda a: _mm(*a)),
     "torch.mlp": (8, lambda a: _mlp(*a, compiled=False)),
     "torch.compile.mlp": (8, lambda a: _mlp(*a, compiled=True)),
