@@ -170,7 +170,7 @@ class Workbook {
         const StoredRun* rung_run = nullptr;  // the rung's latest run at these settings, its parameters preferred
     } view_;
     const SelectionView& selection_view();
-    // The ladder's library reference (cuBLAS) measured at a record's sizes and dtype, or nullptr.
+    // The ladder's library reference (cuBLAS, cuDNN) measured at a record's sizes and dtype, or nullptr.
     const StoredRun* library_run_for(const RunRecord& record) const;
     LessonProgress& progress();
 

@@ -131,8 +131,9 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
             } else if (run && !card.elsewhere && run->record.error.empty() && run->record.timing) {
                 const RunRecord& rec = run->record;
                 card.time = format_ms(rec.timing->median_ms);
-                // "% cuBLAS": against the library's run at these sizes when there is one (the
-                // same bar the plots draw), else against the calibrated rate (report::library_share).
+                // "% cuBLAS" ("% cuDNN" for attention): against the library's run at these sizes when
+                // there is one (the same bar the plots draw), else against the calibrated cuBLAS rate
+                // (report::library_share names which).
                 const bool flops = view.flops;
                 // The library's rate with this one would give it away while it waits.
                 const StoredRun* library =
@@ -142,7 +143,7 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
                 if (!flops && rec.values.get(tag::pct_copy))
                     card.rate += " \xC2\xB7 " + plot::format_value(*rec.values.get(tag::pct_copy), 2) + "% copy";
                 else if (flops && (library || !view.library))  // not the calibration for a withheld run
-                    if (auto share = report::library_share(rec, r.compute, library))
+                    if (auto share = report::library_share(rec, r.compute, library, L))
                         card.rate += " \xC2\xB7 " + report::library_share_text(*share, to_string(rec.dtype), 2) +
                                      (share->calibrated ? " (cal.)" : "");
                 bool pass = rec.correctness && rec.correctness->passed;

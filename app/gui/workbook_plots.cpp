@@ -47,9 +47,9 @@ std::string describe_value(const MeasureInfo& m, double value) {
 }
 
 // Everything a reader may want to know about one measurement, for tooltips. `library`: the
-// ladder's library reference measured at the same sizes (for "% cuBLAS"), or nullptr; `compute`:
-// the rung's own arithmetic precision when below its dtype's (Rung::compute).
-std::string describe_run(const StoredRun& s, const StoredRun* library, const std::string& compute) {
+// ladder's library reference measured at the same sizes (for "% cuBLAS", "% cuDNN"), or nullptr,
+// in `ladder`, which also gives the run's rung's own arithmetic precision (Rung::compute).
+std::string describe_run(const StoredRun& s, const StoredRun* library, const Ladder* ladder) {
     const RunRecord& r = s.record;
     std::string t = r.title.empty() ? r.rung : r.title;
     if (!r.error.empty()) return t + "\n" + r.error_kind + ": " + r.error;
@@ -62,7 +62,9 @@ std::string describe_run(const StoredRun& s, const StoredRun* library, const std
     // Every value the run carries, as its registry row describes it (measures.h): a new
     // measurement shows here without a line of its own.
     for (const auto& [name, value] : r.values.all()) t += "\n" + describe_value(*find_measure(name), value);
-    if (auto share = library ? report::library_share(r, compute, library) : std::nullopt)
+    const Rung* rung = ladder ? ladder->find_rung(r.rung) : nullptr;
+    const std::string compute = rung ? rung->compute : "";
+    if (auto share = library && ladder ? report::library_share(r, compute, library, *ladder) : std::nullopt)
         t += "\n" + report::library_share_text(*share, to_string(r.dtype), 3) + ": against " + library->record.title +
              " at these sizes";
     if (r.correctness) t += "\n" + r.correctness->summary();
@@ -324,8 +326,7 @@ void Workbook::draw_plot_tooltip(const ImVec2& origin) {
     // "% of cuBLAS" beside a rate gives the library's rate away while a prediction waits on it.
     auto describe = [this](const StoredRun& run) {
         const StoredRun* l = library_run_for(run.record);
-        const Rung* rung = ladder_ ? ladder_->find_rung(run.record.rung) : nullptr;
-        return describe_run(run, l && withheld_why(l->record).empty() ? l : nullptr, rung ? rung->compute : "");
+        return describe_run(run, l && withheld_why(l->record).empty() ? l : nullptr, ladder_);
     };
     auto tooltip = [](const std::string& text) {
         ImGui::BeginTooltip();

@@ -81,9 +81,26 @@ const StoredRun* library_reference_run(const ResultsStore& store, const PlotCont
     return detail::measured(s) ? s : nullptr;
 }
 
-std::optional<LibraryShare> library_share(const RunRecord& rec, const std::string& compute, const StoredRun* library) {
+std::string library_name(const Rung& reference) {
+    const std::string builtin = reference.launches.empty() ? "" : reference.launches.front().builtin;
+    auto starts = [&](const char* prefix) { return builtin.rfind(prefix, 0) == 0; };
+    if (starts("cublaslt")) return "cuBLASLt";
+    if (starts("cublas")) return "cuBLAS";
+    if (starts("torch.sdpa_cudnn")) return "cuDNN";
+    return reference.label();
+}
+
+std::string library_name_of(const StoredRun* library, const Ladder& ladder) {
+    if (!library) return "cuBLAS";
+    const Rung* r = ladder.find_rung(library->record.rung);
+    return r ? library_name(*r) : library->record.title;
+}
+
+std::optional<LibraryShare> library_share(const RunRecord& rec, const std::string& compute, const StoredRun* library,
+                                          const Ladder& ladder) {
     LibraryShare share;
     share.other_precision = compute;
+    share.library = library_name_of(library, ladder);
     const double rate = rec.values.num(tag::tflops);
     if (library && library->record.values.num(tag::tflops) > 0 && rec.values.num(tag::flops) > 0) {
         share.ratio = rate / library->record.values.num(tag::tflops);
@@ -97,8 +114,9 @@ std::optional<LibraryShare> library_share(const RunRecord& rec, const std::strin
 }
 
 std::string library_share_text(const LibraryShare& share, const std::string& dtype, int digits) {
-    if (!share.other_precision.empty()) return plot::format_value(share.ratio, digits) + "x cuBLAS " + dtype;
-    return plot::format_value(100.0 * share.ratio, digits) + "% cuBLAS";
+    if (!share.other_precision.empty())
+        return plot::format_value(share.ratio, digits) + "x " + share.library + " " + dtype;
+    return plot::format_value(100.0 * share.ratio, digits) + "% " + share.library;
 }
 
 bool prefers_flops(const PlotContext& ctx, const ResultsStore& store) {

@@ -65,6 +65,15 @@ const Rung* library_reference_rung(const Ladder& ladder, const std::string& dtyp
 // (one size, measured at another moment; cuBLAS bf16 itself varies by several % between calls).
 const StoredRun* library_reference_run(const ResultsStore& store, const PlotContext& ctx);
 
+// What a reference rung is called where a rate is read as a share of it: the library its first
+// launch calls ("cuBLAS" for cublas_*, "cuBLASLt" for cublaslt_*, "cuDNN" for torch.sdpa_cudnn),
+// else its label ("torch.mm", "SDPA flash"). Not every ladder's library is cuBLAS: attention's
+// is cuDNN through PyTorch's SDPA.
+std::string library_name(const Rung& reference);
+// The name of what library_share reads a rate against: `library`'s rung in `ladder`
+// (library_name), or "cuBLAS" without a run (the calibration is cuBLAS at 4096^3).
+std::string library_name_of(const StoredRun* library, const Ladder& ladder);
+
 // A rung's FLOP rate beside the library's: one rule for the strip card, the run tooltip and the
 // handout's key table. Against `library` (library_reference_run: same sizes, same results) when
 // given, else against the calibrated cuBLAS rate of the dtype (the run's pct_gemm). A rung that
@@ -74,11 +83,14 @@ struct LibraryShare {
     double ratio = 0;             // the rung's rate over the library's
     bool calibrated = false;      // against the calibration, not a run at these sizes
     std::string other_precision;  // the rung's `compute` ("tf32"); "" at the library's precision
+    std::string library;          // what it is a share of (library_name_of): "cuBLAS", "cuDNN"
 };
-// nullopt when neither rate is known (no FLOPs, no library run and no pct_gemm).
-std::optional<LibraryShare> library_share(const RunRecord& rec, const std::string& compute, const StoredRun* library);
+// nullopt when neither rate is known (no FLOPs, no library run and no pct_gemm). `ladder`: the
+// ladder of `library`'s rung, which names the library.
+std::optional<LibraryShare> library_share(const RunRecord& rec, const std::string& compute, const StoredRun* library,
+                                          const Ladder& ladder);
 // "87.3% cuBLAS" at the library's precision, "7.48x cuBLAS fp32" at another (digits: significant
-// digits; dtype: the run's, which the library reference computes in).
+// digits; dtype: the run's, which the library reference computes in); "96.1% cuDNN" for attention.
 std::string library_share_text(const LibraryShare& share, const std::string& dtype, int digits);
 
 // True when the ladder's work is compute-bound (rates in TFLOP/s rather than GB/s), judged from

@@ -13,11 +13,12 @@ KeyTable key_numbers(const LoadedResults& results, const PlotContext& ctx) {
     t.ladder_title = ctx.ladder->title;
     t.problem = format_sizes(ctx.sizes) + " · " + ctx.dtype;
     t.rate_unit = flops ? "TFLOP/s" : "GB/s";
-    t.roof_name = flops ? "% of cuBLAS" : "% of copy";
     BuiltFigure bars = rung_bars(results.store, ctx, Metric::Rate);
     // "% of cuBLAS" as the strip card reads it: against the library at these sizes, else the
-    // calibration; a multiple for a rung at another precision (library_share).
+    // calibration; a multiple for a rung at another precision (library_share). The column names
+    // the library the shares are of ("% of cuDNN" for attention).
     const StoredRun* library = flops ? library_reference_run(results.store, ctx) : nullptr;
+    t.roof_name = flops ? "% of " + library_name_of(library, *ctx.ladder) : "% of copy";
     for (size_t i = 0; i < ctx.ladder->rungs.size(); ++i) {
         const Rung& r = ctx.ladder->rungs[i];
         KeyRow row;
@@ -37,7 +38,7 @@ KeyTable key_numbers(const LoadedResults& results, const PlotContext& ctx) {
                 row.median_ms = rec.timing->median_ms;
                 row.rate = flops ? rec.values.num(tag::tflops) : rec.values.num(tag::gbps);
                 row.pct_roof = flops ? std::nullopt : rec.values.get(tag::pct_copy);
-                if (auto share = flops ? library_share(rec, r.compute, library) : std::nullopt) {
+                if (auto share = flops ? library_share(rec, r.compute, library, *ctx.ladder) : std::nullopt) {
                     if (share->other_precision.empty())
                         row.pct_roof = 100.0 * share->ratio;
                     else

@@ -14,7 +14,7 @@ struct KeyRow {
     bool measured = false;  // false: no run of this rung at this problem (the row says so)
     double median_ms = 0;
     double rate = 0;                 // GB/s or TFLOP/s, as `KeyTable::rate_unit`
-    std::optional<double> pct_roof;  // % of copy bandwidth, or of cuBLAS for FLOP-bound ladders
+    std::optional<double> pct_roof;  // % of copy bandwidth, or of the library for FLOP-bound ladders
     // The cell instead of pct_roof for a rung at another precision than cuBLAS of its dtype
     // ("7.48x cuBLAS fp32" for cuBLAS TF32: library_share_text, figures.h); "" otherwise.
     std::string roof_text;
@@ -25,7 +25,7 @@ struct KeyRow {
 struct KeyTable {
     std::string ladder, ladder_title, problem;  // problem: "n = 268,435,456 · fp32"
     std::string rate_unit;                      // "GB/s" or "TFLOP/s"
-    std::string roof_name;                      // "% of copy" or "% of cuBLAS"
+    std::string roof_name;                      // "% of copy", "% of cuBLAS" or "% of cuDNN"
     std::vector<KeyRow> rows;
 };
 

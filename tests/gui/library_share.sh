@@ -2,7 +2,8 @@
 # library_share.sh GUI OUT_DIR: the matmul strip on a laptop's window (1280 x 720), lesson 6 step 2,
 # recorded H100 results. cuBLAS TF32's card reads its rate as a multiple of cuBLAS fp32, the
 # reference it is compared with ("7.5x cuBLAS fp32"), never as a share of it ("748% cuBLAS" read
-# as a bug); the same-precision rungs keep their "% cuBLAS" (report::library_share).
+# as a bug); the same-precision rungs keep their "% cuBLAS" (report::library_share). Then the
+# attention strip on the recorded H200: its cards read "% cuDNN", the library they are compared with.
 gui=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/window_test.sh"
@@ -32,4 +33,31 @@ if bad:
     sys.exit(1)
 PY
 sh "$here/check_png.sh" "$out/strip.png" 1280 720 || exit 1
+
+# Attention's library is cuDNN (SDPA's cuDNN backend, the ladder's bf16 reference), not cuBLAS:
+# lesson 14 step 3 on the recorded H200, where SDPA ran at the step's sizes.
+att="$out/attention"
+mkdir -p "$att"
+cat > "$att/script.txt" <<SCRIPT
+wait 5
+SCRIPT
+run_gui "$gui" --size 1280x720 --no-save --no-runner --no-recorded --results "$here/../../assets/recorded/h200_attention.json" \
+    --lesson attention_hopper --step 3 --script "$att/script.txt" --max-seconds 60 --report "$att/report.json"
+python3 - "$att/report.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+cards = {c["rung"]: c for c in r["strip"]}
+text = lambda rung: cards.get(rung, {}).get("text", "")
+checks = [
+    (r["script"]["finished"] and not r["script"]["errors"], f"script: {r['script']['errors']}"),
+    ("% cuDNN" in text("flash_pingpong"), f"flash_pingpong's card: {text('flash_pingpong')}"),
+    ("% cuDNN" in text("torch_sdpa_cudnn"), f"SDPA cuDNN's card: {text('torch_sdpa_cudnn')}"),
+    (not any("cuBLAS" in text(c) for c in cards), "a card names cuBLAS: " + "; ".join(text(c) for c in cards)),
+]
+bad = [msg for ok, msg in checks if not ok]
+print(f"library_share (attention): {len(checks) - len(bad)} of {len(checks)} checks passed")
+if bad:
+    print("FAIL: " + "\n      ".join(bad))
+    sys.exit(1)
+PY
 echo ok

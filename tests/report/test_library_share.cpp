@@ -1,7 +1,8 @@
-// A rung's rate beside cuBLAS (report::library_share, figures.h), one rule for the strip card, the
-// run tooltip and the handout's key table: a share of the library at these sizes, and for a rung
-// at another precision than the library (cuBLAS TF32 beside cuBLAS fp32) a multiple that names
-// what it is compared with, never "748% cuBLAS". Read on the recorded H100 matmul file.
+// A rung's rate beside the library (report::library_share, figures.h), one rule for the strip card,
+// the run tooltip and the handout's key table: a share of the library at these sizes, and for a
+// rung at another precision than the library (cuBLAS TF32 beside cuBLAS fp32) a multiple that names
+// what it is compared with, never "748% cuBLAS". The library is the ladder's own reference: cuBLAS
+// for matmul (the recorded H100 file), cuDNN through SDPA for attention (the recorded H200 file).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -56,6 +57,7 @@ TEST(LibraryShare, TheHandoutTableReadsTf32AsAMultipleOfCublasFp32) {
     // (0.4983 / 51.60 TFLOP/s), not the calibration's 0.982 %.
     const std::string naive = key_row(md, "naive");
     EXPECT_NE(naive.find("| 0.966 % |"), std::string::npos) << naive;
+    EXPECT_NE(md.find("| % of cuBLAS |"), std::string::npos) << md;
 }
 
 TEST(LibraryShare, OneRuleForEveryPlace) {
@@ -70,26 +72,80 @@ TEST(LibraryShare, OneRuleForEveryPlace) {
     const std::string tf32_compute = m.ctx.ladder->find_rung("cublas_tf32")->compute;
     EXPECT_EQ(tf32_compute, "tf32");
 
-    auto share = kl::report::library_share(tf32, tf32_compute, library);
+    auto share = kl::report::library_share(tf32, tf32_compute, library, *m.ctx.ladder);
     ASSERT_TRUE(share);
     EXPECT_EQ(share->other_precision, "tf32");
     EXPECT_FALSE(share->calibrated);
     EXPECT_NEAR(share->ratio, 7.48, 0.01);
     EXPECT_EQ(kl::report::library_share_text(*share, "fp32", 2), "7.5x cuBLAS fp32");
 
-    share = kl::report::library_share(naive, "", library);
+    share = kl::report::library_share(naive, "", library, *m.ctx.ladder);
     ASSERT_TRUE(share);
     EXPECT_EQ(kl::report::library_share_text(*share, "fp32", 2), "0.97% cuBLAS");
     // No library run at these sizes: the calibration (pct_gemm), and the rule still holds.
-    share = kl::report::library_share(tf32, tf32_compute, nullptr);
+    share = kl::report::library_share(tf32, tf32_compute, nullptr, *m.ctx.ladder);
     ASSERT_TRUE(share);
     EXPECT_TRUE(share->calibrated);
     EXPECT_EQ(kl::report::library_share_text(*share, "fp32", 3), "7.61x cuBLAS fp32");
     // Nothing to compare: no share at all.
     kl::RunRecord bare = naive;
     bare.values = {};
-    EXPECT_FALSE(kl::report::library_share(bare, "", nullptr));
-    EXPECT_FALSE(kl::report::library_share(bare, "", library));
+    EXPECT_FALSE(kl::report::library_share(bare, "", nullptr, *m.ctx.ladder));
+    EXPECT_FALSE(kl::report::library_share(bare, "", library, *m.ctx.ladder));
+}
+
+// Attention's library is cuDNN's fused attention through PyTorch (torch_sdpa_cudnn, the first bf16
+// reference of the ladder), and every place says so: a card reading "103% cuBLAS" for a flash
+// kernel would credit it with beating a GEMM library it is not compared with.
+TEST(LibraryShare, AttentionIsAShareOfCudnn) {
+    std::vector<std::string> errors;
+    std::vector<kl::Ladder> ladders = kl::load_all_ladders(kl::kernels_dir(), &errors);
+    kl::report::LoadedResults results = kl::report::load_results_for_export(
+        (fs::path(kl::kernels_dir()).parent_path() / "assets/recorded/h200_attention.json").string());
+    kl::report::PlotContext ctx;
+    for (const auto& l : ladders)
+        if (l.id == "attention") ctx.ladder = &l;
+    ASSERT_NE(ctx.ladder, nullptr);
+    ctx.sizes = {{"B", 8}, {"H", 16}, {"N", 4096}, {"d", 64}, {"causal", 0}};
+    ctx.dtype = "bf16";
+    const kl::report::StoredRun* library = kl::report::library_reference_run(results.store, ctx);
+    ASSERT_NE(library, nullptr);
+    EXPECT_EQ(library->record.rung, "torch_sdpa_cudnn");
+    EXPECT_EQ(kl::report::library_name_of(library, *ctx.ladder), "cuDNN");
+    const kl::report::StoredRun* fa3 = results.store.latest("attention", "flash_fa3", ctx.sizes, ctx.dtype, nullptr);
+    ASSERT_NE(fa3, nullptr);
+    auto share = kl::report::library_share(fa3->record, "", library, *ctx.ladder);
+    ASSERT_TRUE(share);
+    EXPECT_FALSE(share->calibrated);
+    EXPECT_EQ(share->library, "cuDNN");
+    // 492.9 / 478.3 TFLOP/s, both recorded at these sizes.
+    EXPECT_EQ(kl::report::library_share_text(*share, "bf16", 3), "103% cuDNN");
+    // Without SDPA's run, the calibration: that one is cuBLAS bf16, and says so.
+    share = kl::report::library_share(fa3->record, "", nullptr, *ctx.ladder);
+    ASSERT_TRUE(share);
+    EXPECT_EQ(kl::report::library_share_text(*share, "bf16", 3), "64.6% cuBLAS");
+
+    const std::string md = kl::report::key_table_markdown(kl::report::key_numbers(results, ctx));
+    EXPECT_NE(md.find("| % of cuDNN |"), std::string::npos) << md;
+    EXPECT_EQ(md.find("cuBLAS"), std::string::npos) << md;
+    EXPECT_NE(key_row(md, "flash_fa3").find("| 103 % |"), std::string::npos) << key_row(md, "flash_fa3");
+}
+
+// The name comes from the reference's own launch, else its label.
+TEST(LibraryShare, TheLibraryIsNamedByItsReferenceRung) {
+    std::vector<std::string> errors;
+    std::vector<kl::Ladder> ladders = kl::load_all_ladders(kl::kernels_dir(), &errors);
+    auto name = [&](const std::string& ladder, const std::string& rung) -> std::string {
+        for (const auto& l : ladders)
+            if (l.id == ladder && l.find_rung(rung)) return kl::report::library_name(*l.find_rung(rung));
+        return "(no rung " + ladder + "/" + rung + ")";
+    };
+    EXPECT_EQ(name("matmul", "cublas_fp32"), "cuBLAS");
+    EXPECT_EQ(name("matmul", "cublas_bf16"), "cuBLAS");
+    EXPECT_EQ(name("matmul", "cublaslt_fp8"), "cuBLASLt");
+    EXPECT_EQ(name("matmul", "torch_mm_bf16"), "torch.mm");
+    EXPECT_EQ(name("attention", "torch_sdpa_cudnn"), "cuDNN");
+    EXPECT_EQ(name("attention", "torch_sdpa_flash"), "SDPA flash");
 }
 
 }  // namespace
