@@ -30,7 +30,6 @@ namespace {
 struct LessonCheckOptions {
     std::string lessons, recorded, allow;
     std::string show, on;  // --show LESSON [--on PROFILE]: print the lesson as that device reads it
-    bool unnamed = false;  // --unnamed: list each figure of another GPU shown as a profile's own
 };
 
 // Every text of one lesson rendered as the device of `profile` (or the preferred recorded one)
@@ -80,9 +79,7 @@ int check_lessons_main(const LessonCheckOptions& o) {
             device = load_device_profile(path);
         } catch (const Error& e) { offences.push_back(e.what()); }
     }
-    // A figure of another GPU shown as the device's own: reported with --unnamed, not yet failing.
-    std::vector<std::string> unnamed;
-    for (auto& line : check_lessons_on_devices(lessons, sources, devices, &unnamed)) offences.push_back(line);
+    for (auto& line : check_lessons_on_devices(lessons, sources, devices)) offences.push_back(line);
     // Paths relative to the data root: "lessons/01_first_kernel/02_memory.md:12: ...".
     std::string root = data_root() + "/";
     for (auto line : offences) {
@@ -94,11 +91,6 @@ int check_lessons_main(const LessonCheckOptions& o) {
     if (offences.empty())
         for (const auto& l : lessons)
             std::fprintf(stderr, "check-lessons: %s\n", printable(lesson_size_line(l, measure_lesson(l))).c_str());
-    if (o.unnamed)
-        for (auto line : unnamed) {
-            for (size_t at; (at = line.find(root)) != std::string::npos;) line.erase(at, root.size());
-            std::fprintf(stderr, "check-lessons: unnamed: %s\n", printable(line, kMessageChars).c_str());
-        }
     size_t bindings = 0;
     for (const auto& l : lessons)
         for (const auto& t : lesson_texts(l)) bindings += find_bindings(t.text, nullptr).size();
@@ -106,10 +98,8 @@ int check_lessons_main(const LessonCheckOptions& o) {
     for (const auto& a : allowed) pending += a.pending;
     std::fprintf(stderr,
                  "check-lessons: %zu lessons, %zu bindings, %zu allow-listed numbers (%zu typed figures pending a "
-                 "binding), %zu device profiles, %zu figures of another GPU unnamed (report only: --unnamed lists "
-                 "them), %zu offences\n",
-                 lessons.size(), bindings, allowed.size() - pending, pending, devices.size(), unnamed.size(),
-                 offences.size());
+                 "binding), %zu device profiles, %zu offences\n",
+                 lessons.size(), bindings, allowed.size() - pending, pending, devices.size(), offences.size());
     return offences.empty() ? 0 : static_cast<int>(ExitCode::BadInput);
 }
 
@@ -148,8 +138,6 @@ Action add_check_lessons_command(CLI::App& app) {
     app.add_option("--allow", o->allow, "allow-list (default: <lessons>/numbers_allowed.toml)");
     app.add_option("--show", o->show, "print one lesson's texts rendered (folder or id) instead of checking");
     app.add_option("--on", o->on, "with --show: as this device profile reads it (assets/devices/*.json)");
-    app.add_flag("--unnamed", o->unnamed,
-                 "list each figure another GPU measured that a lesson shows beside a profile without naming its GPU");
     return [o] { return check_lessons_main(*o); };
 }
 

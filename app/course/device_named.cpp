@@ -52,7 +52,12 @@ bool mentions(const std::string& text, const std::string& word) {
         std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
         return s;
     };
-    return lower(text).find(lower(word)) != std::string::npos;
+    // As a word: the T4 is not named by "float4".
+    const std::string t = lower(text), w = lower(word);
+    auto joins = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+    for (size_t at = t.find(w); at != std::string::npos; at = t.find(w, at + 1))
+        if ((at == 0 || !joins(t[at - 1])) && (at + w.size() == t.size() || !joins(t[at + w.size()]))) return true;
+    return false;
 }
 
 }  // namespace

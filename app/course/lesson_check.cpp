@@ -352,8 +352,7 @@ bool reads_device(const Binding& b) {
 }  // namespace
 
 std::vector<std::string> check_lessons_on_devices(const std::vector<Lesson>& lessons, NumberSources& sources,
-                                                  const std::vector<std::pair<std::string, DeviceInfo>>& devices,
-                                                  std::vector<std::string>* unnamed) {
+                                                  const std::vector<std::pair<std::string, DeviceInfo>>& devices) {
     std::vector<std::string> out;
     for (const auto& [profile, device] : devices) {
         sources.set_device(device, profile);
@@ -393,11 +392,10 @@ std::vector<std::string> check_lessons_on_devices(const std::vector<Lesson>& les
                 // The device named is the device shown: another GPU's figure says whose it is.
                 const bool markdown = t.where.size() > 3 && t.where.compare(t.where.size() - 3, 3, ".md") == 0;
                 for (const ForeignFigure& f : foreign_figures(t.text, sources, device.name))
-                    (unnamed ? *unnamed : out)
-                        .push_back(t.where + (markdown ? ":" + std::to_string(line_at(t.text, f.offset)) : "") + ": " +
-                                   f.figure + " is the " + device_short_name(f.measured) + "'s, shown as the " +
-                                   device_short_name(device.name) + "'s" + under +
-                                   ": name the GPU that measured it (`{{ LADDER/RUNG device }}`)");
+                    out.push_back(t.where + (markdown ? ":" + std::to_string(line_at(t.text, f.offset)) : "") + ": " +
+                                  f.figure + " is the " + device_short_name(f.measured) + "'s, shown as the " +
+                                  device_short_name(device.name) + "'s" + under +
+                                  ": name the GPU that measured it (`{{ LADDER/RUNG device }}`)");
             }
     }
     sources.clear_device();

@@ -31,12 +31,10 @@ std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const
 
 // Every lesson read under each device (a profile of assets/devices/, by its path): the device
 // facts, conditions and computations over them must resolve, and no percentage of a roof may
-// pass 100. Sets and then clears `sources`' device. A figure another GPU measured, shown
-// beside the device without naming its GPU (course/device_named.h), goes to `unnamed` when given
-// (reported, not yet an offence: the lessons still hold some), else it is an offence.
+// pass 100, and no figure another GPU measured may stand beside the device without naming its GPU
+// (course/device_named.h). Sets and then clears `sources`' device.
 std::vector<std::string> check_lessons_on_devices(const std::vector<Lesson>& lessons, NumberSources& sources,
-                                                  const std::vector<std::pair<std::string, DeviceInfo>>& devices,
-                                                  std::vector<std::string>* unnamed = nullptr);
+                                                  const std::vector<std::pair<std::string, DeviceInfo>>& devices);
 
 // Lines naming each committed card that differs from the one the recordings make today, and
 // each card the recordings make that is not committed.
