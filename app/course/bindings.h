@@ -180,8 +180,9 @@ class NumberSources {
     // The SM count of the GPU named `device` (a run's): the shown device's facts, a recording's, or its card.
     std::optional<double> run_device_sm_count(const std::string& device) const;
     // " on the H100" for a `{{ device ... }}` measurement another GPU's card answered while the
-    // shown GPU (a profile) has none; "" otherwise. The device named is the device shown.
-    std::string measured_elsewhere(const BoundValue& v) const;
+    // shown GPU (a profile) has none, " (H100)" when `bracketed` (a bare figure, a share); ""
+    // otherwise. The device named is the device shown.
+    std::string measured_elsewhere(const BoundValue& v, bool bracketed) const;
 
     const std::vector<Ladder>* ladders_;
     std::vector<Run> live_;              // newest last

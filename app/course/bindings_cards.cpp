@@ -81,12 +81,11 @@ std::optional<double> NumberSources::run_device_sm_count(const std::string& devi
     return std::nullopt;
 }
 
-std::string NumberSources::measured_elsewhere(const BoundValue& v) const {
+std::string NumberSources::measured_elsewhere(const BoundValue& v, bool bracketed) const {
     if (!v.ok || !v.as_shown_device || v.live || v.date.empty() || !device_) return "";
     if (device_gpu_name(v.device) == device_gpu_name(device_->name)) return "";
-    // A table's bare figure gets the name in brackets: "51.6 (H100) / copy 2,989 (H100)".
-    const bool bare = v.shown.find(' ') == std::string::npos;
-    return bare ? " (" + device_short_name(v.device) + ")" : " on the " + device_short_name(v.device);
+    // A table's bare figure, a share, gets the name in brackets: "51.6 (H100) / copy 2,989 (H100)".
+    return bracketed ? " (" + device_short_name(v.device) + ")" : " on the " + device_short_name(v.device);
 }
 
 BoundValue NumberSources::resolve_fact(const Binding& b, const DeviceInfo& d, const std::string& origin) const {
@@ -218,7 +217,7 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
     v.what = e.contains("what") && e["what"].is_string() ? e["what"].get<std::string>() : b.metric;
     v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
     v.as_shown_device = card_name.empty();  // card=NAME names its GPU; without, "this device's"
-    v.shown += measured_elsewhere(v);
+    v.shown += measured_elsewhere(v, b.bare);
     return v;
 }
 

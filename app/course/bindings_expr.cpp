@@ -277,8 +277,11 @@ BoundValue NumberSources::resolve_expr(const Binding& b) const {
     v.what = "computed from " + (v.what.empty() ? std::string("numbers") : v.what);
     int decimals = b.decimals < 0 && v.unit == "x" && std::fabs(v.value) < 10 ? 2 : b.decimals;
     v.shown = format_bound(v.value, v.unit, decimals, b.bare);
-    for (const BoundValue& x : vals)  // computed from another GPU's card: says whose
-        if (std::string elsewhere = measured_elsewhere(x); !elsewhere.empty()) {
+    // A time or rate computed from another GPU's card says whose ("0.27 ms on the H100"); a share,
+    // a count or a bare figure in brackets ("10% (H100) of the peak").
+    const bool measure = v.unit != "%" && v.unit != "x" && !v.unit.empty() && !b.bare;
+    for (size_t i = 0; i < vals.size(); ++i)
+        if (std::string elsewhere = measured_elsewhere(vals[i], !measure); !elsewhere.empty()) {
             v.shown += elsewhere;
             break;
         }

@@ -46,7 +46,7 @@ std::vector<std::pair<size_t, std::string>> named_check_paragraphs(const std::st
     return out;
 }
 
-bool mentions(const std::string& text, const std::string& word) {
+bool text_names_word(const std::string& text, const std::string& word) {
     if (word.empty()) return false;
     auto lower = [](std::string s) {
         std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -69,14 +69,15 @@ std::vector<ForeignFigure> foreign_figures(const std::string& text, const Number
     for (const auto& [offset, paragraph] : named_check_paragraphs(text)) {
         std::vector<BoundValue> values;
         const std::string rendered = sources.render(paragraph, &values);
-        const bool presents_shown = mentions(rendered, shown_short) || mentions(rendered, "this GPU") ||
-                                    mentions(rendered, "your GPU") || mentions(rendered, "this device") ||
-                                    mentions(rendered, "measured here");
+        const bool presents_shown = text_names_word(rendered, shown_short) || text_names_word(rendered, "this GPU") ||
+                                    text_names_word(rendered, "your GPU") || text_names_word(rendered, "this device") ||
+                                    text_names_word(rendered, "measured here");
         for (const BoundValue& v : values) {
             // A recorded measurement (a datasheet figure or a typed number has no date; the
             // learner's own run is the shown GPU's).
             if (!v.ok || v.withheld || v.text || v.live || v.date.empty()) continue;
-            if (device_gpu_name(v.device) == shown_gpu || mentions(rendered, device_short_name(v.device))) continue;
+            if (device_gpu_name(v.device) == shown_gpu || text_names_word(rendered, device_short_name(v.device)))
+                continue;
             if (!presents_shown && !v.as_shown_device) continue;
             out.push_back({offset, v.shown, v.device});
             break;

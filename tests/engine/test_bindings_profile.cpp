@@ -213,6 +213,8 @@ TEST(BindingsProfile, AnotherGpusFigureUnderAProfileNamesItsGpu) {
     EXPECT_EQ(s.render("copy line {{ device copy_gbps }}"), "copy line 3,000 GB/s on the H100");
     EXPECT_EQ(s.render("{{ device copy_gbps | bare }}"), "3,000 (H100)");
     EXPECT_EQ(s.render("{{ = device copy_gbps * 2 }}"), "6,000 GB/s on the H100");
+    EXPECT_EQ(s.render("{{ = device copy_gbps / 6000 | pct .0 }} of it"), "50% (H100) of it");
+    EXPECT_EQ(s.render("{{ device copy_gbps card=nvidia_h100_80gb_hbm3 }}"), "3,000 GB/s");  // named by card=
     const std::string text =
         "On the {{ device name }} the run took {{ tiny/one ms }}.\n\n"  // the 3090's? no: the H100's
         "The {{ tiny/one device }} measured {{ tiny/one ms }}.\n\n"     // named
