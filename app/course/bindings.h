@@ -68,6 +68,7 @@ struct BoundValue {
     bool withheld = false;            // not shown: it would give away a prediction not yet kept (reveal.h)
     double spread = -1;               // the run's own spread in the value's unit ((p90 - p10) / median); -1: unknown
     bool text = false;                // a name, not a number (`{{ device name }}`): no arithmetic
+    bool as_shown_device = false;     // a `{{ device ... }}` measurement: the text states it as the shown GPU's
     std::string source_line() const;  // "NVIDIA H100 80GB HBM3, 2026-11-22, h100_elementwise.json: vector_add ..."
     static BoundValue failed(const std::string& why) {
         BoundValue v;
@@ -178,6 +179,10 @@ class NumberSources {
     const DeviceInfo* fact_device(std::string* origin) const;
     // The SM count of the GPU named `device` (a run's): the shown device's facts, a recording's, or its card.
     std::optional<double> run_device_sm_count(const std::string& device) const;
+    // " on the H100" for a `{{ device ... }}` measurement another GPU's card answered while the
+    // shown GPU (a profile) has none, " (H100)" when `bracketed` (a bare figure, a share); ""
+    // otherwise. The device named is the device shown.
+    std::string measured_elsewhere(const BoundValue& v, bool bracketed) const;
 
     const std::vector<Ladder>* ladders_;
     std::vector<Run> live_;              // newest last

@@ -9,6 +9,7 @@
 #include "base/paths.h"
 #include "course/bindings.h"
 #include "course/bound_kernels.h"
+#include "course/device_named.h"
 #include "model/device_card.h"
 
 namespace kl {
@@ -78,6 +79,13 @@ std::optional<double> NumberSources::run_device_sm_count(const std::string& devi
             c.doc["values"]["sm_count"].contains("value") && c.doc["values"]["sm_count"]["value"].is_number())
             return c.doc["values"]["sm_count"]["value"].get<double>();
     return std::nullopt;
+}
+
+std::string NumberSources::measured_elsewhere(const BoundValue& v, bool bracketed) const {
+    if (!v.ok || !v.as_shown_device || v.live || v.date.empty() || !device_) return "";
+    if (device_gpu_name(v.device) == device_gpu_name(device_->name)) return "";
+    // A table's bare figure, a share, gets the name in brackets: "51.6 (H100) / copy 2,989 (H100)".
+    return bracketed ? " (" + device_short_name(v.device) + ")" : " on the " + device_short_name(v.device);
 }
 
 BoundValue NumberSources::resolve_fact(const Binding& b, const DeviceInfo& d, const std::string& origin) const {
@@ -168,6 +176,7 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
         v.date = live_calibration_->measured_at.substr(0, 10);
         v.origin = live_calibration_origin_;
         v.what = b.metric + " calibrated on this device";
+        v.as_shown_device = true;
         v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
         return v;
     }
@@ -207,6 +216,8 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
     v.origin = card->path;
     v.what = e.contains("what") && e["what"].is_string() ? e["what"].get<std::string>() : b.metric;
     v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
+    v.as_shown_device = card_name.empty();  // card=NAME names its GPU; without, "this device's"
+    v.shown += measured_elsewhere(v, b.bare);
     return v;
 }
 

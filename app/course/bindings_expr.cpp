@@ -270,12 +270,21 @@ BoundValue NumberSources::resolve_expr(const Binding& b) const {
     for (const BoundValue& x : vals) {
         if (v.device.empty() || x.live) v.device = x.device, v.date = x.date, v.origin = x.origin;
         v.live = v.live || x.live;
+        v.as_shown_device = v.as_shown_device || x.as_shown_device;
         // Device, date and run of each input; the files stay with the value's own source line.
         v.what += (v.what.empty() ? "" : "; ") + x.device + (x.date.empty() ? "" : ", " + x.date) + ": " + x.what;
     }
     v.what = "computed from " + (v.what.empty() ? std::string("numbers") : v.what);
     int decimals = b.decimals < 0 && v.unit == "x" && std::fabs(v.value) < 10 ? 2 : b.decimals;
     v.shown = format_bound(v.value, v.unit, decimals, b.bare);
+    // A time or rate computed from another GPU's card says whose ("0.27 ms on the H100"); a share,
+    // a count or a bare figure in brackets ("10% (H100) of the peak").
+    const bool measure = v.unit != "%" && v.unit != "x" && !v.unit.empty() && !b.bare;
+    for (size_t i = 0; i < vals.size(); ++i)
+        if (std::string elsewhere = measured_elsewhere(vals[i], !measure); !elsewhere.empty()) {
+            v.shown += elsewhere;
+            break;
+        }
     // A tie: A / B whose difference lies inside both runs' own spreads.
     if (b.as == "ratio" && b.expr.size() == 3 && b.expr[1] == "/" && b.expr[0][0] == '$' && b.expr[2][0] == '$') {
         const BoundValue &a = vals[std::stoul(b.expr[0].substr(1))], &c = vals[std::stoul(b.expr[2].substr(1))];

@@ -9,6 +9,7 @@
 
 #include "base/errors.h"
 #include "base/toml_reader.h"
+#include "course/device_named.h"
 #include "course/prediction.h"
 #include "course/reveal.h"
 #include "model/device_card.h"
@@ -388,6 +389,13 @@ std::vector<std::string> check_lessons_on_devices(const std::vector<Lesson>& les
                         out.push_back(where + " is " + v.shown + " of a roof" + under +
                                       ": above 100%, the text contradicts itself on this device");
                 }
+                // The device named is the device shown: another GPU's figure says whose it is.
+                const bool markdown = t.where.size() > 3 && t.where.compare(t.where.size() - 3, 3, ".md") == 0;
+                for (const ForeignFigure& f : foreign_figures(t.text, sources, device.name))
+                    out.push_back(t.where + (markdown ? ":" + std::to_string(line_at(t.text, f.offset)) : "") + ": " +
+                                  f.figure + " is the " + device_short_name(f.measured) + "'s, shown as the " +
+                                  device_short_name(device.name) + "'s" + under +
+                                  ": name the GPU that measured it (`{{ LADDER/RUNG device }}`)");
             }
     }
     sources.clear_device();

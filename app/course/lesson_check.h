@@ -31,7 +31,8 @@ std::vector<std::string> check_lessons(const std::vector<Lesson>& lessons, const
 
 // Every lesson read under each device (a profile of assets/devices/, by its path): the device
 // facts, conditions and computations over them must resolve, and no percentage of a roof may
-// pass 100. Sets and then clears `sources`' device.
+// pass 100, and no figure another GPU measured may stand beside the device without naming its GPU
+// (course/device_named.h). Sets and then clears `sources`' device.
 std::vector<std::string> check_lessons_on_devices(const std::vector<Lesson>& lessons, NumberSources& sources,
                                                   const std::vector<std::pair<std::string, DeviceInfo>>& devices);
 

@@ -6,6 +6,7 @@
 
 #include "course/bindings.h"
 #include "course/bound_kernels.h"
+#include "course/device_named.h"
 #include "temp_tree.h"
 
 using namespace kl;
@@ -184,4 +185,50 @@ TEST(BindingsProfile, AProfileValueOffTheSchemaIsOneLine) {
         EXPECT_EQ(v.error.rfind(path, 0), 0u) << v.error;
         EXPECT_EQ(v.error.find('\n'), std::string::npos);
     }
+}
+
+// The device named is the device shown: under a profile with no card or recording of its own, a
+// `{{ device ... }}` figure another GPU's card answers names that GPU, and a paragraph that shows
+// the profile's GPU beside another GPU's run without naming it is found.
+TEST(BindingsProfile, AnotherGpusFigureUnderAProfileNamesItsGpu) {
+    EXPECT_EQ(device_short_name("NVIDIA H100 80GB HBM3"), "H100");
+    EXPECT_EQ(device_short_name("NVIDIA GeForce RTX 3090 (profile)"), "3090");
+    EXPECT_EQ(device_short_name("NVIDIA A100-SXM4-40GB (profile)"), "A100");
+    EXPECT_EQ(device_gpu_name("NVIDIA T4 (profile)"), "NVIDIA T4");
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    NumberSources s(&ladders);
+    ResultsFile h100 = results_of({traced_run(256)});
+    h100.device->name = "NVIDIA H100 80GB HBM3";
+    s.add_recorded(h100, "rec/h100_tiny.json");
+    DeviceCard card;
+    card.path = "rec/cards/nvidia_h100_80gb_hbm3.json";
+    card.device = "NVIDIA H100 80GB HBM3";
+    card.date = "2026-11-22";
+    card.doc = {{"values", {{"copy_gbps", {{"value", 3000}, {"unit", "GB/s"}}}}}};
+    s.add_card(card);
+    DeviceInfo rtx;
+    rtx.name = "NVIDIA GeForce RTX 3090 (profile)";
+    s.set_device(rtx, "sm_86_rtx3090.json");
+    EXPECT_EQ(s.render("copy line {{ device copy_gbps }}"), "copy line 3,000 GB/s on the H100");
+    EXPECT_EQ(s.render("{{ device copy_gbps | bare }}"), "3,000 (H100)");
+    EXPECT_EQ(s.render("{{ = device copy_gbps * 2 }}"), "6,000 GB/s on the H100");
+    EXPECT_EQ(s.render("{{ = device copy_gbps / 6000 | pct .0 }} of it"), "50% (H100) of it");
+    EXPECT_EQ(s.render("{{ device copy_gbps card=nvidia_h100_80gb_hbm3 }}"), "3,000 GB/s");  // named by card=
+    const std::string text =
+        "On the {{ device name }} the run took {{ tiny/one ms }}.\n\n"  // the 3090's? no: the H100's
+        "The {{ tiny/one device }} measured {{ tiny/one ms }}.\n\n"     // named
+        "A run took {{ tiny/one ms }}.\n\n"                             // no device shown
+        "This GPU copies at {{ device copy_gbps }}.";                   // named by the label
+    std::vector<ForeignFigure> found = foreign_figures(text, s, rtx.name);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].offset, 0u);
+    EXPECT_EQ(found[0].figure, "3.20 ms");
+    EXPECT_EQ(found[0].measured, "NVIDIA H100 80GB HBM3");
+    // Shown as the H100 (its own profile), the same figures are its own: no name added, none found.
+    DeviceInfo h100_profile;
+    h100_profile.name = "NVIDIA H100 80GB HBM3 (profile)";
+    s.set_device(h100_profile, "sm_90_h100.json");
+    EXPECT_EQ(s.render("{{ device copy_gbps }}"), "3,000 GB/s");
+    EXPECT_TRUE(foreign_figures(text, s, h100_profile.name).empty());
 }
