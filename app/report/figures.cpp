@@ -86,7 +86,7 @@ std::string library_name(const Rung& reference) {
     auto starts = [&](const char* prefix) { return builtin.rfind(prefix, 0) == 0; };
     if (starts("cublaslt")) return "cuBLASLt";
     if (starts("cublas")) return "cuBLAS";
-    if (starts("torch.sdpa_cudnn")) return "cuDNN";
+    if (starts("torch.sdpa_cudnn") || starts("torch.sdpa_backward_cudnn")) return "cuDNN";
     return reference.label();
 }
 

@@ -146,6 +146,7 @@ TEST(LibraryShare, TheLibraryIsNamedByItsReferenceRung) {
     EXPECT_EQ(name("matmul", "torch_mm_bf16"), "torch.mm");
     EXPECT_EQ(name("attention", "torch_sdpa_cudnn"), "cuDNN");
     EXPECT_EQ(name("attention", "torch_sdpa_flash"), "SDPA flash");
+    EXPECT_EQ(name("attention_backward", "torch_sdpa_backward_cudnn"), "cuDNN");
 }
 
 }  // namespace
