@@ -223,8 +223,8 @@ void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, co
 // storage, so a broken reference is caught here rather than on the GPU machine.
 void check_helpers(const CheckOptions& opt, const std::vector<Ladder>& ladders, const std::string& arch, Counts& n) {
     std::set<std::string> rung_files;
-    for (const auto& L : ladders)
-        for (const auto& r : L.rungs) rung_files.insert(r.source_path);
+    for (const auto& L : ladders)  // lab rungs' files too: a lab rung's file is a rung, not a helper
+        for (const Rung* r : L.every_rung()) rung_files.insert(r->source_path);
     std::vector<std::string> helpers;
     for (const auto& e : std::filesystem::recursive_directory_iterator(kernels_dir()))
         if (e.path().extension() == ".cu" && !rung_files.count(e.path().lexically_normal().string()))
