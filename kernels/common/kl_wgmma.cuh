@@ -135,6 +135,25 @@ __device__ __forceinline__ void wgmma_bf16_n232(float (&d)[128], unsigned long l
         : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
 
+// Sub-tile j (64 rows x 32 fp32 columns) of a warpgroup's accumulators into `buf`, laid out as
+// the copy engine's 128-byte swizzle expects it for a TMA store: row r's 16-byte chunk c at chunk
+// c ^ (r % 8) of its 128-byte row, so the 8 rows a warp writes at once land in different banks.
+// The accumulator layout is store_accumulators' (below). Rungs 18 and 23 stage C this way.
+template <int kN>
+__device__ __forceinline__ void stage_accumulator_subtile(unsigned char* buf, const float (&d)[kN], int j) {
+    const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
+#pragma unroll
+    for (int q = 0; q < 4; ++q)  // the sub-tile's four 8-column slices
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int r = warp * 16 + lane / 4 + h * 8;
+            const int chunk = 2 * q + (lane % 4) / 2;
+            const int s = j * 4 + q;
+            float2* dst = reinterpret_cast<float2*>(buf + r * 128 + ((chunk ^ (r % 8)) * 16) + 8 * (lane % 2));
+            *dst = make_float2(d[4 * s + 2 * h], d[4 * s + 2 * h + 1]);
+        }
+}
+
 // Writes a warpgroup's 64 x N accumulator tile (N = 2 * kN) to row-major fp32 C (M x N_total
 // columns, leading dimension ldc) at (row0, col0), with bounds checks. The wgmma accumulator
 // layout: in 8-column slice j, thread (warp w of the warpgroup, lane l) holds rows w*16 + l/4

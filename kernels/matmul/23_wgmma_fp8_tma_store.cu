@@ -55,24 +55,14 @@ __device__ __forceinline__ void fp8_store_tile(const float (&d)[BN / 2], int cg,
         store_accumulators(d, C, M, N, row0, col0);
         return;
     }
-    const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
     const bool issuer = threadIdx.x % 128 == 0;
 #pragma unroll
     for (int j = 0; j < BN / FP8_SUB_COLS; ++j) {
         unsigned char* buf = fp8_store_buffer(cg, j % 2);
         if (issuer) bulk_wait_read<1>();  // the store that last used this buffer (j - 2) has read it
         warpgroup_sync(1 + cg);
-#pragma unroll
-        for (int q = 0; q < FP8_SUB_COLS / 8; ++q)  // the sub-tile's four 8-column slices
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int r = warp * 16 + lane / 4 + h * 8;
-                const int chunk = 2 * q + (lane % 4) / 2;
-                const int s = j * (FP8_SUB_COLS / 8) + q;
-                float2* dst = reinterpret_cast<float2*>(buf + r * 128 + ((chunk ^ (r % 8)) * 16) + 8 * (lane % 2));
-                *dst = make_float2(d[4 * s + 2 * h], d[4 * s + 2 * h + 1]);
-            }
-        fence_proxy_async();  // these writes, before the copy engine reads the buffer
+        stage_accumulator_subtile(buf, d, j);  // kl_wgmma.cuh: the 128-byte swizzle
+        fence_proxy_async();                   // these writes, before the copy engine reads the buffer
         warpgroup_sync(1 + cg);
         if (issuer) {
             tma_store_2d(fp8_map_c, smem_addr(buf), col0 + j * FP8_SUB_COLS, row0);
