@@ -7,6 +7,24 @@
 gui=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/window_test.sh"
+# verdict REPORT NAME CHECKS: the window's report read; CHECKS, a Python list of (ok, message)
+# over `r` (the report), `cards` (the strip's cards by rung) and `text(rung)`, after the script's
+# own check. One line of verdict; exit 1 with the failed messages.
+verdict() {
+    python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+cards = {c["rung"]: c for c in r["strip"]}
+text = lambda rung: cards.get(rung, {}).get("text", "")
+checks = [(r["script"]["finished"] and not r["script"]["errors"], f"script: {r['script']['errors']}")]
+checks += eval(sys.argv[3])
+bad = [msg for ok, msg in checks if not ok]
+print(f"{sys.argv[2]}: {len(checks) - len(bad)} of {len(checks)} checks passed")
+if bad:
+    print("FAIL: " + "\n      ".join(bad))
+    sys.exit(1)
+PY
+}
 fresh_out "$2"
 cat > "$out/script.txt" <<SCRIPT
 wait 5
@@ -14,24 +32,12 @@ shot $out/strip.png
 SCRIPT
 run_gui "$gui" --size 1280x720 --no-save --no-runner --lesson matmul --step 2 --script "$out/script.txt" \
     --max-seconds 60 --report "$out/report.json"
-python3 - "$out/report.json" <<'PY' || exit 1
-import json, sys
-r = json.load(open(sys.argv[1]))
-cards = {c["rung"]: c for c in r["strip"]}
-text = lambda rung: cards.get(rung, {}).get("text", "")
-checks = [
-    (r["script"]["finished"] and not r["script"]["errors"], f"script: {r['script']['errors']}"),
+verdict "$out/report.json" "library_share" '[
     ("x cuBLAS fp32" in text("cublas_tf32") and "%" not in text("cublas_tf32").split("|")[1],
-     f"cuBLAS TF32's card: {text('cublas_tf32')}"),
-    ("% cuBLAS" in text("cublas_fp32"), f"cuBLAS fp32's card: {text('cublas_fp32')}"),
-    (cards.get("naive", {}).get("shows") == "withheld", f"naive's card (predicted at this step): {cards.get('naive')}"),
-]
-bad = [msg for ok, msg in checks if not ok]
-print(f"library_share: {len(checks) - len(bad)} of {len(checks)} checks passed")
-if bad:
-    print("FAIL: " + "\n      ".join(bad))
-    sys.exit(1)
-PY
+     "cuBLAS TF32 card: " + text("cublas_tf32")),
+    ("% cuBLAS" in text("cublas_fp32"), "cuBLAS fp32 card: " + text("cublas_fp32")),
+    (cards.get("naive", {}).get("shows") == "withheld", "naive card (predicted at this step): " + str(cards.get("naive"))),
+]' || exit 1
 sh "$here/check_png.sh" "$out/strip.png" 1280 720 || exit 1
 
 # Attention's library is cuDNN (SDPA's cuDNN backend, the ladder's bf16 reference), not cuBLAS:
@@ -43,21 +49,9 @@ wait 5
 SCRIPT
 run_gui "$gui" --size 1280x720 --no-save --no-runner --no-recorded --results "$here/../../assets/recorded/h200_attention.json" \
     --lesson attention_hopper --step 3 --script "$att/script.txt" --max-seconds 60 --report "$att/report.json"
-python3 - "$att/report.json" <<'PY' || exit 1
-import json, sys
-r = json.load(open(sys.argv[1]))
-cards = {c["rung"]: c for c in r["strip"]}
-text = lambda rung: cards.get(rung, {}).get("text", "")
-checks = [
-    (r["script"]["finished"] and not r["script"]["errors"], f"script: {r['script']['errors']}"),
-    ("% cuDNN" in text("flash_pingpong"), f"flash_pingpong's card: {text('flash_pingpong')}"),
-    ("% cuDNN" in text("torch_sdpa_cudnn"), f"SDPA cuDNN's card: {text('torch_sdpa_cudnn')}"),
+verdict "$att/report.json" "library_share (attention)" '[
+    ("% cuDNN" in text("flash_pingpong"), "flash_pingpong card: " + text("flash_pingpong")),
+    ("% cuDNN" in text("torch_sdpa_cudnn"), "SDPA cuDNN card: " + text("torch_sdpa_cudnn")),
     (not any("cuBLAS" in text(c) for c in cards), "a card names cuBLAS: " + "; ".join(text(c) for c in cards)),
-]
-bad = [msg for ok, msg in checks if not ok]
-print(f"library_share (attention): {len(checks) - len(bad)} of {len(checks)} checks passed")
-if bad:
-    print("FAIL: " + "\n      ".join(bad))
-    sys.exit(1)
-PY
+]' || exit 1
 echo ok
