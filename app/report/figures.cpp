@@ -86,7 +86,9 @@ std::string library_name(const Rung& reference) {
     auto starts = [&](const char* prefix) { return builtin.rfind(prefix, 0) == 0; };
     if (starts("cublaslt")) return "cuBLASLt";
     if (starts("cublas")) return "cuBLAS";
-    if (starts("torch.sdpa_cudnn") || starts("torch.sdpa_backward_cudnn")) return "cuDNN";
+    // A PyTorch peer that runs cuDNN (SDPA's cuDNN backend, forward or backward): by its builtin's
+    // backend, not by its name (the peers' names are the embedded table's alone).
+    if (starts("torch.") && builtin.find("cudnn") != std::string::npos) return "cuDNN";
     return reference.label();
 }
 
