@@ -10,7 +10,8 @@
 #                    digits, '.', '_' and '-'.
 #   export ...       run in the batch's own shell: settings for the steps after it.
 # The steps see these variables (exported):
-#   C    the folder of programs packed by scripts/pack_for_gpu.sh (default .carry)
+#   C    the folder of programs packed by scripts/pack_for_gpu.sh (default .carry; its
+#        carry.tar.xz, when there, is unpacked into it first)
 #   K    the kladder program (default $C/kladder; it finds kernels/ and lessons/ by walking up)
 #   OUT  what comes back: results files and the two logs (default /tmp/kl-out). The device tool
 #        brings back at most 8 files, so a plan merges the parts of a recording into one file
@@ -100,6 +101,10 @@ export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/kl-cache}
 mkdir -p "$OUT" || fail "cannot make $OUT"
 W=$(mktemp -d) || fail "cannot make a scratch folder"
 export W
+# pack_for_gpu.sh sends the programs as one xz archive (the tree and the carry share 64 MiB).
+if [ -f "$C/carry.tar.xz" ]; then
+    tar -xJf "$C/carry.tar.xz" -C "$C" || fail "cannot unpack $C/carry.tar.xz"
+fi
 log=$OUT/batch.log
 summary=$OUT/summary.txt
 : > "$log"

@@ -19,7 +19,9 @@ flush evict it? Cold should then be above warm (GpuTiming.WarmL2IsFasterThanCold
 With --ncu-after-flush, ncu also times the rung's kernels with `--cache-control none` inside the
 runner's own cold run under each flush: the kernel's real time in the cache state that flush
 leaves, which tells a slower kernel from a longer stopwatch. A flush named FLUSH+STEP is FLUSH
-with KL_L2_FLUSH_AFTER=STEP (touch or reset, app/gpu/timing.h).
+with KL_L2_FLUSH_AFTER=STEP (touch or reset, app/gpu/timing.h); FLUSH:span times the runner's
+side with the GPU-span stopwatch (KL_STOPWATCH=span, app/gpu/span_stopwatch.h), whose
+calibration and rungs then share that stopwatch.
 
 Usage: ncu_agreement.py --kladder K --out FILE.json [--rounds N] [--reps N] [--flushes A,B]
        [--no-ncu] [--ncu-after-flush] LADDER/RUNG[@AXIS=VALUE]...
@@ -39,11 +41,15 @@ HELPER_PREFIX = "kl_"  # the workbook's own kernels (fills, flush, clock probe):
 
 
 def flush_env(flush):
-    """The runner's environment for a flush name of --flushes (FLUSH or FLUSH+STEP)."""
+    """The runner's environment for a column of --flushes: FLUSH, FLUSH+STEP, and either with
+    :span (KL_STOPWATCH=span, the GPU-span stopwatch; events otherwise)."""
+    flush, _, stopwatch = flush.partition(":")
     base, _, after = flush.partition("+")
     if after not in ("", "touch", "reset"):
         raise ValueError(f"flush '{flush}': only '+touch' or '+reset' may follow the flush's name")
-    return dict(os.environ, KL_L2_FLUSH=base, KL_L2_FLUSH_AFTER=after)
+    if stopwatch not in ("", "events", "span"):
+        raise ValueError(f"flush '{flush}': only ':events' or ':span' may follow it")
+    return dict(os.environ, KL_L2_FLUSH=base, KL_L2_FLUSH_AFTER=after, KL_STOPWATCH=stopwatch or "events")
 
 
 def app_median(kladder, ladder, rung, size, flush, warm, scratch):
@@ -58,7 +64,7 @@ def app_median(kladder, ladder, rung, size, flush, warm, scratch):
         run = json.load(f)["runs"][0]
     if run.get("error"):
         raise RuntimeError(f"{ladder}/{rung}: {run['error']}")
-    return run["timing"]["median_ms"], run["timing"].get("reps")
+    return run["timing"]["median_ms"], run.get("stopwatch", "events"), run.get("stopwatch_note", "")
 
 
 def ncu_medians(ncu, kladder, ladder, rung, size, reps, after_flush=None):
@@ -93,7 +99,11 @@ def measure(args, target, ncu, scratch):
     row = {"ladder": ladder, "rung": rung, "size": size, "cold_ms": {f: [] for f in args.flushes}}
     for _ in range(args.rounds):
         for flush in args.flushes:
-            row["cold_ms"][flush].append(app_median(args.kladder, ladder, rung, size, flush, False, scratch)[0])
+            ms, stopwatch, note = app_median(args.kladder, ladder, rung, size, flush, False, scratch)
+            wanted = "span" if flush.endswith(":span") else "events"
+            if stopwatch != wanted:  # a span that fell back to events is not a span figure
+                raise RuntimeError(f"{ladder}/{rung} under {flush}: timed by {stopwatch} ({note})")
+            row["cold_ms"][flush].append(ms)
     row["warm_ms"] = app_median(args.kladder, ladder, rung, size, "write", True, scratch)[0]
     if not args.no_ncu:
         kernels, counts = ncu_medians(ncu, args.kladder, ladder, rung, size, args.reps)
@@ -101,7 +111,7 @@ def measure(args, target, ncu, scratch):
         row["ncu_ms"] = sum(kernels.values())
         if args.ncu_after_flush:
             row["ncu_after_flush_ms"] = {
-                f: sum(ncu_medians(ncu, args.kladder, ladder, rung, size, args.reps, f)[0].values())
+                f: sum(ncu_medians(ncu, args.kladder, ladder, rung, size, args.reps, f.split(":")[0])[0].values())
                 for f in args.flushes}
     return row
 

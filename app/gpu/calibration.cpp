@@ -14,6 +14,7 @@
 #include "gpu/gpu_context.h"
 #include "gpu/timing.h"
 #include "model/results_json.h"
+#include "gpu/span_stopwatch.h"
 
 namespace kl {
 
@@ -136,7 +137,10 @@ Calibration measure_calibration(GpuContext& gpu) {
 Calibration load_or_measure_calibration(GpuContext& gpu, bool force) {
     // ".v5": the roof's kernels in nine shapes each (measure_bandwidth); ".v4" caches (two
     // shapes) and older are measured again.
-    const std::string path = cache_dir("calibration") + "/" + gpu.device().uuid + ".v5.json";
+    // [stopwatch] Ceilings are cached per stopwatch: a span run is drawn against span ceilings.
+    const std::string stopwatch =
+        requested_stopwatch() == Stopwatch::GpuSpan ? std::string(".") + stopwatch_name(Stopwatch::GpuSpan) : "";
+    const std::string path = cache_dir("calibration") + "/" + gpu.device().uuid + stopwatch + ".v5.json";
     if (!force && std::filesystem::exists(path)) {
         try {
             Calibration c = calibration_from_json(parse_json_limited(read_file(path), path), path);

@@ -1,97 +1,37 @@
 #include "gpu/kernel_trace.h"
 
-#include <cupti_activity.h>
-#include <cupti_result.h>
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <mutex>
-#include <type_traits>
 #include <vector>
 
 #include "base/errors.h"
 #include "gpu/cuda_check.h"
-#include "gpu/cupti_library.h"
+#include "gpu/cupti_activity.h"
 #include "gpu/device_buffer.h"
 #include "gpu/gpu_context.h"
+#include "gpu/span_stopwatch.h"
 #include "gpu/timing.h"
 
 namespace kl {
 
 namespace {
 
-struct ActivityApi {
-    decltype(&::cuptiActivityEnable) enable = nullptr;
-    decltype(&::cuptiActivityDisable) disable = nullptr;
-    decltype(&::cuptiActivityRegisterCallbacks) register_callbacks = nullptr;
-    decltype(&::cuptiActivityFlushAll) flush_all = nullptr;
-    decltype(&::cuptiActivityGetNextRecord) next_record = nullptr;
-    decltype(&::cuptiGetResultString) result_string = nullptr;
-    decltype(&::cuptiFinalize) finalize = nullptr;
-    std::string failure;
-    bool registered = false;
-};
-
-ActivityApi& activity_api() {
-    static ActivityApi api = [] {
-        ActivityApi a;
-        void* h = cupti_library_handle(&a.failure);
-        if (!h) return a;
-        auto sym = [&](auto& fn, const char* name) {
-            fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(h, name));
-            if (!fn && a.failure.empty()) a.failure = std::string("CUPTI has no ") + name;
-        };
-        sym(a.enable, "cuptiActivityEnable");
-        sym(a.disable, "cuptiActivityDisable");
-        sym(a.register_callbacks, "cuptiActivityRegisterCallbacks");
-        sym(a.flush_all, "cuptiActivityFlushAll");
-        sym(a.next_record, "cuptiActivityGetNextRecord");
-        sym(a.result_string, "cuptiGetResultString");
-        a.finalize = reinterpret_cast<decltype(a.finalize)>(dlsym(h, "cuptiFinalize"));  // optional
-        return a;
-    }();
-    return api;
-}
-
-// CUPTI hands completed buffers to a plain C callback: the spans go to the one sink in use.
-std::mutex g_sink_mutex;
-std::vector<KernelSpan>* g_sink = nullptr;
-int g_incomplete = 0;  // records of the sink's repetition that had no timestamps
-
-void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
-    *size = size_t(8) << 20;
-    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, *size));
-    *max_records = 0;
-}
-
-void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
-    CUpti_Activity* rec = nullptr;
-    std::lock_guard<std::mutex> lock(g_sink_mutex);
-    while (activity_api().next_record(buffer, valid, &rec) == CUPTI_SUCCESS) {
-        if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && rec->kind != CUPTI_ACTIVITY_KIND_KERNEL) continue;
-        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(rec);
-        if (!g_sink || (k->name && is_stopwatch_kernel(k->name))) continue;
+// The traced repetition's kernels, the stopwatch's own left out (is_stopwatch_kernel).
+struct TraceSink {
+    std::vector<KernelSpan> spans;
+    int incomplete = 0;  // records of the repetition that had no timestamps
+    void take(const ActivityRecord& r) {
+        if (r.kind != ActivityRecord::Kind::Kernel || is_stopwatch_kernel(r.name)) return;
         // A record without both timestamps (seen for graph-launched kernels on the H200, CUDA 13)
         // says a kernel ran, not when: counted as dropped, never drawn at time zero.
-        if (k->start == 0 || k->end < k->start)
-            ++g_incomplete;
+        if (!r.timed())
+            ++incomplete;
         else
-            g_sink->push_back({k->name ? k->name : "?", double(k->start) / 1e3, double(k->end) / 1e3});
+            spans.push_back({r.name, double(r.start_ns) / 1e3, double(r.end_ns) / 1e3});
     }
-    std::free(buffer);
-}
-
-// A CUPTI failure leaves the run without a timeline (the reason in its note), never fails it.
-bool cupti_ok(CUptiResult r, const char* call, std::string* why) {
-    if (r == CUPTI_SUCCESS) return true;
-    const char* text = nullptr;
-    if (activity_api().result_string) activity_api().result_string(r, &text);
-    *why = std::string("no timeline: CUPTI ") + call + ": " + (text ? text : "error " + std::to_string(int(r)));
-    return false;
-}
+};
 
 }  // namespace
 
@@ -119,58 +59,45 @@ struct TracedRepetition {
 // (is_stopwatch_kernel), so the timeline's kernels, sum, span and gaps are the rung's alone.
 std::optional<TracedRepetition> traced_repetition(GpuContext& gpu, L2Flush* flush, const std::function<void()>& launch,
                                                   const HoldPlan& hold, std::string* why) {
-    std::vector<KernelSpan> spans;
+    TraceSink sink;
+    float ms = 0;
     {
-        std::lock_guard<std::mutex> lock(g_sink_mutex);
-        g_sink = &spans;
-        g_incomplete = 0;
-    }
-    struct Detach {
-        ~Detach() {
-            std::lock_guard<std::mutex> lock(g_sink_mutex);
-            g_sink = nullptr;
+        ActivitySink route([&sink](const ActivityRecord& r) { sink.take(r); });
+        if (flush) flush->write(7);
+        launch_stopwatch_hold(gpu, hold.hold_ns, hold.clock_slot);
+        ms = EventTimer(gpu).time(launch);
+        if (!flush_activity(why)) {
+            *why = "no timeline: " + *why;
+            return std::nullopt;
         }
-    } detach;
-    if (flush) flush->write(7);
-    launch_stopwatch_hold(gpu, hold.hold_ns, hold.clock_slot);
-    const float ms = EventTimer(gpu).time(launch);
-    if (!cupti_ok(activity_api().flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll", why))
-        return std::nullopt;
-    std::lock_guard<std::mutex> lock(g_sink_mutex);
-    return TracedRepetition{ms, std::move(spans), g_incomplete};
+    }
+    return TracedRepetition{ms, std::move(sink.spans), sink.incomplete};
 }
 
 }  // namespace
 
 std::optional<Timeline> trace_kernels(GpuContext& gpu, L2Flush* flush, const std::function<void()>& launch,
                                       std::string* why, bool detach, bool graph_launch) {
-    ActivityApi& api = activity_api();
-    if (!api.failure.empty()) {
-        *why = "no timeline: " + api.failure;
+    if (std::string not_ready = activity_ready(); !not_ready.empty()) {
+        *why = "no timeline: " + not_ready;
         return std::nullopt;
-    }
-    if (!api.registered) {
-        if (!cupti_ok(api.register_callbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks",
-                      why))
-            return std::nullopt;
-        api.registered = true;
     }
     const bool concurrent = trace_mode(graph_launch) == "concurrent";
     const CUpti_ActivityKind kind = concurrent ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL : CUPTI_ACTIVITY_KIND_KERNEL;
     struct Off {  // tracing off on every way out; CUPTI detached when asked (see the header)
-        ActivityApi& api;
         CUpti_ActivityKind kind;
         bool detach;
         ~Off() {
-            api.disable(kind);
-            if (detach && api.finalize && api.finalize() == CUPTI_SUCCESS) api.registered = false;
+            disable_activity(kind);
+            if (detach) detach_activity();
         }
-    } off{api, kind, detach && api.finalize};
+    } off{kind, detach};
     gpu.synchronize();
     const double clock_before = measure_sm_clock_mhz(gpu);  // before CUPTI attaches: not traced
-    if (!cupti_ok(api.enable(kind),
-                  concurrent ? "cuptiActivityEnable(CONCURRENT_KERNEL)" : "cuptiActivityEnable(KERNEL)", why))
+    if (!enable_activity(kind, why)) {
+        *why = "no timeline: " + *why;
         return std::nullopt;
+    }
     // The first traced repetition pays CUPTI's set-up (on the H100 a 4.5 us kernel's repetition
     // took 1.7 ms of events): it is run and dropped. Of the next ones, the median by kernel sum.
     // The hold is the stopwatch's, from the host time of the dropped first repetition's launches.

@@ -19,7 +19,6 @@
 #include "model/counters.h"
 #include "model/device_profile.h"
 #include "model/launch_geometry.h"
-#include "model/roof.h"
 
 namespace kl {
 // [SECTION] State
@@ -347,37 +346,14 @@ RepetitionPlan Runner::repetition_plan(const RunOptions& opt) {
 TimedRepetitions Runner::time_rung(Prepared& prep, const RunOptions& opt) {
     RepetitionPlan plan = repetition_plan(opt);
     if (opt.judge.poison_every_run) plan.before_each = [&] { poison_outputs(gpu_, cache_->buffers); };
+    if (prep.graph)  // [stopwatch] (kernel_trace.h); a counters pass after timing keeps CUPTI attached
+        plan.span_refusal =
+            "a graph-launched rung's kernels carry no timestamps under CUPTI's serialized kernel records";
+    plan.span_detach = !counters_ && !opt.counters;
     return time_each_repetition(gpu_, plan, flush_for(opt), [&] { launch_all(prep); });
 }
 
-// [SECTION] Derive
-
-// Rates against the median time, and their share of the ceilings calibrated on this device.
-void Runner::derive(const ResolvedRun& run, RunRecord& rec) const {
-    if (!rec.timing) return;
-    double s = rec.timing->median_ms * 1e-3;
-    const double gbps = rec.values.num(tag::ideal_bytes) / s / 1e9;
-    const double tflops = rec.values.num(tag::flops) / s / 1e12;
-    rec.values.set(tag::gbps, gbps);
-    rec.values.set(tag::tflops, tflops);
-    if (calibration_ && calibration_->copy_gbps > 0)
-        rec.values.set(tag::pct_copy, 100.0 * gbps / calibration_->copy_gbps);
-    // The roof of this operation's read:write mix; a correct run above it by more than its own
-    // spread is flagged as a measuring error (roof.h).
-    const Operation* op = find_operation(run.rung->operation);
-    const double roof =
-        calibration_ ? memory_roof_gbps(calibration_->bandwidth, read_fraction_of(op->buffers(run.problem))) : 0.0;
-    if (roof > 0 && rec.values.num(tag::ideal_bytes) > 0) {
-        rec.values.set(tag::roof_gbps, roof);
-        rec.values.set(tag::pct_roof, 100.0 * gbps / roof);
-        const bool correct = rec.correctness && rec.correctness->passed;
-        rec.values.set(tag::above_roof, correct && above_roof(gbps, roof, rec.timing->rel_spread) ? 1.0 : 0.0);
-    }
-    if (calibration_ && rec.values.num(tag::flops) > 0) {
-        double ceiling = run.problem.dtype == DType::F32 ? calibration_->sgemm_tflops : calibration_->bf16_tflops;
-        if (ceiling > 0) rec.values.set(tag::pct_gemm, 100.0 * tflops / ceiling);
-    }
-}
+// [SECTION] Derive: runner_derive.cpp
 
 // [SECTION] Run and record
 
@@ -394,6 +370,7 @@ void Runner::measure(const ResolvedRun& run, Prepared& prep, RunRecord& rec) {
         const double clock_before = measure_sm_clock_mhz(gpu_);  // [clock]
         const TimedRepetitions reps = time_rung(prep, opt);
         rec.timing = summarize(reps.ms);
+        record_stopwatch(reps, rec);  // [stopwatch]
         if (const L2Flush* f = flush_for(opt)) rec.l2_flush = f->name();
         if (opt.judge.poison_every_run && evidence_) {  // [judge] the last timed call's own output
             gpu_.synchronize();

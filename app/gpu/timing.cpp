@@ -11,6 +11,7 @@
 #include "base/errors.h"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_context.h"
+#include "gpu/span_stopwatch.h"
 
 namespace kl {
 
@@ -184,15 +185,14 @@ void launch_stopwatch_hold(GpuContext& gpu, long long hold_ns, void* clock_slot)
                       {KernelArg::i64v(hold_ns), KernelArg::pointer(clock_slot)});
 }
 
-bool is_stopwatch_kernel(const std::string& name) {
-    static const char* const names[] = {"kl_l2_flush_store", "kl_l2_flush_store_last", "kl_l2_flush_read_last",
-                                        "kl_l2_discard",     "kl_touch_pages",         "kl_hold",
-                                        "kl_clock_probe"};
-    return std::any_of(std::begin(names), std::end(names), [&](const char* n) { return name == n; });
-}
-
 TimedRepetitions time_each_repetition(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush,
                                       const std::function<void()>& launch) {
+    // [stopwatch] Recording starts before the warm-up: the hold then covers CUPTI's host cost of
+    // a launch, and its set-up lands in an untimed call.
+    const bool asked_span = requested_stopwatch() == Stopwatch::GpuSpan;
+    const bool want_span = asked_span && plan.span_refusal.empty();
+    std::string span_note;
+    std::unique_ptr<SpanRecorder> span = want_span ? SpanRecorder::start(&span_note, plan.span_detach) : nullptr;
     std::vector<double> enqueue_seconds;
     for (int i = 0; i < plan.warmup; ++i) {
         if (plan.before_each) plan.before_each();
@@ -214,11 +214,29 @@ TimedRepetitions time_each_repetition(GpuContext& gpu, const RepetitionPlan& pla
         if (flush) flush->write(static_cast<int>(out.ms.size()));
         launch_stopwatch_hold(gpu, hold_ns, static_cast<unsigned char*>(counters.data()) + out.ms.size() * 16);
         const float ms = timer.time(launch);
+        if (span) launch_stopwatch_hold(gpu, 0, nullptr);  // [stopwatch] closes the repetition's bracket
         out.ms.push_back(ms);
         total_ms += ms;
     }
     out.clock_mhz = clocks_from(gpu, counters, out.ms.size());
+    if (span) {
+        gpu.synchronize();
+        std::vector<double> spans = span->spans_ms(out.ms.size(), &span_note);
+        if (!spans.empty()) {
+            out.event_ms = std::move(out.ms);
+            out.ms = std::move(spans);
+            out.stopwatch = "span";
+        }
+    }
+    if (asked_span && out.stopwatch != "span")
+        out.stopwatch_note = "span not taken: " + (want_span ? span_note : plan.span_refusal);
     return out;
+}
+
+void record_stopwatch(const TimedRepetitions& reps, RunRecord& rec) {
+    rec.stopwatch = reps.stopwatch;
+    rec.stopwatch_note = reps.stopwatch_note;
+    if (!reps.event_ms.empty()) rec.event_median_ms = summarize(reps.event_ms).median_ms;
 }
 
 TimingStats time_repetitions(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush,

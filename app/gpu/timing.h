@@ -14,6 +14,7 @@
 
 #include "base/stats.h"
 #include "gpu/device_buffer.h"
+#include "model/results.h"
 
 namespace kl {
 
@@ -24,6 +25,11 @@ struct RepetitionPlan {
     int min_reps = 10, max_reps = 300;
     double budget_ms = 400;       // stop after this much timed GPU time (past min_reps)
     long long hold_floor_ns = 0;  // [hold] the hold is at least this (a run's shared hold)
+    // [stopwatch] Under KL_STOPWATCH=span each repetition is timed by its span on the GPU's
+    // timestamps (span_stopwatch.h), the events' times kept beside, unless `span_refusal` says why
+    // not (a graph-launched rung). `span_detach`: detach CUPTI afterwards (no counters pass holds it).
+    std::string span_refusal;
+    bool span_detach = true;
     // [judge] enqueued before every call, warm-up and timed, ahead of the L2 flush and outside the
     // events: the judge poisons the outputs here, so that each call must write them again.
     std::function<void()> before_each;
@@ -89,6 +95,11 @@ class EventTimer {
 struct TimedRepetitions {
     std::vector<double> ms, clock_mhz;
     long long hold_ns = 0;  // the hold before each repetition
+    // [stopwatch] "events" or "span": what `ms` holds. Under "span", event_ms holds the same
+    // repetitions' event times; span asked for and not taken: "events" and the reason.
+    std::string stopwatch = "events";
+    std::string stopwatch_note;
+    std::vector<double> event_ms;
 };
 // Times `launch` (which enqueues its work on gpu.stream()) by `plan`; `flush` may be null (warm
 // L2). Every CUDA call is checked; events are released on every way out.
@@ -99,9 +110,8 @@ TimedRepetitions time_each_repetition(GpuContext& gpu, const RepetitionPlan& pla
 // counters (16 bytes) to `clock_slot`. The kernel trace holds its traced repetition the same way.
 long long stopwatch_hold_ns(const std::vector<double>& enqueue_seconds);
 void launch_stopwatch_hold(GpuContext& gpu, long long hold_ns, void* clock_slot);
-// The runner's own kernels, which a timeline of a rung leaves out (the flushes, the hold, the
-// page touch and the clock probe of kernels/common/).
-bool is_stopwatch_kernel(const std::string& name);
+// [stopwatch] The record's stopwatch fields from `reps` (results.h).
+void record_stopwatch(const TimedRepetitions& reps, RunRecord& rec);
 // The same, summarized.
 TimingStats time_repetitions(GpuContext& gpu, const RepetitionPlan& plan, L2Flush* flush,
                              const std::function<void()>& launch);

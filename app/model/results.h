@@ -81,6 +81,13 @@ struct RunRecord {
     std::string l2_flush;
     int warmup = 0;
     std::optional<TimingStats> timing;
+    // [stopwatch] What timed `timing` (gpu/span_stopwatch.h): "events" (CUDA events around the
+    // launches; also "" in files before 2026-12-01) or "span" (the GPU's own timestamps of the
+    // repetition's first start and last end). Under "span" the events' median of the same
+    // repetitions is kept beside; under "events" asked for as "span", the note says why.
+    std::string stopwatch;
+    std::string stopwatch_note;
+    double event_median_ms = 0;
     // [modes] a run that asked for a measuring mistake (run_modes.h): its name and the figure
     // the mistake gave, beside `timing` (the runner's own protocol). Additive: absent otherwise.
     std::string mode;

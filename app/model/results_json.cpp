@@ -105,6 +105,9 @@ json to_json(const RunRecord& r) {
     j["dtype"] = to_string(r.dtype);
     j["l2"] = r.l2;
     if (!r.l2_flush.empty()) j["l2_flush"] = r.l2_flush;
+    if (!r.stopwatch.empty()) j["stopwatch"] = r.stopwatch;  // [stopwatch]
+    if (!r.stopwatch_note.empty()) j["stopwatch_note"] = r.stopwatch_note;
+    if (r.event_median_ms > 0) j["event_median_ms"] = r.event_median_ms;
     j["warmup"] = r.warmup;
     if (r.timing)
         j["timing"] = {{"median_ms", r.timing->median_ms},   {"min_ms", r.timing->min_ms},
@@ -283,6 +286,12 @@ RunRecord run_from_json(const Reader& rd, const json& j, const std::string& f, i
     r.dtype = *dtype;
     r.l2 = rd.str_or(j, "l2", "cold", f);
     r.l2_flush = rd.str_or(j, "l2_flush", "", f);
+    r.stopwatch = rd.str_or(j, "stopwatch", "", f);  // [stopwatch]
+    if (!r.stopwatch.empty() && r.stopwatch != "events" && r.stopwatch != "span")
+        rd.fail(f + ".stopwatch", "'" + r.stopwatch + "' is not a stopwatch (events or span)");
+    r.stopwatch_note = rd.str_or(j, "stopwatch_note", "", f);
+    r.event_median_ms = rd.num_or(j, "event_median_ms", 0.0, f);
+    if (r.event_median_ms < 0) rd.fail(f + ".event_median_ms", "a time cannot be negative");
     r.warmup = static_cast<int>(rd.int_or(j, "warmup", 0, f, 0, kI32));
     if (j.contains("timing") && !j["timing"].is_null()) {
         const json& t = j["timing"];

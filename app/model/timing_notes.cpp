@@ -33,6 +33,11 @@ std::vector<std::string> timing_notes(const RunRecord& r) {
         out.push_back(
             who + "measured the wrong way (" + r.mode + ") " +
             fmt("%.2f us, the runner's median %.2f us", r.mode_timing->median_ms * 1e3, r.timing->median_ms * 1e3));
+    if (r.stopwatch == "span" && r.timing && r.event_median_ms > 0)  // [stopwatch]
+        out.push_back(who + fmt("stopwatch: GPU span %.2f us, events of the same repetitions %.2f us (%+.1f%%)",
+                                r.timing->median_ms * 1e3, r.event_median_ms * 1e3,
+                                (r.event_median_ms / r.timing->median_ms - 1) * 100));
+    if (!r.stopwatch_note.empty()) out.push_back(who + "stopwatch: " + r.stopwatch_note);
     if (r.timeline)
         out.push_back(
             who + std::to_string(r.timeline->launches) + " kernels traced: " +

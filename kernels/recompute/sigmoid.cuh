@@ -4,8 +4,10 @@
 // Each thread handles EPT elements TPB apart (a warp touches 32 neighbouring floats: coalesced)
 // and issues all its loads before any arithmetic: EPT loads per input array in flight per
 // thread, which is what keeps DRAM busy when the arithmetic between load and store is long
-// (three sigmoids). Loads and stores are streaming (__ldcs/__stcs, evict-first): every array is
-// far larger than L2 and touched once per kernel.
+// (three sigmoids). Every array is far larger than L2 and touched once per kernel: stores are
+// streaming (__stcs, evict-first); loads are plain. An evict-first load cost GeLU's rung 2.7% in
+// fp32 after the stopwatch's L2 flush, and this ladder's fused_recompute 2.1% against Nsight
+// Compute's own flush (H200, 2026-11-30; docs/tuning/timing.md, "What is left of the gap").
 #pragma once
 #include "kl_common.cuh"
 
@@ -22,7 +24,7 @@ __device__ __forceinline__ float kl_sigmoid(float z) { return __frcp_rn(1.0f + _
 // v[j] = p[element j] for the EPT elements of this thread (0 past the end), all loads first.
 __device__ __forceinline__ void kl_load(float (&v)[EPT], const float* __restrict__ p, long long n) {
 #pragma unroll
-    for (int j = 0; j < EPT; ++j) v[j] = KL_INDEX(j) < n ? __ldcs(p + KL_INDEX(j)) : 0.f;
+    for (int j = 0; j < EPT; ++j) v[j] = KL_INDEX(j) < n ? p[KL_INDEX(j)] : 0.f;
 }
 
 __device__ __forceinline__ void kl_store(float* __restrict__ p, const float (&v)[EPT], long long n) {

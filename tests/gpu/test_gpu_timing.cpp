@@ -82,4 +82,52 @@ TEST(GpuTiming, WarmL2IsFasterThanColdWhenTheDataFits) {
     EXPECT_LT(warm.timing->median_ms, cold.timing->median_ms) << "the warm figure times something besides the kernel";
 }
 
+// [stopwatch] KL_STOPWATCH for one test.
+struct StopwatchEnv {
+    explicit StopwatchEnv(const char* value) { setenv("KL_STOPWATCH", value, 1); }
+    ~StopwatchEnv() { unsetenv("KL_STOPWATCH"); }
+};
+
+// Under KL_STOPWATCH=span a repetition is timed from its first kernel's start to its last one's
+// end on the GPU's timestamps (gpu/span_stopwatch.h). That lies inside the repetition's own events,
+// so it can never read longer than them, and it is short of them by the launch's front end and
+// the stop event: microseconds, for one kernel or nine.
+TEST(GpuTiming, SpanStopwatchTimesTheWorkInsideTheEvents) {
+    StopwatchEnv env("span");
+    const kl::Ladder L = kl::load_ladder(kl::kernels_dir() + "/elementwise/ladder.toml");
+    kl::Runner runner(gpu(), std::nullopt);
+    for (const char* id : {"vector_add", "gelu_unfused"}) {
+        const kl::Rung* rung = L.find_rung(id);
+        ASSERT_NE(rung, nullptr) << id;
+        kl::RunOptions o;
+        o.sizes = {{"n", int64_t(1) << 22}};
+        o.check = false;
+        const kl::RunRecord rec = runner.run(L, *rung, o);
+        ASSERT_TRUE(rec.error.empty()) << id << ": " << rec.error;
+        ASSERT_EQ(rec.stopwatch, "span") << id << ": " << rec.stopwatch_note;
+        ASSERT_TRUE(rec.timing.has_value());
+        std::printf("%s n=2^22: span %.2f us, events %.2f us\n", id, 1e3 * rec.timing->median_ms,
+                    1e3 * rec.event_median_ms);
+        EXPECT_GT(rec.timing->median_ms, 0.0) << id;
+        EXPECT_LE(rec.timing->median_ms, rec.event_median_ms) << id << ": the span reads longer than its events";
+        EXPECT_LT(rec.event_median_ms - rec.timing->median_ms, 0.05) << id << ": the span misses work the events saw";
+    }
+}
+
+// A graph-launched rung's kernels carry no timestamps under the serialized kernel records: the
+// events time it, and the record says why.
+TEST(GpuTiming, SpanStopwatchLeavesAGraphToTheEvents) {
+    StopwatchEnv env("span");
+    const kl::Ladder L = kl::load_ladder(kl::kernels_dir() + "/launch/ladder.toml");
+    const kl::Rung* graph = L.find_rung("graph");
+    ASSERT_NE(graph, nullptr);
+    kl::RunOptions o;
+    o.check = false;
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::RunRecord rec = runner.run(L, *graph, o);
+    ASSERT_TRUE(rec.error.empty()) << rec.error;
+    EXPECT_EQ(rec.stopwatch, "events");
+    EXPECT_NE(rec.stopwatch_note.find("graph"), std::string::npos) << rec.stopwatch_note;
+}
+
 }  // namespace

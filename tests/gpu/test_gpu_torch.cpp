@@ -4,6 +4,8 @@
 // written only by the checking call. Without torch every test is skipped with the bridge's reason.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <map>
 
 #include "base/paths.h"
@@ -95,6 +97,29 @@ TEST(GpuTorchPeers, APeerIsTimedByTheRunnersOwnProtocol) {
     // more than the 1 us an event pair alone shows: the kernel ran inside the events.
     EXPECT_GT(rec.timing->median_ms, 0.01);
     EXPECT_LT(rec.timing->median_ms, 1000.0);
+}
+
+// [stopwatch] A peer runs in the runner's process, so the span stopwatch records its kernels as it
+// does a rung's: the same stopwatch on both sides (KL_STOPWATCH=span).
+TEST(GpuTorchPeers, APeerIsTimedByTheSpanStopwatchToo) {
+    SKIP_WITHOUT_TORCH();
+    setenv("KL_STOPWATCH", "span", 1);
+    struct Unset {
+        ~Unset() { unsetenv("KL_STOPWATCH"); }
+    } unset;
+    kl::Runner runner(gpu(), std::nullopt);
+    const kl::Ladder* elementwise = nullptr;
+    for (const auto& l : ladders())
+        if (l.id == "elementwise") elementwise = &l;
+    ASSERT_NE(elementwise, nullptr);
+    kl::RunOptions opt;
+    opt.sizes = {{"n", 1 << 24}};
+    const kl::RunRecord rec = runner.run(*elementwise, *elementwise->find_rung("torch_gelu"), opt);
+    ASSERT_TRUE(rec.error.empty()) << rec.error;
+    ASSERT_EQ(rec.stopwatch, "span") << rec.stopwatch_note;
+    ASSERT_TRUE(rec.timing.has_value());
+    EXPECT_GT(rec.timing->median_ms, 0.0);
+    EXPECT_LE(rec.timing->median_ms, rec.event_median_ms);
 }
 
 // [hold] A run with a peer beside a kernel holds both as long as the peer needs: the peer's own
