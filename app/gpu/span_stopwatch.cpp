@@ -55,12 +55,19 @@ SpanRecorder::~SpanRecorder() {
     if (detach_) detach_activity();
 }
 
-std::vector<double> SpanRecorder::spans_ms(size_t repetitions, std::string* why) {
+std::vector<double> SpanRecorder::spans_ms(size_t repetitions, std::string* why, int* most_items) {
     if (!flush_activity(why)) return {};
-    return bracketed_spans_ms(std::move(records_), repetitions, why);
+    return bracketed_spans_ms(std::move(records_), repetitions, why, most_items);
 }
 
-std::vector<double> bracketed_spans_ms(std::vector<ActivityRecord> records, size_t repetitions, std::string* why) {
+std::string several_items_note(int most_items) {
+    return "up to " + std::to_string(most_items) +
+           " kernels, memsets or memcpys a repetition: CUPTI's serialized records lengthen each launch on the GPU, so "
+           "launch-bound work reads slower under the span than under the events alone (docs/tuning/timing.md)";
+}
+
+std::vector<double> bracketed_spans_ms(std::vector<ActivityRecord> records, size_t repetitions, std::string* why,
+                                       int* most_items) {
     // A record without timestamps cannot be placed in any bracket (it sorts first): one is enough
     // to refuse, since the repetition it belonged to would read short.
     const auto untimed =
@@ -74,6 +81,7 @@ std::vector<double> bracketed_spans_ms(std::vector<ActivityRecord> records, size
     std::vector<double> spans;
     bool inside = false;
     uint64_t first = 0, last = 0;
+    int items = 0, most = 0;
     for (const ActivityRecord& r : records) {
         if (r.kind == ActivityRecord::Kind::Kernel && r.name == kHoldKernel) {
             if (inside && last == 0) {
@@ -81,11 +89,14 @@ std::vector<double> bracketed_spans_ms(std::vector<ActivityRecord> records, size
                 return {};
             }
             if (inside) spans.push_back(double(last - first) / 1e6);
+            most = std::max(most, items);
             inside = !inside;
             first = last = 0;
+            items = 0;
             continue;
         }
         if (!inside || (r.kind == ActivityRecord::Kind::Kernel && is_stopwatch_kernel(r.name))) continue;
+        ++items;
         first = first == 0 ? r.start_ns : std::min(first, r.start_ns);
         last = std::max(last, r.end_ns);
     }
@@ -94,6 +105,7 @@ std::vector<double> bracketed_spans_ms(std::vector<ActivityRecord> records, size
                std::to_string(repetitions);
         return {};
     }
+    if (most_items) *most_items = most;
     return spans;
 }
 

@@ -39,7 +39,8 @@ class SpanRecorder {
     SpanRecorder(const SpanRecorder&) = delete;
     SpanRecorder& operator=(const SpanRecorder&) = delete;
     // Each repetition's span in ms, in order; empty with *why when they cannot be told apart.
-    std::vector<double> spans_ms(size_t repetitions, std::string* why);
+    // *most_items: the most kernels, memsets and memcpys one repetition held.
+    std::vector<double> spans_ms(size_t repetitions, std::string* why, int* most_items);
 
   private:
     explicit SpanRecorder(bool detach);
@@ -52,6 +53,10 @@ class SpanRecorder {
 // The pairing alone (tests): the records sorted by start; each hold opens a repetition and the next
 // closes it; other stopwatch kernels are left out. Empty with *why when any record has no
 // timestamps, a bracket holds nothing, or there are not `repetitions` brackets.
-std::vector<double> bracketed_spans_ms(std::vector<ActivityRecord> records, size_t repetitions, std::string* why);
+std::vector<double> bracketed_spans_ms(std::vector<ActivityRecord> records, size_t repetitions, std::string* why,
+                                       int* most_items = nullptr);
+// The note a span record carries when its repetitions held several items: CUPTI's serialized
+// records lengthen every launch on the GPU (the launch ladder's 256 short kernels, docs/tuning/timing.md).
+std::string several_items_note(int most_items);
 
 }  // namespace kl

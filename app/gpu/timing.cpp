@@ -221,7 +221,9 @@ TimedRepetitions time_each_repetition(GpuContext& gpu, const RepetitionPlan& pla
     out.clock_mhz = clocks_from(gpu, counters, out.ms.size());
     if (span) {
         gpu.synchronize();
-        std::vector<double> spans = span->spans_ms(out.ms.size(), &span_note);
+        int most_items = 0;
+        std::vector<double> spans = span->spans_ms(out.ms.size(), &span_note, &most_items);
+        if (most_items > 1) out.stopwatch_note = several_items_note(most_items);
         if (!spans.empty()) {
             out.event_ms = std::move(out.ms);
             out.ms = std::move(spans);

@@ -40,8 +40,10 @@ TEST(SpanStopwatch, EachRepetitionFromItsFirstStartToItsLastEnd) {
     std::vector<kl::ActivityRecord> records = two_repetitions();
     std::reverse(records.begin(), records.end());  // CUPTI's buffers need not come in order
     std::string why;
-    const std::vector<double> spans = kl::bracketed_spans_ms(records, 2, &why);
+    int most_items = 0;
+    const std::vector<double> spans = kl::bracketed_spans_ms(records, 2, &why, &most_items);
     ASSERT_EQ(spans.size(), 2u) << why;
+    EXPECT_EQ(most_items, 3) << "repetition 0 held a memset and two kernels";
     EXPECT_DOUBLE_EQ(spans[0], (3000 - 1702) / 1e6) << "the memset, both kernels and the gap between them";
     EXPECT_DOUBLE_EQ(spans[1], (5003 - 4703) / 1e6) << "the flush and the holds are the stopwatch's";
 }
