@@ -12,6 +12,8 @@ timed here three ways, all with torch.cuda.Event:
   - held_read: held, with the zero fill replaced by a read of the same 256 MiB (a sum): L2 is
               left holding clean lines, as the runner's flush leaves it, where the fill leaves
               about an L2 of dirty lines for the timed call to write back;
+  - held_lse: held, calling aten's cuDNN op as the runner's peer does (the log-sum-exp asked for,
+              as the ladder checks it; F.scaled_dot_product_attention without grad does not ask);
   - loop:     LOOP calls back to back between one pair of events, divided by LOOP (the GPU never
               waits for Python; L2 holds whatever the previous call left).
 Prints one JSON line per figure and writes them all to --out. Needs PyTorch with CUDA.
@@ -46,6 +48,18 @@ def one_call_each(fn, reps, flush, hold_cycles, read_flush=False):
     return statistics.median(times)
 
 
+def kernel_names(plain, with_lse):
+    """The GPU kernels of one call each way, by name, with their CUDA time in us (torch.profiler)."""
+    from torch.profiler import ProfilerActivity, profile
+    names = {}
+    for label, fn in (("sdpa", plain), ("aten_with_lse", with_lse)):
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            fn()
+            torch.cuda.synchronize()
+        names[label] = {e.key: round(e.device_time_total, 1) for e in prof.key_averages() if e.device_time_total > 0}
+    return names
+
+
 def back_to_back(fn, loop):
     start = torch.cuda.Event(enable_timing=True)
     stop = torch.cuda.Event(enable_timing=True)
@@ -63,6 +77,7 @@ def main():
     ap.add_argument("--reps", type=int, default=50)
     ap.add_argument("--loop", type=int, default=50)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--kernels", action="store_true", help="also name each way's kernels (torch.profiler)")
     ap.add_argument("--hold-cycles", type=int, default=4_000_000, help="about 2 ms at 1.98 GHz")
     args = ap.parse_args()
     rows = [{"what": "device", "name": torch.cuda.get_device_name(), "torch": torch.__version__}]
@@ -77,14 +92,22 @@ def main():
                 for _ in range(5):
                     fn()
                 torch.cuda.synchronize()
-                figures = {"flush": [], "held": [], "held_read": [], "loop": []}
+                scale = 1.0 / d ** 0.5
+                with_lse = lambda: torch.ops.aten._scaled_dot_product_cudnn_attention(  # noqa: E731
+                    q, k, v, None, True, 0.0, causal, False, scale=scale)[:2]
+                figures = {"flush": [], "held": [], "held_read": [], "held_lse": [], "loop": []}
                 for _ in range(args.rounds):  # alternated, so drift shows as spread
                     figures["flush"].append(one_call_each(fn, args.reps, flush, 0))
                     figures["held"].append(one_call_each(fn, args.reps, flush, args.hold_cycles))
                     figures["held_read"].append(one_call_each(fn, args.reps, flush, args.hold_cycles, True))
+                    figures["held_lse"].append(one_call_each(with_lse, args.reps, flush, args.hold_cycles))
                     figures["loop"].append(back_to_back(fn, args.loop))
+            if args.kernels:
+                row_kernels = kernel_names(fn, with_lse)
             row = {"what": "attention", "backend": "cudnn", "B": B, "H": H, "N": N, "d": d, "causal": causal,
                    "ms": {k: statistics.median(v) for k, v in figures.items()}, "rounds_ms": figures}
+            if args.kernels:
+                row["kernels"] = row_kernels
             rows.append(row)
             print(json.dumps(row), flush=True)
             del q, k, v
