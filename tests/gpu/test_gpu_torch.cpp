@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include <map>
+#include <stdexcept>
 
 #include "base/paths.h"
 #include "gpu/gpu_context.h"
@@ -42,6 +43,17 @@ std::vector<std::map<std::string, int64_t>> sizes_for(const std::string& ladder)
                 {{"B", 2}, {"H", 3}, {"N", 1001}, {"d", 128}, {"causal", 1}},
                 {{"B", 2}, {"H", 4}, {"N", 4096}, {"d", 64}, {"causal", 0}}};
     return {};
+}
+
+// The elementwise ladder's torch_gelu peer at n elements, timed by `runner`.
+kl::RunRecord run_torch_gelu(kl::Runner& runner, int64_t n) {
+    const kl::Ladder* elementwise = nullptr;
+    for (const auto& l : ladders())
+        if (l.id == "elementwise") elementwise = &l;
+    if (!elementwise) throw std::runtime_error("no elementwise ladder");
+    kl::RunOptions opt;
+    opt.sizes = {{"n", n}};
+    return runner.run(*elementwise, *elementwise->find_rung("torch_gelu"), opt);
 }
 
 bool is_peer(const kl::Rung& r) {
@@ -81,13 +93,7 @@ TEST(GpuTorchPeers, EveryPeerIsCorrectAtAlignedAndOddSizes) {
 TEST(GpuTorchPeers, APeerIsTimedByTheRunnersOwnProtocol) {
     SKIP_WITHOUT_TORCH();
     kl::Runner runner(gpu(), std::nullopt);
-    const kl::Ladder* elementwise = nullptr;
-    for (const auto& l : ladders())
-        if (l.id == "elementwise") elementwise = &l;
-    ASSERT_NE(elementwise, nullptr);
-    kl::RunOptions opt;
-    opt.sizes = {{"n", 1 << 26}};
-    const kl::RunRecord rec = runner.run(*elementwise, *elementwise->find_rung("torch_gelu"), opt);
+    const kl::RunRecord rec = run_torch_gelu(runner, 1 << 26);
     ASSERT_TRUE(rec.error.empty()) << rec.error;
     ASSERT_TRUE(rec.timing.has_value());
     EXPECT_GE(rec.timing->reps, 10);  // the runner's repetitions, not torch's
@@ -108,13 +114,7 @@ TEST(GpuTorchPeers, APeerIsTimedByTheSpanStopwatchToo) {
         ~Unset() { unsetenv("KL_STOPWATCH"); }
     } unset;
     kl::Runner runner(gpu(), std::nullopt);
-    const kl::Ladder* elementwise = nullptr;
-    for (const auto& l : ladders())
-        if (l.id == "elementwise") elementwise = &l;
-    ASSERT_NE(elementwise, nullptr);
-    kl::RunOptions opt;
-    opt.sizes = {{"n", 1 << 24}};
-    const kl::RunRecord rec = runner.run(*elementwise, *elementwise->find_rung("torch_gelu"), opt);
+    const kl::RunRecord rec = run_torch_gelu(runner, 1 << 24);
     ASSERT_TRUE(rec.error.empty()) << rec.error;
     ASSERT_EQ(rec.stopwatch, "span") << rec.stopwatch_note;
     ASSERT_TRUE(rec.timing.has_value());
