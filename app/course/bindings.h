@@ -69,6 +69,7 @@ struct BoundValue {
     double spread = -1;               // the run's own spread in the value's unit ((p90 - p10) / median); -1: unknown
     bool text = false;                // a name, not a number (`{{ device name }}`): no arithmetic
     bool as_shown_device = false;     // a `{{ device ... }}` measurement: the text states it as the shown GPU's
+    std::vector<std::string> gpus;    // a computation's: the GPUs of its operands (a run's registers aside)
     std::string source_line() const;  // "NVIDIA H100 80GB HBM3, 2026-11-22, h100_elementwise.json: vector_add ..."
     static BoundValue failed(const std::string& why) {
         BoundValue v;
@@ -183,6 +184,14 @@ class NumberSources {
     // shown GPU (a profile) has none, " (H100)" when `bracketed` (a bare figure, a share); ""
     // otherwise. The device named is the device shown.
     std::string measured_elsewhere(const BoundValue& v, bool bracketed) const;
+    // [one device] (bindings_one_device.cpp) A computation is one GPU's: where its operands mix
+    // the shown GPU's facts with a figure measured on another GPU (the card a profile borrows, a
+    // recording the shown GPU has none of), its unpinned `{{ device ... }}` operands become that
+    // GPU's. Returns the GPU they were moved to, "" when nothing moved.
+    std::string one_device_operands(const Binding& b, std::vector<BoundValue>* vals) const;
+    BoundValue resolve_device_of(const Binding& b, const std::string& gpu) const;  // a device operand of `gpu`
+    std::vector<std::string> operand_gpus(const Binding& b, const std::vector<BoundValue>& vals) const;
+    std::string shown_gpu() const;  // the GPU `{{ device name }}` names, without " (profile)"
 
     const std::vector<Ladder>* ladders_;
     std::vector<Run> live_;              // newest last

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "course/bindings.h"
+#include "course/device_named.h"
 
 namespace kl {
 
@@ -258,6 +259,8 @@ BoundValue NumberSources::resolve_expr(const Binding& b) const {
     std::vector<BoundValue> vals = resolve_operands(b);
     for (size_t i = 0; i < vals.size(); ++i)
         if (!vals[i].ok) return v.error = "`" + b.operands[i].source + "`: " + vals[i].error, v;
+    const std::string moved_to = one_device_operands(b, &vals);
+    v.gpus = operand_gpus(b, vals);
     Quantity q;
     if (!Evaluator(b.expr, 0, b.expr.size(), &vals).run(&q, &v.error)) return v;
     v.ok = true;
@@ -280,7 +283,12 @@ BoundValue NumberSources::resolve_expr(const Binding& b) const {
     // A time or rate computed from another GPU's card says whose ("0.27 ms on the H100"); a share,
     // a count or a bare figure in brackets ("10% (H100) of the peak").
     const bool measure = v.unit != "%" && v.unit != "x" && !v.unit.empty() && !b.bare;
-    for (size_t i = 0; i < vals.size(); ++i)
+    if (!moved_to.empty()) {
+        // Moved whole to the GPU that measured it: named, and no longer the shown GPU's.
+        v.shown += measure ? " on the " + device_short_name(moved_to) : " (" + device_short_name(moved_to) + ")";
+        v.as_shown_device = false;
+    }
+    for (size_t i = 0; i < vals.size() && moved_to.empty(); ++i)
         if (std::string elsewhere = measured_elsewhere(vals[i], !measure); !elsewhere.empty()) {
             v.shown += elsewhere;
             break;

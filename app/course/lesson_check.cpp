@@ -332,18 +332,12 @@ bool percent_of_roof(const Binding& b) {
         }
     return false;
 }
-// Every operand measured on or stated of one GPU: a profile without a recording of its own
-// borrows the preferred device's measured rates, and a ratio across two GPUs contradicts nothing.
-bool one_device(const Binding& b, const NumberSources& sources) {
-    std::set<std::string> devices;
-    static const std::string kProfile = " (profile)";  // a profile's name is its GPU's
-    for (const Binding& o : b.operands) {
-        std::string d = sources.resolve(o).device;
-        if (d.size() > kProfile.size() && d.compare(d.size() - kProfile.size(), kProfile.size(), kProfile) == 0)
-            d.resize(d.size() - kProfile.size());
-        devices.insert(d);
-    }
-    return devices.size() <= 1;
+// Reads the shown GPU's facts: a `{{ device ... }}` operand without card=NAME.
+bool reads_shown_device(const Binding& b) {
+    return std::any_of(b.operands.begin(), b.operands.end(), [](const Binding& o) {
+        return o.target == "device" &&
+               std::none_of(o.keys.begin(), o.keys.end(), [](const auto& k) { return k.first == "card"; });
+    });
 }
 bool reads_device(const Binding& b) {
     if (b.target == "device") return true;
@@ -383,11 +377,20 @@ std::vector<std::string> check_lessons_on_devices(const std::vector<Lesson>& les
                         continue;
                     }
                     BoundValue v = sources.resolve(b);
-                    if (!v.ok)
-                        out.push_back(where + " resolves to nothing" + under + ": " + v.error);
-                    else if (percent_of_roof(b) && v.value > 100 && one_device(b, sources))
+                    if (!v.ok) out.push_back(where + " resolves to nothing" + under + ": " + v.error);
+                    // Every operand of one GPU: a profile without a recording of its own borrows
+                    // the preferred device's measured rates, and a ratio across two GPUs contradicts nothing.
+                    else if (percent_of_roof(b) && v.value > 100 && v.gpus.size() <= 1)
                         out.push_back(where + " is " + v.shown + " of a roof" + under +
                                       ": above 100%, the text contradicts itself on this device");
+                    // The shown GPU's facts in arithmetic with another GPU's measurement that could not
+                    // be moved whole to that GPU (bindings.h, one_device_operands): a figure of no GPU.
+                    else if (v.gpus.size() > 1 && reads_shown_device(b)) {
+                        std::string gpus;
+                        for (const auto& g : v.gpus) gpus += (gpus.empty() ? "" : " and the ") + device_short_name(g);
+                        out.push_back(where + " computes from the " + gpus + " at once" + under +
+                                      ": take every operand from one GPU (`card=NAME`, `LADDER/RUNG sm_count`)");
+                    }
                 }
                 // The device named is the device shown: another GPU's figure says whose it is.
                 const bool markdown = t.where.size() > 3 && t.where.compare(t.where.size() - 3, 3, ".md") == 0;

@@ -71,8 +71,14 @@ void write_header(std::ostringstream& md, const HandoutInput& in) {
                << "\n\n";
             md << key_table_markdown(t) << "\n";
         }
-        md << "Rates are ideal bytes (or FLOPs) over the median time; \"% of reference\" is the reference rung's time "
-              "over this rung's time, where the run measured it.\n\n";
+        // The column is left out of a table whose reference is its library (key_numbers.h): say
+        // what it means only where one shows it.
+        const bool reference_shown =
+            std::any_of(in.tables.begin(), in.tables.end(), [](const KeyTable& t) { return !t.reference_is_library; });
+        md << "Rates are ideal bytes (or FLOPs) over the median time";
+        if (reference_shown)
+            md << "; \"% of reference\" is the reference rung's time over this rung's time, where the run measured it";
+        md << ".\n\n";
     }
 }
 

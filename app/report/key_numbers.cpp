@@ -1,9 +1,32 @@
 #include "report/key_numbers.h"
 
+#include <cmath>
+
 #include "plot/ticks.h"
 #include "report/markdown_text.h"
 
 namespace kl::report {
+
+namespace {
+// Whether each row's "% of reference" is the library's time over the row's (to a rounding), so
+// the reference the runs were read against is the library run itself; at least one row must say
+// so. A table whose runs were read against another reference (SDPA flash, a run of another file)
+// keeps both columns.
+bool reference_column_repeats_library(const std::vector<KeyRow>& rows, const std::vector<const StoredRun*>& runs,
+                                      const StoredRun* library) {
+    if (!library || !library->record.timing || !(library->record.timing->median_ms > 0)) return false;
+    const double library_ms = library->record.timing->median_ms;
+    bool any = false;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        if (!rows[i].pct_reference) continue;
+        if (i >= runs.size() || !runs[i] || !runs[i]->record.timing) return false;
+        const double of_library = 100.0 * library_ms / runs[i]->record.timing->median_ms;
+        if (std::abs(*rows[i].pct_reference - of_library) > 1e-6 * std::abs(of_library)) return false;
+        any = true;
+    }
+    return any;
+}
+}  // namespace
 
 KeyTable key_numbers(const LoadedResults& results, const PlotContext& ctx) {
     KeyTable t;
@@ -49,6 +72,7 @@ KeyTable key_numbers(const LoadedResults& results, const PlotContext& ctx) {
         }
         t.rows.push_back(row);
     }
+    t.reference_is_library = reference_column_repeats_library(t.rows, bars.bar_runs, library);
     return t;
 }
 
@@ -59,17 +83,18 @@ std::string cell(const std::optional<double>& v, const char* suffix = "") {
 }  // namespace
 
 std::string key_table_markdown(const KeyTable& t) {
-    std::string md =
-        "| rung | median time (ms) | " + t.rate_unit + " | " + t.roof_name + " | % of reference | check |\n";
-    md += "|---|---:|---:|---:|---:|---|\n";
+    const bool reference_column = !t.reference_is_library;
+    std::string md = "| rung | median time (ms) | " + t.rate_unit + " | " + t.roof_name + " | " +
+                     (reference_column ? "% of reference | " : "") + "check |\n";
+    md += reference_column ? "|---|---:|---:|---:|---:|---|\n" : "|---|---:|---:|---:|---|\n";
     for (const auto& r : t.rows) {
         md += "| " + markdown_text(r.title) + " (`" + r.rung + "`) | ";  // text, never Markdown: | < ! [ escaped
         if (r.measured) {
             md += plot::format_value(r.median_ms, 3) + " | " + plot::format_value(r.rate, 3) + " | " +
-                  (r.roof_text.empty() ? cell(r.pct_roof, " %") : r.roof_text) + " | " + cell(r.pct_reference, " %") +
-                  " | ";
+                  (r.roof_text.empty() ? cell(r.pct_roof, " %") : r.roof_text) + " | ";
+            if (reference_column) md += cell(r.pct_reference, " %") + " | ";
         } else {
-            md += "– | – | – | – | ";
+            md += reference_column ? "– | – | – | – | " : "– | – | – | ";
         }
         md += (r.check.empty() ? std::string("not measured") : markdown_text(r.check)) + " |\n";
     }

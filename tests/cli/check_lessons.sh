@@ -3,7 +3,8 @@
 # 1. a measured number typed into the text fails (exit 2, one line naming file, line, number);
 # 2. a binding that matches no recorded run fails (exit 2, one line saying what was looked for);
 # 3. a typed percentage, a typed ratio and a device fact typed (an SM count) fail, and so do a
-#    conditional without its other version and a percentage of the roof above 100 under a profile;
+#    conditional without its other version and a percentage of the roof above 100 under a profile,
+#    and a computation over two GPUs' runs and the profile's SM count (a figure of no GPU);
 # 4. a core lesson over 4,400 words fails, naming the lesson and its count;
 # 5. the same lesson with a binding that resolves and an allow-listed datasheet figure passes,
 #    with computed bindings and conditional prose over device facts (a T4 has no bf16 peak: the
@@ -52,13 +53,14 @@ lesson nothing "Vector add ran at {{ elementwise/vector_add gbps TPB=64 EPT=16 n
 expect_fail nothing "01_l/s.md:3: .*resolves to nothing: no successful run of elementwise/vector_add with .*EPT=16 TPB=64 n=1024"
 
 # One run for the new kinds (each run costs a second): every planted figure has its line.
-lesson planted "Vector add reached 89% of the copy line; the tuned rung ran 0.84x as fast; the GPU has 132 SMs. {{ if device l2_mib >= 40 }}It fits.{{ end }} {{ = device copy_gbps * 1000 / device datasheet_gbps | pct }} of the datasheet. Its bf16 peak: {{ device datasheet_bf16_tflops }}."
+lesson planted "Vector add reached 89% of the copy line; the tuned rung ran 0.84x as fast; the GPU has 132 SMs. {{ if device l2_mib >= 40 }}It fits.{{ end }} {{ = device copy_gbps * 1000 / device datasheet_gbps | pct }} of the datasheet. Its bf16 peak: {{ device datasheet_bf16_tflops }}. {{ = elementwise/vector_add ms from=h100_elementwise / elementwise/vector_add ms from=h200_elementwise * device sm_count | bare .0 }} SM-times."
 out=$("$kladder" check-lessons --lessons "$root/planted" 2>/dev/null); code=$?
 echo "$out"
 [ "$code" -eq 2 ] || { echo "planted: expected exit 2, got $code"; exit 1; }
 for want in "unbound measured number '89%'" "unbound measured number '0.84x'" "unbound measured number '132 SMs'" \
     "has no .*else" "above 100%, the text contradicts itself" \
-    "datasheet_bf16_tflops .*resolves to nothing \(under sm_75_t4.json\)"; do
+    "datasheet_bf16_tflops .*resolves to nothing \(under sm_75_t4.json\)" \
+    "computes from the 3090 and the H100 and the H200 at once \(under sm_86_rtx3090.json\)"; do
     echo "$out" | grep -Eq -- "01_l/s.md:3: .*$want" || { echo "planted: no line matches: $want"; exit 1; }
 done
 

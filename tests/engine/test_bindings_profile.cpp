@@ -232,3 +232,57 @@ TEST(BindingsProfile, AnotherGpusFigureUnderAProfileNamesItsGpu) {
     EXPECT_EQ(s.render("{{ device copy_gbps }}"), "3,000 GB/s");
     EXPECT_TRUE(foreign_figures(text, s, h100_profile.name).empty());
 }
+
+// One GPU per computed figure: under a profile whose GPU has no card, "copy line / SM count" is
+// not the H100's copy line over the RTX 3090's SMs (a figure of no GPU) but the H100's whole,
+// named; so is a figure of a run only another GPU recorded, set against a device fact. Two
+// recordings of two GPUs are a comparison the text names: left as written, and its GPUs listed
+// for check-lessons (lesson_check.h).
+TEST(BindingsProfile, AComputationIsOneGpus) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    NumberSources s(&ladders);
+    ResultsFile h100 = results_of({traced_run(256)});
+    h100.device->name = "NVIDIA H100 80GB HBM3";
+    h100.device->sm_count = 132;
+    s.add_recorded(h100, "rec/h100_tiny.json");
+    ResultsFile h200 = results_of({traced_run(256)});
+    h200.device->name = "NVIDIA H200";
+    h200.device->sm_count = 132;
+    h200.runs[0].timing->median_ms = 1.6;
+    s.add_recorded(h200, "rec/h200_tiny.json");
+    DeviceCard card;
+    card.path = "rec/cards/nvidia_h100_80gb_hbm3.json";
+    card.device = "NVIDIA H100 80GB HBM3";
+    card.date = "2026-11-22";
+    card.doc = {{"values", {{"copy_gbps", {{"value", 3000}, {"unit", "GB/s"}}}}}};
+    s.add_card(card);
+    DeviceInfo rtx;
+    rtx.name = "NVIDIA GeForce RTX 3090 (profile)";
+    rtx.sm_count = 82;
+    s.set_device(rtx, "sm_86_rtx3090.json");
+    EXPECT_EQ(s.render("{{ device sm_count }} SMs"), "82 SMs");  // alone, the profile's own fact
+    // 3,000 / 132 on the H100, not 3,000 / 82.
+    EXPECT_EQ(s.render("{{ = device copy_gbps / device sm_count | .0 }}"), "23 GB/s on the H100");
+    std::vector<std::string> errors;
+    auto per_sm = find_bindings("{{ = device copy_gbps / device sm_count | .0 }}", &errors);
+    ASSERT_EQ(per_sm.size(), 1u);
+    EXPECT_EQ(s.resolve(per_sm[0]).gpus, std::vector<std::string>{"NVIDIA H100 80GB HBM3"});
+    EXPECT_FALSE(s.resolve(per_sm[0]).as_shown_device);  // named, no longer stated as the 3090's
+    // The H100's run (the preferred recording) times the SM count: the H100's 132, named.
+    EXPECT_EQ(s.render("{{ = tiny/one ms * device sm_count | bare .0 }}"), "422 (H100)");
+    EXPECT_EQ(s.render("{{ = tiny/one ms from=h200_tiny * device sm_count | bare .0 }}"), "211 (H200)");
+    // Two GPUs' runs: a comparison, not moved; check-lessons refuses the 3090's SMs beside them.
+    auto two = find_bindings(
+        "{{ = tiny/one ms from=h100_tiny / tiny/one ms from=h200_tiny * device sm_count | bare .0 }}", &errors);
+    ASSERT_EQ(two.size(), 1u);
+    EXPECT_EQ(s.resolve(two[0]).shown, "164");  // 3.2 / 1.6 x 82
+    EXPECT_EQ(s.resolve(two[0]).gpus.size(), 3u);
+    // The H100's own profile has its card: nothing moves, nothing is named.
+    DeviceInfo h100_profile;
+    h100_profile.name = "NVIDIA H100 80GB HBM3 (profile)";
+    h100_profile.sm_count = 132;
+    s.set_device(h100_profile, "sm_90_h100.json");
+    EXPECT_EQ(s.render("{{ = device copy_gbps / device sm_count | .0 }}"), "23 GB/s");
+    EXPECT_EQ(s.render("{{ = tiny/one ms * device sm_count | bare .0 }}"), "422");
+}

@@ -10,6 +10,7 @@
 
 #include "base/paths.h"
 #include "model/manifest_load.h"
+#include "model/measures.h"
 #include "report/figure_request.h"
 #include "report/figures.h"
 #include "report/key_numbers.h"
@@ -128,7 +129,62 @@ TEST(LibraryShare, AttentionIsAShareOfCudnn) {
     const std::string md = kl::report::key_table_markdown(kl::report::key_numbers(results, ctx));
     EXPECT_NE(md.find("| % of cuDNN |"), std::string::npos) << md;
     EXPECT_EQ(md.find("cuBLAS"), std::string::npos) << md;
-    EXPECT_NE(key_row(md, "flash_fa3").find("| 103 % |"), std::string::npos) << key_row(md, "flash_fa3");
+    EXPECT_NE(key_row(md, "flash_fa3").find("| 103 % | pass |"), std::string::npos) << key_row(md, "flash_fa3");
+}
+
+// The recorded attention runs' "% of reference" is cuDNN's time over theirs: the same numbers as
+// "% of cuDNN", so the table shows one column (the library's), not two that repeat each other.
+TEST(LibraryShare, AReferenceThatIsTheLibraryIsOneColumn) {
+    std::vector<std::string> errors;
+    std::vector<kl::Ladder> ladders = kl::load_all_ladders(kl::kernels_dir(), &errors);
+    kl::report::LoadedResults results = kl::report::load_results_for_export(
+        (fs::path(kl::kernels_dir()).parent_path() / "assets/recorded/h200_attention.json").string());
+    kl::report::PlotContext ctx;
+    for (const auto& l : ladders)
+        if (l.id == "attention") ctx.ladder = &l;
+    ASSERT_NE(ctx.ladder, nullptr);
+    ctx.sizes = {{"B", 8}, {"H", 16}, {"N", 4096}, {"d", 64}, {"causal", 0}};
+    ctx.dtype = "bf16";
+    const kl::report::KeyTable same = kl::report::key_numbers(results, ctx);
+    EXPECT_TRUE(same.reference_is_library);
+    std::string md = kl::report::key_table_markdown(same);
+    EXPECT_EQ(md.find("% of reference"), std::string::npos) << md;
+    EXPECT_NE(md.find("| TFLOP/s | % of cuDNN | check |\n|---|---:|---:|---:|---|\n"), std::string::npos) << md;
+    // 1.150 / 1.115 ms: 103 % once, then the check.
+    EXPECT_NE(key_row(md, "flash_fa3").find("| 493 | 103 % | pass |"), std::string::npos) << key_row(md, "flash_fa3");
+    EXPECT_NE(key_row(md, "flash_fp32").find("| – | – | – | not measured |"), std::string::npos)
+        << key_row(md, "flash_fp32");
+
+    // The same runs read against SDPA's flash backend instead: the columns differ, both stay.
+    kl::ResultsFile file = results.file;
+    double flash_ms = 0;
+    for (const auto& r : file.runs)
+        if (r.rung == "torch_sdpa_flash" && r.sizes == ctx.sizes && kl::to_string(r.dtype) == ctx.dtype && r.timing)
+            flash_ms = r.timing->median_ms;
+    ASSERT_GT(flash_ms, 0);
+    for (auto& r : file.runs)
+        if (!r.reference && r.timing && r.sizes == ctx.sizes && r.values.has(kl::tag::pct_reference))
+            r.values.set(kl::tag::pct_reference, 100.0 * flash_ms / r.timing->median_ms);
+    kl::report::LoadedResults against_flash;
+    against_flash.file = file;
+    against_flash.store.add_file(file, "against_flash.json");
+    const kl::report::KeyTable differ = kl::report::key_numbers(against_flash, ctx);
+    EXPECT_FALSE(differ.reference_is_library);
+    md = kl::report::key_table_markdown(differ);
+    EXPECT_NE(md.find("| % of cuDNN | % of reference | check |"), std::string::npos) << md;
+    // 1.801 / 1.115 ms against SDPA flash; 103 % of cuDNN as before.
+    EXPECT_NE(key_row(md, "flash_fa3").find("| 103 % | 161 % | pass |"), std::string::npos) << key_row(md, "flash_fa3");
+    EXPECT_NE(key_row(md, "flash_fp32").find("| – | – | – | – | not measured |"), std::string::npos)
+        << key_row(md, "flash_fp32");
+}
+
+// Matmul's fp32 reference is cuBLAS SGEMM, its library too: one "% of cuBLAS" column.
+TEST(LibraryShare, MatmulFp32ReadsAgainstCublasOnce) {
+    MatmulAt4096 m;
+    ASSERT_NE(m.ctx.ladder, nullptr);
+    const std::string md = kl::report::key_table_markdown(kl::report::key_numbers(m.results, m.ctx));
+    EXPECT_EQ(md.find("% of reference"), std::string::npos) << md;
+    EXPECT_NE(key_row(md, "naive").find("| 0.966 % | pass |"), std::string::npos) << key_row(md, "naive");
 }
 
 // The name comes from the reference's own launch, else its label.
