@@ -79,6 +79,16 @@ TEST(BoundKernels, ParsesKernelMetricsAndShortensNames) {
     EXPECT_EQ(short_kernel_name(std::string(100, 'k')), std::string(80, 'k') + "\xE2\x80\xA6");
 }
 
+// The H100's card as these tests need it: a copy line of 3,000 GB/s.
+DeviceCard h100_card_with_copy_line() {
+    DeviceCard card;
+    card.path = "rec/cards/nvidia_h100_80gb_hbm3.json";
+    card.device = "NVIDIA H100 80GB HBM3";
+    card.date = "2026-11-22";
+    card.doc = {{"values", {{"copy_gbps", {{"value", 3000}, {"unit", "GB/s"}}}}}};
+    return card;
+}
+
 // A traced run answers launches, span, gaps, traced time and each kernel's time and name; a
 // kernel the repetition does not hold, or a run without a timeline, is said, not guessed.
 TEST(BindingsProfile, TimelineMetricsOfARun) {
@@ -201,12 +211,7 @@ TEST(BindingsProfile, AnotherGpusFigureUnderAProfileNamesItsGpu) {
     ResultsFile h100 = results_of({traced_run(256)});
     h100.device->name = "NVIDIA H100 80GB HBM3";
     s.add_recorded(h100, "rec/h100_tiny.json");
-    DeviceCard card;
-    card.path = "rec/cards/nvidia_h100_80gb_hbm3.json";
-    card.device = "NVIDIA H100 80GB HBM3";
-    card.date = "2026-11-22";
-    card.doc = {{"values", {{"copy_gbps", {{"value", 3000}, {"unit", "GB/s"}}}}}};
-    s.add_card(card);
+    s.add_card(h100_card_with_copy_line());
     DeviceInfo rtx;
     rtx.name = "NVIDIA GeForce RTX 3090 (profile)";
     s.set_device(rtx, "sm_86_rtx3090.json");
@@ -251,12 +256,7 @@ TEST(BindingsProfile, AComputationIsOneGpus) {
     h200.device->sm_count = 132;
     h200.runs[0].timing->median_ms = 1.6;
     s.add_recorded(h200, "rec/h200_tiny.json");
-    DeviceCard card;
-    card.path = "rec/cards/nvidia_h100_80gb_hbm3.json";
-    card.device = "NVIDIA H100 80GB HBM3";
-    card.date = "2026-11-22";
-    card.doc = {{"values", {{"copy_gbps", {{"value", 3000}, {"unit", "GB/s"}}}}}};
-    s.add_card(card);
+    s.add_card(h100_card_with_copy_line());
     DeviceInfo rtx;
     rtx.name = "NVIDIA GeForce RTX 3090 (profile)";
     rtx.sm_count = 82;

@@ -46,6 +46,26 @@ std::string key_row(const std::string& markdown, const std::string& rung) {
     return "";
 }
 
+// The H200's recorded attention runs at B8 H16 N4096 d64, bf16, and a context on them (the ladder
+// found in `ladders`, which the context points into).
+struct RecordedAttention {
+    std::vector<kl::Ladder> ladders;
+    kl::report::LoadedResults results;
+    kl::report::PlotContext ctx;
+};
+RecordedAttention recorded_attention_d64() {
+    RecordedAttention a;
+    std::vector<std::string> errors;
+    a.ladders = kl::load_all_ladders(kl::kernels_dir(), &errors);
+    a.results = kl::report::load_results_for_export(
+        (fs::path(kl::kernels_dir()).parent_path() / "assets/recorded/h200_attention.json").string());
+    for (const auto& l : a.ladders)
+        if (l.id == "attention") a.ctx.ladder = &l;
+    a.ctx.sizes = {{"B", 8}, {"H", 16}, {"N", 4096}, {"d", 64}, {"causal", 0}};
+    a.ctx.dtype = "bf16";
+    return a;
+}
+
 TEST(LibraryShare, TheHandoutTableReadsTf32AsAMultipleOfCublasFp32) {
     MatmulAt4096 m;
     ASSERT_NE(m.ctx.ladder, nullptr);
@@ -99,16 +119,10 @@ TEST(LibraryShare, OneRuleForEveryPlace) {
 // reference of the ladder), and every place says so: a card reading "103% cuBLAS" for a flash
 // kernel would credit it with beating a GEMM library it is not compared with.
 TEST(LibraryShare, AttentionIsAShareOfCudnn) {
-    std::vector<std::string> errors;
-    std::vector<kl::Ladder> ladders = kl::load_all_ladders(kl::kernels_dir(), &errors);
-    kl::report::LoadedResults results = kl::report::load_results_for_export(
-        (fs::path(kl::kernels_dir()).parent_path() / "assets/recorded/h200_attention.json").string());
-    kl::report::PlotContext ctx;
-    for (const auto& l : ladders)
-        if (l.id == "attention") ctx.ladder = &l;
-    ASSERT_NE(ctx.ladder, nullptr);
-    ctx.sizes = {{"B", 8}, {"H", 16}, {"N", 4096}, {"d", 64}, {"causal", 0}};
-    ctx.dtype = "bf16";
+    const RecordedAttention a = recorded_attention_d64();
+    ASSERT_NE(a.ctx.ladder, nullptr);
+    const kl::report::LoadedResults& results = a.results;
+    const kl::report::PlotContext& ctx = a.ctx;
     const kl::report::StoredRun* library = kl::report::library_reference_run(results.store, ctx);
     ASSERT_NE(library, nullptr);
     EXPECT_EQ(library->record.rung, "torch_sdpa_cudnn");
@@ -135,16 +149,10 @@ TEST(LibraryShare, AttentionIsAShareOfCudnn) {
 // The recorded attention runs' "% of reference" is cuDNN's time over theirs: the same numbers as
 // "% of cuDNN", so the table shows one column (the library's), not two that repeat each other.
 TEST(LibraryShare, AReferenceThatIsTheLibraryIsOneColumn) {
-    std::vector<std::string> errors;
-    std::vector<kl::Ladder> ladders = kl::load_all_ladders(kl::kernels_dir(), &errors);
-    kl::report::LoadedResults results = kl::report::load_results_for_export(
-        (fs::path(kl::kernels_dir()).parent_path() / "assets/recorded/h200_attention.json").string());
-    kl::report::PlotContext ctx;
-    for (const auto& l : ladders)
-        if (l.id == "attention") ctx.ladder = &l;
-    ASSERT_NE(ctx.ladder, nullptr);
-    ctx.sizes = {{"B", 8}, {"H", 16}, {"N", 4096}, {"d", 64}, {"causal", 0}};
-    ctx.dtype = "bf16";
+    const RecordedAttention a = recorded_attention_d64();
+    ASSERT_NE(a.ctx.ladder, nullptr);
+    const kl::report::LoadedResults& results = a.results;
+    const kl::report::PlotContext& ctx = a.ctx;
     const kl::report::KeyTable same = kl::report::key_numbers(results, ctx);
     EXPECT_TRUE(same.reference_is_library);
     std::string md = kl::report::key_table_markdown(same);
