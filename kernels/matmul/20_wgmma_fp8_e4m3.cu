@@ -75,7 +75,8 @@ static_assert((CONSUMER_REGS - LAUNCH_REGS) * NUM_CONSUMERS <= LAUNCH_REGS - PRO
               "the consumers cannot take more registers than the producer gives back");
 static_assert(CONSUMER_REGS <= 256, "setmaxnreg allows at most 256 registers per thread");
 
-static_assert(BM == 128 || BM == 192 || BM == 256, "BM must be 128, 192 or 256 (two, three or four consumer warpgroups)");
+static_assert(BM == 128 || BM == 192 || BM == 256,
+              "BM must be 128, 192 or 256 (two, three or four consumer warpgroups)");
 static_assert(BN == 128 || BN == 256, "BN must be 128 or 256 (the N of one wgmma; kl_wgmma_fp8.cuh)");
 // The accumulators' registers and the stages' shared memory are the manifest's constraints.
 static_assert(BN / 2 + 32 <= CONSUMER_REGS, "a consumer's BN / 2 accumulators must fit its register budget");
@@ -377,7 +378,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
 #endif
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(sh.full(s), use_tma ? 1 : 128);   // the producer's one expect_tx arrival, or all 128 copiers
+            mbar_init(sh.full(s), use_tma ? 1 : 128);  // the producer's one expect_tx arrival, or all 128 copiers
             mbar_init(sh.empty(s), CLUSTER * NUM_CONSUMERS * 4);  // every consumer warp of the cluster
         }
         fence_mbarrier_init();  // the barriers, visible to the copy engine and the other threads
