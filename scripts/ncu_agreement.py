@@ -79,18 +79,33 @@ def ncu_medians(ncu, kladder, ladder, rung, size, reps, after_flush=None):
     if done.returncode != 0:
         raise RuntimeError(f"ncu on {ladder}/{rung}: exit {done.returncode}: {done.stderr.strip()[-400:]}")
     text = done.stdout[done.stdout.find('"ID"'):]
-    per_kernel = {}
+    launches = []  # (kernel name, ns) in launch order
     for row in csv.DictReader(io.StringIO(text)):
-        if row.get("Metric Name") != "gpu__time_duration.sum":
-            continue
-        ns = float(row["Metric Value"].replace(",", ""))
-        per_kernel.setdefault(row["Kernel Name"], []).append(ns)
-    # The rung's kernels run once per repetition; the reference and input kernels once a run.
-    per_kernel = {name: v for name, v in per_kernel.items() if len(v) >= reps}
-    if not per_kernel:
-        raise RuntimeError(f"ncu on {ladder}/{rung}: no kernel profiled {reps} times")
-    return {name: statistics.median(v) / 1e6 for name, v in per_kernel.items()}, \
-        {name: len(v) for name, v in per_kernel.items()}
+        if row.get("Metric Name") == "gpu__time_duration.sum":
+            launches.append((row["Kernel Name"], float(row["Metric Value"].replace(",", ""))))
+    return rung_repetitions(launches, reps, f"{ladder}/{rung}")
+
+
+def rung_repetitions(launches, reps, what):
+    """The rung's launches (the names launched at least `reps` times: the reference and input
+    kernels run once a run) cut into `reps` repetitions in launch order. Returns the median per
+    name (one launch), the launch counts, and the median over repetitions of each repetition's
+    summed time (ms): a rung that launches one kernel name twice a repetition counts both."""
+    counts = {}
+    for name, _ in launches:
+        counts[name] = counts.get(name, 0) + 1
+    mine = [(name, ns) for name, ns in launches if counts[name] >= reps]
+    if not mine:
+        raise RuntimeError(f"ncu on {what}: no kernel profiled {reps} times")
+    if len(mine) % reps:
+        raise RuntimeError(f"ncu on {what}: {len(mine)} launches of the rung's kernels do not split into {reps} repetitions")
+    per_rep = len(mine) // reps
+    sums = [sum(ns for _, ns in mine[i * per_rep:(i + 1) * per_rep]) for i in range(reps)]
+    per_name = {}
+    for name, ns in mine:
+        per_name.setdefault(name, []).append(ns)
+    return ({name: statistics.median(v) / 1e6 for name, v in per_name.items()},
+            {name: len(v) for name, v in per_name.items()}, statistics.median(sums) / 1e6)
 
 
 def measure(args, target, ncu, scratch):
@@ -106,12 +121,12 @@ def measure(args, target, ncu, scratch):
             row["cold_ms"][flush].append(ms)
     row["warm_ms"] = app_median(args.kladder, ladder, rung, size, "write", True, scratch)[0]
     if not args.no_ncu:
-        kernels, counts = ncu_medians(ncu, args.kladder, ladder, rung, size, args.reps)
+        kernels, counts, per_repetition_ms = ncu_medians(ncu, args.kladder, ladder, rung, size, args.reps)
         row["ncu_kernels_ms"], row["ncu_launches"] = kernels, counts
-        row["ncu_ms"] = sum(kernels.values())
+        row["ncu_ms"] = per_repetition_ms
         if args.ncu_after_flush:
             row["ncu_after_flush_ms"] = {
-                f: sum(ncu_medians(ncu, args.kladder, ladder, rung, size, args.reps, f.split(":")[0])[0].values())
+                f: ncu_medians(ncu, args.kladder, ladder, rung, size, args.reps, f.split(":")[0])[2]
                 for f in args.flushes}
     return row
 
