@@ -271,6 +271,9 @@ void serve_start(ServeState& st) {
     Hello hello;
     hello.tool = kToolName;
     hello.data_root = data_root();
+    try {  // [stopwatch] as asked (KL_STOPWATCH); a value that names none is refused by the calibration below
+        hello.stopwatch = stopwatch_name(requested_stopwatch());
+    } catch (const InputError&) {}
     if (st.use_gpu && GpuContext::available(&st.no_gpu_reason)) {
         try {
             st.gpu = std::make_unique<GpuContext>();
@@ -278,8 +281,7 @@ void serve_start(ServeState& st) {
             st.runner = std::make_unique<Runner>(*st.gpu, cal);
             hello.device = st.gpu->device();
             hello.calibration = cal;
-            hello.stopwatch = stopwatch_name(requested_stopwatch());  // [stopwatch] read by the calibration too
-            if (requested_stopwatch() == Stopwatch::GpuSpan)
+            if (requested_stopwatch() == Stopwatch::GpuSpan)  // [stopwatch] why CUPTI cannot take it here
                 if (std::string why = activity_ready(); !why.empty())
                     hello.stopwatch_note = "the span cannot be taken here (" + why + "): CUDA events time the runs";
         } catch (const Error& e) {

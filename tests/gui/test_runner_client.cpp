@@ -357,3 +357,19 @@ TEST(RunnerClient, ABatchWithAPeerComesBackWithItsSharedHold) {
     EXPECT_EQ(kl::batch_hold_line(*results[0]->hold), "one hold for every rung of this run: 300 us, set by torch_add");
     EXPECT_FALSE(results[1]->hold);
 }
+
+// [stopwatch] The real `kladder serve` reads the stopwatch from the environment the window gives it
+// and says it in its hello, GPU or not (on a GPU it calibrates with that stopwatch first).
+TEST(RunnerClient, RealKladderServeSaysTheStopwatchItWasGiven) {
+    RunnerOptions o;
+    o.command = {KLADDER_EXE, "serve"};
+    o.environment["KL_STOPWATCH"] = "span";
+    RunnerClient c(o);
+    Collected got;
+    c.start();
+    pump(
+        c, got, [&] { return got.count(RunnerEvent::Kind::Hello) >= 1; }, 200);
+    const RunnerEvent* hello = got.first(RunnerEvent::Kind::Hello);
+    ASSERT_NE(hello, nullptr);
+    EXPECT_EQ(hello->hello->stopwatch, "span");
+}
