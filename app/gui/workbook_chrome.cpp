@@ -259,9 +259,9 @@ void Workbook::draw_stopwatch_choice() {
     const std::string shown = "stopwatch: " + stopwatch_label(settings_.stopwatch);
     if (ImGui::BeginCombo("##stopwatch", shown.c_str())) {
         for (const char* name : {kStopwatchEvents, kStopwatchSpan}) {
-            if (!ImGui::Selectable(stopwatch_label(name).c_str(), settings_.stopwatch == name) ||
-                settings_.stopwatch == name)
-                continue;
+            const bool picked = ImGui::Selectable(stopwatch_label(name).c_str(), settings_.stopwatch == name);
+            test_target(std::string("stopwatch:") + name);
+            if (!picked || settings_.stopwatch == name) continue;
             settings_.stopwatch = name;
             settings_dirty_ = true;
             log(std::string("stopwatch: ") + stopwatch_label(name) + " for the next runs");

@@ -4,11 +4,12 @@
 #    span (a fixture written here, not a measurement). Its card says "span", its tooltip the events'
 #    median of the same repetitions and the record's note, the strip's header that the cards mix
 #    stopwatches, the plot's caption too; screenshot recorded_span.png, the card's tooltip open.
-# 2. Live, the window's settings asking for the span: the runner (a test double, fake_runner.cpp)
-#    gets KL_STOPWATCH=span, says so, and its figures are span figures; the Run ladder's requests
+# 2. Live, the span picked in the status bar's choice: a fresh runner (a test double,
+#    fake_runner.cpp) gets KL_STOPWATCH=span, says so, its figures are span figures and the choice
+#    is saved; the Run ladder's requests
 #    carry the batch, and the strip's header shows the one hold the runner says it gave them;
 #    screenshot span.png.
-# 3. Live, the span asked of a runner that cannot take it (no CUPTI): the reason is in the status
+# 3. Live, the span asked in the settings of a runner that cannot take it (no CUPTI): the reason is in the status
 #    line and the report, and the cards say "events, no span", never an unlabelled fall-back.
 gui=$1
 fake=$2
@@ -82,20 +83,28 @@ verdict "$out/report.json" "stopwatch_window (recorded)" '[
 sh "$here/check_png.sh" "$out/recorded_span.png" 1600 900 || exit 1
 
 # 2. Live with the span asked for in the settings: the runner is told, and a ladder run shares a hold.
-live() {  # live NAME FAKE_ARGS: the fusion step, the ladder run by the test double, the settings asking for the span
+# live NAME FAKE_ARGS: the fusion step, the ladder run by the test double, the span asked for: in the
+# settings file, or with NAME "span" picked in the status bar's choice (a fresh runner, the choice saved).
+live() {
     fresh_out "$root/$1"
     mkdir -p "$XDG_CONFIG_HOME/kernel-ladder"
-    echo '{"version": 1, "runner": {"stopwatch": "span"}}' > "$XDG_CONFIG_HOME/kernel-ladder/workbook.json"
+    settings="$XDG_CONFIG_HOME/kernel-ladder/workbook.json"
+    [ "$1" = span ] || echo '{"version": 1, "runner": {"stopwatch": "span"}}' > "$settings"
     keep_predictions
     KLADDER_SERVE="$fake --delay-ms 10 $2"
     export KLADDER_SERVE
-    cat > "$out/script.txt" <<SCRIPT
+    if [ "$1" = span ]; then
+        printf 'wait 3\nclick combo:stopwatch\nwait 1\nclick stopwatch:span\nwait 3\nclick button:run_ladder\n' > "$out/script.txt"
+    else
+        printf 'click button:run_ladder\n' > "$out/script.txt"
+    fi
+    cat >> "$out/script.txt" <<SCRIPT
 wait_until results 11 60
 wait_until idle 60
-wait 2
+wait 4
 shot $out/$1.png
 SCRIPT
-    run_gui "$gui" --size 1600x900 --no-recorded --lesson fusion --step 3 --run ladder \
+    run_gui "$gui" --size 1600x900 --no-recorded --lesson fusion --step 3 \
         --script "$out/script.txt" --max-seconds 120 --report "$out/report.json"
 }
 live span ""
@@ -108,7 +117,10 @@ verdict "$out/report.json" "stopwatch_window (live span)" '[
     (r["strip_header"]["hold"].startswith("one hold for every rung of this run: 300 us, set by torch_"),
      "strip header hold: " + str(r["strip_header"])),
     (any("one hold for every rung of this run" in l for l in r["log"]), "the hold is not in the log"),
+    (any("stopwatch: GPU span (CUPTI) for the next runs" in l for l in r["log"]), "the choice is not in the log"),
 ]' || exit 1
+python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); sys.exit(s["runner"]["stopwatch"] != "span")' "$settings" ||
+    { echo "FAIL: the choice was not saved: $(cat "$settings")"; exit 1; }
 sh "$here/check_png.sh" "$out/span.png" 1600 900 || exit 1
 
 # 3. The span asked of a runner that cannot take it: the runner's reason, shown.
