@@ -19,6 +19,8 @@
 #include "gpu/calibration.h"
 #include "gpu/gpu_context.h"
 #include "gpu/runner.h"
+#include "gpu/shared_hold.h"
+#include "gpu/span_stopwatch.h"
 #include "model/device_profile.h"
 #include "model/manifest_load.h"
 #include "model/serve_protocol.h"
@@ -113,6 +115,48 @@ RunOptions tuned_options(const ServeState& st, const Ladder& L, const Rung& rung
     return c.options;
 }
 
+// [hold] The one hold of the request's batch (a run of several rungs or points with PyTorch peers
+// among them), learned once per batch id with gpu/shared_hold.h as `kladder run` does: each run of
+// the batch resolved like its own request (one that cannot be resolved or take its sizes is left
+// out; its own request says why). Each peer's probe is announced as progress (the window's
+// time-out starts again). Nothing when the request has no batch or the batch needs no shared hold.
+std::optional<BatchHold> batch_hold(ServeState& st, const Ladder& L, const RunRequest& req) {
+    if (!req.batch || !st.runner) return std::nullopt;
+    if (st.hold_batch != req.batch->id) {
+        std::vector<ResolvedRun> runs;
+        runs.reserve(req.batch->runs.size());
+        for (const BatchRun& b : req.batch->runs) {
+            const Rung* rung = L.find_rung(b.rung);
+            if (!rung) continue;
+            RunRequest one = req;
+            one.rung = b.rung;
+            one.params = b.params;
+            one.sizes = b.sizes;
+            try {
+                RunSettings unused;
+                LadderRung lr =
+                    resolve_ladder_rung(L, *rung, tuned_options(st, L, *rung, one, unused), st.gpu->device().sm_count);
+                if (lr.unfit.empty()) runs.push_back(std::move(lr.run));
+            } catch (const Error&) {  // its own request is answered with the error
+            }
+        }
+        std::vector<const ResolvedRun*> runnable;
+        for (const auto& r : runs) runnable.push_back(&r);
+        const SharedHold h = shared_hold(*st.runner, runnable, [&](const ResolvedRun& peer) {
+            RunEvent probing;
+            probing.type = RunEvent::Type::Progress;
+            probing.id = req.id;
+            probing.stage = "hold";
+            probing.label = "the shared hold: one short run of " + peer.rung->id;
+            reply(probing);
+        });
+        st.hold_batch = req.batch->id;
+        st.hold = BatchHold{h.us, h.set_by};
+    }
+    if (st.hold.us <= 0) return std::nullopt;
+    return st.hold;
+}
+
 // Returns false when the runner must exit (its CUDA context is gone).
 bool handle_run(ServeState& st, const RunRequest& req) {
     std::optional<ResolvedRun> run;
@@ -152,6 +196,8 @@ bool handle_run(ServeState& st, const RunRequest& req) {
         reply_error(req.id, "gpu", "no GPU: " + st.no_gpu_reason);
         return true;
     }
+    const std::optional<BatchHold> hold = batch_hold(st, L, req);  // [hold]
+    if (hold) run->options.hold_floor_us = hold->us;
     RunEvent progress;
     progress.type = RunEvent::Type::Progress;
     progress.id = req.id;
@@ -164,6 +210,7 @@ bool handle_run(ServeState& st, const RunRequest& req) {
     result.id = req.id;
     result.record = st.runner->record(*run, {req.skip_unfit, &compile_log});
     result.record.settings = settings;  // [tuned]
+    result.hold = hold;                 // [hold]
     if (!compile_log.empty()) std::fprintf(stderr, "%s\n", printable_lines(compile_log).c_str());
     if (!compile_log.empty()) result.diagnostics = diagnostics_of_compile(compile_log, run->rung->source_path);
     reply(result);
@@ -224,6 +271,9 @@ void serve_start(ServeState& st) {
     Hello hello;
     hello.tool = kToolName;
     hello.data_root = data_root();
+    try {  // [stopwatch] as asked (KL_STOPWATCH); a value that names none is refused by the calibration below
+        hello.stopwatch = stopwatch_name(requested_stopwatch());
+    } catch (const InputError&) {}
     if (st.use_gpu && GpuContext::available(&st.no_gpu_reason)) {
         try {
             st.gpu = std::make_unique<GpuContext>();
@@ -231,6 +281,9 @@ void serve_start(ServeState& st) {
             st.runner = std::make_unique<Runner>(*st.gpu, cal);
             hello.device = st.gpu->device();
             hello.calibration = cal;
+            if (requested_stopwatch() == Stopwatch::GpuSpan)  // [stopwatch] why CUPTI cannot take it here
+                if (std::string why = activity_ready(); !why.empty())
+                    hello.stopwatch_note = "the span cannot be taken here (" + why + "): CUDA events time the runs";
         } catch (const Error& e) {
             st.runner.reset();
             st.gpu.reset();

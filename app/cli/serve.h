@@ -4,10 +4,12 @@
 #include <cstdio>
 #include <istream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "gpu/gpu_context.h"
 #include "gpu/runner.h"
+#include "model/serve_protocol.h"
 
 namespace kl::cli {
 
@@ -16,6 +18,9 @@ struct ServeState {
     std::unique_ptr<GpuContext> gpu;
     std::unique_ptr<Runner> runner;
     std::string no_gpu_reason;
+    // [hold] the batch whose one hold was learned last, and that hold (model/serve_protocol.h)
+    std::optional<uint64_t> hold_batch;
+    BatchHold hold;
 };
 
 // Opens the GPU (when use_gpu and one is there) and writes the hello line.

@@ -11,7 +11,8 @@ bool runs_torch_peer(const Rung& rung) {
                        [](const LaunchSpec& l) { return is_torch_peer_name(l.builtin); });
 }
 
-SharedHold shared_hold(Runner& runner, const std::vector<const ResolvedRun*>& runs) {
+SharedHold shared_hold(Runner& runner, const std::vector<const ResolvedRun*>& runs,
+                       const std::function<void(const ResolvedRun&)>& before_probe) {
     SharedHold out;
     const bool any_peer =
         std::any_of(runs.begin(), runs.end(), [](const ResolvedRun* r) { return runs_torch_peer(*r->rung); });
@@ -25,6 +26,7 @@ SharedHold shared_hold(Runner& runner, const std::vector<const ResolvedRun*>& ru
         probe.options.timeline = probe.options.counters = false;
         probe.options.mode = RunMode::Normal;
         probe.options.hold_floor_us = 0;
+        if (before_probe) before_probe(*run);
         const RunRecord rec = runner.run(probe);
         if (!rec.error.empty() || !rec.clock || rec.clock->hold_us <= out.us) continue;
         out.us = rec.clock->hold_us;

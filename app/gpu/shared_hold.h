@@ -11,6 +11,7 @@
 // warmed, once-timed call of each), then holds every rung of the run that long.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,9 @@ struct SharedHold {
 // For a run of `runs` (two or more, at least one a PyTorch peer): the longest hold any peer's
 // rule gives, learned from one short run of each peer, times kSharedHoldMargin. A peer that cannot run (no PyTorch, an
 // error) is left out here; its own run reports why.
-SharedHold shared_hold(Runner& runner, const std::vector<const ResolvedRun*>& runs);
+// `before_probe` (the window's runner, cmd_serve.cpp) hears of each peer before its probe runs.
+SharedHold shared_hold(Runner& runner, const std::vector<const ResolvedRun*>& runs,
+                       const std::function<void(const ResolvedRun&)>& before_probe = nullptr);
 
 bool runs_torch_peer(const Rung& rung);
 

@@ -40,6 +40,17 @@ RunnerClient::~RunnerClient() {
 
 // [SECTION] Process control (worker thread only)
 
+std::vector<std::string> child_environment(const char* const* base,
+                                           const std::map<std::string, std::string>& overrides) {
+    std::vector<std::string> out;
+    for (const char* const* e = base; e && *e; ++e) {
+        const std::string entry = *e;
+        if (!overrides.count(entry.substr(0, entry.find('=')))) out.push_back(entry);
+    }
+    for (const auto& [name, value] : overrides) out.push_back(name + "=" + value);
+    return out;
+}
+
 bool RunnerClient::spawn(std::string* why) {
     if (options_.command.empty()) {
         *why = "no runner command";
@@ -72,8 +83,12 @@ bool RunnerClient::spawn(std::string* why) {
     posix_spawnattr_init(&attr);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);  // its own process group: a kill reaches its helpers
     posix_spawnattr_setpgroup(&attr, 0);
+    const std::vector<std::string> env_strings = child_environment(environ, options_.environment);
+    std::vector<char*> env;
+    for (const auto& e : env_strings) env.push_back(const_cast<char*>(e.c_str()));
+    env.push_back(nullptr);
     pid_t pid = -1;
-    const int err = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
+    const int err = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), env.data());
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     if (err != 0) {
@@ -300,7 +315,7 @@ bool RunnerClient::await_hello(const Pending& job) {
     return false;
 }
 
-bool RunnerClient::read_replies(const Pending& job, bool* fault_reported, std::string* failure) {
+bool RunnerClient::read_replies(const Pending& job, bool* fault_reported, std::string* failure, bool* progressed) {
     std::vector<RunnerLine> lines;
     bool open = pump(50, lines);
     bool finished = false;
@@ -318,10 +333,12 @@ bool RunnerClient::read_replies(const Pending& job, bool* fault_reported, std::s
             }
         } else if (l.event->type == RunEvent::Type::Progress && ours) {
             emit({RunnerEvent::Kind::Progress, job.id, l.event->label, {}, {}});
+            *progressed = true;
         } else if (l.event->type == RunEvent::Type::Result && ours) {
             *fault_reported = l.event->record.error_kind == "fault";
             RunnerEvent e{RunnerEvent::Kind::Result, job.id, "", {}, std::move(l.event->record)};
             e.diagnostics = std::move(l.event->diagnostics);
+            e.hold = l.event->hold;  // [hold]
             emit(std::move(e));
             finished = true;
         } else if (l.event->type == RunEvent::Type::Error && (ours || !l.id)) {
@@ -363,7 +380,10 @@ void RunnerClient::run_request(const Pending& job) {
                 reap("killed after a time-out");
                 break;
             }
-            finished = read_replies(job, &fault_reported, &failure);
+            bool progressed = false;
+            finished = read_replies(job, &fault_reported, &failure, &progressed);
+            // A long run announces its steps (the shared hold's probes, then the run): each has the limit.
+            if (progressed) deadline = Clock::now() + std::chrono::duration<double>(options_.request_timeout_s);
         }
     }
     if (!finished && pid_ > 0) reap("killed after a failed write");

@@ -47,6 +47,7 @@ struct RunnerEvent {
     std::optional<Hello> hello;                       // Kind::Hello
     std::optional<RunRecord> record;                  // Kind::Result
     std::vector<CompileDiagnostic> diagnostics = {};  // Kind::Result of a rung that did not compile (protocol 3)
+    std::optional<BatchHold> hold = {};               // Kind::Result of a run held with its batch [hold]
 };
 
 struct RunnerOptions {
@@ -54,7 +55,14 @@ struct RunnerOptions {
     double hello_timeout_s = 180;      // first start may calibrate the device
     double request_timeout_s = 120;    // a rung that runs longer is considered hung
     int max_restarts_in_a_row = 3;     // then give up until the next submit()
+    // Set in the runner's environment over the window's own ([stopwatch] KL_STOPWATCH).
+    std::map<std::string, std::string> environment;
 };
+
+// The runner's environment: `base` (NAME=value strings, as `environ`) with every name of
+// `overrides` replaced by its value there, in order, the overrides last.
+std::vector<std::string> child_environment(const char* const* base,
+                                           const std::map<std::string, std::string>& overrides);
 
 class RunnerClient {
   public:
@@ -95,7 +103,8 @@ class RunnerClient {
     void run_request(const Pending& job);
     // One pass of reading while a request runs: true when the request ended (*failure says how
     // when it ended without a result).
-    bool read_replies(const Pending& job, bool* fault_reported, std::string* failure);
+    // *progressed: a progress reply came (the request's time limit starts again).
+    bool read_replies(const Pending& job, bool* fault_reported, std::string* failure, bool* progressed);
     bool spawn(std::string* why);
     // Returns how the child ended ("killed by signal 9 (Killed)", "exit code 3", ...).
     std::string reap(const std::string& reason_if_killed);

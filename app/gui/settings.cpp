@@ -12,6 +12,7 @@
 #include "base/errors.h"
 #include "base/json_input.h"
 #include "base/paths.h"
+#include "model/stopwatch_label.h"
 
 namespace kl::gui {
 
@@ -104,7 +105,8 @@ std::string settings_to_json(const Settings& s) {
               {"frame_overlay", s.show_frame_overlay},
               {"position", {{"lesson", s.lesson_id}, {"step", s.step}}},
               {"progress", progress},
-              {"class", {{"learner", s.class_learner}, {"key", s.class_key}, {"folder", s.class_folder}}}};
+              {"class", {{"learner", s.class_learner}, {"key", s.class_key}, {"folder", s.class_folder}}},
+              {"runner", {{"stopwatch", s.stopwatch}}}};
     return j.dump(1) + "\n";
 }
 
@@ -140,6 +142,11 @@ Settings settings_from_json_text(const std::string& text, const std::string& ori
         s.class_learner = rd.str_or(*c, "learner", "", "class");
         s.class_key = rd.str_or(*c, "key", "", "class");
         s.class_folder = rd.str_or(*c, "folder", "", "class");
+    }
+    if (const json* r = object_or_null(rd, j, "runner")) {  // [stopwatch]
+        s.stopwatch = rd.str_or(*r, "stopwatch", kStopwatchEvents, "runner");
+        if (!is_stopwatch_name(s.stopwatch))
+            rd.fail("runner.stopwatch", "'" + s.stopwatch + "' is not a stopwatch (events or span)");
     }
     return s;
 }

@@ -36,6 +36,10 @@ struct Settings {
     std::map<std::string, LessonProgress> progress;  // by lesson id
     // Class mode (class_view.h): Submit's name and class key file, asked once; the class folder last opened.
     std::string class_learner, class_key, class_folder;
+    // [stopwatch] What the runner times with: "events" (CUDA events, the default) or "span" (the GPU's
+    // own timestamps through CUPTI), given to it as KL_STOPWATCH (gpu/span_stopwatch.h). Any other
+    // value in the file is refused, naming the field.
+    std::string stopwatch = "events";
 };
 
 constexpr float kMinControlsHeight = 96;

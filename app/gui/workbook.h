@@ -191,7 +191,12 @@ class Workbook {
         std::string last_error_title;
         int results_received = 0, restarts_seen = 0, exits_seen = 0, failures = 0;
         bool awaiting_exit = false;  // a fault was reported; the runner is on its way out
+        std::string stopwatch_note;  // [stopwatch] the hello's: why the span asked for is not taken
     } runner_;
+    void draw_stopwatch_choice();  // [stopwatch] the status bar's choice, kept in settings_
+    void draw_stopwatch_note();
+    float stopwatch_choice_width() const;
+    float status_right_width() const;
     void start_runner();
     void poll_runner();
     void on_runner_hello(const Hello& h);
@@ -202,7 +207,9 @@ class Workbook {
     void run_sweep();  // along the selection's sweep (params_ui_.sweep_axis)
     void cancel_job();
     // skip_unfit: one rung of a whole-ladder run (sizes it cannot take come back as a skip).
-    void submit_to(Job& job, const Rung& r, const ParamValues& params, const Sizes& sizes, bool skip_unfit = false);
+    // batch: [hold] the whole run the request belongs to (the runner holds its rungs as one).
+    void submit_to(Job& job, const Rung& r, const ParamValues& params, const Sizes& sizes, bool skip_unfit = false,
+                   const RunBatch* batch = nullptr);
     void start_job(Job job, const std::string& why_empty);  // why_empty: shown when it has no request
     RunRequest make_request(const Rung& r, const ParamValues& params, const Sizes& sizes) const;
 
@@ -285,17 +292,8 @@ class Workbook {
     float strip_card_height() const { return 98 * fonts_.scale; }
     float strip_card_min_width() const { return 150 * fonts_.scale; }
     float strip_min_width() const;
-    const Rung* strip_scrolled_to_ = nullptr;  // the strip scrolls to the selected rung once
-    // The cards' text, built again when the selection view changes and fitted again when the
-    // card width or the fonts change (not formatted every frame for every card).
-    struct StripState {
-        uint64_t built_view = 0;  // SelectionView::version the cards were built from
-        float fitted_w = -1;      // -1: fit again
-        std::vector<StripCard> cards;
-        // [tuned] the strip's default/tuned toggle: runs ask the runner for the settings `kladder
-        // tune` stored for this GPU and source (RunRequest::tuned; not saved)
-        bool tuned = false;
-    } strip_;
+    const Rung* strip_scrolled_to_ = nullptr;                 // the strip scrolls to the selected rung once
+    StripState strip_;                                        // workbook_types.h
     const std::vector<StripCard>& strip_cards(float text_w);  // text_w: the width of a card's text
 
     struct ParamsState {

@@ -12,6 +12,7 @@
 #include "gui/class_window.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
+#include "model/stopwatch_label.h"
 
 namespace kl::gui {
 
@@ -204,6 +205,7 @@ void Workbook::draw_status_bar() {
     ImGui::SameLine();
     ImGui::TextUnformatted(runner_.status.c_str());
     ImGui::SameLine();
+    draw_stopwatch_note();
     // Percentiles copy and partly sort the last 4,096 samples: refreshed every 30 frames (twice a
     // second), not on every frame they describe.
     if (frames_drawn_ - status_frame_text_at_ >= 30 || status_frame_text_.empty()) {
@@ -214,13 +216,72 @@ void Workbook::draw_status_bar() {
         status_frame_text_at_ = frames_drawn_;
     }
     const std::string& right = status_frame_text_;
-    float rw = ImGui::CalcTextSize(right.c_str()).x + 70 * s;
+    float rw = status_right_width();
     ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX() + 10 * s, ImGui::GetWindowContentRegionMax().x - rw));
     ImGui::TextDisabled("%s", right.c_str());
     item_tooltip("Time to build one frame (median and 99th percentile of the last frames). F12 shows the overlay.");
     ImGui::SameLine();
+    draw_stopwatch_choice();
+    ImGui::SameLine();
     if (ImGui::SmallButton("Log")) show_log_ = !show_log_;
     ImGui::PopFont();
+}
+
+// [stopwatch] Why the runner cannot time with the stopwatch asked for, in the warning colour after
+// the status for as long as that runner runs (the status itself moves on to each job).
+void Workbook::draw_stopwatch_note() {
+    if (runner_.stopwatch_note.empty()) return;
+    const float room = ImGui::GetContentRegionAvail().x - status_right_width() - 20 * fonts_.scale;
+    if (room <= 0) return;
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().warn), "%s",
+                       fit_text(fonts_.small, "stopwatch: " + runner_.stopwatch_note, room).c_str());
+    item_tooltip("stopwatch: " + runner_.stopwatch_note);
+    ImGui::SameLine();
+}
+
+// The status bar's right side: the frame time, the stopwatch choice and Log.
+float Workbook::status_right_width() const {
+    return ImGui::CalcTextSize(status_frame_text_.c_str()).x + stopwatch_choice_width() + 80 * fonts_.scale;
+}
+
+// [stopwatch] The choice's width: its longest label, the arrow and the frame's padding.
+float Workbook::stopwatch_choice_width() const {
+    return ImGui::CalcTextSize("stopwatch: GPU span (CUPTI)").x + ImGui::GetFrameHeight() +
+           2 * ImGui::GetStyle().FramePadding.x;
+}
+
+// [stopwatch] Which stopwatch the runner times with (gpu/span_stopwatch.h): it reads KL_STOPWATCH once,
+// for its whole process (the calibration's ceilings too), so a change starts a fresh runner.
+void Workbook::draw_stopwatch_choice() {
+    const bool busy = runner_.job.has_value();
+    ImGui::SetNextItemWidth(stopwatch_choice_width());
+    ImGui::BeginDisabled(busy);
+    const std::string shown = "stopwatch: " + stopwatch_label(settings_.stopwatch);
+    if (ImGui::BeginCombo("##stopwatch", shown.c_str())) {
+        for (const char* name : {kStopwatchEvents, kStopwatchSpan}) {
+            const bool picked = ImGui::Selectable(stopwatch_label(name).c_str(), settings_.stopwatch == name);
+            test_target(std::string("stopwatch:") + name);
+            if (!picked || settings_.stopwatch == name) continue;
+            settings_.stopwatch = name;
+            settings_dirty_ = true;
+            log(std::string("stopwatch: ") + stopwatch_label(name) + " for the next runs");
+            if (runner_.client) {  // a fresh runner with the new KL_STOPWATCH
+                runner_.client.reset();
+                runner_.hello = runner_.gpu = false;
+                start_runner();
+            }
+        }
+        ImGui::EndCombo();
+    }
+    ImGui::EndDisabled();
+    test_target("combo:stopwatch");
+    item_tooltip(
+        "The stopwatch of the runs this window starts. CUDA events (the default) time from the host's view of the "
+        "stream and include the launch's front end, about a microsecond a repetition; the GPU span (CUPTI) times "
+        "from the first kernel's start to the last one's end on the GPU's own clock. Figures of the two are not "
+        "comparable: each result names its stopwatch (docs/tuning/timing.md)." +
+        (runner_.stopwatch_note.empty() ? std::string() : "\n\nThe runner: " + runner_.stopwatch_note) +
+        (busy ? "\n\nChanged when no run is going on." : ""));
 }
 
 void Workbook::draw_log_window() {

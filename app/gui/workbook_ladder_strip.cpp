@@ -9,6 +9,7 @@
 #include "gui/plot_imgui.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
+#include "model/stopwatch_label.h"
 #include "plot/ticks.h"
 
 namespace kl::gui {
@@ -86,6 +87,7 @@ std::string card_tooltip(const Rung& r, bool usable, const std::string& dtype, c
             tip += "\nsettings: as set (the defaults and the sliders)";
         tip += "\n" + (run->live ? std::string("measured live") : "recorded: " + run->origin);
         if (!run->device.empty()) tip += " (" + run->device + ")";
+        for (const auto& line : stopwatch_lines(rec)) tip += "\n" + line;  // [stopwatch]
         if (const StoredRun* res = store.resources_for(*run)) {
             tip += resources_long(res->record);
             if (res != run) tip += "\n(from the " + res->device + " recording: the same compiled code)";
@@ -151,6 +153,12 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
                 card.other_params = rec.params != preferred;
                 card.source =
                     std::string(run->live ? "live" : "recorded") + (card.other_params ? " \xC2\xB7 other params" : "");
+                // [stopwatch] The default needs no word on a card; the span is named beside the time,
+                // and so is a span asked for and not taken (the tooltip says why).
+                card.stopwatch = stopwatch_of(rec);
+                card.stopwatch_mark = card.stopwatch == kStopwatchSpan ? "span"
+                                      : !rec.stopwatch_note.empty()    ? "no span"
+                                                                       : "";
                 if (const StoredRun* res_run = store_.resources_for(*run))
                     card.source += " \xC2\xB7 " + resources_short(res_run->record);
             } else if (run && !card.elsewhere && run->record.error_kind == "skipped") {
@@ -162,10 +170,14 @@ const std::vector<StripCard>& Workbook::strip_cards(float text_w) {
                                                           : "measured at " + format_sizes(run->record.sizes);
             }
         }
+        std::vector<const RunRecord*> shown;  // [stopwatch] the figures the cards show
+        for (const StripCard& card : strip_.cards)
+            if (card.run && !card.elsewhere && card.withheld.empty()) shown.push_back(&card.run->record);
+        strip_.stopwatch_mixed = mixed_stopwatch_line(shown);
         strip_.built_view = view.version;
         strip_.fitted_w = -1;
     }
-    if (strip_.fitted_w != text_w) {
+    if (text_w >= 0 && strip_.fitted_w != text_w) {  // -1: built, not fitted (the header asks)
         const float s = fonts_.scale;
         for (size_t i = 0; i < L.rungs.size(); ++i) {
             StripCard& card = strip_.cards[i];
@@ -203,10 +215,26 @@ void Workbook::draw_ladder_strip() {
     draw_tuned_toggle();
     ImGui::SameLine();
     ImGui::PushFont(fonts_.small);
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.muted));
+    // [stopwatch] Cards timed by two stopwatches are not comparable: the line says so in place of the
+    // summary; [hold] the last run's shared hold goes before it.
+    strip_cards(-1);  // the mixed line is the cards' (their text is fitted below)
+    const std::string& header = !strip_.stopwatch_mixed.empty() ? strip_.stopwatch_mixed
+                                : strip_.hold_ladder == L.id && !strip_.hold_line.empty()
+                                    ? strip_.hold_line + " \xC2\xB7 " + L.summary
+                                    : L.summary;
+    ImGui::PushStyleColor(ImGuiCol_Text,
+                          ImGui::ColorConvertU32ToFloat4(strip_.stopwatch_mixed.empty() ? pal.muted : pal.warn));
     ImGui::SetCursorPosY(ImGui::GetCursorPosY() + (ImGui::GetFontSize() - fonts_.small->FontSize) * 0.0f + 2 * s);
-    ImGui::TextUnformatted(fit_text(fonts_.small, L.summary, ImGui::GetContentRegionAvail().x).c_str());
+    ImGui::TextUnformatted(fit_text(fonts_.small, header, ImGui::GetContentRegionAvail().x).c_str());
     ImGui::PopStyleColor();
+    test_target("strip:header");
+    if (ImGui::IsItemHovered()) {
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+        ImGui::TextUnformatted(header.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+    }
     ImGui::PopFont();
 
     const int n = int(L.rungs.size());
@@ -336,6 +364,12 @@ void Workbook::draw_strip_card_text(const Rung& r, const StripCard& card, ImVec2
     } else if (run && !elsewhere && run->record.error.empty() && run->record.timing) {
         const RunRecord& rec = run->record;
         dl->AddText(fonts_.big, fonts_.big->FontSize * 0.9f, ImVec2(x, y), pal.text, card.time.c_str());
+        if (!card.stopwatch_mark.empty()) {  // [stopwatch] "span" (or "no span") after the time, small
+            const float tw = fonts_.big->CalcTextSizeA(fonts_.big->FontSize * 0.9f, FLT_MAX, 0, card.time.c_str()).x;
+            dl->AddText(fonts_.small, fonts_.small->FontSize,
+                        ImVec2(x + tw + 6 * s, y + fonts_.big->FontSize * 0.9f - fonts_.small->FontSize - 2 * s),
+                        card.stopwatch == kStopwatchSpan ? pal.accent : pal.warn, card.stopwatch_mark.c_str());
+        }
         y += fonts_.big->FontSize * 0.9f + 3 * s;
         dl->AddText(fonts_.small, fonts_.small->FontSize, ImVec2(x, y), pal.muted, card.fit_rate.c_str());
         y += fonts_.small->FontSize + 5 * s;

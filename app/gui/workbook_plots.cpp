@@ -15,6 +15,7 @@
 #include "gui/plot_imgui.h"
 #include "gui/widgets.h"
 #include "gui/workbook.h"
+#include "model/stopwatch_label.h"
 #include "plot/cairo_export.h"
 #include "plot/figure_scene.h"
 #include "plot/ticks.h"
@@ -58,6 +59,7 @@ std::string describe_run(const StoredRun& s, const StoredRun* library, const Lad
              fmt_ms(r.timing->max_ms);
         t += "\n" + std::to_string(r.timing->reps) + " repetitions, spread " +
              plot::format_value(100 * r.timing->rel_spread, 2) + "%, L2 " + r.l2;
+        for (const auto& line : stopwatch_lines(r)) t += "\n" + line;  // [stopwatch]
     }
     // Every value the run carries, as its registry row describes it (measures.h): a new
     // measurement shows here without a line of its own.

@@ -6,6 +6,7 @@
 
 #include "base/errors.h"
 #include "base/paths.h"
+#include "model/stopwatch_label.h"
 
 namespace kl::gui {
 
@@ -25,6 +26,35 @@ void Workbook::log(const std::string& line, bool error) {
     if (runner_.log.size() > 2000) runner_.log.erase(runner_.log.begin(), runner_.log.begin() + 500);
     if (error) logged_errors_.push_back(line);
 }
+
+namespace {
+// What each card of the ladder strip showed in the last frame: its state and its small line.
+nlohmann::json strip_report(const Ladder* L, const std::vector<StripCard>& cards) {
+    nlohmann::json strip = nlohmann::json::array();
+    for (size_t i = 0; L && i < cards.size() && i < L->rungs.size(); ++i) {
+        const StripCard& c = cards[i];
+        const RunRecord* rec = c.run && !c.elsewhere ? &c.run->record : nullptr;
+        const std::string shows = !rec                           ? "no result"
+                                  : rec->error_kind == "skipped" ? "skipped"
+                                  : !rec->error.empty()          ? "failed"
+                                                                 : "measured";
+        // "text": every figure the card printed (time, rate, source line) or what stands for them.
+        const std::string text = !c.withheld.empty()
+                                     ? "figures hidden " + c.withheld
+                                     : c.time + (c.stopwatch_mark.empty() ? "" : " " + c.stopwatch_mark) + " | " +
+                                           c.rate + " | " + c.source + " | " + c.detail;
+        // [stopwatch] what timed the card's figure, and the lines its tooltip gives about it
+        const bool shown = rec && c.withheld.empty() && !c.stopwatch.empty();
+        strip.push_back({{"rung", L->rungs[i].id},
+                         {"shows", c.withheld.empty() ? shows : "withheld"},
+                         {"detail", c.detail},
+                         {"text", text},
+                         {"stopwatch", c.stopwatch},
+                         {"stopwatch_lines", shown ? stopwatch_lines(*rec) : std::vector<std::string>{}}});
+    }
+    return strip;
+}
+}  // namespace
 
 nlohmann::json Workbook::report() const {
     nlohmann::json j;
@@ -51,7 +81,9 @@ nlohmann::json Workbook::report() const {
                    {"exits", runner_.exits_seen},
                    {"restarts", runner_.client ? runner_.client->restarts() : 0},
                    {"last_error", runner_.last_error},
-                   {"job_active", runner_.job.has_value()}};
+                   {"job_active", runner_.job.has_value()},
+                   {"stopwatch", settings_.stopwatch},  // [stopwatch] asked of the runner
+                   {"stopwatch_note", runner_.stopwatch_note}};
     j["learner"] = learner_report();
     j["class"] = class_.report();
     j["errors_shown"] = logged_errors_;
@@ -97,24 +129,10 @@ nlohmann::json Workbook::report() const {
                   {"frame_overlay", settings_.show_frame_overlay},
                   {"zoom", settings_.zoom},
                   {"font_scale", fonts_.scale}};
-    // What each card of the ladder strip showed in the last frame: its state and its small line.
-    nlohmann::json strip = nlohmann::json::array();
-    for (size_t i = 0; ladder_ && i < strip_.cards.size() && i < ladder_->rungs.size(); ++i) {
-        const StripCard& c = strip_.cards[i];
-        const RunRecord* rec = c.run && !c.elsewhere ? &c.run->record : nullptr;
-        const std::string shows = !rec                           ? "no result"
-                                  : rec->error_kind == "skipped" ? "skipped"
-                                  : !rec->error.empty()          ? "failed"
-                                                                 : "measured";
-        // "text": every figure the card printed (time, rate, source line) or what stands for them.
-        const std::string text = !c.withheld.empty() ? "figures hidden " + c.withheld
-                                                     : c.time + " | " + c.rate + " | " + c.source + " | " + c.detail;
-        strip.push_back({{"rung", ladder_->rungs[i].id},
-                         {"shows", c.withheld.empty() ? shows : "withheld"},
-                         {"detail", c.detail},
-                         {"text", text}});
-    }
-    j["strip"] = strip;
+    j["strip"] = strip_report(ladder_, strip_.cards);
+    j["strip_header"] = {{"stopwatch_mixed", strip_.stopwatch_mixed},
+                         {"hold", strip_.hold_ladder == (ladder_ ? ladder_->id : "") ? strip_.hold_line : ""}};
+    j["plot_caption"] = plots_.built.figure.caption;
     j["reveal"] = reveal_report();  // workbook_predict.cpp
     return j;
 }

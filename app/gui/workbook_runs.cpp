@@ -11,6 +11,7 @@
 #include "gui/workbook.h"
 #include "model/counters.h"
 #include "model/operation.h"
+#include "model/stopwatch_label.h"
 
 namespace kl::gui {
 
@@ -27,6 +28,7 @@ void Workbook::start_runner() {
     }
     RunnerOptions o;
     o.command = command;
+    o.environment["KL_STOPWATCH"] = settings_.stopwatch;  // [stopwatch] the whole runner process times with it
     o.request_timeout_s = options_.request_timeout_s;
     runner_.client = std::make_unique<RunnerClient>(o);
     runner_.client->start();
@@ -81,9 +83,11 @@ Job new_job(Job::Kind kind, std::string label) {
 }
 }  // namespace
 
-void Workbook::submit_to(Job& job, const Rung& r, const ParamValues& params, const Sizes& sizes, bool skip_unfit) {
+void Workbook::submit_to(Job& job, const Rung& r, const ParamValues& params, const Sizes& sizes, bool skip_unfit,
+                         const RunBatch* batch) {
     RunRequest req = make_request(r, params, sizes);
     req.skip_unfit = skip_unfit;
+    if (batch) req.batch = *batch;
     uint64_t id = runner_.client->submit(req);
     job.requests.push_back(id);
     job.open.insert(id);
@@ -97,7 +101,16 @@ void Workbook::start_job(Job job, const std::string& why_empty) {
     }
     runner_.job = std::move(job);
     runner_.last_error.clear();
+    strip_.hold_line.clear();  // [hold] the header speaks of the last run only
 }
+
+namespace {
+// [hold] Each batch of this window's runs has its own id: the runner learns one hold per id.
+uint64_t next_batch_id() {
+    static uint64_t last = 0;
+    return ++last;
+}
+}  // namespace
 
 void Workbook::run_rung() {
     if (!runner_.client || !ladder_ || !rung_ || runner_.job) return;
@@ -116,6 +129,8 @@ void Workbook::run_rung() {
 void Workbook::run_ladder() {
     if (!runner_.client || !ladder_ || runner_.job) return;
     Job job = new_job(Job::Kind::Ladder, "the " + ladder_->title + " ladder");
+    std::vector<const Rung*> rungs;
+    RunBatch batch{next_batch_id(), {}};  // [hold] PyTorch peers among them: one hold for all
     for (const auto& r : ladder_->rungs) {
         if (!supports_dtype(r, dtype_)) continue;
         // A rung this GPU cannot run keeps its recorded results on its card ("needs sm_90").
@@ -123,10 +138,12 @@ void Workbook::run_ladder() {
             log("skipped " + r.id + ": " + need + " (recorded results show it)");
             continue;
         }
-        // The runner resolves each rung: one that cannot take these sizes comes back skipped,
-        // with the reason its card shows, and the others run.
-        submit_to(job, r, params_for(r), sizes_, true);
+        rungs.push_back(&r);
+        batch.runs.push_back({r.id, params_for(r), sizes_});
     }
+    // The runner resolves each rung: one that cannot take these sizes comes back skipped, with the
+    // reason its card shows, and the others run.
+    for (const Rung* r : rungs) submit_to(job, *r, params_for(*r), sizes_, true, &batch);
     size_t submitted = job.requests.size();
     start_job(std::move(job), "no rung of this ladder runs " + to_string(dtype_) + " on this GPU");
     if (!submitted) return;
@@ -143,6 +160,7 @@ void Workbook::run_sweep() {
     Job job = new_job(Job::Kind::Sweep, "sweep of " + sweep.axis);
     const bool is_param = rung_->find_param(sweep.axis) != nullptr;
     int skipped = 0;
+    RunBatch batch{next_batch_id(), {}};  // [hold] a peer's points share one hold, as `kladder sweep` gives them
     for (int64_t v : sweep.values) {
         ParamValues p = sel.params;
         Sizes z = sizes_;
@@ -154,8 +172,9 @@ void Workbook::run_sweep() {
             ++skipped;
             continue;
         }
-        submit_to(job, *rung_, p, z);
+        batch.runs.push_back({rung_->id, p, z});
     }
+    for (const BatchRun& b : batch.runs) submit_to(job, *rung_, b.params, b.sizes, false, &batch);
     size_t submitted = job.requests.size();
     start_job(std::move(job), "every value of " + sweep.axis + " breaks a constraint at these settings");
     if (!submitted) return;
@@ -193,12 +212,22 @@ void Workbook::on_runner_hello(const Hello& h) {
             runner_.calibration = h.calibration;
             store_.set_live_calibration(runner_.calibration);
         }
-        runner_.status = "GPU runner ready: " + runner_.device;
+        runner_.status = "GPU runner ready: " + runner_.device + " \xC2\xB7 " + stopwatch_label(h.stopwatch);
         runner_.no_gpu_reason.clear();
     } else {
         runner_.gpu = false;
         runner_.no_gpu_reason = h.reason.empty() ? "unknown reason" : h.reason;
         runner_.status = "no GPU: " + runner_.no_gpu_reason;
+    }
+    // [stopwatch] A span asked for and not available here is said, never a silent fall-back: the
+    // hello says why (each record says it again), and a runner that times otherwise than asked too.
+    runner_.stopwatch_note = h.stopwatch_note;
+    if (runner_.gpu && runner_.stopwatch_note.empty() && h.stopwatch != settings_.stopwatch)
+        runner_.stopwatch_note = "asked for " + stopwatch_label(settings_.stopwatch) + ", the runner times with " +
+                                 stopwatch_label(h.stopwatch);
+    if (runner_.gpu && !runner_.stopwatch_note.empty()) {
+        runner_.status += " (" + runner_.stopwatch_note + ")";
+        log("stopwatch: " + runner_.stopwatch_note);
     }
     if (restart) ++runner_.restarts_seen;
     bind_step_device(step());  // the GPU's own runs now, unless the learner picked a recording
@@ -209,6 +238,11 @@ void Workbook::on_runner_hello(const Hello& h) {
 void Workbook::on_runner_result(const RunnerEvent& e) {
     const RunRecord& rec = *e.record;
     store_.add_live(rec);
+    if (e.hold && strip_.hold_line.empty()) {  // [hold] once per run: the runner held every rung alike
+        strip_.hold_line = batch_hold_line(*e.hold);
+        strip_.hold_ladder = rec.ladder;
+        log(strip_.hold_line);
+    }
     ++runner_.results_received;
     on_learner_record(e, rec);  // the learner's panel says what became of their rung
     if (rec.error_kind == "skipped") {

@@ -58,6 +58,25 @@ struct StripCard {
     // Predict, then reveal: why the run's figures are hidden while a prediction about it waits
     // ("until step 5's prediction"); "" when they show.
     std::string withheld, fit_withheld;
+    // [stopwatch] "events" or "span" of a card showing a figure ("" otherwise), and the word after its
+    // time: "span", "no span" (asked for, not taken), or "" for the events
+    std::string stopwatch, stopwatch_mark;
+};
+
+// The strip's cards' text, built again when the selection view changes and fitted again when the
+// card width or the fonts change (not formatted every frame for every card).
+struct StripState {
+    uint64_t built_view = 0;  // SelectionView::version the cards were built from
+    float fitted_w = -1;      // -1: fit again
+    std::vector<StripCard> cards;
+    // [tuned] the strip's default/tuned toggle: runs ask the runner for the settings `kladder
+    // tune` stored for this GPU and source (RunRequest::tuned; not saved)
+    bool tuned = false;
+    // [stopwatch] "" or the one line saying the cards' figures mix stopwatches (model/stopwatch_label.h)
+    std::string stopwatch_mixed;
+    // [hold] "one hold for every rung of this run: 412 us, set by torch_gelu", from the runner's
+    // answer to the last run of several rungs with a peer among them, for `hold_ladder`
+    std::string hold_line, hold_ladder;
 };
 
 // What the last frame laid out, for the report: tests check that the step text keeps its share

@@ -1,10 +1,13 @@
 // [SECTION] index: helpers / window -> runner / runner -> window
 #include "model/serve_protocol.h"
 
+#include <cstdio>
+
 #include "base/errors.h"
 #include "base/json_input.h"
 #include "model/results_json.h"
 #include "model/run_modes.h"
+#include "model/stopwatch_label.h"
 
 namespace kl {
 
@@ -61,6 +64,35 @@ std::optional<bool> bool_option(const json& opt, const char* key) {
     return opt[key].get<bool>();
 }
 
+// [hold] "batch": {"id": B, "runs": [{"rung": "a", "params": {...}, "sizes": {...}}, ...]}.
+RunBatch decode_batch(const json& b) {
+    if (!b.is_object()) bad_field("batch", "expected an object");
+    RunBatch out;
+    if (!b.contains("id") || !b["id"].is_number_unsigned()) bad_field("batch.id", "expected a non-negative integer");
+    out.id = b["id"].get<uint64_t>();
+    if (!b.contains("runs") || !b["runs"].is_array()) bad_field("batch.runs", "expected an array");
+    const json& runs = b["runs"];
+    if (runs.size() > kMaxBatchRuns)
+        bad_field("batch.runs", std::to_string(runs.size()) + " runs, more than " + std::to_string(kMaxBatchRuns));
+    for (size_t i = 0; i < runs.size(); ++i) {
+        const std::string field = "batch.runs[" + std::to_string(i) + "]";
+        if (!runs[i].is_object()) bad_field(field, "expected an object");
+        BatchRun r;
+        try {
+            r.rung = string_field(runs[i], "rung");
+            r.params = int_map_field(runs[i], "params");
+            r.sizes = int_map_field(runs[i], "sizes");
+        } catch (const InputError& e) {  // "request field 'params.x': ..." under the run's name
+            const std::string what = e.what();
+            throw InputError(what.rfind("request field '", 0) == 0 ? "request field '" + field + "." + what.substr(15)
+                                                                   : what);
+        }
+        if (r.rung.empty()) bad_field(field + ".rung", "expected a rung id");
+        out.runs.push_back(std::move(r));
+    }
+    return out;
+}
+
 RunRequest decode_run(const json& req) {
     RunRequest r;
     r.ladder = string_field(req, "ladder");
@@ -71,6 +103,7 @@ RunRequest decode_run(const json& req) {
         r.dtype = parse_dtype(name);
         if (!r.dtype) bad_field("dtype", "unknown type '" + name + "' (fp32, bf16, fp16)");
     }
+    if (req.contains("batch") && !req["batch"].is_null()) r.batch = decode_batch(req["batch"]);  // [hold]
     if (!req.contains("options") || req["options"].is_null()) return r;
     const json& opt = req["options"];
     if (!opt.is_object()) bad_field("options", "expected an object");
@@ -114,6 +147,12 @@ std::string encode_line(const RunRequest& r) {
               {"rung", r.rung}, {"sizes", r.sizes}, {"params", r.params}};
     if (r.dtype) j["dtype"] = to_string(*r.dtype);
     j["options"] = options;
+    if (r.batch) {  // [hold]
+        json runs = json::array();
+        for (const auto& b : r.batch->runs)
+            runs.push_back({{"rung", b.rung}, {"params", b.params}, {"sizes", b.sizes}});
+        j["batch"] = {{"id", r.batch->id}, {"runs", runs}};
+    }
     return dump_line(j);
 }
 
@@ -175,12 +214,20 @@ RunOptions run_options_of(const RunRequest& r) {
 
 // [SECTION] runner -> window
 
+std::string batch_hold_line(const BatchHold& h) {
+    char us[32];
+    std::snprintf(us, sizeof us, "%.0f us", h.us);
+    return std::string("one hold for every rung of this run: ") + us + ", set by " + h.set_by;
+}
+
 std::string encode_line(const Hello& h) {
     json j = {
         {"type", "hello"}, {"protocol", h.protocol}, {"tool", h.tool}, {"data_root", h.data_root}, {"gpu", h.gpu}};
     if (h.device) j["device"] = to_json(*h.device);
     if (h.gpu) j["calibration"] = h.calibration ? to_json(*h.calibration) : json(nullptr);
     if (!h.gpu) j["reason"] = h.reason;
+    j["stopwatch"] = h.stopwatch;  // [stopwatch]
+    if (!h.stopwatch_note.empty()) j["stopwatch_note"] = h.stopwatch_note;
     return dump_line(j);
 }
 
@@ -190,6 +237,7 @@ std::string encode_line(const RunEvent& e) {
             return dump_line({{"type", "progress"}, {"id", id_json(e.id)}, {"stage", e.stage}, {"label", e.label}});
         case RunEvent::Type::Result: {
             json j = {{"type", "result"}, {"id", id_json(e.id)}, {"record", to_json(e.record)}};
+            if (e.hold) j["hold"] = {{"us", e.hold->us}, {"set_by", e.hold->set_by}};  // [hold]
             if (!e.diagnostics.empty()) {
                 j["diagnostics"] = json::array();
                 for (const auto& d : e.diagnostics) j["diagnostics"].push_back(to_json(d));
@@ -221,6 +269,10 @@ Hello decode_hello(const JsonReader& rd, const json& j, RunnerLine& out) {
     h.data_root = rd.str_or(j, "data_root", "", "");
     h.gpu = rd.bool_or(j, "gpu", false, "");
     h.reason = rd.str_or(j, "reason", "", "");
+    h.stopwatch = rd.str_or(j, "stopwatch", kStopwatchEvents, "");  // [stopwatch]
+    if (!is_stopwatch_name(h.stopwatch))
+        rd.fail("stopwatch", "'" + h.stopwatch + "' is not a stopwatch (events or span)");
+    h.stopwatch_note = rd.str_or(j, "stopwatch_note", "", "");
     if (j.contains("device") && !j["device"].is_null()) h.device = device_from_json(j["device"], rd.origin);
     if (j.contains("calibration") && !j["calibration"].is_null())
         h.calibration = calibration_from_json(j["calibration"], rd.origin);
@@ -237,6 +289,12 @@ RunEvent decode_event(const JsonReader& rd, const json& j, const std::string& ty
     } else if (type == "result") {
         e.type = RunEvent::Type::Result;
         e.record = record_from_json(rd.need(j, "record", ""), rd.origin, "record");
+        if (j.contains("hold") && !j["hold"].is_null()) {  // [hold]
+            const json& h = j["hold"];
+            if (!h.is_object()) rd.fail("hold", "expected an object");
+            e.hold = BatchHold{rd.num_or(h, "us", 0.0, "hold"), rd.str_or(h, "set_by", "", "hold")};
+            if (!(e.hold->us >= 0 && e.hold->us <= 100'000)) rd.fail("hold.us", "expected 0 to 100000 microseconds");
+        }
         if (j.contains("diagnostics") && !j["diagnostics"].is_null()) {
             const json& ds = j["diagnostics"];
             if (!ds.is_array()) rd.fail("diagnostics", "expected an array");

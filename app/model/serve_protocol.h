@@ -51,6 +51,17 @@
 // hello (it listed every ladder's load errors) and accepted any JSON value as an id.
 // options.tuned came within version 4 without a bump, as skip_unfit did: a runner that does not
 // know it runs the defaults, whose record then says nothing of settings.
+// [stopwatch] hello.stopwatch ("events" or "span": the stopwatch the runner was asked for,
+// KL_STOPWATCH of its environment, which the window sets from its settings) and
+// hello.stopwatch_note (the span asked for and CUPTI cannot record here: why; the events then time
+// the runs, and each record says so too) came within version 4 without a bump: a hello without them is an
+// events runner; another stopwatch name makes the hello unreadable (one line naming the field).
+// [hold] request "batch" and result "hold" came within version 4 without a bump: every request of
+// a run of several rungs or points names the whole run, {"id":B,"runs":[{"rung":"a","params":{..},
+// "sizes":{..}},...]} (at most kMaxBatchRuns), and the runner gives all of them one hold when
+// PyTorch peers are among them, as `kladder run` does (gpu/shared_hold.h), learned once per batch
+// id; its result says so: "hold":{"us":412,"set_by":"torch_gelu"}. A runner that does not know
+// the field holds each run by its own rule; a window that does not, never sees "hold".
 // options.skip_unfit came within version 3 without a bump: a window that does not send it never
 // gets a skipped record, and a runner that does not know it answers with the error it always did.
 #pragma once
@@ -58,6 +69,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -72,6 +84,18 @@ constexpr int kServeProtocol = 4;
 constexpr size_t kMaxRequestBytes = 1 << 20;
 
 // [SECTION] window -> runner
+
+// [hold] One run of a batch: the rung, its parameters and sizes (the request's other options apply).
+struct BatchRun {
+    std::string rung;
+    std::map<std::string, int64_t> params, sizes;
+};
+// [hold] The whole run a request belongs to (the window's Run ladder, a sweep): one hold for all.
+struct RunBatch {
+    uint64_t id = 0;
+    std::vector<BatchRun> runs;
+};
+constexpr size_t kMaxBatchRuns = 1024;
 
 // One "run" request. Unset options keep the runner's defaults (RunOptions).
 struct RunRequest {
@@ -92,6 +116,7 @@ struct RunRequest {
     // the record's `settings` says which ran ("tuned", or "default" when none are stored or they
     // are stale; why goes to the runner's stderr). Request params still win.
     bool tuned = false;
+    std::optional<RunBatch> batch;  // [hold] see the versions above
 };
 
 struct Request {
@@ -121,9 +146,20 @@ struct Hello {
     std::string tool, data_root;
     bool gpu = false;
     std::string reason;  // why there is no GPU
+    // [stopwatch] the stopwatch the runner was asked for ("events" or "span", gpu/span_stopwatch.h),
+    // and why a span asked for cannot be taken here ("" when it can, or events were asked)
+    std::string stopwatch = "events", stopwatch_note;
     std::optional<DeviceInfo> device;
     std::optional<Calibration> calibration;
 };
+
+// [hold] The hold every run of a batch shared (gpu/shared_hold.h's SharedHold, as data).
+struct BatchHold {
+    double us = 0;
+    std::string set_by;  // the peer whose hold it is
+};
+// "one hold for every rung of this run: 412 us, set by torch_gelu" (as `kladder run` says it).
+std::string batch_hold_line(const BatchHold& h);
 
 struct RunEvent {
     enum class Type { Progress, Result, Error, Pong } type = Type::Result;
@@ -131,6 +167,7 @@ struct RunEvent {
     std::string stage, label;                    // Progress
     RunRecord record;                            // Result
     std::vector<CompileDiagnostic> diagnostics;  // Result of a rung that did not compile
+    std::optional<BatchHold> hold;               // Result of a run of a batch held as one [hold]
     std::string error_kind, message;             // Error: kind "input" or "gpu"
 };
 

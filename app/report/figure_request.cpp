@@ -10,6 +10,7 @@
 #include "base/json_input.h"
 #include "base/printable.h"
 #include "model/results_json.h"
+#include "model/stopwatch_label.h"
 #include "plot/plot_model.h"
 #include "report/handout_results.h"
 
@@ -251,6 +252,11 @@ BuiltFigure build_figure(const ResultsStore& store, const PlotContext& ctx, cons
     for (const auto& series : out.point_runs) drawn.insert(drawn.end(), series.begin(), series.end());
     std::string dates = measured_dates(store, drawn);
     if (!dates.empty()) out.figure.caption = plot::caption_of({out.figure.caption, "measured " + dates});
+    // [stopwatch] and by what: figures of two stopwatches are not comparable (model/stopwatch_label.h).
+    std::vector<const RunRecord*> records;
+    for (const StoredRun* run : drawn)
+        if (run) records.push_back(&run->record);
+    out.figure.caption = plot::caption_of({out.figure.caption, stopwatch_caption(records)});
     return out;
 }
 

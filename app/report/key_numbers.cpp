@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "model/stopwatch_label.h"
 #include "plot/ticks.h"
 #include "report/markdown_text.h"
 
@@ -73,6 +74,11 @@ KeyTable key_numbers(const LoadedResults& results, const PlotContext& ctx) {
         t.rows.push_back(row);
     }
     t.reference_is_library = reference_column_repeats_library(t.rows, bars.bar_runs, library);
+    std::vector<const RunRecord*> records;  // [stopwatch]
+    for (const StoredRun* s : bars.bar_runs)
+        if (s) records.push_back(&s->record);
+    t.stopwatch = stopwatch_caption(records);
+    t.stopwatch_mixed = !mixed_stopwatch_line(records).empty();
     return t;
 }
 
@@ -97,6 +103,9 @@ std::string key_table_markdown(const KeyTable& t) {
             md += reference_column ? "– | – | – | – | " : "– | – | – | ";
         }
         md += (r.check.empty() ? std::string("not measured") : markdown_text(r.check)) + " |\n";
+    }
+    if (!t.stopwatch.empty()) {  // [stopwatch] figures of two stopwatches are not comparable
+        md += "\n" + std::string(t.stopwatch_mixed ? "**Times:** " : "Times: ") + markdown_text(t.stopwatch) + ".\n";
     }
     return md;
 }

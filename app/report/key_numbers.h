@@ -31,11 +31,16 @@ struct KeyTable {
     // columns would hold the same numbers, so the table shows the library's alone.
     bool reference_is_library = false;
     std::vector<KeyRow> rows;
+    // [stopwatch] What timed the rows: "CUDA events", "GPU span (CUPTI)", or the one line saying
+    // they mix stopwatches (model/stopwatch_label.h); "" when no row is measured.
+    std::string stopwatch;
+    bool stopwatch_mixed = false;
 };
 
 KeyTable key_numbers(const LoadedResults& results, const PlotContext& ctx);
 
-// A GitHub-flavoured Markdown table (numbers with 3 significant digits, "–" where absent).
+// A GitHub-flavoured Markdown table (numbers with 3 significant digits, "–" where absent), then
+// a line naming the stopwatch of its times when it has any.
 std::string key_table_markdown(const KeyTable& table);
 
 }  // namespace kl::report

@@ -11,6 +11,13 @@
 // (error_kind "compile", NVRTC's first message naming the learner's file and line) with the
 // parsed diagnostics (protocol 3).
 //
+// [stopwatch] It times "with" KL_STOPWATCH as the real runner does (its hello and every record say
+// so; a span record carries a made-up events median beside it); with --span-unavailable it plays a
+// runner without CUPTI asked for the span: the hello's note and every record's say why, the
+// records on the events.
+// [hold] A request whose batch holds two or more runs, one of a rung named torch_*, gets a made-up
+// shared hold set by that rung in its result, as `kladder serve` answers (gpu/shared_hold.h).
+//
 // A request of a whole-ladder run (options.skip_unfit) is resolved by the engine as the real
 // runner resolves it: a rung that cannot take the sizes is answered with its skipped record.
 //
@@ -21,6 +28,7 @@
 //     --crash-on-size N   abort() while handling a run request whose size n is N
 //     --hang-on-size N    never answer a run request whose size n is N
 //     --protocol N        say hello with protocol version N (a runner from another build)
+//     --span-unavailable  KL_STOPWATCH=span cannot be taken (no CUPTI): said, and the events time
 //     --die-once-on-request N MARKER
 //                         SIGKILL itself while its Nth run request is in flight (after the
 //                         "running" progress line), unless the file MARKER exists, which it
@@ -58,6 +66,12 @@ void out(const Message& m) {
     std::fflush(stdout);
 }
 
+bool g_span_unavailable = false;  // --span-unavailable
+bool span_asked() {
+    const char* v = std::getenv("KL_STOPWATCH");
+    return v && std::string(v) == "span";
+}
+
 // Made-up numbers from the request: 4 ns per element, never a measurement.
 kl::RunRecord fake_record(const kl::RunRequest& req) {
     kl::RunRecord r;
@@ -81,6 +95,13 @@ kl::RunRecord fake_record(const kl::RunRequest& req) {
     r.values.set(kl::tag::gbps, r.values.num(kl::tag::ideal_bytes) / (t.median_ms * 1e-3) / 1e9);
     r.values.set(kl::tag::tflops, r.values.num(kl::tag::flops) / (t.median_ms * 1e-3) / 1e12);
     r.model_note = "fake runner: not a measurement";
+    if (span_asked() && !g_span_unavailable) {  // [stopwatch]
+        r.stopwatch = "span";
+        r.event_median_ms = t.median_ms * 1.03;
+    } else if (span_asked()) {
+        r.stopwatch = "events";
+        r.stopwatch_note = "span not taken: CUPTI not found (fake runner)";
+    }
     // Says whether the request asked for counters, so that tests see the field arrive.
     if (req.counters) r.counters_note = "fake runner: counters asked for, none read (test double)";
     return r;
@@ -174,6 +195,8 @@ int main(int argc, char** argv) {
             die_marker = argv[++i];
         } else if (a == "--no-gpu")
             gpu = false;
+        else if (a == "--span-unavailable")
+            g_span_unavailable = true;
     }
     kl::Hello hello;
     hello.protocol = protocol;
@@ -187,6 +210,12 @@ int main(int argc, char** argv) {
         hello.device = d;
     } else {
         hello.reason = "fake runner started with --no-gpu";
+    }
+    if (span_asked()) {  // [stopwatch] the hello says what the runner was asked for, and why it cannot
+        hello.stopwatch = "span";
+        if (g_span_unavailable)
+            hello.stopwatch_note =
+                "the span cannot be taken here (CUPTI not found, fake runner): CUDA events time the runs";
     }
     out(hello);
     std::string line;
@@ -244,6 +273,12 @@ int main(int argc, char** argv) {
         } else {
             reply.record = fake_record(req.run);
         }
+        if (const auto& b = req.run.batch; b && b->runs.size() >= 2)  // [hold]
+            for (const kl::BatchRun& run : b->runs)
+                if (run.rung.rfind("torch_", 0) == 0) {
+                    reply.hold = kl::BatchHold{300, run.rung};
+                    break;
+                }
         out(reply);
     }
     return 0;

@@ -4,7 +4,8 @@
 # 3), and saves peers_live.png at 1280 x 720. Passes when every peer's card on the strip shows a
 # live measurement, not a recording (the window runs with --no-recorded). Skipped (exit 77) without
 # a GPU; a peer card showing "skipped" fails the test on a machine whose python3 has torch, and
-# says so where it has not.
+# says so where it has not. The strip's header says the one hold the runner gave every rung of the
+# run (issue 36, the window's part).
 gui=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/window_test.sh"
@@ -33,6 +34,11 @@ if len(peers) < 3: problems.append(f"{len(peers)} peer cards on the strip, expec
 for c in peers:
     if c["shows"] != "measured": problems.append(f"{c['rung']} shows {c['shows']}: {c['detail']}")
 if r["runner"]["failures"]: problems.append(f"runner failures: {r['runner']['last_error']!r}")
+# Issue 36, the window's part: a ladder run with peers shares one hold, as `kladder run` gives it.
+hold = r["strip_header"]["hold"]
+print(f"strip header: {hold!r}")
+if not hold.startswith("one hold for every rung of this run: ") or ", set by torch_" not in hold:
+    problems.append(f"no shared hold on the strip's header: {hold!r}")
 if problems:
     print("FAIL: " + "; ".join(problems))
     sys.exit(1)

@@ -313,3 +313,63 @@ TEST(RunnerClient, AnotherProtocolVersionIsRefusedInOneLine) {
     EXPECT_EQ(c.restarts(), 0);
     EXPECT_EQ(got.all.back().request_id, b);
 }
+
+// [stopwatch] The window's stopwatch reaches the runner in its environment (KL_STOPWATCH over the
+// window's own), the runner's hello says what it times with, and its records say it per figure.
+TEST(RunnerEnvironment, OverridesReplaceTheWindowsOwnAndAddTheRest) {
+    const char* base[] = {"PATH=/bin", "KL_STOPWATCH=events", "HOME=/h", "ODD", nullptr};
+    const std::vector<std::string> env = child_environment(base, {{"KL_STOPWATCH", "span"}, {"KL_X", "1"}});
+    EXPECT_EQ(env, (std::vector<std::string>{"PATH=/bin", "HOME=/h", "ODD", "KL_STOPWATCH=span", "KL_X=1"}));
+    EXPECT_EQ(child_environment(base, {}).size(), 4u);
+}
+
+TEST(RunnerClient, TheStopwatchAskedForReachesTheRunnerAndComesBackNamed) {
+    RunnerOptions o = fake({"--delay-ms", "5"});
+    o.environment["KL_STOPWATCH"] = "span";
+    RunnerClient c(o);
+    Collected got;
+    c.submit(run_request(1024));
+    pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) >= 1; });
+    const RunnerEvent* hello = got.first(RunnerEvent::Kind::Hello);
+    ASSERT_NE(hello, nullptr);
+    EXPECT_EQ(hello->hello->stopwatch, "span");
+    const RunnerEvent* r = got.first(RunnerEvent::Kind::Result);
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->record->stopwatch, "span");
+    EXPECT_GT(r->record->event_median_ms, 0);
+}
+
+// [hold] A run of several rungs with a peer among them: the batch reaches the runner and the hold
+// it shared comes back with each result; a run without a batch gets none.
+TEST(RunnerClient, ABatchWithAPeerComesBackWithItsSharedHold) {
+    RunnerClient c(fake({"--delay-ms", "5"}));
+    Collected got;
+    kl::RunRequest batched = run_request(1024);
+    batched.batch = kl::RunBatch{1, {{"vector_add", {}, {{"n", 1024}}}, {"torch_add", {}, {{"n", 1024}}}}};
+    c.submit(batched);
+    c.submit(run_request(1024));
+    pump(c, got, [&] { return got.count(RunnerEvent::Kind::Result) >= 2; });
+    std::vector<const RunnerEvent*> results;
+    for (const auto& e : got.all)
+        if (e.kind == RunnerEvent::Kind::Result) results.push_back(&e);
+    ASSERT_EQ(results.size(), 2u);
+    ASSERT_TRUE(results[0]->hold);
+    EXPECT_EQ(kl::batch_hold_line(*results[0]->hold), "one hold for every rung of this run: 300 us, set by torch_add");
+    EXPECT_FALSE(results[1]->hold);
+}
+
+// [stopwatch] The real `kladder serve` reads the stopwatch from the environment the window gives it
+// and says it in its hello, GPU or not (on a GPU it calibrates with that stopwatch first).
+TEST(RunnerClient, RealKladderServeSaysTheStopwatchItWasGiven) {
+    RunnerOptions o;
+    o.command = {KLADDER_EXE, "serve"};
+    o.environment["KL_STOPWATCH"] = "span";
+    RunnerClient c(o);
+    Collected got;
+    c.start();
+    pump(
+        c, got, [&] { return got.count(RunnerEvent::Kind::Hello) >= 1; }, 200);
+    const RunnerEvent* hello = got.first(RunnerEvent::Kind::Hello);
+    ASSERT_NE(hello, nullptr);
+    EXPECT_EQ(hello->hello->stopwatch, "span");
+}

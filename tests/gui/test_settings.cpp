@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/errors.h"
 #include "gui/settings.h"
 
 namespace fs = std::filesystem;
@@ -75,4 +76,28 @@ TEST(Settings, OutOfRangeValuesAreClamped) {
     EXPECT_GE(s.window_width, 640);
     EXPECT_LE(s.window_height, 8192);
     EXPECT_LE(s.text_fraction, 0.8f);
+}
+
+// [stopwatch] The runner's stopwatch is remembered; the default is the events; a value that names
+// no stopwatch is refused in one line naming the field (the file is set aside, as any damaged one).
+TEST(Settings, StopwatchRoundTripsAndABadOneIsNamed) {
+    EXPECT_EQ(Settings{}.stopwatch, "events");
+    Settings s;
+    s.stopwatch = "span";
+    const std::string path = temp_path("stopwatch.json");
+    save_settings(path, s);
+    std::string warning;
+    EXPECT_EQ(load_settings(path, &warning).stopwatch, "span");
+    EXPECT_TRUE(warning.empty()) << warning;
+    EXPECT_EQ(settings_from_json_text(R"({"theme":"dark"})", "old.json").stopwatch, "events");  // before the field
+    try {
+        settings_from_json_text(R"({"runner":{"stopwatch":"sundial"}})", "w.json");
+        ADD_FAILURE() << "a stopwatch named 'sundial' was accepted";
+    } catch (const kl::InputError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("w.json: runner.stopwatch: 'sundial' is not a stopwatch (events or span)"),
+                  std::string::npos)
+            << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos);
+    }
 }
