@@ -184,6 +184,10 @@ class NumberSources {
     // shown GPU (a profile) has none, " (H100)" when `bracketed` (a bare figure, a share); ""
     // otherwise. The device named is the device shown.
     std::string measured_elsewhere(const BoundValue& v, bool bracketed) const;
+    // `{{ device own_rates }}`: 1 when the card figures (`copy_gbps`, `sgemm_tflops`, ...) shown
+    // are the shown GPU's own (a live calibration, or its own card), 0 when a profile borrows
+    // another GPU's: prose branches on it to say whose figures they are.
+    BoundValue resolve_own_rates(const Binding& b, const std::string& card_name) const;
     // [one device] (bindings_one_device.cpp) A computation is one GPU's: where its operands mix
     // the shown GPU's facts with a figure measured on another GPU (the card a profile borrows, a
     // recording the shown GPU has none of), its unpinned `{{ device ... }}` operands become that

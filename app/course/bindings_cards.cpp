@@ -161,6 +161,7 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
         if (name.empty()) return v.error = "no card '" + card_name + "'", v;
         return datasheet_peak(b, name, find_datasheet(datasheets_, name), datasheets_dir_);
     }
+    if (b.metric == "own_rates") return resolve_own_rates(b, card_name);
     // The learner's own calibration, when there is one, for what a calibration measures.
     static const std::map<std::string, double Calibration::*> calibrated = {
         {"copy_gbps", &Calibration::copy_gbps},
@@ -218,6 +219,20 @@ BoundValue NumberSources::resolve_device(const Binding& b) const {
     v.shown = format_bound(v.value, v.unit, b.decimals, b.bare);
     v.as_shown_device = card_name.empty();  // card=NAME names its GPU; without, "this device's"
     v.shown += measured_elsewhere(v, b.bare);
+    return v;
+}
+
+BoundValue NumberSources::resolve_own_rates(const Binding& b, const std::string& card_name) const {
+    if (!card_name.empty())
+        return BoundValue::failed("device own_rates takes no card=NAME: a card's rates are its own");
+    bool own = !device_ || (live_calibration_ && live_calibration_->copy_gbps > 0);
+    for (const auto& c : cards_)
+        if (device_ && c.device == device_gpu_name(device_->name)) own = true;
+    BoundValue v;
+    v.ok = true;
+    v.value = own ? 1 : 0;
+    v.what = own ? "the shown device's rates are its own" : "the shown device borrows another GPU's rates";
+    v.shown = format_bound(v.value, v.unit, 0, b.bare);
     return v;
 }
 

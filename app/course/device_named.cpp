@@ -86,4 +86,49 @@ std::vector<ForeignFigure> foreign_figures(const std::string& text, const Number
     return out;
 }
 
+namespace {
+// The sentence of `rendered` around [at, at + len): from the end of the previous sentence (". ",
+// "? ", "! ", a paragraph or a table row's start) to the end of its own.
+std::string sentence_around(const std::string& rendered, size_t at, size_t len) {
+    auto ends_sentence = [&](size_t i) {  // ". " or ".\n" (and ?, !) at i, a blank line, a table row
+        const char c = rendered[i], next = i + 1 < rendered.size() ? rendered[i + 1] : ' ';
+        return ((c == '.' || c == '?' || c == '!') && (next == ' ' || next == '\n')) ||
+               (c == '\n' && (next == '\n' || next == '|'));
+    };
+    size_t begin = at;
+    while (begin > 0 && !ends_sentence(begin - 1)) --begin;
+    size_t end = at + len;
+    while (end < rendered.size() && !ends_sentence(end)) ++end;
+    return rendered.substr(begin, end - begin);
+}
+}  // namespace
+
+std::vector<ForeignFigure> borrowed_as_own(const std::string& text, const NumberSources& sources,
+                                           const std::string& shown) {
+    std::vector<ForeignFigure> out;
+    const std::string shown_gpu = device_gpu_name(shown);
+    for (const auto& [offset, paragraph] : named_check_paragraphs(text)) {
+        std::vector<BoundValue> values;
+        const std::string rendered = sources.render(paragraph, &values);
+        size_t cursor = 0;
+        std::string last_sentence;
+        for (const BoundValue& v : values) {
+            if (!v.ok || v.withheld || v.text || v.shown.empty()) continue;
+            const size_t at = rendered.find(v.shown, cursor);
+            if (at == std::string::npos) continue;
+            cursor = at + v.shown.size();
+            // A card figure stated as the shown GPU's, answered by another GPU's card.
+            if (!v.as_shown_device || v.live || v.date.empty() || device_gpu_name(v.device) == shown_gpu) continue;
+            const std::string sentence = sentence_around(rendered, at, v.shown.size());
+            if (sentence == last_sentence) continue;
+            if (text_names_word(sentence, "your GPU") || text_names_word(sentence, "this GPU") ||
+                text_names_word(sentence, "this device") || text_names_word(sentence, "measured here")) {
+                out.push_back({offset, v.shown, v.device});
+                last_sentence = sentence;
+            }
+        }
+    }
+    return out;
+}
+
 }  // namespace kl

@@ -32,4 +32,12 @@ struct ForeignFigure {
 std::vector<ForeignFigure> foreign_figures(const std::string& text, const NumberSources& sources,
                                            const std::string& shown);
 
+// Each sentence of `text` (rendered with `sources`, shown GPU `shown`) that claims the shown GPU
+// ("your GPU", "this GPU", "this device", "measured here") while it quotes a `{{ device ... }}`
+// card figure the shown GPU borrows from another GPU's card: "measures a copy on your GPU ...:
+// here it is 2,989 GB/s on the H100" names the H100 and still says the figure is the learner's.
+// Branch on `{{ if device own_rates == 1 }}` instead. One entry per sentence.
+std::vector<ForeignFigure> borrowed_as_own(const std::string& text, const NumberSources& sources,
+                                           const std::string& shown);
+
 }  // namespace kl

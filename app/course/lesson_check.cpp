@@ -399,6 +399,12 @@ std::vector<std::string> check_lessons_on_devices(const std::vector<Lesson>& les
                                   f.figure + " is the " + device_short_name(f.measured) + "'s, shown as the " +
                                   device_short_name(device.name) + "'s" + under +
                                   ": name the GPU that measured it (`{{ LADDER/RUNG device }}`)");
+                for (const ForeignFigure& f : borrowed_as_own(t.text, sources, device.name))
+                    out.push_back(t.where + (markdown ? ":" + std::to_string(line_at(t.text, f.offset)) : "") + ": " +
+                                  f.figure + " is the " + device_short_name(f.measured) +
+                                  "'s card figure, in a sentence that says it is the " +
+                                  device_short_name(device.name) + "'s" + under +
+                                  ": branch on `{{ if device own_rates == 1 }}`");
             }
     }
     sources.clear_device();

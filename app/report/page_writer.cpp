@@ -4,6 +4,7 @@
 #include <cairo-pdf.h>
 
 #include <algorithm>
+#include <sstream>
 
 #include "base/errors.h"
 #include "base/printable.h"
@@ -105,8 +106,38 @@ bool PageWriter::draw_table_row(const std::vector<std::string>& cells, const std
     return true;
 }
 
-void PageWriter::table(const std::vector<std::string>& header, const std::vector<double>& shares,
+std::vector<double> PageWriter::fit_shares(const std::vector<std::string>& header, std::vector<double> shares,
+                                           const std::vector<std::vector<std::string>>& rows, double size) const {
+    // Each column at least as wide as its widest word (a header's in bold): cells wrap at blanks,
+    // and a word cut with an ellipsis ("TFLO…") loses what the column holds.
+    std::vector<double> least(shares.size(), 0);
+    auto widen = [&](const std::vector<std::string>& cells, bool bold) {
+        for (size_t c = 0; c < cells.size() && c < least.size(); ++c) {
+            std::istringstream words(printable(cells[c]));
+            for (std::string word; words >> word;)
+                least[c] = std::max(least[c], (sans_(word, size, bold).width + 7) / kTextW);
+        }
+    };
+    widen(header, true);
+    for (const auto& r : rows) widen(r, false);
+    double least_sum = 0, slack = 0;
+    for (size_t c = 0; c < shares.size(); ++c) least_sum += least[c], slack += std::max(0.0, shares[c] - least[c]);
+    if (least_sum >= 1) {  // no room for every word: each column its words' share of the line
+        for (size_t c = 0; c < shares.size(); ++c) shares[c] = least[c] / least_sum;
+        return shares;
+    }
+    // Columns short of their widest word take it from the others' room above theirs.
+    double need = 0;
+    for (size_t c = 0; c < shares.size(); ++c) need += std::max(0.0, least[c] - shares[c]);
+    if (need <= 0 || slack <= 0) return shares;
+    for (size_t c = 0; c < shares.size(); ++c)
+        shares[c] = shares[c] < least[c] ? least[c] : shares[c] - (shares[c] - least[c]) * need / slack;
+    return shares;
+}
+
+void PageWriter::table(const std::vector<std::string>& header, const std::vector<double>& asked_shares,
                        const std::vector<std::vector<std::string>>& rows, double size) {
+    const std::vector<double> shares = fit_shares(header, asked_shares, rows, size);
     ensure(3 * size * 1.3 + 6);
     // A header of empty cells (a Markdown table of name and value) is not drawn.
     const bool headed = std::any_of(header.begin(), header.end(), [](const std::string& c) { return !c.empty(); });

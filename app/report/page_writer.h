@@ -67,6 +67,9 @@ class PageWriter {
     void rule(double width);
     void text_at(const std::string& text, double x, double baseline, double size, bool bold, bool mono,
                  plot::Color color);
+    // `shares` widened where a column's widest word would not fit, taken from the columns with room.
+    std::vector<double> fit_shares(const std::vector<std::string>& header, std::vector<double> shares,
+                                   const std::vector<std::vector<std::string>>& rows, double size) const;
     bool draw_table_row(const std::vector<std::string>& cells, const std::vector<double>& shares, double size,
                         bool bold);
 

@@ -286,3 +286,64 @@ TEST(BindingsProfile, AComputationIsOneGpus) {
     EXPECT_EQ(s.render("{{ = device copy_gbps / device sm_count | .0 }}"), "23 GB/s");
     EXPECT_EQ(s.render("{{ = tiny/one ms * device sm_count | bare .0 }}"), "422");
 }
+
+// `{{ device own_rates }}`: whether the card figures a text shows are the shown GPU's own, for a
+// sentence that must say so when a profile borrows the H100's copy line ("on your GPU ... 2,989
+// GB/s on the H100" is two GPUs in one breath).
+TEST(BindingsProfile, OwnRatesSaysWhetherTheCardFiguresAreTheShownGpus) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    NumberSources s(&ladders);
+    s.add_card(h100_card_with_copy_line());
+    const std::string text = "{{ if device own_rates == 1 }}its own{{ else }}borrowed{{ end }}";
+    EXPECT_EQ(s.render(text), "its own");  // no device set: the preferred recorded device, its card
+    DeviceInfo rtx;
+    rtx.name = "NVIDIA GeForce RTX 3090 (profile)";
+    s.set_device(rtx, "sm_86_rtx3090.json");
+    EXPECT_EQ(s.render("{{ device own_rates }}"), "0");
+    EXPECT_EQ(s.render(text), "borrowed");
+    DeviceInfo h100_profile;
+    h100_profile.name = "NVIDIA H100 80GB HBM3 (profile)";
+    s.set_device(h100_profile, "sm_90_h100.json");
+    EXPECT_EQ(s.render(text), "its own");
+    // The learner's RTX 3090 with a calibration of its own: its copy line is its own.
+    DeviceInfo live;
+    live.name = "NVIDIA GeForce RTX 3090";
+    s.set_device(live, "this device");
+    EXPECT_EQ(s.render(text), "borrowed");
+    Calibration c;
+    c.copy_gbps = 850;
+    c.measured_at = "2026-12-01T02:00:00Z";
+    s.set_live_calibration(c, live.name, "calibration.json");
+    EXPECT_EQ(s.render(text), "its own");
+    std::vector<std::string> errors;
+    auto pinned = find_bindings("{{ device own_rates card=nvidia_h100_80gb_hbm3 }}", &errors);
+    ASSERT_EQ(pinned.size(), 1u);
+    EXPECT_FALSE(s.resolve(pinned[0]).ok);
+}
+
+// A sentence that says a figure is the learner's ("on your GPU ... here it is") while the figure
+// is another GPU's card, borrowed by a profile, is found even though the figure names its GPU.
+TEST(BindingsProfile, ABorrowedCardFigureInASentenceAboutYourGpuIsFound) {
+    TempTree t;
+    auto ladders = tiny_ladder_with_tpb(t);
+    NumberSources s(&ladders);
+    s.add_card(h100_card_with_copy_line());
+    DeviceInfo rtx;
+    rtx.name = "NVIDIA GeForce RTX 3090 (profile)";
+    s.set_device(rtx, "sm_86_rtx3090.json");
+    const std::string text =
+        "Kernel Ladder measures a copy on your GPU at first start: here it is {{ device copy_gbps }}.\n\n"
+        "No copy has been measured on the {{ device name }} yet. Another GPU's line: {{ device copy_gbps }}.\n\n"
+        "The line is drawn on the plots. This GPU has {{ device sm_count }} SMs; the borrowed line is "
+        "{{ device copy_gbps card=nvidia_h100_80gb_hbm3 }}.";
+    std::vector<ForeignFigure> found = borrowed_as_own(text, s, rtx.name);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].offset, 0u);
+    EXPECT_EQ(found[0].figure, "3,000 GB/s on the H100");
+    EXPECT_EQ(found[0].measured, "NVIDIA H100 80GB HBM3");
+    DeviceInfo h100_profile;
+    h100_profile.name = "NVIDIA H100 80GB HBM3 (profile)";
+    s.set_device(h100_profile, "sm_90_h100.json");
+    EXPECT_TRUE(borrowed_as_own(text, s, h100_profile.name).empty());  // its own card
+}

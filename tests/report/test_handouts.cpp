@@ -304,3 +304,16 @@ TEST(HandoutLesson, NoParagraphMixesTwoDevicesMeasurements) {
     }
     EXPECT_EQ(mixed_before, 1);  // step 8's measurements, told from the H100's recordings whole
 }
+
+// A table column is at least as wide as its widest word: the key table's "TFLOP/s" header beside
+// long rung names prints whole, not cut to "TFLO…" (the key numbers of lesson 6's handout).
+TEST(HandoutPages, ATableColumnHoldsItsWidestWord) {
+    std::string md = "| rung | median time (ms) | TFLOP/s | % of cuBLAS | check |\n|---|---:|---:|---:|---|\n";
+    for (int i = 0; i < 3; ++i)
+        md +=
+            "| Tensor cores: TMA and warp specialization, a long rung name (bf16) (wgmma_tma_bf16) | 0.183 | 751 | "
+            "100 % | not measured |\n";
+    const std::string t = handout_pdf(md, {}, "t", "f").transcript;
+    EXPECT_NE(t.find("| TFLOP/s |"), std::string::npos) << t;
+    EXPECT_EQ(t.find("\xE2\x80\xA6"), std::string::npos) << t;  // no word cut with an ellipsis
+}
