@@ -37,7 +37,7 @@ wait 3
 wheel text:timeline 0
 SCRIPT
 # The workbook exits 3 when its script had errors (app/gui/test_driver.cpp): here, the one expected.
-"$gui" --size 1280x800 --no-runner --lesson matmul_hopper --step 10 --script "$out/timeline.txt" \
+"$gui" --size 1280x800 --no-runner --lesson matmul_hopper --step 11 --script "$out/timeline.txt" \
     --max-seconds 60 --report "$out/timeline.json" > "$out/timeline_stdout.txt" 2> "$out/timeline_stderr.txt"
 rc=$?
 [ $rc -eq 3 ] || { echo "FAIL: the timeline script: exit $rc, 3 expected"; cat "$out/timeline_stderr.txt"; exit 1; }
