@@ -41,7 +41,8 @@ if [ "${1:-}" = "--gui" ]; then
   cp /usr/share/fonts/truetype/dejavu/DejaVuSans{,-Bold,-Oblique,-BoldOblique,Mono}.ttf .carry/fonts/
   [ -n "$(ls .gl/*.deb 2>/dev/null)" ] || echo "pack_for_gpu: no .gl/*.deb: fetch the GL loaders first (docs/gui.md)" >&2
 fi
-programs=$(cd .carry && ls kladder test_* peers.py kernel-ladder 2>/dev/null || true)
+# The window's libraries and fonts (--gui) travel in the archive too: loose, they are 9 MB.
+programs=$(cd .carry && ls -d kladder test_* peers.py kernel-ladder lib fonts 2>/dev/null || true)
 tar -cJf .carry/carry.tar.xz -C .carry $programs
-(cd .carry && rm -f $programs)
+(cd .carry && rm -rf $programs)
 du -sh .carry
