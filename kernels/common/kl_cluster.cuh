@@ -6,6 +6,15 @@
 
 #include "kl_tma.cuh"  // TmaDescriptor
 
+// The kernel's cluster shape from the rung's CLUSTER (1, 2 or 4 blocks), expanded where a kernel
+// is declared: `__global__ void CLUSTER_DIMS ...`. Nothing for 1: an unclustered launch.
+#define KL_CLUSTER_DIMS_1
+#define KL_CLUSTER_DIMS_2 __cluster_dims__(2, 1, 1)
+#define KL_CLUSTER_DIMS_4 __cluster_dims__(4, 1, 1)
+#define KL_CLUSTER_DIMS_OF(n) KL_CLUSTER_DIMS_##n
+#define KL_CLUSTER_DIMS(n) KL_CLUSTER_DIMS_OF(n)
+#define CLUSTER_DIMS KL_CLUSTER_DIMS(CLUSTER)
+
 __device__ __forceinline__ unsigned cluster_rank() {
     unsigned r;
     asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));

@@ -561,9 +561,3 @@ extern "C" __global__ void cluster_gemm_print_stamps() {
     }
 #endif
 }
-
-#if CLUSTER > 1
-#define CLUSTER_DIMS __cluster_dims__(CLUSTER, 1, 1)
-#else
-#define CLUSTER_DIMS
-#endif

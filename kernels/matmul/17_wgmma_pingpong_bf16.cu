@@ -216,11 +216,6 @@ extern "C" __global__ void matmul_pingpong_pad(__nv_bfloat16* Ap, __nv_bfloat16*
 // Launch 2: the GEMM. The grid is a whole number of clusters (the manifest rounds it); A and B
 // are the padded copies when rows were not aligned, so the tensor maps are always valid.
 // ---------------------------------------------------------------------------------------------
-#if CLUSTER > 1
-#define CLUSTER_DIMS __cluster_dims__(CLUSTER, 1, 1)
-#else
-#define CLUSTER_DIMS
-#endif
 extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
     matmul_wgmma_pingpong_bf16(float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K,
                                const __grid_constant__ TmaDescriptor map_a,

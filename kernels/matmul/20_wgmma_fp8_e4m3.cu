@@ -342,11 +342,6 @@ __device__ __forceinline__ void consume_overlapped(const Shared& sh, float* C, f
 // ---------------------------------------------------------------------------------------------
 // The kernel
 // ---------------------------------------------------------------------------------------------
-#if CLUSTER > 1
-#define CLUSTER_DIMS __cluster_dims__(CLUSTER, 1, 1)
-#else
-#define CLUSTER_DIMS
-#endif
 extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
     matmul_wgmma_fp8(float* C, const unsigned char* A, const unsigned char* Bt, int M, int N, int K,
                      const float* scale_a, const float* scale_b, const __grid_constant__ TmaDescriptor map_a,

@@ -7,24 +7,6 @@
 gui=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/window_test.sh"
-# verdict REPORT NAME CHECKS: the window's report read; CHECKS, a Python list of (ok, message)
-# over `r` (the report), `cards` (the strip's cards by rung) and `text(rung)`, after the script's
-# own check. One line of verdict; exit 1 with the failed messages.
-verdict() {
-    python3 - "$1" "$2" "$3" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-cards = {c["rung"]: c for c in r["strip"]}
-text = lambda rung: cards.get(rung, {}).get("text", "")
-checks = [(r["script"]["finished"] and not r["script"]["errors"], f"script: {r['script']['errors']}")]
-checks += eval(sys.argv[3])
-bad = [msg for ok, msg in checks if not ok]
-print(f"{sys.argv[2]}: {len(checks) - len(bad)} of {len(checks)} checks passed")
-if bad:
-    print("FAIL: " + "\n      ".join(bad))
-    sys.exit(1)
-PY
-}
 fresh_out "$2"
 cat > "$out/script.txt" <<SCRIPT
 wait 5

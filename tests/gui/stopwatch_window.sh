@@ -17,22 +17,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/window_test.sh"
 root="$3"
 rm -rf "$root" && mkdir -p "$root"
-# verdict REPORT NAME CHECKS: CHECKS, a Python list of (ok, message) over `r` (the report) and
-# `cards` (the strip's cards by rung). One line of verdict; exit 1 with the failed messages.
-verdict() {
-    python3 - "$1" "$2" "$3" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-cards = {c["rung"]: c for c in r["strip"]}
-checks = [(r["script"]["finished"] and not r["script"]["errors"], f"script: {r['script']['errors']}")]
-checks += eval(sys.argv[3])
-bad = [msg for ok, msg in checks if not ok]
-print(f"{sys.argv[2]}: {len(checks) - len(bad)} of {len(checks)} checks passed")
-if bad:
-    print("FAIL: " + "\n      ".join(bad))
-    sys.exit(1)
-PY
-}
 
 # 1. A recording with one span figure among events figures.
 fresh_out "$root/recorded"

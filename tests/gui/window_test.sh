@@ -49,3 +49,22 @@ run = json.load(open(sys.argv[1]))["runner"]
 print("" if run["gpu"] else "SKIP: no GPU: " + run["no_gpu_reason"])' "$1") || { echo "FAIL: $1: no runner state"; exit 1; }
     [ -z "$skip" ] || { echo "$skip"; exit 77; }
 }
+
+# verdict REPORT NAME CHECKS: CHECKS, a Python list of (ok, message) over `r` (the window's --report),
+# `cards` (the strip's cards by rung) and `text(rung)` (a card's text). One line of verdict; exit 1
+# with the failed messages. Shared by library_share.sh and stopwatch_window.sh.
+verdict() {
+    python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+cards = {c["rung"]: c for c in r["strip"]}
+text = lambda rung: cards.get(rung, {}).get("text", "")
+checks = [(r["script"]["finished"] and not r["script"]["errors"], f"script: {r['script']['errors']}")]
+checks += eval(sys.argv[3])
+bad = [msg for ok, msg in checks if not ok]
+print(f"{sys.argv[2]}: {len(checks) - len(bad)} of {len(checks)} checks passed")
+if bad:
+    print("FAIL: " + "\n      ".join(bad))
+    sys.exit(1)
+PY
+}
