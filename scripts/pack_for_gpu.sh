@@ -37,6 +37,9 @@ if [ "${1:-}" = "--gui" ]; then
   rm -rf .carry/lib && mkdir -p .carry/lib .carry/fonts
   ldd "$gui" | awk '$3 ~ /^\// {print $3}' |
     grep -vE '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|ld-linux[^/]*)\.so|/usr/local/cuda|lib(GLdispatch|OpenGL|EGL|GLX|GL)\.so' |
+    # Libraries every Linux has, in a newer version there: Debian's older copy first on the path
+    # kept the in-process Python of the PyTorch peers from loading (libexpat's missing symbols).
+    grep -vE '/lib(expat|z|bsd|md)\.so' |
     while read -r lib; do cp -L "$lib" .carry/lib/; done
   cp /usr/share/fonts/truetype/dejavu/DejaVuSans{,-Bold,-Oblique,-BoldOblique,Mono}.ttf .carry/fonts/
   [ -n "$(ls .gl/*.deb 2>/dev/null)" ] || echo "pack_for_gpu: no .gl/*.deb: fetch the GL loaders first (docs/gui.md)" >&2
