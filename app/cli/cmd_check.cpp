@@ -1,5 +1,6 @@
 // `kladder check-kernels`: NVRTC-compiles every rung at its default parameters and at the ends
-// of each parameter's range (other parameters at defaults; --defaults-only: the defaults alone), and every lesson
+// of each parameter's range (other parameters at defaults; the ends in the rung's widest dtype unless
+// --every-dtype; --defaults-only: the defaults alone), and every lesson
 // exercise's starter file and reference solution as its starter rung (cmd_exercise.cpp), skipping combinations
 // that break the rung's constraints, for each architecture of --arch (a list). A rung that needs a newer architecture
 // than the target (its manifest's min_arch, or an "a" target such as sm_90a) is skipped by design, with its declared
@@ -34,6 +35,7 @@ struct CheckOptions {
     std::string ladder;
     std::vector<std::string> archs{"sm_90"};
     bool defaults_only = false;  // each rung at its default parameters only, not its range ends
+    bool every_dtype = false;    // range ends in every dtype, not only the widest (see ends_dtype)
     bool verbose = false;
 };
 
@@ -59,6 +61,17 @@ std::vector<ParamValues> variants(const Rung& r, bool defaults_only) {
         }
     }
     return out;
+}
+
+// The dtype a rung's range ends compile in (its defaults compile in every dtype): the widest, the
+// worst case for what a parameter's end can break at compile time (registers, static shared memory,
+// unrolled loads); the first listed among equals. Every dtype at every end was 908 compilations on
+// sm_90 (2026-12-01), the suite's longest test on CI's two cores; the widest alone is 660.
+DType ends_dtype(const Rung& r) {
+    DType widest = r.dtypes.front();
+    for (DType d : r.dtypes)
+        if (dtype_size(d) > dtype_size(widest)) widest = d;
+    return widest;
 }
 
 // NVRTC accepts an empty file and a file without the kernel a launch names; the runner would
@@ -162,6 +175,7 @@ void check_rungs(const CheckOptions& opt, const std::vector<Ladder>& ladders, co
             for (size_t vi = 0; vi < vs.size(); ++vi) {
                 const ParamValues& pv = vs[vi];
                 for (DType dt : r.dtypes) {
+                    if (vi > 0 && !opt.every_dtype && dt != ends_dtype(r)) continue;
                     // Constraints are checked at the ladder's default sizes.
                     RunOptions ro;
                     ro.dtype = dt;
@@ -264,6 +278,9 @@ Action add_check_kernels_command(CLI::App& app) {
     app.add_flag("--defaults-only", opt->defaults_only,
                  "compile each rung at its default parameters only, not at the ends of their ranges (what "
                  "parameters change is mostly the same for every target: the ends are worth checking on one)");
+    app.add_flag("--every-dtype", opt->every_dtype,
+                 "compile the ends of the ranges in every dtype of a rung, not only its widest (the defaults "
+                 "compile in every dtype either way)");
     app.add_flag("-v,--verbose", opt->verbose, "print every compilation, and NVRTC warnings");
     return [opt] {
         for (const auto& a : opt->archs) {
@@ -292,7 +309,10 @@ Action add_check_kernels_command(CLI::App& app) {
                         printable(triton_availability().reason).c_str());
         std::string archs;
         for (const auto& a : opt->archs) archs += (archs.empty() ? "" : ",") + a;
-        if (opt->defaults_only) archs += ", default parameters only";
+        if (opt->defaults_only)
+            archs += ", default parameters only";
+        else if (!opt->every_dtype)
+            archs += ", range ends in each rung's widest dtype";
         std::printf(
             "check-kernels (%s): %d compiled, %d failed, %d ptxas performance notes, %d skipped by constraints, %d "
             "rung-targets skipped by design "

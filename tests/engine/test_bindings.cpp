@@ -8,6 +8,9 @@
 #include "course/lesson_check.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_bindings {
+
 using namespace kl;
 
 namespace {
@@ -327,3 +330,5 @@ TEST(Bindings, DatasheetHoldsTf32Fp8TensorAndClockAndFollowsACard) {
     EXPECT_NE(s.resolve(one("{{ device datasheet_gbps card=nvidia_b200 }}")).error.find("no card 'nvidia_b200'"),
               std::string::npos);
 }
+
+}  // namespace kl_test_bindings

@@ -5,6 +5,9 @@
 #include "course/bindings.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_bindings_expr {
+
 using namespace kl;
 
 namespace {
@@ -169,3 +172,5 @@ TEST(BindingsExpr, NestedFunctionsAndAProfileReadsItsOwnCard) {
     s.set_device(gpu("Other GPU (profile)", 40, 4, 1024), "other.json");
     EXPECT_EQ(s.resolve(one("{{ device copy_gbps }}")).value, 3000);  // no card of its own: the preferred one's
 }
+
+}  // namespace kl_test_bindings_expr

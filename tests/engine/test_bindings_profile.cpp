@@ -9,6 +9,9 @@
 #include "course/device_named.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_bindings_profile {
+
 using namespace kl;
 
 namespace {
@@ -347,3 +350,5 @@ TEST(BindingsProfile, ABorrowedCardFigureInASentenceAboutYourGpuIsFound) {
     s.set_device(h100_profile, "sm_90_h100.json");
     EXPECT_TRUE(borrowed_as_own(text, s, h100_profile.name).empty());  // its own card
 }
+
+}  // namespace kl_test_bindings_profile

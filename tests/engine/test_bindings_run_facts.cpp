@@ -9,6 +9,9 @@
 #include "course/bound_resources.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_bindings_run_facts {
+
 using namespace kl;
 
 namespace {
@@ -169,3 +172,5 @@ TEST(BindingsRunFacts, SmCountOfTheRunsGpu) {
     bare.add_recorded(results_with({timed_run(32)}), "rec/nameless.json");
     EXPECT_FALSE(bare.resolve(resources_binding("{{ tiny/one sm_count TPB=32 }}")).ok);
 }
+
+}  // namespace kl_test_bindings_run_facts

@@ -20,6 +20,9 @@
 #include "course/judge.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_class {
+
 namespace {
 
 std::string refusal_of(const std::string& text, const std::string& origin, const kl::ClassKey& key) {
@@ -406,3 +409,5 @@ TEST(ClassMerge, TwentySubmissionsFromThreeDevicesAndEachBadFileInOneLine) {
     EXPECT_NEAR(board.front()->pct_roof, 100 * (0.3 + 0.03 * 19), 0.01);
     EXPECT_GT(board.front()->pct_roof, board.back()->pct_roof);
 }
+
+}  // namespace kl_test_class

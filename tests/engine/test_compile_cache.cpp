@@ -21,6 +21,9 @@
 #include "model/try_staging.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_compile_cache {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -283,3 +286,5 @@ TEST(CompileTimeLimit, EndsTheProcessWithOneLine) {
     unsetenv("KL_COMPILE_TIMEOUT_S");
     EXPECT_EQ(kl::compile_time_limit_s(), 300);
 }
+
+}  // namespace kl_test_compile_cache

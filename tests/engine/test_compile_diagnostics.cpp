@@ -8,6 +8,9 @@
 #include "model/compile_diagnostics.h"
 #include "model/results_json.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_compile_diagnostics {
+
 using namespace kl;
 
 namespace {
@@ -112,3 +115,5 @@ TEST(CompileDiagnostics, JsonRoundTripAndRefusals) {
     EXPECT_THROW(diagnostic_from_json(j, "d"), InputError);
     EXPECT_THROW(diagnostic_from_json(nlohmann::json::array(), "d"), InputError);
 }
+
+}  // namespace kl_test_compile_diagnostics

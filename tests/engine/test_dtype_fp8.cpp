@@ -7,6 +7,9 @@
 
 #include "model/dtype.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_dtype_fp8 {
+
 TEST(DtypeFp8, EveryCodeDecodesAndEncodesBack) {
     for (int b = 0; b < 256; ++b) {
         const float f = kl::e4m3_to_float(static_cast<uint8_t>(b));
@@ -34,3 +37,5 @@ TEST(DtypeFp8, KnownValuesRoundingAndSaturation) {
     EXPECT_EQ(kl::parse_dtype("fp8e4m3"), kl::DType::E4M3);
     EXPECT_EQ(kl::to_string(kl::DType::E4M3), "fp8e4m3");
 }
+
+}  // namespace kl_test_dtype_fp8

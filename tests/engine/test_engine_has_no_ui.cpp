@@ -8,6 +8,9 @@
 
 #include "base/paths.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_engine_has_no_ui {
+
 TEST(Architecture, EngineHasNoUiIncludes) {
     const std::regex forbidden(R"(#\s*include\s*[<"](imgui|GLFW|GL/|backends/|cairo|md4c))");
     int files = 0;
@@ -26,3 +29,5 @@ TEST(Architecture, EngineHasNoUiIncludes) {
         }
     EXPECT_GT(files, 100);
 }
+
+}  // namespace kl_test_engine_has_no_ui

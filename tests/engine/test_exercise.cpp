@@ -12,6 +12,9 @@
 #include "model/manifest_load.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_exercise {
+
 using namespace kl;
 
 namespace {
@@ -287,3 +290,5 @@ TEST(Exercise, TheEmptyBodyExercisesAreComplete) {
         }
     EXPECT_EQ(found, 6);
 }
+
+}  // namespace kl_test_exercise

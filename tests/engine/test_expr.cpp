@@ -3,6 +3,9 @@
 #include "base/errors.h"
 #include "base/expr.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_expr {
+
 using kl::Expr;
 
 TEST(Expr, ArithmeticAndPrecedence) {
@@ -49,3 +52,5 @@ TEST(Expr, ErrorsNameTheProblem) {
     EXPECT_THROW(Expr::parse("(1 + 2"), kl::InputError);
     EXPECT_THROW(Expr::parse(""), kl::InputError);
 }
+
+}  // namespace kl_test_expr

@@ -11,6 +11,9 @@
 #include "model/manifest_load.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_lab_rungs {
+
 namespace {
 
 // A rung "one" of the tiny ladder with these parameter tables (each "NAME lab?"), values 1..4,
@@ -144,3 +147,5 @@ TEST(RungNumbers, LessonTextThatCallsARungByAnotherNumberIsAnOffence) {
               "lessons/07_x/lesson.toml: step[0].predict.ask: asks about 'rung 4', but the step's rung one "
               "is number 01");
 }
+
+}  // namespace kl_test_lab_rungs

@@ -11,6 +11,9 @@
 #include "model/run_plan.h"
 #include "model/serve_protocol.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_ladder_rung {
+
 namespace {
 
 const kl::Ladder& ladder(const std::string& id) {
@@ -123,3 +126,5 @@ TEST(LadderRung, SkipUnfitTravelsInTheRunnerProtocol) {
 }
 
 }  // namespace
+
+}  // namespace kl_test_ladder_rung

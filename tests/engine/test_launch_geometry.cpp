@@ -9,6 +9,9 @@
 #include "model/manifest_load.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_launch_geometry {
+
 namespace {
 
 kl::DeviceLimits limits_of(const std::string& file) {
@@ -149,3 +152,5 @@ TEST(LaunchGeometry, OnlyTheLaunchThatAppliesIsEvaluated) {
         EXPECT_EQ(g[0].dynamic_smem, (128 + 4 * 64) * (d + 8) * 2);
     }
 }
+
+}  // namespace kl_test_launch_geometry

@@ -12,6 +12,9 @@
 #include "model/manifest_load.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_lesson {
+
 namespace {
 std::vector<kl::Ladder> shipped_ladders() {
     std::vector<std::string> errors;
@@ -224,3 +227,5 @@ TEST(Lesson, TraceFieldIsChecked) {
     EXPECT_NE(error_of(lesson_with("trace = { rung = \"x\" }\n")).find("a trace needs a step with a ladder"),
               std::string::npos);
 }
+
+}  // namespace kl_test_lesson

@@ -10,6 +10,9 @@
 #include "model/operation.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_manifest {
+
 namespace {
 
 const char* kKernel = R"(extern "C" __global__ void scale2(float* y, const float* x, long long n) {
@@ -363,3 +366,5 @@ TEST(Manifest, DivergenceLadderIsTheBranchPair) {
     EXPECT_DOUBLE_EQ(op->tolerance(p).rel, 1e-5);
     EXPECT_EQ(op->buffers(p).size(), 2u);
 }
+
+}  // namespace kl_test_manifest

@@ -11,6 +11,9 @@
 #include "model/results.h"
 #include "model/run_metrics.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_measures {
+
 using namespace kl;
 
 TEST(Measures, ValuesKeepRegistryOrderWhateverOrderTheyAreSet) {
@@ -72,3 +75,5 @@ TEST(Measures, RunMetricsReadTheTags) {
     r.error_kind = "gpu";
     EXPECT_FALSE(run_metric_value(r, "gbps").has_value());  // a failed run has no figures
 }
+
+}  // namespace kl_test_measures

@@ -15,6 +15,9 @@
 #include "model/manifest_load.h"
 #include "model/occupancy.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_occupancy {
+
 namespace {
 
 kl::DeviceInfo profile(const std::string& file) {
@@ -321,3 +324,5 @@ TEST(ArchGate, HopperSpecificTargetsDoNotRunOnNewerArchitectures) {
     EXPECT_EQ(kl::parse_arch("sm_9").cc, -1);
     EXPECT_EQ(kl::parse_arch("gfx90").cc, -1);
 }
+
+}  // namespace kl_test_occupancy

@@ -9,6 +9,9 @@
 #include "model/manifest.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_prediction_sweep {
+
 using namespace kl;
 
 namespace {
@@ -343,3 +346,5 @@ TEST(SweepSpec, LessonStepNamesValuesAndTiesSizeAxes) {
     EXPECT_EQ(find_lesson_sweep(all, "tiny", "one", "n"), &all[0].steps[0]);
     EXPECT_EQ(find_lesson_sweep(all, "tiny", "one", "TPB"), nullptr);
 }
+
+}  // namespace kl_test_prediction_sweep

@@ -19,6 +19,9 @@
 #include "model/manifest_load.h"
 #include "model/ptx_instrument.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_ptx_instrument {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -206,3 +209,5 @@ TEST(AddressTrace, FixtureOfTheTransposeSmemStepReadsAndMatches) {
     EXPECT_EQ(t.accesses[0].sectors, 4);       // a tile row of the input: coalesced
     EXPECT_EQ(t.accesses[8].bank_degree, 32);  // a tile column from shared memory: one bank
 }
+
+}  // namespace kl_test_ptx_instrument

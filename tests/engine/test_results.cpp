@@ -11,6 +11,9 @@
 #include "model/results_json.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_results {
+
 namespace {
 kl::ResultsFile sample() {
     kl::ResultsFile f;
@@ -116,3 +119,5 @@ TEST(AtomicFile, WritesWholeFileAndLeavesNoTempOnFailure) {
     for (const auto& e : std::filesystem::directory_iterator(t.root())) files += e.is_regular_file();
     EXPECT_EQ(files, 1) << "a failed write must leave no temporary file";
 }
+
+}  // namespace kl_test_results

@@ -10,6 +10,9 @@
 #include "model/results.h"
 #include "model/results_json.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_results_v2 {
+
 namespace {
 kl::ResultsFile with_resources() {
     kl::ResultsFile f;
@@ -101,3 +104,5 @@ TEST(ResultsV2, CommittedVersion1RecordingsStillRead) {
     }
     EXPECT_GE(v1, 5);  // the H100 recordings of 2026-11-22
 }
+
+}  // namespace kl_test_results_v2

@@ -16,6 +16,9 @@
 #include "model/manifest_load.h"
 #include "model/run_metrics.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_reveal {
+
 using namespace kl;
 
 namespace {
@@ -221,3 +224,5 @@ TEST(RevealGate, WithholdsTheJudgedRunInEveryUnitAndNothingElse) {
               std::string("// H100: ") + kWithheldShown + " at d = 64, " + kWithheldShown + " of the copy line");
     EXPECT_EQ(gate.source_line("float v = x[i] * 0.5f;  // sm_90"), "float v = x[i] * 0.5f;  // sm_90");
 }
+
+}  // namespace kl_test_reveal

@@ -10,6 +10,9 @@
 #include "model/results_json.h"
 #include "model/roof.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_roof {
+
 namespace {
 
 // An H200-like calibration: reads stream faster than writes, a copy in between.
@@ -113,3 +116,5 @@ TEST(Roof, PointsSlowedByAToolAreNotPlausible) {
     EXPECT_FALSE(kl::roof_points_plausible({{"memcpy", 0.5, 1000.0}, {"copy", 0.5, 499.0}}));
     EXPECT_TRUE(kl::roof_points_plausible({{"memcpy", 0.5, 1000.0}, {"copy", 0.5, 500.0}}));
 }
+
+}  // namespace kl_test_roof

@@ -14,6 +14,9 @@
 #include "model/run_plan.h"
 #include "model/serve_protocol.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_selection {
+
 namespace {
 
 struct Course {
@@ -200,3 +203,5 @@ TEST(Selection, DefaultSweepPoints) {
 }
 
 }  // namespace
+
+}  // namespace kl_test_selection

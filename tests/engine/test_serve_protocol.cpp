@@ -11,6 +11,9 @@
 #include "model/serve_protocol.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_serve_protocol {
+
 using nlohmann::json;
 
 namespace {
@@ -429,3 +432,5 @@ TEST(ServeProtocol, ResultCarriesCompileDiagnosticsBothWays) {
     EXPECT_FALSE(l.event);
     EXPECT_NE(l.problem.find("diagnostics[0].severity"), std::string::npos) << l.problem;
 }
+
+}  // namespace kl_test_serve_protocol

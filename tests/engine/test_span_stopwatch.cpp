@@ -10,6 +10,9 @@
 #include "gpu/span_stopwatch.h"
 #include "model/results_json.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_span_stopwatch {
+
 namespace {
 
 using Kind = kl::ActivityRecord::Kind;
@@ -114,3 +117,5 @@ TEST(SpanStopwatch, TheRecordSaysWhichStopwatchTimedIt) {
 }
 
 }  // namespace
+
+}  // namespace kl_test_span_stopwatch

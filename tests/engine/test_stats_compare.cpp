@@ -8,6 +8,9 @@
 #include "model/compare.h"
 #include "model/dtype.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_stats_compare {
+
 TEST(Stats, MedianMinMaxSpread) {
     auto s = kl::summarize({5, 1, 3, 2, 4});
     EXPECT_DOUBLE_EQ(s.median_ms, 3);
@@ -69,3 +72,5 @@ TEST(Dtype, RoundTripsAndRounding) {
     EXPECT_EQ(kl::parse_dtype("fp32"), kl::DType::F32);
     EXPECT_FALSE(kl::parse_dtype("int7").has_value());
 }
+
+}  // namespace kl_test_stats_compare

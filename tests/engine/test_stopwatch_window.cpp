@@ -6,6 +6,9 @@
 #include "model/serve_protocol.h"
 #include "model/stopwatch_label.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_stopwatch_window {
+
 namespace {
 
 kl::RunRecord timed(const std::string& stopwatch, double median_ms, double event_ms = 0) {
@@ -166,3 +169,5 @@ TEST(HoldProtocol, AResultSaysTheHoldItSharedAndABadOneIsNamed) {
     EXPECT_FALSE(l.event);
     EXPECT_TRUE(has(l.problem, "hold.us")) << l.problem;
 }
+
+}  // namespace kl_test_stopwatch_window

@@ -12,6 +12,9 @@
 #include "model/manifest_load.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_tensor_map {
+
 namespace {
 
 // A one-rung gelu ladder (buffers y and x) whose launch passes `arg` third. Syntax errors point
@@ -150,3 +153,5 @@ TEST(TensorMapRules, KernelArgPassesTheMapBytesByAddress) {
     kl::KernelArg copy = a;  // argument lists are copied; the bytes are shared, not moved
     EXPECT_EQ(copy.address(), static_cast<const void*>(map->bytes));
 }
+
+}  // namespace kl_test_tensor_map

@@ -15,6 +15,9 @@
 #include "gpu/torch_bridge.h"
 #include "model/manifest_load.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_torch_peers {
+
 namespace {
 
 std::set<std::string> names_in_python_table() {
@@ -101,3 +104,5 @@ TEST(TorchPeers, AMissingLibpythonIsOneLineNamingWhatToInstall) {
 }
 
 }  // namespace
+
+}  // namespace kl_test_torch_peers

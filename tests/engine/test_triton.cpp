@@ -20,6 +20,9 @@
 #include "model/triton_rung.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_triton {
+
 namespace {
 
 // A softmax-shaped ladder with one Triton rung; `extra` goes into the rung, `launch_extra` into its launch.
@@ -405,3 +408,5 @@ TEST(TritonCompile, FakeInterpreterAnswersAndTheAnswerIsCached) {
     EXPECT_NE(j["source"], req.source_path) << "the helper reads the checked copy, not the rung's file";
     unsetenv("KL_PYTHON");
 }
+
+}  // namespace kl_test_triton

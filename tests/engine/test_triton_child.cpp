@@ -20,6 +20,9 @@
 #include "model/triton_child.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_triton_child {
+
 namespace {
 
 std::string script(const TempTree& t, const std::string& name, const std::string& body) {
@@ -244,3 +247,5 @@ TEST(TritonChildHook, ProgramsNetworkAndNativeCodeAreRefused) {
     }
     EXPECT_FALSE(std::filesystem::exists(marker)) << "a program ran";
 }
+
+}  // namespace kl_test_triton_child

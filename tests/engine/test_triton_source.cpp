@@ -19,6 +19,9 @@
 #include "model/triton_source.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_triton_source {
+
 namespace {
 
 const std::string kHead = "import triton\nimport triton.language as tl\n";
@@ -213,3 +216,5 @@ TEST(TritonSource, EveryByteAtEveryPlaceGivesAVerdict) {
         }
     EXPECT_GT(accepted, 0);
 }
+
+}  // namespace kl_test_triton_source

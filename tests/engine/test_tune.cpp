@@ -19,6 +19,9 @@
 #include "model/tuner.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_tune {
+
 namespace {
 
 const kl::Ladder& shipped(const std::string& id) {
@@ -310,3 +313,5 @@ TEST(TunedStore, RunsRecordTheSettingsTheyUsed) {
 }
 
 }  // namespace
+
+}  // namespace kl_test_tune

@@ -11,6 +11,9 @@
 #include "model/workspace.h"
 #include "temp_tree.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_workspace {
+
 using namespace kl;
 namespace fs = std::filesystem;
 
@@ -189,3 +192,5 @@ TEST(Workspace, BrokenWorkspaceManifestIsRefusedNamingFileAndField) {
     EXPECT_EQ(L.rungs.size(), own);
     EXPECT_NE(error.find("forked_from"), std::string::npos);
 }
+
+}  // namespace kl_test_workspace

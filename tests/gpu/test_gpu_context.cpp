@@ -10,6 +10,9 @@
 #include "gpu/gpu_context.h"
 #include "gpu_matmul_support.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_gpu_context {
+
 namespace {
 
 using kl_test::gpu;
@@ -56,3 +59,5 @@ TEST(GpuContext, UploadBytesAtAnOffset) {
 }
 
 }  // namespace
+
+}  // namespace kl_test_gpu_context

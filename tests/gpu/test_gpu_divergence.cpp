@@ -12,6 +12,9 @@
 #include "gpu/runner.h"
 #include "model/manifest_load.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_gpu_divergence {
+
 namespace {
 
 kl::GpuContext& divergence_gpu() {
@@ -101,3 +104,5 @@ TEST(GpuDivergence, CountersShowMaskedLanesAndTheRemapsSectors) {
     EXPECT_NEAR(sw, 8, 0.5);
     if (dl > 0 && dw > 0) { EXPECT_NEAR(dw / dl, 1, 0.1); }
 }
+
+}  // namespace kl_test_gpu_divergence

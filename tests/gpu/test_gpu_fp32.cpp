@@ -11,6 +11,9 @@
 #include "gpu_matmul_support.h"
 #include "lab_twin.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_gpu_fp32 {
+
 namespace {
 
 using Sizes = std::map<std::string, int64_t>;
@@ -125,3 +128,5 @@ TEST(GpuLadders, KMajorARungCorrectAcrossDepthsTilesAndOddSizes) {
                        mnk(136, 144, 12),  // K a multiple of 4, not of BK: the zero-filled tail
                    }));
 }
+
+}  // namespace kl_test_gpu_fp32

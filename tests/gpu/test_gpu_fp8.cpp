@@ -15,6 +15,9 @@
 #include "lab_twin.h"
 #include "model/device_profile.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_gpu_fp8 {
+
 namespace {
 
 using kl_test::gpu;
@@ -61,3 +64,5 @@ TEST(GpuFp8, TileAndLabFormsCorrectAtOddSizes) {
 }
 
 }  // namespace
+
+}  // namespace kl_test_gpu_fp8

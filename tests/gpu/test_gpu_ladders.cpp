@@ -14,6 +14,9 @@
 #include "model/device_profile.h"
 #include "model/manifest_load.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_gpu_ladders {
+
 namespace {
 
 kl::GpuContext& gpu() {
@@ -481,3 +484,5 @@ TEST(GpuLadders, HopperFlashRungsCorrectAtOddSizesInEveryMode) {
     }
     EXPECT_EQ(checked, 11 * 2 * 2 * 5);
 }
+
+}  // namespace kl_test_gpu_ladders

@@ -12,6 +12,9 @@
 #include "gpu/runner.h"
 #include "model/manifest_load.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_gpu_launch {
+
 namespace {
 
 kl::GpuContext& gpu() {
@@ -157,3 +160,5 @@ TEST(GpuLaunch, TimelineThenCountersInOneFreshRunner) {
     EXPECT_GT(r.counters["dram_bytes"].get<double>(), 2 * array_bytes * 0.9);
     EXPECT_LT(r.counters["dram_bytes"].get<double>(), 3 * array_bytes * 1.5);
 }
+
+}  // namespace kl_test_gpu_launch

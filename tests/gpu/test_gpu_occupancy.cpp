@@ -13,6 +13,9 @@
 #include "model/device_profile.h"
 #include "model/manifest_load.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_gpu_occupancy {
+
 namespace {
 
 kl::GpuContext& gpu() {
@@ -103,3 +106,5 @@ TEST(GpuOccupancy, TheShippedProfileOfThisArchitectureHoldsTheRuntimesLimits) {
     EXPECT_EQ(p.smem_per_block_optin, g.smem_per_block_optin);
     EXPECT_EQ(p.reserved_smem_per_block, g.reserved_smem_per_block);
 }
+
+}  // namespace kl_test_gpu_occupancy

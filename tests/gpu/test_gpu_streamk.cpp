@@ -16,6 +16,9 @@
 #include "lab_twin.h"
 #include "model/device_profile.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_gpu_streamk {
+
 namespace {
 
 using kl_test::gpu;
@@ -124,3 +127,5 @@ TEST(GpuStreamK, NarrowPiecesOfTheLastRoundCoverCOnceAtOddSizes) {
                          mnk(4097, 4097, 4097), mnk(1, 1, 1),          mnk(127, 255, 63)};
     EXPECT_EQ(check_after_one_launch(variants, sizes), int(variants.size() * sizes.size()));
 }
+
+}  // namespace kl_test_gpu_streamk

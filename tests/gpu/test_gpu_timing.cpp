@@ -10,6 +10,9 @@
 #include "gpu_matmul_support.h"
 #include "model/manifest_load.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_gpu_timing {
+
 namespace {
 
 using kl_test::gpu;
@@ -135,3 +138,5 @@ TEST(GpuTiming, SpanStopwatchLeavesAGraphToTheEvents) {
 }
 
 }  // namespace
+
+}  // namespace kl_test_gpu_timing

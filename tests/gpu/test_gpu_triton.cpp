@@ -14,6 +14,9 @@
 #include "model/manifest_load.h"
 #include "model/triton_rung.h"
 
+// One namespace a file: its short helpers stay its own in a unity batch (KL_UNITY).
+namespace kl_test_gpu_triton {
+
 namespace {
 
 kl::GpuContext& gpu() {
@@ -128,3 +131,5 @@ TEST(GpuTriton, SecondCompileComesFromTheCache) {
     EXPECT_EQ(first.params.size(), r->launches[0].args.size());
     EXPECT_NE(first.ptx.find(".entry softmax_rows"), std::string::npos);
 }
+
+}  // namespace kl_test_gpu_triton

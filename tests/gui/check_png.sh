@@ -3,7 +3,9 @@
 # 64 distinct colours and a standard deviation of the pixel values above 0.05 (ImageMagick).
 f=$1
 [ -s "$f" ] || { echo "FAIL: $f: missing or empty"; exit 1; }
-# Without ImageMagick (the GPU machine), the same test in Python's standard library.
+# The same test in C++ where the tests name it (png_check.cpp, KL_PNG_CHECK); without it and
+# without ImageMagick (the GPU machine), in Python's standard library.
+[ -x "${KL_PNG_CHECK:-}" ] && exec "$KL_PNG_CHECK" "${2:-320}" "${3:-240}" "$f"
 command -v identify > /dev/null 2>&1 || exec python3 "$(dirname "$0")/check_png.py" "$f" "${2:-320}" "${3:-240}"
 info=$(identify -format '%m %w %h %k' "$f" 2>&1) || { echo "FAIL: $f: not an image ($info)"; exit 1; }
 set -- $info "${2:-320}" "${3:-240}"
