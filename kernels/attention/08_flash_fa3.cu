@@ -155,20 +155,20 @@ __device__ __forceinline__ void produce(const Shared<D, NC>& sh, const TmaDescri
 // ---------------------------------------------------------------------------------------------
 template <int D, int BM>
 __device__ __forceinline__ void issue_qk(float (&s)[BN / 2], unsigned q_rows, unsigned k_tile) {
+    const unsigned long long q_desc = make_desc(q_rows, 16, 1024), k_desc = make_desc(k_tile, 16, 1024);
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
         const int h = kk / 4, c = (kk % 4) * 32;  // 64-column half, byte step inside a 128-byte row
-        wgmma_ss_kk(s, make_desc(q_rows + h * BM * 128 + c, 16, 1024), make_desc(k_tile + h * BN * 128 + c, 16, 1024),
-                    kk > 0);
+        wgmma_ss_kk(s, desc_plus(q_desc, h * BM * 128 + c), desc_plus(k_desc, h * BN * 128 + c), kk > 0);
     }
 }
 
 template <int D>
 __device__ __forceinline__ void issue_pv(float (&o)[D / 2], const unsigned (&p)[BN / 16][4], unsigned v_tile,
                                          bool accumulate) {
+    const unsigned long long v_desc = make_desc(v_tile, BN * 128, 1024);
 #pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk)
-        wgmma_rs(o, p[kk], make_desc(v_tile + kk * 16 * 128, BN * 128, 1024), accumulate || kk > 0);
+    for (int kk = 0; kk < BN / 16; ++kk) wgmma_rs(o, p[kk], desc_plus(v_desc, kk * 16 * 128), accumulate || kk > 0);
 }
 
 // Scores of tile kb masked to -inf where keys pass N or (causal) the row.
@@ -455,7 +455,7 @@ __device__ __forceinline__ void flash_fa3(__nv_bfloat16* O, float* lse, int N, i
     }
     __syncthreads();
 
-    const int wg = threadIdx.x / 128;
+    const int wg = warpgroup_uniform();
     if (wg == 0) {
         regs_decrease<C::kProducerRegs>();
         if (threadIdx.x == 0) produce<D, NC>(sh, mq, mk, mv, N, causal, items);

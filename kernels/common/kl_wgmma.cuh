@@ -29,6 +29,18 @@ __device__ __forceinline__ unsigned long long make_desc(unsigned addr, unsigned 
            ((unsigned long long)(stride_bytes >> 4) << 32) | (1ull << 62);
 }
 
+// The descriptor of the same tile `bytes` further on. The address field counts 16-byte units and no
+// tile crosses its 256 KB, so one add replaces make_desc's masks and shifts for every wgmma of a
+// K-tile (ncu, 2026-12-01: 24 descriptors an iteration of attention rung 8 cost 150 instructions).
+__device__ __forceinline__ unsigned long long desc_plus(unsigned long long desc, unsigned bytes) {
+    return desc + (bytes >> 4);
+}
+
+// This thread's warpgroup, as a value the compiler knows to be the same in every lane (a shuffle
+// from lane 0): shared-memory addresses and descriptors computed from it can stay in uniform
+// registers, on the uniform datapath, instead of being moved there one by one (R2UR) per wgmma.
+__device__ __forceinline__ int warpgroup_uniform() { return __shfl_sync(0xffffffffu, threadIdx.x / 128, 0); }
+
 // d[64 x N] (+)= A[64 x 16] * B[16 x N], A K-major (imm-trans-a 0), B N-major (imm-trans-b 1);
 // accumulate = 0 overwrites d instead of adding to it. N = 64, 128 or 256, chosen by the size
 // of the accumulator array (N / 2 floats per thread). Operands %0 .. %(N/2 - 1) are this

@@ -233,14 +233,12 @@ __device__ __forceinline__ void consume(const Shared& sh, float* C, float scale,
             const int kp = kt + chunk_offset;  // the K-tile's place in this warpgroup's chunks
             const bool chunk_start = PROMOTE > 0 ? kp % (PROMOTE > 0 ? PROMOTE : 1) == 0 || kt == 0 : kt == 0;
             wgmma_fence();
+            // A and Bt alike: the next 32 k = 32 bytes along each swizzled row; 8-row groups 1 KB
+            // apart (stride offset); the leading offset is unused with this swizzle.
+            const unsigned long long desc_a = make_desc(sA, 16, 1024), desc_b = make_desc(sB, 16, 1024);
 #pragma unroll
-            for (int kk = 0; kk < BK / 32; ++kk) {
-                // A and Bt alike: the next 32 k = 32 bytes along each swizzled row; 8-row groups
-                // 1 KB apart (stride offset); the leading offset is unused with this swizzle.
-                const unsigned long long desc_a = make_desc(sA + kk * 32, 16, 1024);
-                const unsigned long long desc_b = make_desc(sB + kk * 32, 16, 1024);
-                wgmma_fp8(d, desc_a, desc_b, !chunk_start || kk > 0);
-            }
+            for (int kk = 0; kk < BK / 32; ++kk)
+                wgmma_fp8(d, desc_plus(desc_a, kk * 32), desc_plus(desc_b, kk * 32), !chunk_start || kk > 0);
             wgmma_commit();
             const bool chunk_end =
                 PROMOTE > 0 && (kp % (PROMOTE > 0 ? PROMOTE : 1) == PROMOTE - 1 || kt == k_tiles - 1);
@@ -291,10 +289,11 @@ __device__ __forceinline__ void overlapped_ktile(const Shared& sh, Ring& ring, i
     mbar_wait(sh.full(ring.stage), ring.parity);
     const unsigned sA = smem_addr(sh.a(ring.stage)) + cg * (64 * 128);
     const unsigned sB = smem_addr(sh.b(ring.stage));
+    const unsigned long long desc_a = make_desc(sA, 16, 1024), desc_b = make_desc(sB, 16, 1024);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < BK / 32; ++kk)
-        wgmma_fp8(running, make_desc(sA + kk * 32, 16, 1024), make_desc(sB + kk * 32, 16, 1024), kk > 0);
+        wgmma_fp8(running, desc_plus(desc_a, kk * 32), desc_plus(desc_b, kk * 32), kk > 0);
     wgmma_commit();
     wgmma_wait<1>();  // the previous K-tile's batch is done; this one stays queued
     if (previous >= 0) {
@@ -384,7 +383,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NUM_THREADS, 1)
     else
         cluster_sync();  // the peer's barriers exist before anyone signals them
 
-    const int wg = threadIdx.x / 128;
+    const int wg = warpgroup_uniform();
     if (wg == 0) {
         regs_decrease<PRODUCER_REGS>();
         if (use_tma) {
