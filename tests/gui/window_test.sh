@@ -11,10 +11,15 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
 # fresh_out DIR [CACHE]: an empty output folder DIR (in $out) with its own settings and progress,
 # and its own kernel cache unless CACHE names one (the GPU tests keep the caller's, to compile once).
+# The learner's data (workspace, progress) goes to a temporary folder outside the repository tree,
+# where the window accepts a workspace (under build/ it rightly refuses one), removed at exit
+# unless the test sets a trap of its own.
 fresh_out() {
     out=$1
     rm -rf "$out" && mkdir -p "$out"
-    export XDG_CONFIG_HOME="$out/config" XDG_CACHE_HOME="${2:-$out/cache}" XDG_DATA_HOME="$out/data"
+    kl_test_data=$(mktemp -d "${TMPDIR:-/tmp}/kl-window-test.XXXXXX") || exit 1
+    trap 'rm -rf "$kl_test_data"' EXIT
+    export XDG_CONFIG_HOME="$out/config" XDG_CACHE_HOME="${2:-$out/cache}" XDG_DATA_HOME="$kl_test_data"
 }
 
 # trap_data_root ROOT [LESSON]: a data root (for KLADDER_ROOT) with the shipped common and
