@@ -15,10 +15,8 @@ make=$3
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/window_test.sh"
 fresh_out "$4"
-# "Make the starter mine" writes the learner's rung to the XDG data folder, outside the repository.
-XDG_DATA_HOME=$(mktemp -d)
-export XDG_DATA_HOME
-trap 'rm -rf "$XDG_DATA_HOME"' EXIT
+# "Make the starter mine" writes the learner's rung to the XDG data folder: fresh_out's, outside
+# the repository.
 kladder="$(dirname "$gui")/../cli/kladder"
 "$make" fixtures "$out/subs" "$out/class.key" || { echo "FAIL: make_class_folder fixtures"; exit 1; }
 ls -l "$out/subs" > "$out/subs_before.txt"

@@ -10,10 +10,8 @@ fake=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/window_test.sh"
 fresh_out "$3"
-# The runner refuses a workspace inside the repository tree (where $out may be).
-XDG_DATA_HOME=$(mktemp -d)
-export XDG_DATA_HOME
-trap 'rm -rf "$XDG_DATA_HOME"' EXIT
+# The runner refuses a workspace inside the repository tree (where $out may be): fresh_out puts
+# the data folder outside it.
 export KLADDER_SERVE="$fake --delay-ms 20"
 cat > "$out/script.txt" <<SCRIPT
 wait 5

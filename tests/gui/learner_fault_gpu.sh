@@ -10,10 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/window_test.sh"
 fresh_out "$2" "${XDG_CACHE_HOME:-}"
 # The learner's workspace must lie outside the repository tree (the engine refuses it inside, and
-# the output folder is in the build folder): a temporary data folder.
-XDG_DATA_HOME=$(mktemp -d)
-export XDG_DATA_HOME
-trap 'rm -rf "$XDG_DATA_HOME"' EXIT
+# the output folder is in the build folder): fresh_out's temporary data folder.
 # The trap and the loop go after the loop body's statement, wherever the rung's header puts it.
 anchor=$(grep -n 'if (i < n) c\[i\]' "$here/../../kernels/elementwise/01_vector_add.cu" | cut -d: -f1)
 [ -n "$anchor" ] || { echo "FAIL: no loop statement in kernels/elementwise/01_vector_add.cu"; exit 1; }

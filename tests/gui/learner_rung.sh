@@ -18,10 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/window_test.sh"
 fresh_out "$3"
 # The learner's workspace must lie outside the repository tree (the engine refuses it inside, and
-# the output folder is in the build folder): a temporary data folder.
-XDG_DATA_HOME=$(mktemp -d)
-export XDG_DATA_HOME
-trap 'rm -rf "$XDG_DATA_HOME"' EXIT
+# the output folder is in the build folder): fresh_out's temporary data folder.
 repo=$(cd "$here/../.." && pwd)
 # Nothing the learner does may write inside the repository tree: every file there (build folders
 # and .git aside) must be older than this mark when the test ends. No git needed: the
