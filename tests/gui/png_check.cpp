@@ -3,7 +3,10 @@
 // 185 s of CPU on CI's two cores, this under a second). FILE must be an 8-bit PNG of at least
 // MIN_WIDTH x MIN_HEIGHT with at least 64 distinct colours and a standard deviation of its channel
 // values (0..1) above 0.05. One FAIL line per file that is not; exit 1 if any, 2 on bad usage.
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
